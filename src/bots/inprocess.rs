@@ -1,0 +1,61 @@
+//! A built-in engine seated as a player, without a process or a pipe.
+
+use super::{BotLog, EndInfo, Failure, Player, Reply, Setup, TurnReply};
+use crate::engines::Engine;
+use crate::games::Game;
+use std::time::{Duration, Instant};
+
+/// Seats an engine; it spends `budget_fraction` of the move limit per move.
+pub struct InProcess<G: Game> {
+    name: String,
+    engine: Box<dyn Engine<G>>,
+    budget_fraction: f64,
+    budget: Duration,
+}
+
+/// Built-in engines spend at most this share of the move limit by default.
+pub const DEFAULT_BUDGET_FRACTION: f64 = 0.4;
+
+impl<G: Game> InProcess<G> {
+    pub fn new(name: impl Into<String>, engine: Box<dyn Engine<G>>) -> Self {
+        InProcess {
+            name: name.into(),
+            engine,
+            budget_fraction: DEFAULT_BUDGET_FRACTION,
+            budget: Duration::ZERO,
+        }
+    }
+
+    pub fn with_budget_fraction(mut self, fraction: f64) -> Self {
+        self.budget_fraction = fraction.clamp(0.0, 1.0);
+        self
+    }
+}
+
+impl<G: Game> Player<G> for InProcess<G> {
+    fn start(&mut self, _game: &G, setup: &Setup) -> Result<Option<String>, Failure> {
+        self.budget = setup.move_limit.mul_f64(self.budget_fraction);
+        Ok(Some(self.name.clone()))
+    }
+
+    fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
+        let started = Instant::now();
+        let reply = match self.engine.choose(game, state, self.budget) {
+            Some(mv) => Reply::Checked(mv),
+            // The referee never asks a side without legal moves; an engine that finds
+            // none anyway answers the way a bot with nothing to say would.
+            None => Reply::Wire(serde_json::Value::Null),
+        };
+        TurnReply {
+            reply,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    fn finish(&mut self, _end: &EndInfo) -> BotLog {
+        BotLog {
+            name: Some(self.name.clone()),
+            ..BotLog::default()
+        }
+    }
+}

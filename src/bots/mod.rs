@@ -1,0 +1,108 @@
+//! How a bot is reached: built-in engines in-process, or programs over the line protocol.
+//!
+//! Bot misbehaviour is data: every way a bot can fail is a [`Failure`] the referee
+//! adjudicates, never a panic or an `Err` of the harness.
+
+pub mod inprocess;
+pub mod process;
+pub mod protocol;
+pub mod spec;
+
+use crate::games::{Game, Side};
+use std::time::Duration;
+
+/// What a bot is told at the start of a game.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub side: Side,
+    pub move_limit: Duration,
+    pub init_limit: Duration,
+    pub seed: u64,
+}
+
+/// Why a bot lost outside the rules of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// No reply within the move limit (or the handshake within the init limit).
+    Timeout,
+    /// EOF, exit or crash without a message.
+    Crash,
+    /// The bot reported an exception (`{"type":"error"}`).
+    Exception,
+    /// The bot could not be started at all (missing program, compile error).
+    Spawn,
+    /// A JSON object that breaks the protocol (a wrong `type` where a reply is due).
+    Protocol,
+}
+
+impl FailureKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            FailureKind::Timeout => "timeout",
+            FailureKind::Crash => "crash",
+            FailureKind::Exception => "exception",
+            FailureKind::Spawn => "spawn_failed",
+            FailureKind::Protocol => "protocol_error",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub detail: String,
+}
+
+impl Failure {
+    pub fn new(kind: FailureKind, detail: impl Into<String>) -> Self {
+        Failure {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A bot's answer to one turn.
+#[derive(Clone, Debug)]
+pub enum Reply<M> {
+    /// A move already checked against the position (in-process engines).
+    Checked(M),
+    /// Whatever JSON the bot put in its `move` field: the game parses and checks it.
+    Wire(serde_json::Value),
+    /// The bot lost outside the rules.
+    Failed(Failure),
+}
+
+#[derive(Clone, Debug)]
+pub struct TurnReply<M> {
+    pub reply: Reply<M>,
+    /// From writing the turn to receiving the reply, on a monotonic clock.
+    pub elapsed: Duration,
+}
+
+/// What a bot left behind in one game: its stderr tail and skipped stdout chatter.
+#[derive(Clone, Debug, Default)]
+pub struct BotLog {
+    pub name: Option<String>,
+    pub stderr: String,
+    pub chatter: String,
+}
+
+/// How the game ended, as told to a bot in the `end` message.
+#[derive(Clone, Debug)]
+pub struct EndInfo {
+    /// `win`, `loss` or `tie` from this bot's point of view.
+    pub result: &'static str,
+    pub reason: String,
+}
+
+/// One bot seat in one game.
+pub trait Player<G: Game>: Send {
+    /// Handshake: `hello` out, `ready` back within the init limit. Returns the name the
+    /// bot announced, if any.
+    fn start(&mut self, game: &G, setup: &Setup) -> Result<Option<String>, Failure>;
+    /// One turn for the position `state` (this bot is the side to move).
+    fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move>;
+    /// Tells the bot how the game ended, then makes sure nothing of it survives.
+    fn finish(&mut self, end: &EndInfo) -> BotLog;
+}

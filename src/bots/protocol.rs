@@ -1,0 +1,1 @@
+//! Protocol v1 messages (docs/PROTOCOL.md). Placeholder.

@@ -1,0 +1,153 @@
+//! Naming a bot: `builtin:NAME`, a course-style `.py` file, or a protocol program's command line.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A program to start: command line, working directory and environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    pub program: String,
+    pub args: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    /// Added to (or overriding) the harness's environment.
+    pub env: BTreeMap<String, String>,
+}
+
+impl CommandSpec {
+    pub fn new(program: impl Into<String>) -> Self {
+        CommandSpec {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+            env: BTreeMap::new(),
+        }
+    }
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+}
+
+/// How a bot is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BotSpec {
+    /// A built-in engine, run in-process.
+    Builtin(String),
+    /// A course-style Python file (`TeamXX.py` with a `Player` class), run through the adapter.
+    CoursePython {
+        file: PathBuf,
+        python: Option<String>,
+    },
+    /// A program that speaks the protocol itself.
+    Command(CommandSpec),
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SpecError {
+    #[error("empty bot specification")]
+    Empty,
+    #[error("bot specification `{0}`: unbalanced quotes")]
+    Quotes(String),
+    #[error("course bot file `{}` does not exist", .0.display())]
+    MissingFile(PathBuf),
+}
+
+impl BotSpec {
+    /// Reads a bot as written on the command line or in a config file.
+    pub fn parse(text: &str) -> Result<BotSpec, SpecError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        if let Some(name) = text.strip_prefix("builtin:") {
+            return Ok(BotSpec::Builtin(name.to_string()));
+        }
+        let words = shlex::split(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
+        if words.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        if words.len() == 1 && words[0].ends_with(".py") {
+            let file = PathBuf::from(&words[0]);
+            if !file.is_file() {
+                return Err(SpecError::MissingFile(file));
+            }
+            return Ok(BotSpec::CoursePython { file, python: None });
+        }
+        let mut command = CommandSpec::new(words[0].clone());
+        command.args = words[1..].to_vec();
+        Ok(BotSpec::Command(command))
+    }
+
+    /// A short default name: the builtin's name, the file stem, or the program's stem.
+    pub fn default_name(&self) -> String {
+        fn stem(p: &std::path::Path) -> String {
+            p.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }
+        match self {
+            BotSpec::Builtin(name) => name.clone(),
+            BotSpec::CoursePython { file, .. } => stem(file),
+            BotSpec::Command(c) => {
+                // `python3 bot.py` is named after the script, not the interpreter.
+                let last_path = c.args.iter().rev().find(|a| !a.starts_with('-'));
+                match last_path {
+                    Some(a) if a.contains('.') || a.contains('/') => stem(a.as_ref()),
+                    _ => stem(c.program.as_ref()),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_and_command_lines_parse() {
+        assert_eq!(
+            BotSpec::parse("builtin:random").unwrap(),
+            BotSpec::Builtin("random".into())
+        );
+        let BotSpec::Command(c) = BotSpec::parse("python3 -u 'my bot.py' --depth 3").unwrap()
+        else {
+            panic!("expected a command")
+        };
+        assert_eq!(c.program, "python3");
+        assert_eq!(c.args, ["-u", "my bot.py", "--depth", "3"]);
+    }
+
+    #[test]
+    fn bad_specs_are_errors_not_panics() {
+        assert_eq!(BotSpec::parse("   "), Err(SpecError::Empty));
+        assert!(matches!(
+            BotSpec::parse("python3 'unclosed"),
+            Err(SpecError::Quotes(_))
+        ));
+        assert!(matches!(
+            BotSpec::parse("/no/such/Team01.py"),
+            Err(SpecError::MissingFile(_))
+        ));
+    }
+
+    #[test]
+    fn default_names_come_from_the_file() {
+        assert_eq!(
+            BotSpec::parse("builtin:greedy").unwrap().default_name(),
+            "greedy"
+        );
+        assert_eq!(
+            BotSpec::parse("python3 bots/x/Team07.py")
+                .unwrap()
+                .default_name(),
+            "Team07"
+        );
+        assert_eq!(
+            BotSpec::parse("./target/release/mybot --fast")
+                .unwrap()
+                .default_name(),
+            "mybot"
+        );
+    }
+}

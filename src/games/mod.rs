@@ -1,0 +1,142 @@
+//! Pure game rules behind one trait: no I/O, no clocks.
+//!
+//! The referee, the bot layer and the tournament see a game only through [`Game`]. A game
+//! decides everything rule-specific: what a reply on the wire means, what an illegal reply
+//! costs (Asalto: the turn; Gomoku: the game), when the game ends and why.
+
+pub mod asalto;
+pub mod perft;
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// The two seats of a game, in move order: `First` moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    First,
+    Second,
+}
+
+impl Side {
+    pub const BOTH: [Side; 2] = [Side::First, Side::Second];
+
+    pub fn index(self) -> usize {
+        match self {
+            Side::First => 0,
+            Side::Second => 1,
+        }
+    }
+
+    pub fn other(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+}
+
+/// How a finished game ended, as far as the rules are concerned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// `None` is a tie (a draw).
+    pub winner: Option<Side>,
+    /// snake_case reason, stable across versions: it lands in records and CSVs.
+    pub reason: &'static str,
+}
+
+impl Outcome {
+    pub fn win(side: Side, reason: &'static str) -> Self {
+        Outcome {
+            winner: Some(side),
+            reason,
+        }
+    }
+    pub fn tie(reason: &'static str) -> Self {
+        Outcome {
+            winner: None,
+            reason,
+        }
+    }
+}
+
+/// A board file that does not describe a position: `line` is 1-based (0: the file as a whole).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct BoardError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// A stable snake_case code for a typed reason (illegal-move reasons in particular).
+pub trait ReasonCode {
+    fn code(&self) -> &'static str;
+}
+
+/// One two-player game. Methods take `&self` so that a game value can carry its
+/// configuration (a round limit, a start position).
+pub trait Game: Clone + Send + Sync + 'static {
+    type State: Clone + Send + Sync + fmt::Debug + PartialEq;
+    /// A checked move: only [`Game::legal_moves`] and [`Game::parse_move`] make them.
+    type Move: Clone + Send + Sync + fmt::Debug + PartialEq;
+    /// Why a reply is not a legal move.
+    type Illegal: std::error::Error + ReasonCode + Clone + Send + Sync + 'static;
+
+    /// The game's name on the wire and on the command line (`asalto`).
+    fn name(&self) -> &'static str;
+    /// Role names in move order (`["rebel", "officer"]`).
+    fn roles(&self) -> [&'static str; 2];
+    fn role_name(&self, side: Side) -> &'static str {
+        self.roles()[side.index()]
+    }
+    /// The side whose role is `name`, if any.
+    fn side_named(&self, name: &str) -> Option<Side> {
+        Side::BOTH.into_iter().find(|s| self.role_name(*s) == name)
+    }
+
+    fn initial(&self) -> Self::State;
+    /// A position from a board file's text (the format is the game's own; see `arbiter
+    /// perft --help`), with `side` to move.
+    fn parse_board(&self, text: &str, side: Side) -> Result<Self::State, BoardError>;
+    fn side_to_move(&self, state: &Self::State) -> Side;
+    /// Every legal move of the side to move, appended to `out`.
+    fn legal_moves(&self, state: &Self::State, out: &mut Vec<Self::Move>);
+
+    /// Parses any JSON value a bot sent and checks it against the position.
+    fn parse_move(&self, state: &Self::State, reply: &Value) -> Result<Self::Move, Self::Illegal>;
+    /// The wire form of a checked move; `parse_move` of it gives the move back.
+    fn move_to_wire(&self, mv: &Self::Move) -> Value;
+
+    /// Plays a checked move. Returns the outcome when the game is over.
+    fn play(&self, state: &mut Self::State, mv: &Self::Move) -> Option<Outcome>;
+    /// The side to move replied with an illegal move: applies the game's policy.
+    fn play_illegal(&self, state: &mut Self::State, why: &Self::Illegal) -> Option<Outcome>;
+    /// The side to move has no legal move and the game is not over: its turn is lost.
+    fn play_pass(&self, state: &mut Self::State) -> Option<Outcome>;
+
+    /// The board as sent in the protocol's `turn` message.
+    fn encode_board(&self, state: &Self::State) -> Value;
+    /// Further game-specific fields of a `turn` message (ply, counters).
+    fn turn_fields(&self, state: &Self::State) -> Map<String, Value>;
+    /// A label for a checked move in records: `move` unless the game has special kinds
+    /// (Asalto: `huff`).
+    fn move_kind(&self, _mv: &Self::Move) -> &'static str {
+        "move"
+    }
+    /// A human-readable board for `--show`.
+    fn render(&self, state: &Self::State) -> String;
+}
+
+/// The games arbiter knows, for command-line dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GameKind {
+    Asalto,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::First => "first",
+            Side::Second => "second",
+        })
+    }
+}

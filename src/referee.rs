@@ -1,0 +1,285 @@
+//! Plays one game between two seated bots and returns its record.
+//!
+//! The referee knows no game: rules come through [`Game`], bots through [`Player`]. It
+//! enforces the move limit on every reply (a bot that answers late loses even when its
+//! answer arrived), adjudicates failures, and reports each turn as an [`Event`].
+
+use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup};
+use crate::games::{Game, Outcome, ReasonCode, Side};
+use crate::record::{BotLogRecord, GameRecord, MoveRecord};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The limits and seed of one game.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub move_limit: Duration,
+    pub init_limit: Duration,
+    pub seed: u64,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            move_limit: Duration::from_secs(10),
+            init_limit: Duration::from_secs(30),
+            seed: 0,
+        }
+    }
+}
+
+/// What happened, as it happens: for live display.
+pub enum Event<'a, G: Game> {
+    /// Both bots are ready.
+    Started {
+        state: &'a G::State,
+    },
+    /// One turn was adjudicated; `state` is the position after it.
+    Turn {
+        record: &'a MoveRecord,
+        state: &'a G::State,
+    },
+    Finished {
+        record: &'a GameRecord,
+    },
+}
+
+/// A per-game seed for each seat, derived from the game seed so the two differ.
+pub fn seat_seed(game_seed: u64, side: Side) -> u64 {
+    // splitmix64 step: cheap, and distinct seeds for distinct inputs.
+    let mut z =
+        game_seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(side.index() as u64 + 1));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Plays a whole game. `names` are the bots' names per side (index 0 moves first).
+pub fn play_game<G: Game>(
+    game: &G,
+    players: [&mut dyn Player<G>; 2],
+    names: [&str; 2],
+    config: &MatchConfig,
+    on_event: &mut dyn FnMut(Event<'_, G>),
+) -> GameRecord {
+    let [first, second] = players;
+    let mut seats: [&mut dyn Player<G>; 2] = [first, second];
+    let mut state = game.initial();
+    let mut moves = Vec::new();
+    let mut illegal = [0u32; 2];
+    let mut plies = 0u32;
+
+    let (outcome, detail, announced) = match start_both(game, &mut seats, config) {
+        Err((outcome, detail, announced)) => (outcome, Some(detail), announced),
+        Ok(announced) => {
+            on_event(Event::Started { state: &state });
+            let (outcome, detail) = play_turns(
+                game,
+                &mut seats,
+                config,
+                &mut state,
+                &mut moves,
+                &mut illegal,
+                &mut plies,
+                on_event,
+            );
+            (outcome, detail, announced)
+        }
+    };
+
+    let mut logs = BTreeMap::new();
+    for side in Side::BOTH {
+        let result = match outcome.winner {
+            None => "tie",
+            Some(w) if w == side => "win",
+            Some(_) => "loss",
+        };
+        let log = seats[side.index()].finish(&EndInfo {
+            result,
+            reason: outcome.reason.to_string(),
+        });
+        logs.insert(
+            game.role_name(side).to_string(),
+            BotLogRecord {
+                announced_name: announced[side.index()].clone().or(log.name),
+                stderr: log.stderr,
+                chatter: log.chatter,
+            },
+        );
+    }
+
+    let per_role = |values: [String; 2]| -> BTreeMap<String, String> {
+        Side::BOTH
+            .into_iter()
+            .map(|s| (game.role_name(s).to_string(), values[s.index()].clone()))
+            .collect()
+    };
+    let record = GameRecord {
+        game: game.name().to_string(),
+        players: per_role([names[0].to_string(), names[1].to_string()]),
+        winner: outcome.winner.map(|s| game.role_name(s).to_string()),
+        reason: outcome.reason.to_string(),
+        detail,
+        rounds: plies.div_ceil(2),
+        plies,
+        illegal: Side::BOTH
+            .into_iter()
+            .map(|s| (game.role_name(s).to_string(), illegal[s.index()]))
+            .collect(),
+        seed: config.seed,
+        moves,
+        final_board: game.encode_board(&state),
+        logs,
+    };
+    on_event(Event::Finished { record: &record });
+    record
+}
+
+type StartFailure = (Outcome, String, [Option<String>; 2]);
+
+/// Handshakes with both bots at once: course bots may spend most of the init limit in
+/// their constructors, and the two waits need not add up.
+fn start_both<G: Game>(
+    game: &G,
+    seats: &mut [&mut dyn Player<G>; 2],
+    config: &MatchConfig,
+) -> Result<[Option<String>; 2], StartFailure> {
+    let setup = |side: Side| Setup {
+        side,
+        move_limit: config.move_limit,
+        init_limit: config.init_limit,
+        seed: seat_seed(config.seed, side),
+    };
+    let [a, b] = seats;
+    let (ra, rb) = std::thread::scope(|scope| {
+        let hb = scope.spawn(|| b.start(game, &setup(Side::Second)));
+        let ra = a.start(game, &setup(Side::First));
+        (
+            ra,
+            hb.join()
+                .unwrap_or_else(|_| Err(Failure::new(FailureKind::Crash, "bot start panicked"))),
+        )
+    });
+    match (ra, rb) {
+        (Ok(na), Ok(nb)) => Ok([na, nb]),
+        (Err(fa), Err(fb)) => Err((
+            Outcome::tie("both_failed"),
+            format!(
+                "{}: {}; {}: {}",
+                game.role_name(Side::First),
+                fa.detail,
+                game.role_name(Side::Second),
+                fb.detail
+            ),
+            [None, None],
+        )),
+        (Err(f), Ok(n)) => Err((
+            Outcome::win(Side::Second, f.kind.code()),
+            f.detail,
+            [None, n],
+        )),
+        (Ok(n), Err(f)) => Err((
+            Outcome::win(Side::First, f.kind.code()),
+            f.detail,
+            [n, None],
+        )),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn play_turns<G: Game>(
+    game: &G,
+    seats: &mut [&mut dyn Player<G>; 2],
+    config: &MatchConfig,
+    state: &mut G::State,
+    moves: &mut Vec<MoveRecord>,
+    illegal: &mut [u32; 2],
+    plies: &mut u32,
+    on_event: &mut dyn FnMut(Event<'_, G>),
+) -> (Outcome, Option<String>) {
+    let mut legal = Vec::new();
+    loop {
+        let side = game.side_to_move(state);
+        let role = game.role_name(side).to_string();
+        legal.clear();
+        game.legal_moves(state, &mut legal);
+
+        let (mut record, outcome, detail) = if legal.is_empty() {
+            let outcome = game.play_pass(state);
+            (
+                MoveRecord {
+                    ply: *plies,
+                    side: role,
+                    reply: Value::Null,
+                    verdict: "pass".into(),
+                    reason: None,
+                    time_ms: 0.0,
+                },
+                outcome,
+                None,
+            )
+        } else {
+            let turn = seats[side.index()].turn(game, state);
+            let time_ms = turn.elapsed.as_secs_f64() * 1000.0;
+            let reply = match turn.reply {
+                // A late answer is no answer: the limit holds for every kind of bot.
+                _ if turn.elapsed > config.move_limit => Reply::Failed(Failure::new(
+                    FailureKind::Timeout,
+                    format!("no reply within {} ms", config.move_limit.as_millis()),
+                )),
+                reply => reply,
+            };
+            let mut rec = MoveRecord {
+                ply: *plies,
+                side: role,
+                reply: Value::Null,
+                verdict: String::new(),
+                reason: None,
+                time_ms,
+            };
+            let (outcome, detail) = match reply {
+                Reply::Checked(mv) => {
+                    rec.reply = game.move_to_wire(&mv);
+                    rec.verdict = game.move_kind(&mv).to_string();
+                    (game.play(state, &mv), None)
+                }
+                Reply::Wire(value) => {
+                    let parsed = game.parse_move(state, &value);
+                    rec.reply = value;
+                    match parsed {
+                        Ok(mv) => {
+                            rec.verdict = game.move_kind(&mv).to_string();
+                            (game.play(state, &mv), None)
+                        }
+                        Err(why) => {
+                            illegal[side.index()] += 1;
+                            rec.verdict = "illegal".into();
+                            rec.reason = Some(why.code().to_string());
+                            (game.play_illegal(state, &why), None)
+                        }
+                    }
+                }
+                Reply::Failed(failure) => {
+                    rec.verdict = "failed".into();
+                    rec.reason = Some(failure.kind.code().to_string());
+                    (
+                        Some(Outcome::win(side.other(), failure.kind.code())),
+                        Some(failure.detail),
+                    )
+                }
+            };
+            (rec, outcome, detail)
+        };
+        *plies += 1;
+        record.ply = *plies - 1;
+        on_event(Event::Turn {
+            record: &record,
+            state,
+        });
+        moves.push(record);
+        if let Some(outcome) = outcome {
+            return (outcome, detail);
+        }
+    }
+}
