@@ -106,3 +106,20 @@ pub trait Player<G: Game>: Send {
     /// Tells the bot how the game ended, then makes sure nothing of it survives.
     fn finish(&mut self, end: &EndInfo) -> BotLog;
 }
+
+pub mod serve;
+
+/// Seats the bot named by `spec`.
+pub fn open_player<G: Game + crate::engines::Builtins>(
+    spec: &spec::BotSpec,
+    game: &G,
+) -> Result<Box<dyn Player<G>>, String> {
+    match spec {
+        spec::BotSpec::Builtin(name) => {
+            let engine = game.builtin(name, 0).ok_or_else(|| format!("no built-in bot `{name}`"))?;
+            Ok(Box::new(inprocess::InProcess::new(name.clone(), engine)))
+        }
+        spec::BotSpec::Command(c) => Ok(Box::new(process::ProcessPlayer::new(c.clone()))),
+        spec::BotSpec::CoursePython { .. } => Err("course bots are not supported yet".into()),
+    }
+}

@@ -1,0 +1,176 @@
+//! `arbiter play` (one game, printed) and `arbiter bot` (a built-in bot over the protocol).
+
+use crate::bots::Player;
+use crate::bots::spec::BotSpec;
+use crate::engines::Builtins;
+use crate::error::Error;
+use crate::games::{Game, GameKind, Side, asalto::Asalto};
+use crate::record::GameRecord;
+use crate::referee::{Event, MatchConfig, play_game};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// The game.
+    #[arg(long, value_enum, default_value = "asalto")]
+    pub game: GameKind,
+    /// The rebel bot (Asalto): `builtin:NAME`, a course-style `.py` file, or a command line.
+    #[arg(long)]
+    pub rebel: Option<String>,
+    /// The officer bot (Asalto).
+    #[arg(long)]
+    pub officer: Option<String>,
+    /// The move limit in milliseconds, measured by the referee.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit_ms: u64,
+    /// The limit for a bot's start-up handshake in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub init_limit_ms: u64,
+    /// The game's seed; each bot gets its own seed derived from it.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Rounds before the game is adjudicated (Asalto's course rule: 1000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub round_limit: u32,
+    /// The Python interpreter for course-style `.py` bots (default: python3 from PATH).
+    #[arg(long)]
+    pub python: Option<String>,
+    /// Write the game record as JSON to this file.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Print the board, the move and its time after each turn.
+    #[arg(long)]
+    pub show: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BotArgs {
+    /// The built-in bot to serve (random, greedy, alphabeta).
+    pub name: String,
+    /// The game.
+    #[arg(long, value_enum, default_value = "asalto")]
+    pub game: GameKind,
+}
+
+pub fn run(args: PlayArgs) -> Result<i32, Error> {
+    match args.game {
+        GameKind::Asalto => {
+            let game = Asalto { round_limit: args.round_limit };
+            let specs = [("rebel", &args.rebel), ("officer", &args.officer)];
+            play_one(&game, specs, &args)
+        }
+    }
+}
+
+pub fn serve(args: BotArgs) -> Result<i32, Error> {
+    match args.game {
+        GameKind::Asalto => serve_builtin(&Asalto::default(), &args.name),
+    }
+}
+
+fn serve_builtin<G: Builtins>(game: &G, name: &str) -> Result<i32, Error> {
+    if game.builtin(name, 0).is_none() {
+        return Err(unknown_builtin(game, name));
+    }
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    crate::bots::serve::serve(game, name, stdin, stdout)
+        .map_err(|source| Error::Io { path: PathBuf::from("<stdout>"), source })?;
+    Ok(0)
+}
+
+fn unknown_builtin<G: Builtins>(game: &G, name: &str) -> Error {
+    Error::usage(format!(
+        "no built-in {} bot named `{name}`: expected one of {}",
+        game.name(),
+        game.builtin_names().join(", ")
+    ))
+}
+
+/// A bot spec as the user wrote it, with its python override applied.
+pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Error> {
+    let mut spec = BotSpec::parse(text).map_err(|e| Error::usage(e.to_string()))?;
+    if let BotSpec::CoursePython { python: p, .. } = &mut spec {
+        *p = python.map(str::to_string);
+    }
+    Ok(spec)
+}
+
+fn play_one<G: Builtins>(game: &G, specs: [(&str, &Option<String>); 2], args: &PlayArgs) -> Result<i32, Error> {
+    let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
+    let mut names = Vec::new();
+    for (role, text) in specs {
+        let text = text.as_deref().ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
+        let spec = parse_spec(text, args.python.as_deref())?;
+        if let BotSpec::Builtin(name) = &spec
+            && game.builtin(name, 0).is_none()
+        {
+            return Err(unknown_builtin(game, name));
+        }
+        names.push(spec.default_name());
+        players.push(crate::bots::open_player(&spec, game).map_err(Error::usage)?);
+    }
+    let config = MatchConfig {
+        move_limit: Duration::from_millis(args.limit_ms),
+        init_limit: Duration::from_millis(args.init_limit_ms),
+        seed: args.seed,
+    };
+    let [first, second] = &mut players[..] else { unreachable!("two seats") };
+    let show = args.show;
+    let mut on_event = |event: Event<'_, G>| {
+        if !show {
+            return;
+        }
+        match event {
+            Event::Started { state } => println!("{}", game.render(state)),
+            Event::Turn { record, state } => {
+                let reason = record.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+                println!(
+                    "ply {} {} {} -> {}{} in {:.1} ms",
+                    record.ply, record.side, record.reply, record.verdict, reason, record.time_ms
+                );
+                println!("{}", game.render(state));
+            }
+            Event::Finished { .. } => {}
+        }
+    };
+    let record = play_game(
+        game,
+        [first.as_mut(), second.as_mut()],
+        [names[0].as_str(), names[1].as_str()],
+        &config,
+        &mut on_event,
+    );
+    println!("{}", summary(game, &record));
+    if let Some(path) = &args.record {
+        let json = serde_json::to_string_pretty(&record).expect("a record always serializes");
+        std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.clone(), source })?;
+    }
+    Ok(0)
+}
+
+/// One line saying who won, how, and when.
+pub fn summary<G: Game>(game: &G, record: &GameRecord) -> String {
+    let who = |side: Side| {
+        let role = game.role_name(side);
+        format!("{role} {}", record.players.get(role).map(String::as_str).unwrap_or("?"))
+    };
+    let verdict = match (&record.winner, record.winner_name()) {
+        (Some(role), Some(name)) => format!("{role} ({name}) wins"),
+        _ => "tie".to_string(),
+    };
+    let illegal: Vec<String> = Side::BOTH
+        .iter()
+        .map(|s| format!("{} {}", game.role_name(*s), record.illegal.get(game.role_name(*s)).copied().unwrap_or(0)))
+        .collect();
+    let detail = record.detail.as_deref().map(|d| format!("\ndetail: {}", d.lines().last().unwrap_or(d))).unwrap_or_default();
+    format!(
+        "{} vs {}: {verdict} by {} after {} rounds; illegal moves: {}{detail}",
+        who(Side::First),
+        who(Side::Second),
+        record.reason,
+        record.rounds,
+        illegal.join(", ")
+    )
+}
