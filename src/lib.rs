@@ -5,8 +5,12 @@
 
 pub mod bots;
 pub mod cli;
+pub mod config;
 pub mod engines;
 pub mod error;
 pub mod games;
 pub mod record;
 pub mod referee;
+pub mod report;
+pub mod stats;
+pub mod tournament;

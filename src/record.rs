@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 pub struct GameRecord {
     /// The game's name (`asalto`).
     pub game: String,
+    /// Role names in move order.
+    pub roles: Vec<String>,
     /// Bot name per role.
     pub players: BTreeMap<String, String>,
     /// The winning role, `None` for a tie.
@@ -65,5 +67,67 @@ impl GameRecord {
             .as_ref()
             .and_then(|role| self.players.get(role))
             .map(String::as_str)
+    }
+}
+
+/// The few numbers of a game that tables need, without its moves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameSummary {
+    /// The scheduled id.
+    pub id: u64,
+    /// Bot names in move order.
+    pub players: [String; 2],
+    /// Role names in move order.
+    pub roles: [String; 2],
+    /// Index into `players` of the winner; `None` for a tie.
+    pub winner: Option<usize>,
+    pub reason: String,
+    pub rounds: u32,
+    pub illegal: [u32; 2],
+    /// Per seat, over the moves it was asked for.
+    pub max_ms: [f64; 2],
+    pub mean_ms: [f64; 2],
+    pub seed: u64,
+}
+
+impl GameSummary {
+    pub fn of(id: u64, record: &GameRecord) -> GameSummary {
+        let role = |i: usize| record.roles.get(i).cloned().unwrap_or_default();
+        let roles = [role(0), role(1)];
+        let name = |r: &String| record.players.get(r).cloned().unwrap_or_default();
+        let mut max_ms = [0.0f64; 2];
+        let mut sum_ms = [0.0f64; 2];
+        let mut asked = [0u32; 2];
+        for mv in &record.moves {
+            if let Some(seat) = roles.iter().position(|r| *r == mv.side)
+                && mv.verdict != "pass"
+            {
+                max_ms[seat] = max_ms[seat].max(mv.time_ms);
+                sum_ms[seat] += mv.time_ms;
+                asked[seat] += 1;
+            }
+        }
+        let mean_ms = [0, 1].map(|i| {
+            if asked[i] == 0 {
+                0.0
+            } else {
+                sum_ms[i] / asked[i] as f64
+            }
+        });
+        GameSummary {
+            id,
+            players: [name(&roles[0]), name(&roles[1])],
+            winner: record
+                .winner
+                .as_ref()
+                .and_then(|w| roles.iter().position(|r| r == w)),
+            illegal: [0, 1].map(|i| record.illegal.get(&roles[i]).copied().unwrap_or(0)),
+            roles,
+            reason: record.reason.clone(),
+            rounds: record.rounds,
+            max_ms,
+            mean_ms,
+            seed: record.seed,
+        }
     }
 }

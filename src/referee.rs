@@ -9,7 +9,12 @@ use crate::games::{Game, Outcome, ReasonCode, Side};
 use crate::record::{BotLogRecord, GameRecord, MoveRecord};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// The reason of a game stopped from outside (Ctrl-C): such a game is not a result.
+pub const CANCELLED: &str = "cancelled";
 
 /// The limits and seed of one game.
 #[derive(Clone, Debug)]
@@ -17,6 +22,16 @@ pub struct MatchConfig {
     pub move_limit: Duration,
     pub init_limit: Duration,
     pub seed: u64,
+    /// When set, the game stops before the next turn with the reason `cancelled`.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl MatchConfig {
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
 }
 
 impl Default for MatchConfig {
@@ -25,6 +40,7 @@ impl Default for MatchConfig {
             move_limit: Duration::from_secs(10),
             init_limit: Duration::from_secs(30),
             seed: 0,
+            cancel: None,
         }
     }
 }
@@ -117,6 +133,7 @@ pub fn play_game<G: Game>(
     };
     let record = GameRecord {
         game: game.name().to_string(),
+        roles: game.roles().iter().map(|r| r.to_string()).collect(),
         players: per_role([names[0].to_string(), names[1].to_string()]),
         winner: outcome.winner.map(|s| game.role_name(s).to_string()),
         reason: outcome.reason.to_string(),
@@ -200,6 +217,9 @@ fn play_turns<G: Game>(
 ) -> (Outcome, Option<String>) {
     let mut legal = Vec::new();
     loop {
+        if config.cancelled() {
+            return (Outcome::tie(CANCELLED), None);
+        }
         let side = game.side_to_move(state);
         let role = game.role_name(side).to_string();
         legal.clear();

@@ -116,7 +116,9 @@ pub fn open_player<G: Game + crate::engines::Builtins>(
 ) -> Result<Box<dyn Player<G>>, String> {
     match spec {
         spec::BotSpec::Builtin(name) => {
-            let engine = game.builtin(name, 0).ok_or_else(|| format!("no built-in bot `{name}`"))?;
+            let engine = game
+                .builtin(name, 0)
+                .ok_or_else(|| format!("no built-in bot `{name}`"))?;
             Ok(Box::new(inprocess::InProcess::new(name.clone(), engine)))
         }
         spec::BotSpec::Command(c) => Ok(Box::new(process::ProcessPlayer::new(c.clone()))),

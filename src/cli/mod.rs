@@ -1,7 +1,8 @@
 //! The command line: a thin layer that parses arguments and calls the library.
 
-mod play;
+mod league;
 mod perft;
+mod play;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -23,6 +24,14 @@ pub enum Command {
     Perft(perft::PerftArgs),
     /// Play one game between two bots and print the result.
     Play(play::PlayArgs),
+    /// Round-robin league: every pair of bots plays role-swapped pairs of games.
+    League(league::LeagueArgs),
+    /// A candidate against each baseline only.
+    Gauntlet(league::GauntletArgs),
+    /// Run a tournament defined in tournaments.toml (default: the file's default).
+    Run(league::RunArgs),
+    /// Rebuild every table of a tournament folder from its journal.
+    Table(league::TableArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
 }
@@ -34,6 +43,10 @@ pub fn main() -> i32 {
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),
         Command::Bot(args) => play::serve(args),
+        Command::League(args) => league::league(args),
+        Command::Gauntlet(args) => league::gauntlet(args),
+        Command::Run(args) => league::run(args),
+        Command::Table(args) => league::table(args),
     };
     match result {
         Ok(code) => code,
@@ -46,5 +59,8 @@ pub fn main() -> i32 {
 
 /// Reads a file the user named, with the path in the error.
 fn read_file(path: &std::path::Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }

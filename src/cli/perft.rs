@@ -68,7 +68,11 @@ fn run_game<G: Game>(game: &G, args: &PerftArgs) -> Result<i32, Error> {
         perft::perft(game, &state, args.depth)
     };
     let secs = started.elapsed().as_secs_f64();
-    eprintln!("{:.3} s, {:.0} nodes/s", secs, total as f64 / secs.max(1e-9));
+    eprintln!(
+        "{:.3} s, {:.0} nodes/s",
+        secs,
+        total as f64 / secs.max(1e-9)
+    );
     println!("{total}");
     Ok(0)
 }

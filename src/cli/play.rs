@@ -56,7 +56,9 @@ pub struct BotArgs {
 pub fn run(args: PlayArgs) -> Result<i32, Error> {
     match args.game {
         GameKind::Asalto => {
-            let game = Asalto { round_limit: args.round_limit };
+            let game = Asalto {
+                round_limit: args.round_limit,
+            };
             let specs = [("rebel", &args.rebel), ("officer", &args.officer)];
             play_one(&game, specs, &args)
         }
@@ -75,8 +77,10 @@ fn serve_builtin<G: Builtins>(game: &G, name: &str) -> Result<i32, Error> {
     }
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    crate::bots::serve::serve(game, name, stdin, stdout)
-        .map_err(|source| Error::Io { path: PathBuf::from("<stdout>"), source })?;
+    crate::bots::serve::serve(game, name, stdin, stdout).map_err(|source| Error::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    })?;
     Ok(0)
 }
 
@@ -97,11 +101,17 @@ pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Er
     Ok(spec)
 }
 
-fn play_one<G: Builtins>(game: &G, specs: [(&str, &Option<String>); 2], args: &PlayArgs) -> Result<i32, Error> {
+fn play_one<G: Builtins>(
+    game: &G,
+    specs: [(&str, &Option<String>); 2],
+    args: &PlayArgs,
+) -> Result<i32, Error> {
     let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
     let mut names = Vec::new();
     for (role, text) in specs {
-        let text = text.as_deref().ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
+        let text = text
+            .as_deref()
+            .ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
         let spec = parse_spec(text, args.python.as_deref())?;
         if let BotSpec::Builtin(name) = &spec
             && game.builtin(name, 0).is_none()
@@ -115,8 +125,11 @@ fn play_one<G: Builtins>(game: &G, specs: [(&str, &Option<String>); 2], args: &P
         move_limit: Duration::from_millis(args.limit_ms),
         init_limit: Duration::from_millis(args.init_limit_ms),
         seed: args.seed,
+        cancel: None,
     };
-    let [first, second] = &mut players[..] else { unreachable!("two seats") };
+    let [first, second] = &mut players[..] else {
+        unreachable!("two seats")
+    };
     let show = args.show;
     let mut on_event = |event: Event<'_, G>| {
         if !show {
@@ -125,7 +138,11 @@ fn play_one<G: Builtins>(game: &G, specs: [(&str, &Option<String>); 2], args: &P
         match event {
             Event::Started { state } => println!("{}", game.render(state)),
             Event::Turn { record, state } => {
-                let reason = record.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+                let reason = record
+                    .reason
+                    .as_deref()
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default();
                 println!(
                     "ply {} {} {} -> {}{} in {:.1} ms",
                     record.ply, record.side, record.reply, record.verdict, reason, record.time_ms
@@ -145,7 +162,10 @@ fn play_one<G: Builtins>(game: &G, specs: [(&str, &Option<String>); 2], args: &P
     println!("{}", summary(game, &record));
     if let Some(path) = &args.record {
         let json = serde_json::to_string_pretty(&record).expect("a record always serializes");
-        std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.clone(), source })?;
+        std::fs::write(path, json + "\n").map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(0)
 }
@@ -154,7 +174,10 @@ fn play_one<G: Builtins>(game: &G, specs: [(&str, &Option<String>); 2], args: &P
 pub fn summary<G: Game>(game: &G, record: &GameRecord) -> String {
     let who = |side: Side| {
         let role = game.role_name(side);
-        format!("{role} {}", record.players.get(role).map(String::as_str).unwrap_or("?"))
+        format!(
+            "{role} {}",
+            record.players.get(role).map(String::as_str).unwrap_or("?")
+        )
     };
     let verdict = match (&record.winner, record.winner_name()) {
         (Some(role), Some(name)) => format!("{role} ({name}) wins"),
@@ -162,9 +185,19 @@ pub fn summary<G: Game>(game: &G, record: &GameRecord) -> String {
     };
     let illegal: Vec<String> = Side::BOTH
         .iter()
-        .map(|s| format!("{} {}", game.role_name(*s), record.illegal.get(game.role_name(*s)).copied().unwrap_or(0)))
+        .map(|s| {
+            format!(
+                "{} {}",
+                game.role_name(*s),
+                record.illegal.get(game.role_name(*s)).copied().unwrap_or(0)
+            )
+        })
         .collect();
-    let detail = record.detail.as_deref().map(|d| format!("\ndetail: {}", d.lines().last().unwrap_or(d))).unwrap_or_default();
+    let detail = record
+        .detail
+        .as_deref()
+        .map(|d| format!("\ndetail: {}", d.lines().last().unwrap_or(d)))
+        .unwrap_or_default();
     format!(
         "{} vs {}: {verdict} by {} after {} rounds; illegal moves: {}{detail}",
         who(Side::First),

@@ -67,6 +67,13 @@ pub struct BoardError {
     pub message: String,
 }
 
+/// What a league awards per game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LeaguePoints {
+    pub win: f64,
+    pub tie: f64,
+}
+
 /// A stable snake_case code for a typed reason (illegal-move reasons in particular).
 pub trait ReasonCode {
     fn code(&self) -> &'static str;
@@ -121,6 +128,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// (Asalto: `huff`).
     fn move_kind(&self, _mv: &Self::Move) -> &'static str {
         "move"
+    }
+    /// League points for a win and for a tie (a loss scores 0). The course leagues differ:
+    /// Asalto scores a tie 0, Gomoku scores 2 / 1 / 0.
+    fn league_points(&self) -> LeaguePoints {
+        LeaguePoints { win: 1.0, tie: 0.0 }
     }
     /// A human-readable board for `--show`.
     fn render(&self, state: &Self::State) -> String;

@@ -1,0 +1,446 @@
+//! `arbiter league`, `gauntlet`, `run` and `table`: tournaments from the command line or
+//! from tournaments.toml, with progress while they run and the standings at the end.
+
+use super::play::parse_spec;
+use crate::config::{Config, TournamentConfig};
+use crate::engines::Builtins;
+use crate::error::Error;
+use crate::games::{GameKind, asalto::Asalto};
+use crate::report;
+use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
+use std::collections::{BTreeMap, HashSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Options every tournament command shares.
+#[derive(clap::Args, Debug)]
+pub struct LeagueOptions {
+    /// The game.
+    #[arg(long, value_enum, default_value = "asalto")]
+    pub game: GameKind,
+    /// The output folder (journal and tables); rerun with the same folder to resume.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Games at once (default: the number of cores).
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Role-swapped pairs of games per pairing.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub pairs: u32,
+    /// The move limit in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit_ms: u64,
+    /// The start-up handshake limit in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub init_limit_ms: u64,
+    /// The tournament seed: every game's seed derives from it.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Rounds before a game is adjudicated (Asalto: 1000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub round_limit: u32,
+    /// The interpreter for course-style `.py` bots.
+    #[arg(long)]
+    pub python: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LeagueArgs {
+    #[command(flatten)]
+    pub options: LeagueOptions,
+    /// The bots: `NAME=SPEC` or a SPEC (`builtin:NAME`, a `.py` file, a command line).
+    #[arg(required = true, num_args = 2..)]
+    pub bots: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GauntletArgs {
+    #[command(flatten)]
+    pub options: LeagueOptions,
+    /// The bot under test: `NAME=SPEC` or a SPEC.
+    #[arg(long)]
+    pub candidate: String,
+    /// The bots it plays against.
+    #[arg(long, required = true, num_args = 1..)]
+    pub baseline: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The tournament to run (default: the file's `default`).
+    pub name: Option<String>,
+    /// The tournaments file.
+    #[arg(long, default_value = "tournaments.toml")]
+    pub config: PathBuf,
+    /// Games at once, overriding the file.
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TableArgs {
+    /// A tournament's output folder.
+    pub dir: PathBuf,
+}
+
+pub fn league(args: LeagueArgs) -> Result<i32, Error> {
+    let entrants = args
+        .bots
+        .iter()
+        .map(|b| cli_entrant(b, &args.options))
+        .collect::<Result<Vec<_>, _>>()?;
+    start(&args.options, Format::RoundRobin, entrants)
+}
+
+pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
+    let mut entrants = vec![cli_entrant(&args.candidate, &args.options)?];
+    for b in &args.baseline {
+        entrants.push(cli_entrant(b, &args.options)?);
+    }
+    start(&args.options, Format::Gauntlet, entrants)
+}
+
+pub fn table(args: TableArgs) -> Result<i32, Error> {
+    let (plan, standings) = tournament::rebuild_tables(&args.dir)?;
+    println!("{}", report::standings_table(&plan.roles, &standings));
+    println!("tables written to {}", args.dir.display());
+    Ok(0)
+}
+
+fn start(options: &LeagueOptions, format: Format, entrants: Vec<Entrant>) -> Result<i32, Error> {
+    let tournament = Tournament {
+        format,
+        entrants,
+        pairs: options.pairs,
+        seed: options.seed,
+        move_limit: Duration::from_millis(options.limit_ms),
+        init_limit: Duration::from_millis(options.init_limit_ms),
+        jobs: jobs_or_cores(options.jobs.map(|j| j as usize)),
+        out: options.out.clone(),
+    };
+    dispatch(options.game, options.round_limit, tournament, &|e| e)
+}
+
+/// Checks the bots against the game, then plays.
+fn dispatch(
+    kind: GameKind,
+    round_limit: u32,
+    tournament: Tournament,
+    locate: &dyn Fn(Error) -> Error,
+) -> Result<i32, Error> {
+    match kind {
+        GameKind::Asalto => {
+            let game = Asalto { round_limit };
+            let mut rules = serde_json::Map::new();
+            rules.insert("round_limit".into(), round_limit.into());
+            check_entrants(&game, &tournament.entrants).map_err(locate)?;
+            play(&game, rules, &tournament)
+        }
+    }
+}
+
+fn check_entrants<G: Builtins>(game: &G, entrants: &[Entrant]) -> Result<(), Error> {
+    let mut names = HashSet::new();
+    for e in entrants {
+        if !names.insert(e.name.as_str()) {
+            return Err(Error::usage(format!(
+                "two bots are named `{}`: give them distinct names (NAME=SPEC)",
+                e.name
+            )));
+        }
+        if let crate::bots::spec::BotSpec::Builtin(name) = &e.spec
+            && game.builtin(name, 0).is_none()
+        {
+            return Err(Error::usage(format!(
+                "bot {}: no built-in {} bot named `{name}`: expected one of {}",
+                e.name,
+                game.name(),
+                game.builtin_names().join(", ")
+            )));
+        }
+    }
+    if entrants.len() < 2 {
+        return Err(Error::usage("a tournament needs at least two bots"));
+    }
+    Ok(())
+}
+
+fn play<G: Builtins>(
+    game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
+    t: &Tournament,
+) -> Result<i32, Error> {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    if t.jobs > cores {
+        eprintln!(
+            "warning: {} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other",
+            t.jobs
+        );
+    }
+    let stop = install_interrupt();
+    let mut progress = Progress::new();
+    let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
+    progress.finish();
+    println!(
+        "{}",
+        report::standings_table(&summary.roles, &summary.standings)
+    );
+    println!(
+        "{} of {} games in {}; this run played {}",
+        summary.finished,
+        summary.total,
+        t.out.display(),
+        summary.played
+    );
+    if summary.interrupted {
+        eprintln!("interrupted: rerun the same command to resume");
+        return Ok(130);
+    }
+    Ok(0)
+}
+
+pub fn run(args: RunArgs) -> Result<i32, Error> {
+    let config = Config::load(&args.config)?;
+    let (name, t) = config.tournament(args.name.as_deref())?;
+    let base = config.base_dir();
+    let kind = parse_game(&config, t)?;
+    let mut entrants = Vec::new();
+    for bot in t.bots.get_ref() {
+        let at = |e: Error| config.error_at(bot.spec.span(), e.to_string());
+        let mut spec_text = bot.spec.get_ref().clone();
+        // A course bot's path is relative to the config file.
+        if !spec_text.contains(char::is_whitespace)
+            && spec_text.ends_with(".py")
+            && Path::new(&spec_text).is_relative()
+        {
+            spec_text = base.join(&spec_text).to_string_lossy().into_owned();
+        }
+        let python = bot.python.as_deref().or(t.python.as_deref());
+        let spec = parse_spec(&spec_text, python).map_err(at)?;
+        let name = match &bot.name {
+            Some(n) if n.get_ref().trim().is_empty() => {
+                return Err(config.error_at(n.span(), "bot name is empty"));
+            }
+            Some(n) => n.get_ref().clone(),
+            None => spec.default_name(),
+        };
+        entrants.push(Entrant {
+            name,
+            spec_text: bot.spec.get_ref().clone(),
+            spec,
+            cwd: bot.dir.as_ref().map(|d| base.join(d)),
+            env: bot.env.clone(),
+        });
+    }
+    let positive = |v: Option<(u64, std::ops::Range<usize>)>,
+                    key: &str,
+                    default: u64|
+     -> Result<u64, Error> {
+        match v {
+            Some((0, span)) => Err(config.error_at(span, format!("`{key}` must be at least 1"))),
+            Some((value, _)) => Ok(value),
+            None => Ok(default),
+        }
+    };
+    let pairs = positive(spanned(&t.pairs), "pairs", 1)?;
+    let jobs_cfg = positive(spanned(&t.jobs), "jobs", 0)?;
+    let round_limit = positive(spanned(&t.round_limit), "round_limit", 1000)?;
+    let format = match t.format.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+        None | Some(("round_robin", _)) => Format::RoundRobin,
+        Some(("gauntlet", _)) => Format::Gauntlet,
+        Some((other, span)) => {
+            return Err(config.error_at(
+                span,
+                format!("format `{other}`: expected round_robin or gauntlet"),
+            ));
+        }
+    };
+    let tournament = Tournament {
+        format,
+        entrants,
+        pairs: pairs as u32,
+        seed: t.seed.unwrap_or(1),
+        move_limit: Duration::from_millis(positive(spanned(&t.limit_ms), "limit_ms", 10_000)?),
+        init_limit: Duration::from_millis(positive(
+            spanned(&t.init_limit_ms),
+            "init_limit_ms",
+            30_000,
+        )?),
+        jobs: jobs_or_cores(
+            args.jobs
+                .map(|j| j as usize)
+                .or((jobs_cfg > 0).then_some(jobs_cfg as usize)),
+        ),
+        out: match &t.out {
+            Some(out) => base.join(out),
+            None => base.join("results").join(&name),
+        },
+    };
+    let bots_span = t.bots.span();
+    eprintln!("tournament `{name}` from {}", config.path.display());
+    dispatch(kind, round_limit as u32, tournament, &|e| {
+        config.error_at(bots_span.clone(), e.to_string())
+    })
+}
+
+fn spanned<T: Copy + Into<u64>>(
+    v: &Option<toml::Spanned<T>>,
+) -> Option<(u64, std::ops::Range<usize>)> {
+    v.as_ref().map(|s| ((*s.get_ref()).into(), s.span()))
+}
+
+fn parse_game(config: &Config, t: &TournamentConfig) -> Result<GameKind, Error> {
+    use clap::ValueEnum;
+    GameKind::from_str(t.game.get_ref(), true).map_err(|_| {
+        let known: Vec<String> = GameKind::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        config.error_at(
+            t.game.span(),
+            format!(
+                "unknown game `{}`: expected one of {}",
+                t.game.get_ref(),
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// `NAME=SPEC` or a SPEC, as written on the command line.
+fn cli_entrant(text: &str, options: &LeagueOptions) -> Result<Entrant, Error> {
+    let (name, spec_text) = match text.split_once('=') {
+        // `NAME=` only when NAME is a plain word: a command line may hold `=` too.
+        Some((name, spec))
+            if !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_-.".contains(c)) =>
+        {
+            (Some(name.to_string()), spec.to_string())
+        }
+        _ => (None, text.to_string()),
+    };
+    let spec = parse_spec(&spec_text, options.python.as_deref())?;
+    Ok(Entrant {
+        name: name.unwrap_or_else(|| spec.default_name()),
+        spec_text,
+        spec,
+        cwd: None,
+        env: BTreeMap::new(),
+    })
+}
+
+fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
+/// Ctrl-C once: no new game starts and running ones are cancelled. Twice: exit at once.
+fn install_interrupt() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let result = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            crate::bots::process::kill_all_live();
+            std::process::exit(130);
+        }
+        crate::bots::process::kill_all_live();
+        eprintln!(
+            "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
+        );
+    });
+    if let Err(e) = result {
+        eprintln!(
+            "warning: cannot handle Ctrl-C ({e}); an interrupted run still resumes from its journal"
+        );
+    }
+    stop
+}
+
+/// A progress bar on a terminal, plain periodic lines otherwise.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    last_line: Instant,
+    started: Instant,
+    first_done: usize,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            bar: None,
+            last_line: Instant::now(),
+            started: Instant::now(),
+            first_done: 0,
+        }
+    }
+
+    fn show(&mut self, event: LeagueEvent<'_>) {
+        match event {
+            LeagueEvent::Started {
+                total,
+                already_done,
+                dropped_torn_line,
+            } => {
+                if dropped_torn_line {
+                    eprintln!(
+                        "the journal's last line was torn (an earlier run was killed mid-write): dropped, that game is played again"
+                    );
+                }
+                if already_done > 0 {
+                    eprintln!("resuming: {already_done} of {total} games already played");
+                }
+                self.first_done = already_done;
+                self.started = Instant::now();
+                if std::io::stdout().is_terminal() {
+                    let bar = indicatif::ProgressBar::new(total as u64);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{bar:30} {pos}/{len} games, {elapsed} elapsed, ETA {eta} {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    bar.set_position(already_done as u64);
+                    self.bar = Some(bar);
+                } else {
+                    println!("{already_done}/{total} games");
+                }
+            }
+            LeagueEvent::GameFinished {
+                done,
+                total,
+                leader,
+                ..
+            } => {
+                let lead = leader
+                    .map(|(bot, points)| format!("leader: {bot} ({points} points)"))
+                    .unwrap_or_default();
+                if let Some(bar) = &self.bar {
+                    bar.set_position(done as u64);
+                    bar.set_message(lead);
+                } else if self.last_line.elapsed() >= Duration::from_secs(5) || done == total {
+                    let played = (done - self.first_done).max(1) as f64;
+                    let eta = self.started.elapsed().as_secs_f64() / played * (total - done) as f64;
+                    println!("{done}/{total} games, ETA {eta:.0} s, {lead}");
+                    self.last_line = Instant::now();
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! tournaments.toml: named tournaments, with errors that name the file, line and key.
+
+use crate::error::Error;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The tournament `arbiter run` plays when no name is given.
+    pub default: Option<Spanned<String>>,
+    #[serde(default)]
+    pub tournaments: BTreeMap<String, TournamentConfig>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentConfig {
+    pub game: Spanned<String>,
+    /// `round_robin` (default) or `gauntlet` (the first bot against each other bot).
+    pub format: Option<Spanned<String>>,
+    pub bots: Spanned<Vec<BotConfig>>,
+    pub pairs: Option<Spanned<u32>>,
+    pub limit_ms: Option<Spanned<u64>>,
+    pub init_limit_ms: Option<Spanned<u64>>,
+    pub jobs: Option<Spanned<u32>>,
+    pub seed: Option<u64>,
+    /// Output folder, relative to the config file's folder.
+    pub out: Option<String>,
+    /// Asalto's round limit.
+    pub round_limit: Option<Spanned<u32>>,
+    /// The interpreter for course-style `.py` bots that name none.
+    pub python: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotConfig {
+    /// Defaults to the name derived from the spec (file stem, builtin name).
+    pub name: Option<Spanned<String>>,
+    /// `builtin:NAME`, a `.py` course bot, or a command line; paths relative to the
+    /// config file's folder.
+    pub spec: Spanned<String>,
+    pub python: Option<String>,
+    /// Working directory, relative to the config file's folder.
+    pub dir: Option<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// A parsed config with what is needed to point at its lines.
+pub struct Config {
+    pub path: PathBuf,
+    pub text: String,
+    pub file: ConfigFile,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| Error::Input {
+            path: path.to_path_buf(),
+            line: e.span().map(|s| line_of(&text, s.start)).unwrap_or(0),
+            message: e.message().to_string(),
+        })?;
+        Ok(Config {
+            path: path.to_path_buf(),
+            text,
+            file,
+        })
+    }
+
+    /// An error at the place `span` points to.
+    pub fn error_at(&self, span: std::ops::Range<usize>, message: impl Into<String>) -> Error {
+        Error::Input {
+            path: self.path.clone(),
+            line: line_of(&self.text, span.start),
+            message: message.into(),
+        }
+    }
+
+    /// The folder relative paths in the file are resolved against.
+    pub fn base_dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// The tournament called `name`, or the file's default.
+    pub fn tournament(&self, name: Option<&str>) -> Result<(String, &TournamentConfig), Error> {
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => match &self.file.default {
+                Some(d) => {
+                    let n = d.get_ref().clone();
+                    if !self.file.tournaments.contains_key(&n) {
+                        return Err(self.error_at(
+                            d.span(),
+                            format!("default tournament `{n}` is not defined"),
+                        ));
+                    }
+                    n
+                }
+                None if self.file.tournaments.len() == 1 => self
+                    .file
+                    .tournaments
+                    .keys()
+                    .next()
+                    .cloned()
+                    .unwrap_or_default(),
+                None => {
+                    return Err(Error::Input {
+                        path: self.path.clone(),
+                        line: 0,
+                        message: "no `default = \"NAME\"` and more than one tournament: name one"
+                            .into(),
+                    });
+                }
+            },
+        };
+        match self.file.tournaments.get(&name) {
+            Some(t) => Ok((name, t)),
+            None => Err(Error::Input {
+                path: self.path.clone(),
+                line: 0,
+                message: format!(
+                    "no tournament `{name}`; defined: {}",
+                    self.file
+                        .tournaments
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }),
+        }
+    }
+}
+
+/// 1-based line of byte `offset` in `text`.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset.min(text.len()))
+        .map(|t| t.matches('\n').count() + 1)
+        .unwrap_or(1)
+}

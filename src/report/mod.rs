@@ -1,0 +1,142 @@
+//! Everything a person reads or a spreadsheet loads: CSV tables and terminal tables.
+//!
+//! Every file is written to a temporary sibling and renamed over the old one, so a reader
+//! (or a crash) never sees half a table.
+
+use crate::error::Error;
+use crate::record::GameSummary;
+use crate::stats::league::Standing;
+use std::path::Path;
+
+/// Writes `path` atomically: a temporary file in the same folder, then a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    writer.write_record(&header).expect("in-memory csv");
+    for row in rows {
+        writer.write_record(&row).expect("in-memory csv");
+    }
+    writer.into_inner().expect("in-memory csv")
+}
+
+fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{}", (x * 1000.0).round() / 1000.0)
+    } else {
+        String::new()
+    }
+}
+
+/// games.csv: one row per game, in scheduled order.
+pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
+    let mut header: Vec<String> = vec!["game".into()];
+    header.extend(roles.iter().cloned());
+    header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
+    for suffix in ["illegal", "max_ms", "mean_ms"] {
+        header.extend(roles.iter().map(|r| format!("{r}_{suffix}")));
+    }
+    header.push("seed".into());
+    let mut sorted: Vec<&GameSummary> = games.iter().collect();
+    sorted.sort_by_key(|g| g.id);
+    let rows = sorted.into_iter().map(|g| {
+        let mut row = vec![g.id.to_string(), g.players[0].clone(), g.players[1].clone()];
+        row.push(g.winner.map(|w| g.players[w].clone()).unwrap_or_default());
+        row.push(g.winner.map(|w| g.roles[w].clone()).unwrap_or_default());
+        row.push(g.reason.clone());
+        row.push(g.rounds.to_string());
+        row.extend(g.illegal.iter().map(|n| n.to_string()));
+        row.extend(g.max_ms.iter().map(|&t| num(t)));
+        row.extend(g.mean_ms.iter().map(|&t| num(t)));
+        row.push(g.seed.to_string());
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+/// standings.csv: the league table with marks and per-role results.
+pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
+    let mut header: Vec<String> = [
+        "rank", "bot", "games", "wins", "losses", "ties", "points", "mark",
+    ]
+    .map(String::from)
+    .to_vec();
+    for role in roles {
+        header.push(format!("{role}_games"));
+        header.push(format!("{role}_wins"));
+    }
+    let rows = table.iter().map(|s| {
+        let mut row = vec![
+            s.rank.to_string(),
+            s.bot.clone(),
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.losses.to_string(),
+            s.ties.to_string(),
+            num(s.points),
+            num(s.mark),
+        ];
+        for (games, wins) in s.by_role {
+            row.push(games.to_string());
+            row.push(wins.to_string());
+        }
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+/// pairwise.csv: `row` scored this many points against `column`.
+pub fn pairwise_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
+    let mut header = vec!["bot".to_string()];
+    header.extend(bots.iter().cloned());
+    let rows = bots.iter().zip(matrix).map(|(bot, scores)| {
+        let mut row = vec![bot.clone()];
+        row.extend(scores.iter().map(|&x| num(x)));
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+/// The standings as a terminal table.
+pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+    let mut header: Vec<String> = ["#", "bot", "games", "W", "L", "T", "points", "mark"]
+        .map(String::from)
+        .to_vec();
+    header.extend(roles.iter().map(|r| format!("W as {r}")));
+    t.set_header(header);
+    for s in table {
+        let mut row = vec![
+            s.rank.to_string(),
+            s.bot.clone(),
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.losses.to_string(),
+            s.ties.to_string(),
+            num(s.points),
+            format!("{:.2}", s.mark),
+        ];
+        row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
+        t.add_row(row);
+    }
+    for i in 2..8 {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    t
+}

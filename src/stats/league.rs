@@ -1,0 +1,199 @@
+//! Standings with the course mark m_i = 20 x_i / x_winner, and the head-to-head matrix.
+
+use crate::record::GameSummary;
+
+/// Points per game: a loss scores 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scoring {
+    pub win: f64,
+    pub tie: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// 1-based; bots with equal points share a rank (1, 2, 2, 4).
+    pub rank: usize,
+    pub bot: String,
+    pub games: u32,
+    pub wins: u32,
+    pub losses: u32,
+    pub ties: u32,
+    /// x_i.
+    pub points: f64,
+    /// m_i = 20 x_i / x_winner; 0 for everyone when nobody scored.
+    pub mark: f64,
+    /// Per role, in move order: (games, wins).
+    pub by_role: [(u32, u32); 2],
+}
+
+/// Standings of `bots` over `games`, best first (ties in points by name).
+pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
+    let mut rows: Vec<Standing> = bots
+        .iter()
+        .map(|bot| Standing {
+            rank: 0,
+            bot: bot.clone(),
+            games: 0,
+            wins: 0,
+            losses: 0,
+            ties: 0,
+            points: 0.0,
+            mark: 0.0,
+            by_role: [(0, 0); 2],
+        })
+        .collect();
+    let index = |name: &str| bots.iter().position(|b| b == name);
+    for game in games {
+        for seat in 0..2 {
+            let Some(i) = index(&game.players[seat]) else {
+                continue;
+            };
+            let row = &mut rows[i];
+            row.games += 1;
+            row.by_role[seat].0 += 1;
+            match game.winner {
+                None => {
+                    row.ties += 1;
+                    row.points += scoring.tie;
+                }
+                Some(w) if w == seat => {
+                    row.wins += 1;
+                    row.by_role[seat].1 += 1;
+                    row.points += scoring.win;
+                }
+                Some(_) => row.losses += 1,
+            }
+        }
+    }
+    let best = rows.iter().map(|r| r.points).fold(0.0f64, f64::max);
+    for row in &mut rows {
+        row.mark = if best > 0.0 {
+            20.0 * row.points / best
+        } else {
+            0.0
+        };
+    }
+    rows.sort_by(|a, b| {
+        b.points
+            .total_cmp(&a.points)
+            .then_with(|| a.bot.cmp(&b.bot))
+    });
+    for i in 0..rows.len() {
+        rows[i].rank = if i > 0 && rows[i].points == rows[i - 1].points {
+            rows[i - 1].rank
+        } else {
+            i + 1
+        };
+    }
+    rows
+}
+
+/// `matrix[i][j]`: the points bot i scored against bot j.
+pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Vec<f64>> {
+    let n = bots.len();
+    let mut matrix = vec![vec![0.0; n]; n];
+    let index = |name: &str| bots.iter().position(|b| b == name);
+    for game in games {
+        let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
+            continue;
+        };
+        match game.winner {
+            None => {
+                matrix[a][b] += scoring.tie;
+                matrix[b][a] += scoring.tie;
+            }
+            Some(0) => matrix[a][b] += scoring.win,
+            Some(_) => matrix[b][a] += scoring.win,
+        }
+    }
+    matrix
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(id: u64, first: &str, second: &str, winner: Option<usize>) -> GameSummary {
+        GameSummary {
+            id,
+            players: [first.into(), second.into()],
+            roles: ["rebel".into(), "officer".into()],
+            winner,
+            reason: "test".into(),
+            rounds: 1,
+            illegal: [0, 0],
+            max_ms: [0.0; 2],
+            mean_ms: [0.0; 2],
+            seed: 0,
+        }
+    }
+
+    const COURSE: Scoring = Scoring { win: 1.0, tie: 0.0 };
+
+    #[test]
+    fn hand_computed_league_with_a_tie() {
+        // Three bots, each pair twice (roles swapped):
+        //   a beats b twice; a-c: a wins as rebel, tie as officer; b-c: c wins both.
+        // Points: a = 3, c = 2, b = 0 (a tie scores 0). Marks: 20, 20*2/3, 0.
+        let bots: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let games = vec![
+            game(0, "a", "b", Some(0)),
+            game(1, "b", "a", Some(1)),
+            game(2, "a", "c", Some(0)),
+            game(3, "c", "a", None),
+            game(4, "b", "c", Some(1)),
+            game(5, "c", "b", Some(0)),
+        ];
+        let table = standings(&bots, &games, COURSE);
+        let summary: Vec<(usize, &str, u32, u32, u32, f64)> = table
+            .iter()
+            .map(|s| (s.rank, s.bot.as_str(), s.wins, s.losses, s.ties, s.points))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (1, "a", 3, 0, 1, 3.0),
+                (2, "c", 2, 1, 1, 2.0),
+                (3, "b", 0, 4, 0, 0.0)
+            ]
+        );
+        let marks: Vec<f64> = table.iter().map(|s| s.mark).collect();
+        assert_eq!(marks, vec![20.0, 20.0 * 2.0 / 3.0, 0.0]);
+        // a: as rebel (first role) games 0 and 2, both won; as officer games 1 (won) and 3 (tie).
+        assert_eq!(table[0].by_role, [(2, 2), (2, 1)]);
+        let h2h = head_to_head(&bots, &games, COURSE);
+        assert_eq!(
+            h2h,
+            vec![
+                vec![0.0, 2.0, 1.0],
+                vec![0.0, 0.0, 0.0],
+                vec![0.0, 2.0, 0.0]
+            ]
+        );
+    }
+
+    #[test]
+    fn everybody_at_zero_gets_mark_zero_and_shares_first_place() {
+        let bots: Vec<String> = ["x", "y"].map(String::from).to_vec();
+        let games = vec![game(0, "x", "y", None), game(1, "y", "x", None)];
+        let table = standings(&bots, &games, COURSE);
+        assert!(
+            table
+                .iter()
+                .all(|s| s.mark == 0.0 && s.points == 0.0 && s.rank == 1 && s.ties == 2)
+        );
+    }
+
+    #[test]
+    fn gomoku_style_scoring_counts_draws() {
+        let bots: Vec<String> = ["x", "y"].map(String::from).to_vec();
+        let games = vec![game(0, "x", "y", None), game(1, "y", "x", Some(1))];
+        let table = standings(&bots, &games, Scoring { win: 2.0, tie: 1.0 });
+        assert_eq!(
+            (table[0].bot.as_str(), table[0].points, table[0].mark),
+            ("x", 3.0, 20.0)
+        );
+        assert_eq!((table[1].bot.as_str(), table[1].points), ("y", 1.0));
+        assert!((table[1].mark - 20.0 / 3.0).abs() < 1e-12);
+    }
+}

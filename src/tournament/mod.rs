@@ -1,0 +1,346 @@
+//! Tournaments: a schedule of games played in parallel, journaled as each ends, resumable.
+//!
+//! Workers on a dedicated pool play games in schedule order and send their records to
+//! one writer (the calling thread), which appends them to the journal, keeps the
+//! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
+
+pub mod journal;
+pub mod schedule;
+
+use crate::bots::spec::BotSpec;
+use crate::engines::Builtins;
+use crate::error::Error;
+use crate::record::{GameRecord, GameSummary};
+use crate::referee::{CANCELLED, MatchConfig, play_game};
+use crate::report;
+use crate::stats::league::{self, Scoring, Standing};
+use journal::{Journal, Plan, PlanBot};
+use schedule::Fixture;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A bot in a tournament.
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    /// Unique within the tournament.
+    pub name: String,
+    /// The specification as written (it identifies the bot in the journal).
+    pub spec_text: String,
+    pub spec: BotSpec,
+    /// Working directory and extra environment for a program or course bot.
+    pub cwd: Option<PathBuf>,
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Every pair of bots.
+    RoundRobin,
+    /// The first bot against each of the others.
+    Gauntlet,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round_robin",
+            Format::Gauntlet => "gauntlet",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Tournament {
+    pub format: Format,
+    pub entrants: Vec<Entrant>,
+    /// Role-swapped pairs of games per pairing.
+    pub pairs: u32,
+    pub seed: u64,
+    pub move_limit: Duration,
+    pub init_limit: Duration,
+    /// Games at once.
+    pub jobs: usize,
+    pub out: PathBuf,
+}
+
+/// What the runner tells whoever shows progress.
+pub enum LeagueEvent<'a> {
+    Started {
+        total: usize,
+        already_done: usize,
+        dropped_torn_line: bool,
+    },
+    GameFinished {
+        summary: &'a GameSummary,
+        done: usize,
+        total: usize,
+        leader: Option<(&'a str, f64)>,
+    },
+}
+
+/// The end of a run.
+pub struct RunSummary {
+    pub standings: Vec<Standing>,
+    pub roles: Vec<String>,
+    /// Games this run played.
+    pub played: usize,
+    /// Games in the journal now.
+    pub finished: usize,
+    pub total: usize,
+    /// Stopped by the stop flag before every game was played.
+    pub interrupted: bool,
+}
+
+impl Tournament {
+    fn fixtures(&self) -> Vec<Fixture> {
+        match self.format {
+            Format::RoundRobin => schedule::round_robin(self.entrants.len(), self.pairs, self.seed),
+            Format::Gauntlet => schedule::gauntlet(self.entrants.len(), self.pairs, self.seed),
+        }
+    }
+
+    fn plan<G: Builtins>(
+        &self,
+        game: &G,
+        rules: serde_json::Map<String, serde_json::Value>,
+    ) -> Plan {
+        let points = game.league_points();
+        Plan {
+            format: self.format.name().into(),
+            game: game.name().into(),
+            roles: game.roles().iter().map(|r| r.to_string()).collect(),
+            bots: self
+                .entrants
+                .iter()
+                .map(|e| PlanBot {
+                    name: e.name.clone(),
+                    spec: e.spec_text.clone(),
+                })
+                .collect(),
+            pairs: self.pairs,
+            seed: self.seed,
+            rules,
+            points_win: points.win,
+            points_tie: points.tie,
+        }
+    }
+}
+
+/// Plays every game of `tournament` not yet in its journal. `rules` names the game
+/// settings that change the rules (they are part of the journal's identity). `stop`
+/// ends the run early: no new game starts, running games are cancelled and not journaled.
+pub fn run<G: Builtins>(
+    game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
+    tournament: &Tournament,
+    stop: &Arc<AtomicBool>,
+    on_event: &mut dyn FnMut(LeagueEvent<'_>),
+) -> Result<RunSummary, Error> {
+    let plan = tournament.plan(game, rules);
+    let fixtures = tournament.fixtures();
+    let (mut journal, loaded) = Journal::open(&tournament.out, &plan)?;
+    let journal_path = tournament.out.join(journal::JOURNAL_FILE);
+    let mut summaries = Vec::with_capacity(fixtures.len());
+    let mut done = HashSet::new();
+    for summary in loaded.games {
+        check_against_schedule(&journal_path, &summary, &fixtures, &tournament.entrants)?;
+        done.insert(summary.id);
+        summaries.push(summary);
+    }
+    let pending: Vec<Fixture> = fixtures
+        .iter()
+        .filter(|f| !done.contains(&f.id))
+        .copied()
+        .collect();
+    let total = fixtures.len();
+    write_tables(&tournament.out, &plan, &summaries)?;
+    on_event(LeagueEvent::Started {
+        total,
+        already_done: summaries.len(),
+        dropped_torn_line: loaded.dropped_torn_line,
+    });
+
+    let scoring = Scoring {
+        win: plan.points_win,
+        tie: plan.points_tie,
+    };
+    let names: Vec<String> = tournament.entrants.iter().map(|e| e.name.clone()).collect();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Result<(Fixture, GameRecord), Error>>();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(tournament.jobs.max(1))
+        .thread_name(|i| format!("arbiter-game-{i}"))
+        .build()
+        .map_err(|e| {
+            Error::usage(format!(
+                "cannot start {} game threads: {e}",
+                tournament.jobs
+            ))
+        })?;
+
+    let mut played = 0;
+    let mut failure = None;
+    std::thread::scope(|scope| -> Result<(), Error> {
+        let (pending, next, stop) = (&pending, &next, stop);
+        let workers = tx.clone();
+        scope.spawn(move || {
+            pool.scope(|s| {
+                for _ in 0..tournament.jobs.max(1) {
+                    let tx = workers.clone();
+                    s.spawn(move |_| {
+                        while !stop.load(Ordering::SeqCst) {
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            let Some(fixture) = pending.get(i) else { break };
+                            let result = play_fixture(game, tournament, fixture, stop);
+                            let cancelled = matches!(&result, Ok(r) if r.reason == CANCELLED);
+                            if cancelled || tx.send(result.map(|r| (*fixture, r))).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+            });
+        });
+        drop(tx);
+        let mut last_tables = Instant::now();
+        for message in rx {
+            let (fixture, record) = match message {
+                Ok(x) => x,
+                Err(e) => {
+                    stop.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(e);
+                    continue;
+                }
+            };
+            journal.append(fixture.id, &record)?;
+            summaries.push(GameSummary::of(fixture.id, &record));
+            played += 1;
+            let finished = summaries.len();
+            // Tables are cheap for a course league and costly for a huge one: rewrite
+            // them at most once a second while running, and always at the end.
+            if last_tables.elapsed() >= Duration::from_secs(1) || finished == total {
+                write_tables(&tournament.out, &plan, &summaries)?;
+                last_tables = Instant::now();
+            }
+            let standings = league::standings(&names, &summaries, scoring);
+            let leader = standings.first().map(|s| (s.bot.as_str(), s.points));
+            let summary = summaries.last().expect("just pushed");
+            on_event(LeagueEvent::GameFinished {
+                summary,
+                done: finished,
+                total,
+                leader,
+            });
+        }
+        Ok(())
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    journal.sync()?;
+    write_tables(&tournament.out, &plan, &summaries)?;
+    Ok(RunSummary {
+        standings: league::standings(&names, &summaries, scoring),
+        roles: plan.roles.clone(),
+        played,
+        finished: summaries.len(),
+        total,
+        interrupted: summaries.len() < total,
+    })
+}
+
+fn play_fixture<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    fixture: &Fixture,
+    stop: &Arc<AtomicBool>,
+) -> Result<GameRecord, Error> {
+    let seat = |i: usize| {
+        let entrant = &tournament.entrants[i];
+        crate::bots::open_player(&entrant.spec, game)
+            .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
+    };
+    let mut first = seat(fixture.first)?;
+    let mut second = seat(fixture.second)?;
+    let config = MatchConfig {
+        move_limit: tournament.move_limit,
+        init_limit: tournament.init_limit,
+        seed: fixture.seed,
+        cancel: Some(stop.clone()),
+    };
+    let names = [
+        tournament.entrants[fixture.first].name.as_str(),
+        tournament.entrants[fixture.second].name.as_str(),
+    ];
+    Ok(play_game(
+        game,
+        [first.as_mut(), second.as_mut()],
+        names,
+        &config,
+        &mut |_| {},
+    ))
+}
+
+/// A journal line must be the game the schedule says it is.
+fn check_against_schedule(
+    path: &Path,
+    summary: &GameSummary,
+    fixtures: &[Fixture],
+    entrants: &[Entrant],
+) -> Result<(), Error> {
+    let expected = fixtures.get(summary.id as usize).map(|f| {
+        [
+            entrants[f.first].name.as_str(),
+            entrants[f.second].name.as_str(),
+        ]
+    });
+    if expected != Some([summary.players[0].as_str(), summary.players[1].as_str()]) {
+        return Err(Error::usage(format!(
+            "{}: game {} ({} vs {}) is not in this tournament's schedule; use another output folder",
+            path.display(),
+            summary.id,
+            summary.players[0],
+            summary.players[1]
+        )));
+    }
+    Ok(())
+}
+
+/// Writes games.csv, standings.csv and pairwise.csv into `dir`.
+pub fn write_tables(
+    dir: &Path,
+    plan: &Plan,
+    games: &[GameSummary],
+) -> Result<Vec<Standing>, Error> {
+    let scoring = Scoring {
+        win: plan.points_win,
+        tie: plan.points_tie,
+    };
+    let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let standings = league::standings(&names, games, scoring);
+    report::write_atomic(
+        &dir.join("games.csv"),
+        &report::games_csv(&plan.roles, games),
+    )?;
+    report::write_atomic(
+        &dir.join("standings.csv"),
+        &report::standings_csv(&plan.roles, &standings),
+    )?;
+    let matrix = league::head_to_head(&names, games, scoring);
+    report::write_atomic(
+        &dir.join("pairwise.csv"),
+        &report::pairwise_csv(&names, &matrix),
+    )?;
+    Ok(standings)
+}
+
+/// Rebuilds every table of `dir` from its journal alone.
+pub fn rebuild_tables(dir: &Path) -> Result<(Plan, Vec<Standing>), Error> {
+    let loaded = journal::load(&dir.join(journal::JOURNAL_FILE))?;
+    let standings = write_tables(dir, &loaded.plan, &loaded.games)?;
+    Ok((loaded.plan, standings))
+}
