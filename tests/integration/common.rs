@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The `arbiter` binary under test.
+pub fn arbiter() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+}
+
+/// A protocol-speaking subprocess bot: arbiter serving one of its built-ins.
+pub fn served(name: &str) -> String {
+    format!("{} bot {name}", shell_quote(env!("CARGO_BIN_EXE_arbiter")))
+}
+
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Runs a command and returns (exit code, stdout, stderr).
+pub fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("run arbiter");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// Rows of a CSV file as maps from column name to value.
+pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader =
+        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = reader.headers().expect("csv header").clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("csv row");
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}

@@ -1,0 +1,4 @@
+//! Integration tests: the `arbiter` binary as its users run it.
+
+mod common;
+mod league;
