@@ -1,0 +1,271 @@
+//! The generalized SPRT on pentanomial pair outcomes, as fishtest and fastchess run it.
+//!
+//! A pair is two games with the roles swapped and a shared seed; the candidate's pair
+//! score is 0, 0.5, 1, 1.5 or 2 (a tie counting 0.5). Under each hypothesis the
+//! distribution of pair scores is the maximum-likelihood one (closest to the observed one)
+//! whose expected score, or normalized t-value, the hypothesis names; the log-likelihood
+//! ratio of the two is LLR = N * sum_j p_j ln(p1_j / p0_j). Zero counts are regularized
+//! to 1e-3. Bounds: ln(beta / (1 - alpha)) and ln((1 - beta) / alpha).
+
+use super::elo::{elo_of_score, expected_score, z95};
+
+/// 800 / ln(10): normalized Elo per unit of t-value (fishtest's `nelo_divided_by_nt`).
+pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// Elo bounds in normalized Elo (scaled by the pair-score spread).
+    Normalized,
+    /// Elo bounds in logistic Elo.
+    Logistic,
+}
+
+/// ln(beta / (1 - alpha)) and ln((1 - beta) / alpha).
+pub fn bounds(alpha: f64, beta: f64) -> (f64, f64) {
+    ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
+}
+
+/// The observed distribution over pair scores 0, 0.25, .., 1 (normalized), zeros
+/// regularized, with its total count.
+fn distribution(counts: &[u64; 5]) -> (f64, [(f64, f64); 5]) {
+    let regularized = counts.map(|c| if c == 0 { 1e-3 } else { c as f64 });
+    let total: f64 = regularized.iter().sum();
+    let mut pdf = [(0.0, 0.0); 5];
+    for (i, c) in regularized.iter().enumerate() {
+        pdf[i] = (i as f64 / 4.0, c / total);
+    }
+    (total, pdf)
+}
+
+fn mean_var(pdf: &[(f64, f64); 5]) -> (f64, f64) {
+    let mean: f64 = pdf.iter().map(|(a, p)| a * p).sum();
+    let var: f64 = pdf.iter().map(|(a, p)| p * (a - mean).powi(2)).sum();
+    (mean, var)
+}
+
+/// The root x of sum_i p_i a_i / (1 + x a_i) = 0 between the poles, by bisection (the
+/// function falls monotonically there).
+fn secular(pdf: &[(f64, f64); 5]) -> Option<f64> {
+    let low_a = pdf.iter().map(|(a, _)| *a).fold(f64::INFINITY, f64::min);
+    let high_a = pdf
+        .iter()
+        .map(|(a, _)| *a)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if low_a * high_a >= 0.0 {
+        return None;
+    }
+    let f = |x: f64| pdf.iter().map(|(a, p)| p * a / (1.0 + x * a)).sum::<f64>();
+    let (mut lo, mut hi) = (-1.0 / high_a + 1e-9, -1.0 / low_a - 1e-9);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        let value = f(mid);
+        if value == 0.0 || hi - lo < 1e-15 {
+            return Some(mid);
+        }
+        if value > 0.0 { lo = mid } else { hi = mid }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// fishtest's MLE_expected: the distribution with expectation `s` closest to `pdf`.
+fn mle_expected(pdf: &[(f64, f64); 5], s: f64) -> Option<[f64; 5]> {
+    let shifted = pdf.map(|(a, p)| (a - s, p));
+    let x = secular(&shifted)?;
+    Some(pdf.map(|(a, p)| p / (1.0 + x * (a - s))))
+}
+
+/// fishtest's MLE_t_value: the distribution with t-value (mu - 0.5) / sigma = t closest to
+/// `pdf`, by fixed-point iteration from the uniform distribution.
+fn mle_t_value(pdf: &[(f64, f64); 5], t: f64) -> Option<[f64; 5]> {
+    let mut mle = [0.2; 5];
+    for _ in 0..10 {
+        let previous = mle;
+        let current: [(f64, f64); 5] = std::array::from_fn(|i| (pdf[i].0, mle[i]));
+        let (mu, var) = mean_var(&current);
+        let sigma = var.sqrt();
+        let shifted = pdf.map(|(a, p)| {
+            (
+                a - 0.5 - t * sigma * (1.0 + ((mu - a) / sigma).powi(2)) / 2.0,
+                p,
+            )
+        });
+        let x = secular(&shifted)?;
+        mle = std::array::from_fn(|i| pdf[i].1 / (1.0 + x * shifted[i].0));
+        if previous
+            .iter()
+            .zip(&mle)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max)
+            < 1e-9
+        {
+            break;
+        }
+    }
+    Some(mle)
+}
+
+/// The log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) for pentanomial counts
+/// `[LL, LD+DL, LW+DD+WL, DW+WD, WW]` from the candidate's side.
+pub fn llr(model: Model, elo0: f64, elo1: f64, counts: &[u64; 5]) -> f64 {
+    if counts.iter().sum::<u64>() == 0 {
+        return 0.0;
+    }
+    let (total, pdf) = distribution(counts);
+    let (p0, p1) = match model {
+        Model::Logistic => (
+            mle_expected(&pdf, expected_score(elo0)),
+            mle_expected(&pdf, expected_score(elo1)),
+        ),
+        Model::Normalized => {
+            // Pair scores spread by sqrt(2) more than game scores.
+            let t = |nelo: f64| nelo / NELO_PER_T * std::f64::consts::SQRT_2;
+            (mle_t_value(&pdf, t(elo0)), mle_t_value(&pdf, t(elo1)))
+        }
+    };
+    let (Some(p0), Some(p1)) = (p0, p1) else {
+        return 0.0;
+    };
+    total
+        * pdf
+            .iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|((_, p), (a, b))| p * (b.ln() - a.ln()))
+            .sum::<f64>()
+}
+
+/// The candidate's logistic Elo from pentanomial counts, with its 95% interval.
+pub fn elo_estimate(counts: &[u64; 5]) -> (f64, f64, f64) {
+    let pairs: u64 = counts.iter().sum();
+    if pairs == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let n = pairs as f64;
+    let (_, pdf) = distribution(counts);
+    let (mean, var) = mean_var(&pdf);
+    let half = z95() * (var / n).sqrt();
+    let clamp = |s: f64| s.clamp(0.25 / n, 1.0 - 0.25 / n);
+    (
+        elo_of_score(clamp(mean)),
+        elo_of_score(clamp(mean - half)),
+        elo_of_score(clamp(mean + half)),
+    )
+}
+
+/// The index in the pentanomial counts of a pair whose two game scores are given.
+pub fn pair_index(first_game: f64, second_game: f64) -> usize {
+    ((2.0 * (first_game + second_game)).round() as usize).min(4)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Verdict {
+    H1,
+    H0,
+    #[serde(rename = "inconclusive")]
+    Inconclusive,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_for_alpha_beta_005() {
+        let (lower, upper) = bounds(0.05, 0.05);
+        assert!(
+            (lower + 2.944).abs() < 5e-4 && (upper - 2.944).abs() < 5e-4,
+            "{lower} {upper}"
+        );
+    }
+
+    // Reference values from fishtest's LLRcalc formulas (MLE_expected / MLE_t_value, zero
+    // counts regularized to 1e-3), evaluated independently in Python with a bisection
+    // root finder: tests/data/sprt_reference.py prints them.
+    #[test]
+    fn logistic_llr_matches_the_reference() {
+        let cases: [([u64; 5], f64, f64, f64); 4] = [
+            ([10, 20, 40, 20, 10], 0.0, 5.0, -0.034_506_851),
+            ([5, 15, 40, 25, 15], 0.0, 10.0, 1.314_924_312),
+            ([0, 3, 10, 30, 57], 0.0, 50.0, 13.358_883_954),
+            ([57, 30, 10, 3, 0], 0.0, 50.0, -15.422_898_178),
+        ];
+        for (counts, e0, e1, expected) in cases {
+            let got = llr(Model::Logistic, e0, e1, &counts);
+            assert!(
+                (got - expected).abs() < 1e-6,
+                "{counts:?} {e0} {e1}: {got} vs {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn normalized_llr_matches_the_reference() {
+        let cases: [([u64; 5], f64, f64, f64); 4] = [
+            ([10, 20, 40, 20, 10], 0.0, 5.0, -0.020_709_467),
+            ([5, 15, 40, 25, 15], 0.0, 10.0, 1.034_366_392),
+            ([0, 3, 10, 30, 57], 0.0, 50.0, 15.091_438_415),
+            ([57, 30, 10, 3, 0], 0.0, 50.0, -18.930_249_060),
+        ];
+        for (counts, e0, e1, expected) in cases {
+            let got = llr(Model::Normalized, e0, e1, &counts);
+            assert!(
+                (got - expected).abs() < 1e-6,
+                "{counts:?} {e0} {e1}: {got} vs {expected}"
+            );
+        }
+    }
+
+    /// For small Elo differences the exact LLR is close to the Brownian approximation
+    /// N (s1 - s0)(2s - s0 - s1) / (2 var) (fishtest's LLR_alt2): an independent check.
+    #[test]
+    fn logistic_llr_is_close_to_the_brownian_approximation() {
+        let counts = [30u64, 90, 160, 110, 40];
+        let (n, pdf) = distribution(&counts);
+        let (s, var) = mean_var(&pdf);
+        let (s0, s1) = (expected_score(0.0), expected_score(5.0));
+        let approx = n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var);
+        let exact = llr(Model::Logistic, 0.0, 5.0, &counts);
+        assert!(
+            (exact - approx).abs() < 0.01 * approx.abs().max(1.0),
+            "{exact} vs {approx}"
+        );
+    }
+
+    #[test]
+    fn llr_grows_with_evidence_and_flips_with_the_side() {
+        let small = llr(Model::Logistic, 0.0, 10.0, &[2, 4, 8, 6, 4]);
+        let large = llr(Model::Logistic, 0.0, 10.0, &[20, 40, 80, 60, 40]);
+        assert!(large > small && small > 0.0);
+        assert!(llr(Model::Logistic, 0.0, 10.0, &[40, 60, 80, 40, 20]) < 0.0);
+        assert_eq!(llr(Model::Logistic, 0.0, 10.0, &[0; 5]), 0.0);
+    }
+
+    #[test]
+    fn pair_indices() {
+        assert_eq!(pair_index(0.0, 0.0), 0);
+        assert_eq!(pair_index(0.5, 0.0), 1);
+        assert_eq!(pair_index(1.0, 0.0), 2);
+        assert_eq!(pair_index(0.5, 0.5), 2);
+        assert_eq!(pair_index(1.0, 0.5), 3);
+        assert_eq!(pair_index(1.0, 1.0), 4);
+    }
+
+    #[test]
+    fn elo_estimate_is_finite_and_ordered() {
+        for counts in [
+            [0, 0, 0, 0, 10],
+            [10, 0, 0, 0, 0],
+            [3, 5, 9, 5, 3],
+            [0, 0, 1, 0, 0],
+        ] {
+            let (e, lo, hi) = elo_estimate(&counts);
+            assert!(
+                e.is_finite() && lo.is_finite() && hi.is_finite(),
+                "{counts:?}"
+            );
+            assert!(lo <= e && e <= hi, "{counts:?}: {lo} {e} {hi}");
+        }
+        let (e, _, _) = elo_estimate(&[3, 5, 9, 5, 3]);
+        assert!(e.abs() < 1e-9);
+    }
+}
