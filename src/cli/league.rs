@@ -104,8 +104,8 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
 }
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
-    let (plan, standings) = tournament::rebuild_tables(&args.dir)?;
-    println!("{}", report::standings_table(&plan.roles, &standings));
+    let (plan, table) = tournament::rebuild_tables(&args.dir)?;
+    println!("{}", report::standings_text(&plan.roles, &table));
     println!("tables written to {}", args.dir.display());
     Ok(0)
 }
@@ -186,10 +186,7 @@ fn play<G: Builtins>(
     let mut progress = Progress::new();
     let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
     progress.finish();
-    println!(
-        "{}",
-        report::standings_table(&summary.roles, &summary.standings)
-    );
+    println!("{}", report::standings_text(&summary.roles, &summary.table));
     println!(
         "{} of {} games in {}; this run played {}",
         summary.finished,

@@ -5,7 +5,7 @@
 
 use crate::error::Error;
 use crate::record::GameSummary;
-use crate::stats::league::Standing;
+use crate::stats::league::{LeagueTable, Pairing, Standing};
 use std::path::Path;
 
 /// Writes `path` atomically: a temporary file in the same folder, then a rename.
@@ -88,6 +88,9 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
             s.ties.to_string(),
             num(s.points),
             num(s.mark),
+            elo(s.elo),
+            elo(s.elo_low),
+            elo(s.elo_high),
         ];
         for (games, wins) in s.by_role {
             row.push(games.to_string());
@@ -98,8 +101,52 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
     csv_bytes(header, rows)
 }
 
-/// pairwise.csv: `row` scored this many points against `column`.
-pub fn pairwise_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
+fn elo(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        String::new()
+    }
+}
+
+/// pairwise.csv: one row per ordered pair that met, from `bot`'s side: its points,
+/// score, Elo difference with 95% error, and likelihood of superiority.
+pub fn pairwise_csv(pairings: &[Pairing]) -> Vec<u8> {
+    let header = [
+        "bot",
+        "opponent",
+        "games",
+        "wins",
+        "ties",
+        "losses",
+        "points",
+        "score",
+        "elo_diff",
+        "elo_error",
+        "los",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = pairings.iter().map(|p| {
+        vec![
+            p.bot.clone(),
+            p.opponent.clone(),
+            p.stats.games.to_string(),
+            p.stats.wins.to_string(),
+            p.stats.ties.to_string(),
+            p.stats.losses.to_string(),
+            num(p.points),
+            format!("{:.4}", p.stats.score),
+            elo(p.stats.elo),
+            elo(p.stats.elo_error),
+            format!("{:.4}", p.stats.los),
+        ]
+    });
+    csv_bytes(header, rows)
+}
+
+/// points_matrix.csv: `row` scored this many points against `column`.
+pub fn points_matrix_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
     let mut header = vec!["bot".to_string()];
     header.extend(bots.iter().cloned());
     let rows = bots.iter().zip(matrix).map(|(bot, scores)| {
@@ -108,6 +155,17 @@ pub fn pairwise_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
         row
     });
     csv_bytes(header, rows)
+}
+
+/// The standings as a terminal table, with the fitted role advantage below it.
+pub fn standings_text(roles: &[String], table: &LeagueTable) -> String {
+    format!(
+        "{}\nElo: mean 0, 95% intervals; fitted advantage of the {} role: {:+.1} ± {:.1}",
+        standings_table(roles, &table.rows),
+        roles.first().map(String::as_str).unwrap_or("first"),
+        table.role_advantage,
+        table.role_advantage_error
+    )
 }
 
 /// The standings as a terminal table.
@@ -129,11 +187,13 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
             s.ties.to_string(),
             num(s.points),
             format!("{:.2}", s.mark),
+            format!("{:+.0}", s.elo),
+            format!("[{:+.0}, {:+.0}]", s.elo_low, s.elo_high),
         ];
         row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
         t.add_row(row);
     }
-    for i in 2..8 {
+    for i in 2..9 {
         if let Some(col) = t.column_mut(i) {
             col.set_cell_alignment(comfy_table::CellAlignment::Right);
         }

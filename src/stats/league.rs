@@ -1,5 +1,6 @@
-//! Standings with the course mark m_i = 20 x_i / x_winner, and the head-to-head matrix.
+//! Standings with the course mark m_i = 20 x_i / x_winner and Elo, and head-to-head results.
 
+use super::elo::{self, PairStats};
 use crate::record::GameSummary;
 
 /// Points per game: a loss scores 0.
@@ -24,9 +25,56 @@ pub struct Standing {
     pub mark: f64,
     /// Per role, in move order: (games, wins).
     pub by_role: [(u32, u32); 2],
+    /// Elo (mean 0 over the league) with its 95% interval.
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
 }
 
-/// Standings of `bots` over `games`, best first (ties in points by name).
+/// The league table and the fitted role advantage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeagueTable {
+    /// Best first.
+    pub rows: Vec<Standing>,
+    /// Elo advantage of the first role (Asalto: the rebels), with its 95% half-width.
+    pub role_advantage: f64,
+    pub role_advantage_error: f64,
+}
+
+/// Standings of `bots` over `games`, best first (ties in points by name), with Elo.
+pub fn table(bots: &[String], games: &[GameSummary], scoring: Scoring) -> LeagueTable {
+    let mut rows = standings(bots, games, scoring);
+    let index = |name: &str| bots.iter().position(|b| b == name);
+    let rated: Vec<elo::Game> = games
+        .iter()
+        .filter_map(|g| {
+            let score = match g.winner {
+                None => 0.5,
+                Some(0) => 1.0,
+                Some(_) => 0.0,
+            };
+            Some(elo::Game {
+                first: index(&g.players[0])?,
+                second: index(&g.players[1])?,
+                score,
+            })
+        })
+        .collect();
+    let ratings = elo::fit(bots.len(), &rated);
+    for row in &mut rows {
+        if let Some(i) = index(&row.bot) {
+            (row.elo, row.elo_low, row.elo_high) =
+                (ratings.elo[i], ratings.low[i], ratings.high[i]);
+        }
+    }
+    LeagueTable {
+        rows,
+        role_advantage: ratings.advantage,
+        role_advantage_error: ratings.advantage_error,
+    }
+}
+
+/// Standings of `bots` over `games` by points alone, best first (ties in points by name).
 pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
     let mut rows: Vec<Standing> = bots
         .iter()
@@ -40,6 +88,9 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             points: 0.0,
             mark: 0.0,
             by_role: [(0, 0); 2],
+            elo: 0.0,
+            elo_low: 0.0,
+            elo_high: 0.0,
         })
         .collect();
     let index = |name: &str| bots.iter().position(|b| b == name);
@@ -107,6 +158,58 @@ pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) ->
         }
     }
     matrix
+}
+
+/// One row of the head-to-head table: `bot` against `opponent`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pairing {
+    pub bot: String,
+    pub opponent: String,
+    /// League points `bot` scored against `opponent`.
+    pub points: f64,
+    pub stats: PairStats,
+}
+
+/// Every ordered pair of bots that met, in bot order.
+pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
+    let n = bots.len();
+    let points = head_to_head(bots, games, scoring);
+    let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];
+    let index = |name: &str| bots.iter().position(|b| b == name);
+    for game in games {
+        let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
+            continue;
+        };
+        match game.winner {
+            None => {
+                wtl[a][b].1 += 1;
+                wtl[b][a].1 += 1;
+            }
+            Some(0) => {
+                wtl[a][b].0 += 1;
+                wtl[b][a].2 += 1;
+            }
+            Some(_) => {
+                wtl[b][a].0 += 1;
+                wtl[a][b].2 += 1;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let (w, t, l) = wtl[i][j];
+            if i != j && w + t + l > 0 {
+                out.push(Pairing {
+                    bot: bots[i].clone(),
+                    opponent: bots[j].clone(),
+                    points: points[i][j],
+                    stats: elo::pair_stats(w, t, l),
+                });
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
 use crate::referee::{CANCELLED, MatchConfig, play_game};
 use crate::report;
-use crate::stats::league::{self, Scoring, Standing};
+use crate::stats::league::{self, LeagueTable, Scoring};
 use journal::{Journal, Plan, PlanBot};
 use schedule::Fixture;
 use std::collections::{BTreeMap, HashSet};
@@ -84,7 +84,7 @@ pub enum LeagueEvent<'a> {
 
 /// The end of a run.
 pub struct RunSummary {
-    pub standings: Vec<Standing>,
+    pub table: LeagueTable,
     pub roles: Vec<String>,
     /// Games this run played.
     pub played: usize,
@@ -242,9 +242,9 @@ pub fn run<G: Builtins>(
         return Err(e);
     }
     journal.sync()?;
-    write_tables(&tournament.out, &plan, &summaries)?;
+    let table = write_tables(&tournament.out, &plan, &summaries)?;
     Ok(RunSummary {
-        standings: league::standings(&names, &summaries, scoring),
+        table,
         roles: plan.roles.clone(),
         played,
         finished: summaries.len(),
@@ -310,37 +310,35 @@ fn check_against_schedule(
     Ok(())
 }
 
-/// Writes games.csv, standings.csv and pairwise.csv into `dir`.
-pub fn write_tables(
-    dir: &Path,
-    plan: &Plan,
-    games: &[GameSummary],
-) -> Result<Vec<Standing>, Error> {
+/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`.
+pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
     let scoring = Scoring {
         win: plan.points_win,
         tie: plan.points_tie,
     };
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let standings = league::standings(&names, games, scoring);
+    let table = league::table(&names, games, scoring);
     report::write_atomic(
         &dir.join("games.csv"),
         &report::games_csv(&plan.roles, games),
     )?;
     report::write_atomic(
         &dir.join("standings.csv"),
-        &report::standings_csv(&plan.roles, &standings),
+        &report::standings_csv(&plan.roles, &table.rows),
     )?;
+    let pairings = league::pairings(&names, games, scoring);
+    report::write_atomic(&dir.join("pairwise.csv"), &report::pairwise_csv(&pairings))?;
     let matrix = league::head_to_head(&names, games, scoring);
     report::write_atomic(
-        &dir.join("pairwise.csv"),
-        &report::pairwise_csv(&names, &matrix),
+        &dir.join("points_matrix.csv"),
+        &report::points_matrix_csv(&names, &matrix),
     )?;
-    Ok(standings)
+    Ok(table)
 }
 
 /// Rebuilds every table of `dir` from its journal alone.
-pub fn rebuild_tables(dir: &Path) -> Result<(Plan, Vec<Standing>), Error> {
+pub fn rebuild_tables(dir: &Path) -> Result<(Plan, LeagueTable), Error> {
     let loaded = journal::load(&dir.join(journal::JOURNAL_FILE))?;
-    let standings = write_tables(dir, &loaded.plan, &loaded.games)?;
-    Ok((loaded.plan, standings))
+    let table = write_tables(dir, &loaded.plan, &loaded.games)?;
+    Ok((loaded.plan, table))
 }

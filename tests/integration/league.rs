@@ -208,20 +208,35 @@ fn table_rebuilds_every_table_from_the_journal() {
         &["builtin:random", "builtin:greedy", "x=builtin:random"],
     ));
     assert_eq!(code, 0, "{stderr}");
-    let before: Vec<String> = ["games.csv", "standings.csv", "pairwise.csv"]
-        .iter()
-        .map(|f| read(&out.join(f)))
-        .collect();
-    for f in ["games.csv", "standings.csv", "pairwise.csv"] {
+    let before: Vec<String> = [
+        "games.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ]
+    .iter()
+    .map(|f| read(&out.join(f)))
+    .collect();
+    for f in [
+        "games.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ] {
         std::fs::remove_file(out.join(f)).unwrap();
     }
     let (code, stdout, stderr) = run(arbiter().arg("table").arg(&out));
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("greedy"));
-    let after: Vec<String> = ["games.csv", "standings.csv", "pairwise.csv"]
-        .iter()
-        .map(|f| read(&out.join(f)))
-        .collect();
+    let after: Vec<String> = [
+        "games.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ]
+    .iter()
+    .map(|f| read(&out.join(f)))
+    .collect();
     assert_eq!(before, after);
 }
 
