@@ -15,21 +15,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Options every tournament command shares.
+/// Options of every command that plays games in parallel.
 #[derive(clap::Args, Debug)]
-pub struct LeagueOptions {
+pub struct MatchOptions {
     /// The game.
     #[arg(long, value_enum, default_value = "asalto")]
     pub game: GameKind,
-    /// The output folder (journal and tables); rerun with the same folder to resume.
-    #[arg(long)]
-    pub out: PathBuf,
     /// Games at once (default: the number of cores).
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
-    /// Role-swapped pairs of games per pairing.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub pairs: u32,
     /// The move limit in milliseconds.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub limit_ms: u64,
@@ -45,6 +39,41 @@ pub struct LeagueOptions {
     /// The interpreter for course-style `.py` bots.
     #[arg(long)]
     pub python: Option<String>,
+}
+
+impl MatchOptions {
+    /// A tournament of `entrants` with these options.
+    pub(crate) fn tournament(
+        &self,
+        format: Format,
+        entrants: Vec<Entrant>,
+        pairs: u32,
+        out: PathBuf,
+    ) -> Tournament {
+        Tournament {
+            format,
+            entrants,
+            pairs,
+            seed: self.seed,
+            move_limit: Duration::from_millis(self.limit_ms),
+            init_limit: Duration::from_millis(self.init_limit_ms),
+            jobs: jobs_or_cores(self.jobs.map(|j| j as usize)),
+            out,
+        }
+    }
+}
+
+/// Options of the tournament commands.
+#[derive(clap::Args, Debug)]
+pub struct LeagueOptions {
+    #[command(flatten)]
+    pub matches: MatchOptions,
+    /// The output folder (journal and tables); rerun with the same folder to resume.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Role-swapped pairs of games per pairing.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub pairs: u32,
 }
 
 #[derive(clap::Args, Debug)]
@@ -90,15 +119,16 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
     let entrants = args
         .bots
         .iter()
-        .map(|b| cli_entrant(b, &args.options))
+        .map(|b| cli_entrant(b, args.options.matches.python.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     start(&args.options, Format::RoundRobin, entrants)
 }
 
 pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
-    let mut entrants = vec![cli_entrant(&args.candidate, &args.options)?];
+    let python = args.options.matches.python.as_deref();
+    let mut entrants = vec![cli_entrant(&args.candidate, python)?];
     for b in &args.baseline {
-        entrants.push(cli_entrant(b, &args.options)?);
+        entrants.push(cli_entrant(b, python)?);
     }
     start(&args.options, Format::Gauntlet, entrants)
 }
@@ -111,17 +141,9 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
 }
 
 fn start(options: &LeagueOptions, format: Format, entrants: Vec<Entrant>) -> Result<i32, Error> {
-    let tournament = Tournament {
-        format,
-        entrants,
-        pairs: options.pairs,
-        seed: options.seed,
-        move_limit: Duration::from_millis(options.limit_ms),
-        init_limit: Duration::from_millis(options.init_limit_ms),
-        jobs: jobs_or_cores(options.jobs.map(|j| j as usize)),
-        out: options.out.clone(),
-    };
-    dispatch(options.game, options.round_limit, tournament, &|e| e)
+    let m = &options.matches;
+    let tournament = m.tournament(format, entrants, options.pairs, options.out.clone());
+    dispatch(m.game, m.round_limit, tournament, &|e| e)
 }
 
 /// Checks the bots against the game, then plays.
@@ -137,12 +159,13 @@ fn dispatch(
             let mut rules = serde_json::Map::new();
             rules.insert("round_limit".into(), round_limit.into());
             check_entrants(&game, &tournament.entrants).map_err(locate)?;
+            warn_oversubscribed(tournament.jobs);
             play(&game, rules, &tournament)
         }
     }
 }
 
-fn check_entrants<G: Builtins>(game: &G, entrants: &[Entrant]) -> Result<(), Error> {
+pub(crate) fn check_entrants<G: Builtins>(game: &G, entrants: &[Entrant]) -> Result<(), Error> {
     let mut names = HashSet::new();
     for e in entrants {
         if !names.insert(e.name.as_str()) {
@@ -311,7 +334,7 @@ fn parse_game(config: &Config, t: &TournamentConfig) -> Result<GameKind, Error> 
 }
 
 /// `NAME=SPEC` or a SPEC, as written on the command line.
-fn cli_entrant(text: &str, options: &LeagueOptions) -> Result<Entrant, Error> {
+pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, Error> {
     let (name, spec_text) = match text.split_once('=') {
         // `NAME=` only when NAME is a plain word: a command line may hold `=` too.
         Some((name, spec))
@@ -324,7 +347,7 @@ fn cli_entrant(text: &str, options: &LeagueOptions) -> Result<Entrant, Error> {
         }
         _ => (None, text.to_string()),
     };
-    let spec = parse_spec(&spec_text, options.python.as_deref())?;
+    let spec = parse_spec(&spec_text, python)?;
     Ok(Entrant {
         name: name.unwrap_or_else(|| spec.default_name()),
         spec_text,
@@ -332,6 +355,18 @@ fn cli_entrant(text: &str, options: &LeagueOptions) -> Result<Entrant, Error> {
         cwd: None,
         env: BTreeMap::new(),
     })
+}
+
+/// Moves are timed by the wall clock: more games than cores steal time from bots.
+pub(crate) fn warn_oversubscribed(jobs: usize) {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    if jobs > cores {
+        eprintln!(
+            "warning: {jobs} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other"
+        );
+    }
 }
 
 fn jobs_or_cores(jobs: Option<usize>) -> usize {
@@ -343,7 +378,7 @@ fn jobs_or_cores(jobs: Option<usize>) -> usize {
 }
 
 /// Ctrl-C once: no new game starts and running ones are cancelled. Twice: exit at once.
-fn install_interrupt() -> Arc<AtomicBool> {
+pub(crate) fn install_interrupt() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let result = ctrlc::set_handler(move || {

@@ -3,6 +3,7 @@
 mod league;
 mod perft;
 mod play;
+mod sprt;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -30,6 +31,9 @@ pub enum Command {
     Gauntlet(league::GauntletArgs),
     /// Run a tournament defined in tournaments.toml (default: the file's default).
     Run(league::RunArgs),
+    /// Sequential test: is the candidate stronger than the baseline? Exit 0 yes (H1),
+    /// 1 no (H0), 3 inconclusive, 2 usage error.
+    Sprt(sprt::SprtArgs),
     /// Rebuild every table of a tournament folder from its journal.
     Table(league::TableArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
@@ -47,6 +51,7 @@ pub fn main() -> i32 {
         Command::Gauntlet(args) => league::gauntlet(args),
         Command::Run(args) => league::run(args),
         Command::Table(args) => league::table(args),
+        Command::Sprt(args) => sprt::run(args),
     };
     match result {
         Ok(code) => code,

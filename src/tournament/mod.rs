@@ -6,6 +6,7 @@
 
 pub mod journal;
 pub mod schedule;
+pub mod sprt;
 
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
@@ -169,53 +170,15 @@ pub fn run<G: Builtins>(
         tie: plan.points_tie,
     };
     let names: Vec<String> = tournament.entrants.iter().map(|e| e.name.clone()).collect();
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Result<(Fixture, GameRecord), Error>>();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(tournament.jobs.max(1))
-        .thread_name(|i| format!("arbiter-game-{i}"))
-        .build()
-        .map_err(|e| {
-            Error::usage(format!(
-                "cannot start {} game threads: {e}",
-                tournament.jobs
-            ))
-        })?;
-
     let mut played = 0;
-    let mut failure = None;
-    std::thread::scope(|scope| -> Result<(), Error> {
-        let (pending, next, stop) = (&pending, &next, stop);
-        let workers = tx.clone();
-        scope.spawn(move || {
-            pool.scope(|s| {
-                for _ in 0..tournament.jobs.max(1) {
-                    let tx = workers.clone();
-                    s.spawn(move |_| {
-                        while !stop.load(Ordering::SeqCst) {
-                            let i = next.fetch_add(1, Ordering::SeqCst);
-                            let Some(fixture) = pending.get(i) else { break };
-                            let result = play_fixture(game, tournament, fixture, stop);
-                            let cancelled = matches!(&result, Ok(r) if r.reason == CANCELLED);
-                            if cancelled || tx.send(result.map(|r| (*fixture, r))).is_err() {
-                                break;
-                            }
-                        }
-                    });
-                }
-            });
-        });
-        drop(tx);
-        let mut last_tables = Instant::now();
-        for message in rx {
-            let (fixture, record) = match message {
-                Ok(x) => x,
-                Err(e) => {
-                    stop.store(true, Ordering::SeqCst);
-                    failure.get_or_insert(e);
-                    continue;
-                }
-            };
+    let mut last_tables = Instant::now();
+    let next_fixture = |i: usize| pending.get(i).copied();
+    play_pool(
+        game,
+        tournament,
+        &next_fixture,
+        stop,
+        &mut |fixture, record| {
             journal.append(fixture.id, &record)?;
             summaries.push(GameSummary::of(fixture.id, &record));
             played += 1;
@@ -235,12 +198,9 @@ pub fn run<G: Builtins>(
                 total,
                 leader,
             });
-        }
-        Ok(())
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
+            Ok(())
+        },
+    )?;
     journal.sync()?;
     let table = write_tables(&tournament.out, &plan, &summaries)?;
     Ok(RunSummary {
@@ -251,6 +211,59 @@ pub fn run<G: Builtins>(
         total,
         interrupted: summaries.len() < total,
     })
+}
+
+/// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
+/// `tournament.jobs` threads of a dedicated pool, until it returns `None` or `stop` is
+/// set, and hands each finished game to `consume` on the calling thread as it ends.
+/// Games cancelled by `stop` are dropped. An error from `consume` stops the run.
+pub(crate) fn play_pool<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    next_fixture: &(dyn Fn(usize) -> Option<Fixture> + Sync),
+    stop: &Arc<AtomicBool>,
+    consume: &mut dyn FnMut(Fixture, GameRecord) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let jobs = tournament.jobs.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("arbiter-game-{i}"))
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Result<(Fixture, GameRecord), Error>>();
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        let next = &next;
+        scope.spawn(move || {
+            pool.scope(|s| {
+                for _ in 0..jobs {
+                    let tx = tx.clone();
+                    s.spawn(move |_| {
+                        while !stop.load(Ordering::SeqCst) {
+                            let Some(fixture) = next_fixture(next.fetch_add(1, Ordering::SeqCst))
+                            else {
+                                break;
+                            };
+                            let result = play_fixture(game, tournament, &fixture, stop);
+                            let cancelled = matches!(&result, Ok(r) if r.reason == CANCELLED);
+                            if cancelled || tx.send(result.map(|r| (fixture, r))).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+            });
+        });
+        for message in rx {
+            let outcome = message.and_then(|(fixture, record)| consume(fixture, record));
+            if let Err(e) = outcome {
+                stop.store(true, Ordering::SeqCst);
+                failure.get_or_insert(e);
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
 }
 
 fn play_fixture<G: Builtins>(

@@ -1,0 +1,159 @@
+//! `arbiter sprt`: is the candidate better than the baseline? A sequential test usable as
+//! a CI gate: exit 0 when H1 is accepted, 1 when H0 is, 3 when inconclusive.
+
+use super::league::{
+    MatchOptions, check_entrants, cli_entrant, install_interrupt, warn_oversubscribed,
+};
+use crate::engines::Builtins;
+use crate::error::Error;
+use crate::games::{GameKind, asalto::Asalto};
+use crate::stats::sprt::{Model, Verdict};
+use crate::tournament::sprt::{self, SprtSettings, SprtStatus};
+use crate::tournament::{Format, Tournament};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+#[derive(clap::Args, Debug)]
+pub struct SprtArgs {
+    #[command(flatten)]
+    pub matches: MatchOptions,
+    /// The new bot: `NAME=SPEC` or a SPEC.
+    #[arg(long)]
+    pub candidate: String,
+    /// The bot it must beat.
+    #[arg(long)]
+    pub baseline: String,
+    /// H0: the candidate is this many Elo stronger (or weaker, if negative).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo0: f64,
+    /// H1: the candidate is this many Elo stronger; must exceed elo0.
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo1: f64,
+    /// The chance of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// The chance of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = 0.05)]
+    pub beta: f64,
+    /// How elo0 and elo1 are measured.
+    #[arg(long, value_enum, default_value = "normalized")]
+    pub model: Model,
+    /// Stop after this many role-swapped pairs, inconclusive.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pairs: u64,
+    /// Print a final JSON line instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: SprtArgs) -> Result<i32, Error> {
+    if !(args.elo0.is_finite() && args.elo1.is_finite() && args.elo1 > args.elo0) {
+        return Err(Error::usage(format!(
+            "--elo1 ({}) must be greater than --elo0 ({})",
+            args.elo1, args.elo0
+        )));
+    }
+    for (name, p) in [("--alpha", args.alpha), ("--beta", args.beta)] {
+        if !(p > 0.0 && p < 0.5) {
+            return Err(Error::usage(format!(
+                "{name} must be between 0 and 0.5, not {p}"
+            )));
+        }
+    }
+    let python = args.matches.python.as_deref();
+    let entrants = vec![
+        cli_entrant(&args.candidate, python)?,
+        cli_entrant(&args.baseline, python)?,
+    ];
+    let tournament = args
+        .matches
+        .tournament(Format::Gauntlet, entrants, 1, PathBuf::new());
+    let settings = SprtSettings {
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        model: args.model,
+        max_pairs: args.max_pairs,
+    };
+    match args.matches.game {
+        GameKind::Asalto => test(
+            &Asalto {
+                round_limit: args.matches.round_limit,
+            },
+            &tournament,
+            &settings,
+            args.json,
+        ),
+    }
+}
+
+fn test<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    settings: &SprtSettings,
+    json: bool,
+) -> Result<i32, Error> {
+    check_entrants(game, &tournament.entrants)?;
+    warn_oversubscribed(tournament.jobs);
+    let names = [
+        tournament.entrants[0].name.as_str(),
+        tournament.entrants[1].name.as_str(),
+    ];
+    eprintln!(
+        "SPRT {} vs {}: H0 elo {} / H1 elo {} ({:?}), alpha {}, beta {}",
+        names[0],
+        names[1],
+        settings.elo0,
+        settings.elo1,
+        settings.model,
+        settings.alpha,
+        settings.beta
+    );
+    let stop = install_interrupt();
+    let status = sprt::run(game, tournament, settings, &stop, &mut |s| {
+        eprintln!("{}", progress_line(s))
+    })?;
+    let interrupted = status.verdict == Verdict::Inconclusive && stop.load(Ordering::SeqCst);
+    if json {
+        #[derive(serde::Serialize)]
+        struct Final<'a> {
+            candidate: &'a str,
+            baseline: &'a str,
+            #[serde(flatten)]
+            status: &'a SprtStatus,
+        }
+        let line = Final {
+            candidate: names[0],
+            baseline: names[1],
+            status: &status,
+        };
+        println!("{}", serde_json::to_string(&line).expect("serializable"));
+    } else {
+        let verdict = match status.verdict {
+            Verdict::H1 => format!(
+                "H1 accepted: {} is better than {} (elo >= {})",
+                names[0], names[1], settings.elo1
+            ),
+            Verdict::H0 => format!(
+                "H0 accepted: {} is not better than {} (elo <= {})",
+                names[0], names[1], settings.elo0
+            ),
+            Verdict::Inconclusive if interrupted => "interrupted: inconclusive".to_string(),
+            Verdict::Inconclusive => format!("inconclusive after {} pairs", status.pairs),
+        };
+        println!("{}\n{verdict}", progress_line(&status));
+    }
+    Ok(match status.verdict {
+        Verdict::H1 => 0,
+        Verdict::H0 => 1,
+        Verdict::Inconclusive => 3,
+    })
+}
+
+fn progress_line(s: &SprtStatus) -> String {
+    format!(
+        "pairs {:>5}  LLR {:>7.3} [{:.3}, {:.3}]  pentanomial {:?}  elo {:+.1} [{:+.1}, {:+.1}]",
+        s.pairs, s.llr, s.lower, s.upper, s.pentanomial, s.elo.estimate, s.elo.low, s.elo.high
+    )
+}
