@@ -3,7 +3,7 @@
 
 use super::Asalto;
 use super::board::{self, OFFICERS, POINTS, Point, REBELS, State};
-use crate::games::{Outcome, Side};
+use crate::games::Outcome;
 use std::fmt;
 
 /// The longest capture chain a position can hold: every capture removes a rebel, and at
@@ -296,14 +296,5 @@ impl Asalto {
             }
         }
         total
-    }
-}
-
-/// Which side a role name denotes (`rebel`/`officer`).
-pub fn side_of_role(role: &str) -> Option<Side> {
-    match role {
-        "rebel" => Some(REBELS),
-        "officer" => Some(OFFICERS),
-        _ => None,
     }
 }

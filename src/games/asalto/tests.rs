@@ -304,16 +304,19 @@ fn perft_table_oracle() {
     }
 }
 
-/// Deeper perft, for timing with `cargo test --release -- --ignored perft_deep`.
+/// Deeper perft, checked against the generic path; time the fast path with
+/// `cargo test --release --lib perft_deep -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn perft_deep() {
     let game = Asalto::default();
     let start = game.initial();
-    for depth in 6..=7 {
+    for (depth, want) in [(6, 68_374), (7, 730_384)] {
         let t = std::time::Instant::now();
         let n = game.perft_fast(&start, depth);
         println!("perft({depth}) = {n} in {:?}", t.elapsed());
+        assert_eq!(n, want);
+        assert_eq!(perft(&game, &start, depth), want);
     }
 }
 
@@ -369,7 +372,9 @@ fn data_driven_cases() {
         let game = Asalto {
             round_limit: case.round_limit.unwrap_or(1000),
         };
-        let side = moves::side_of_role(&case.side).expect("side is rebel or officer");
+        let side = game
+            .side_named(&case.side)
+            .expect("side is rebel or officer");
         let start = load(&case.board, side);
 
         for (i, &want) in case.perft.iter().enumerate() {
@@ -457,7 +462,7 @@ fn check_turn(game: &Asalto, state: &mut State, turn: &Turn, at: &str) -> bool {
         let winner = o
             .winner
             .as_deref()
-            .map(|w| moves::side_of_role(w).expect("winner role"));
+            .map(|w| game.side_named(w).expect("winner role"));
         (winner, o.reason.clone())
     });
     let got = outcome.map(|o: Outcome| (o.winner, o.reason.to_string()));
