@@ -514,6 +514,17 @@ fn illegal_messages_are_precise() {
 }
 
 #[test]
+fn no_line_through_an_off_board_midpoint() {
+    let officer = Point::new(2, 0).unwrap();
+    let rebels = board::points(board::ALL)
+        .filter(|p| p.row() >= 3)
+        .fold(0, |m, p| m | p.bit());
+    let s = State::from_bitboards(rebels, officer.bit(), OFFICERS).unwrap();
+    let err = parse_move(&s, &json!([[2, 0], [0, 2]])).unwrap_err();
+    assert_eq!(err.code(), "not_step_or_jump");
+}
+
+#[test]
 fn huff_wire_form_is_the_attempted_step() {
     let game = Asalto::default();
     let s = load("huff.txt", OFFICERS);
