@@ -332,6 +332,12 @@ impl State {
         })
     }
 
+    /// The same position with `side` to move (for searches that pass a turn).
+    pub fn with_to_move(mut self, side: Side) -> State {
+        self.to_move = side;
+        self
+    }
+
     pub fn rebels(&self) -> u64 {
         self.rebels
     }

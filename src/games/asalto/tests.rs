@@ -694,6 +694,27 @@ proptest! {
     }
 
     #[test]
+    fn board_text_never_panics_and_round_trips(text in "[RO. x\t\r\n]{0,80}") {
+        let game = Asalto::default();
+        if let Ok(state) = game.parse_board(&text, REBELS) {
+            let rows = state.rows().join("\n");
+            prop_assert_eq!(game.parse_board(&rows, REBELS), Ok(state));
+        }
+    }
+
+    #[test]
+    fn encoded_boards_parse_back(choices in vec(any::<u32>(), 0..60)) {
+        let game = Asalto::default();
+        let state = random_position(&choices);
+        let Value::Array(rows) = game.encode_board(&state) else {
+            panic!("rows")
+        };
+        let text: Vec<&str> = rows.iter().filter_map(Value::as_str).collect();
+        let back = game.parse_board(&text.join("\n"), state.to_move()).unwrap();
+        prop_assert_eq!((back.rebels(), back.officers()), (state.rebels(), state.officers()));
+    }
+
+    #[test]
     fn generator_matches_oracle_on_random_boards(
         r in any::<u64>(), o1 in any::<u64>(), o2 in any::<u64>(), o3 in any::<u64>(),
         officers_move in any::<bool>(),
