@@ -6,9 +6,13 @@
 pub mod inprocess;
 pub mod process;
 pub mod protocol;
+pub mod python;
+pub mod serve;
 pub mod spec;
 
+use crate::engines::Builtins;
 use crate::games::{Game, Side};
+use spec::BotSpec;
 use std::time::Duration;
 
 /// What a bot is told at the start of a game.
@@ -105,4 +109,31 @@ pub trait Player<G: Game>: Send {
     fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move>;
     /// Tells the bot how the game ended, then makes sure nothing of it survives.
     fn finish(&mut self, end: &EndInfo) -> BotLog;
+}
+
+/// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
+/// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
+pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {
+    match spec {
+        BotSpec::Builtin(name) => {
+            let names = game.builtin_names();
+            if !names.contains(&name.as_str()) {
+                return Err(format!(
+                    "unknown built-in bot `{name}` for {}: expected one of {}",
+                    game.name(),
+                    names.join(", ")
+                ));
+            }
+            let game = game.clone();
+            let engine_name = name.clone();
+            Ok(Box::new(inprocess::InProcess::seeded(
+                name.clone(),
+                Box::new(move |seed| game.builtin(&engine_name, seed)),
+            )))
+        }
+        BotSpec::CoursePython { file, python } => Ok(Box::new(process::ProcessPlayer::new(
+            python::course_command(file, python.as_deref()),
+        ))),
+        BotSpec::Command(command) => Ok(Box::new(process::ProcessPlayer::new(command.clone()))),
+    }
 }
