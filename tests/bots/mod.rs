@@ -66,7 +66,7 @@ impl Game for Shapes {
         })
     }
     fn side_to_move(&self, state: &ShapesState) -> Side {
-        if state.ply % 2 == 0 {
+        if state.ply.is_multiple_of(2) {
             Side::First
         } else {
             Side::Second
