@@ -74,8 +74,8 @@ done
     let started = Instant::now();
     let log = finish(&mut p);
     assert!(
-        started.elapsed() < Duration::from_millis(400),
-        "a bot that exits on `end` is not waited for"
+        started.elapsed() < Duration::from_secs(2),
+        "finish is bounded"
     );
     assert!(log.stderr.contains(r#""type":"hello","protocol":1,"game":"shapes","role":"rebel","time_limit_ms":5000,"init_limit_ms":5000,"seed":7"#), "{}", log.stderr);
     assert!(

@@ -17,6 +17,7 @@ use super::spec::CommandSpec;
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
+use std::collections::BTreeSet;
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
@@ -149,6 +150,29 @@ struct Running {
     chatter: Arc<Mutex<Tail>>,
     /// Set once the group got SIGKILL: nothing more is sent.
     killed: bool,
+    /// Set once the leader is reaped: from then on its pid may belong to a stranger, so
+    /// the group is never signalled again.
+    reaped: bool,
+}
+
+/// The process groups of every bot started and not yet reaped, for [`kill_all_bots`].
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// SIGKILLs the process group of every bot this process started and has not reaped yet.
+///
+/// Bots run in their own process groups, so a Ctrl-C at the terminal does not reach them:
+/// the harness's SIGINT handling calls this (from a normal thread, not from inside a signal
+/// handler: it takes a lock) before it exits.
+pub fn kill_all_bots() {
+    for &pgid in live_groups().iter() {
+        if let Some(pid) = Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+        }
+    }
 }
 
 impl Running {
@@ -189,7 +213,9 @@ impl Running {
             stderr: stderr.clone(),
             chatter: chatter.clone(),
             killed: false,
+            reaped: false,
         };
+        live_groups().insert(pgid.as_raw_nonzero().get());
         let (Some(stdin), Some(stdout), Some(stderr_pipe)) = (stdin, stdout, stderr_pipe) else {
             return Err(Failure::new(
                 FailureKind::Spawn,
@@ -228,6 +254,9 @@ impl Running {
     }
 
     fn signal_group(&self, signal: Signal) {
+        if self.reaped {
+            return;
+        }
         // ESRCH (nobody left) is the good case; nothing else can be done about other errors.
         let _ = rustix::process::kill_process_group(self.pgid, signal);
     }
@@ -235,8 +264,21 @@ impl Running {
     /// SIGKILL to the whole group, and to the leader in case it left the group.
     fn kill(&mut self) {
         self.signal_group(Signal::KILL);
-        let _ = self.child.kill();
+        if !self.reaped {
+            let _ = self.child.kill();
+        }
         self.killed = true;
+    }
+
+    /// Waits (bounded) for the killed leader and collects it.
+    fn reap(&mut self) {
+        if self.reaped {
+            return;
+        }
+        if let Ok(Some(_)) = self.child.wait_timeout(REAP_LIMIT) {
+            self.reaped = true;
+            live_groups().remove(&self.pgid.as_raw_nonzero().get());
+        }
     }
 
     /// The leader's exit, if it has exited, without reaping it: while unreaped, its pid
@@ -387,7 +429,7 @@ impl Running {
         // Also for a bot that exited by itself: its children may still hold the pipes.
         self.kill();
         self.to_stdin = None;
-        let _ = self.child.wait_timeout(REAP_LIMIT);
+        self.reap();
     }
 }
 
@@ -396,7 +438,7 @@ impl Drop for Running {
         // An early return or a panic in the referee must leave no bot behind.
         self.kill();
         self.to_stdin = None;
-        let _ = self.child.wait_timeout(REAP_LIMIT);
+        self.reap();
     }
 }
 
@@ -633,5 +675,42 @@ impl<G: Game> Player<G> for ProcessPlayer {
             stderr,
             chatter,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kill_all_bots_reaches_every_live_group() {
+        // The lib's unit tests start no other bots, so killing every live group is safe here.
+        let command = CommandSpec::new("sh").arg("-c").arg("sleep 30 & sleep 30");
+        let mut run = Running::spawn(&command).expect("sh starts");
+        let pgid = run.pgid.as_raw_nonzero().get();
+        assert!(live_groups().contains(&pgid));
+        kill_all_bots();
+        let status = run.wait_exit(Duration::from_secs(2)).expect("killed");
+        assert_eq!(status.terminating_signal(), Some(9));
+        run.shut_down(None);
+        assert!(run.reaped);
+        assert!(!live_groups().contains(&pgid));
+    }
+
+    #[test]
+    fn the_tail_keeps_the_end_and_marks_the_cut() {
+        let tail = Tail::new(10);
+        let mut t = lock(&tail);
+        t.push(b"0123456789");
+        assert_eq!(t.text(), "0123456789");
+        t.push(b"abcdefghijklmnopqrstuvwxyz");
+        assert_eq!(t.text(), "[26 earlier bytes dropped]\nqrstuvwxyz");
+    }
+
+    #[test]
+    fn last_lines_of_stderr() {
+        assert_eq!(last_lines("a\nb\nc\nd\n", 2, 100), "c\nd");
+        assert_eq!(last_lines("only", 5, 100), "only");
+        assert_eq!(last_lines("", 5, 100), "");
     }
 }
