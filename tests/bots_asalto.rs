@@ -135,3 +135,20 @@ fn open_player_seats_every_kind_of_bot() {
     assert_eq!(record.illegal["rebel"] + record.illegal["officer"], 0);
     assert!(record.plies > 0);
 }
+
+/// A full-length game (1000 rounds at most) between the example bots: slow-ish, so
+/// opt-in (`cargo test --test bots_asalto -- --ignored`).
+#[test]
+#[ignore]
+fn a_full_length_game_between_the_example_bots() {
+    let started = std::time::Instant::now();
+    let record = play(bot("random_bot.py"), bot("random_bot.py"), 1000, 9);
+    eprintln!(
+        "{} plies, {} ({:?}) in {:?}",
+        record.plies,
+        record.reason,
+        record.winner,
+        started.elapsed()
+    );
+    assert_eq!(record.illegal["rebel"] + record.illegal["officer"], 0);
+}

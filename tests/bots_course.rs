@@ -269,3 +269,37 @@ fn a_flood_of_output_stays_bounded() {
     assert!(log.chatter.len() < 70 * 1024, "{}", log.chatter.len());
     assert!(log.stderr.len() < 70 * 1024, "{}", log.stderr.len());
 }
+
+#[test]
+fn a_bot_killing_itself_mid_game_is_a_crash_with_its_status() {
+    let record = play(
+        course(misbehaving("exit_midgame_bot.py")),
+        course(example("random_bot.py")),
+        10,
+    );
+    assert_eq!(record.reason, "crash");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+    assert_eq!(record.plies, 3, "the rebel's second turn is ply 2");
+    let detail = record.detail.unwrap_or_default();
+    assert!(detail.contains("exit status 5"), "{detail}");
+}
+
+#[test]
+fn a_forked_child_does_not_outlive_the_game() {
+    let file = misbehaving("forking_bot.py");
+    let record = play(course(file.clone()), course(example("random_bot.py")), 6);
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert!(
+        record.moves.iter().all(|m| m.verdict == "move"),
+        "{record:?}"
+    );
+    // `play` checked the process group. The fork also carries the file in its command line,
+    // and only this test runs this bot: any live process naming it is a survivor.
+    std::thread::sleep(Duration::from_millis(100));
+    let left: Vec<String> = processes_with(&file.to_string_lossy())
+        .into_iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .filter(|stat| !stat.contains(") Z "))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
