@@ -409,3 +409,37 @@ fn a_whole_game_through_the_referee_with_two_process_bots() {
         assert_group_gone(pgid.lock().unwrap().expect("started"));
     }
 }
+
+#[test]
+fn unsolicited_replies_are_dropped_and_noted() {
+    let (_dir, command) = sh_bot(&format!(
+        "read hello\n{READY}\n{MOVE}\nread turn\necho '{{\"type\":\"move\",\"move\":[[4,4],[3,4]]}}'\nread end\n"
+    ));
+    let (mut p, _, _) = started(command, 5000, 5000);
+    // Let the stray move arrive before the turn is sent.
+    std::thread::sleep(Duration::from_millis(300));
+    match turn(&mut p).reply {
+        Reply::Wire(v) => assert_eq!(v, serde_json::json!([[4, 4], [3, 4]])),
+        other => panic!("expected the real reply, got {other:?}"),
+    }
+    let log = finish(&mut p);
+    assert!(
+        log.chatter.contains("ignored unsolicited"),
+        "{}",
+        log.chatter
+    );
+}
+
+#[test]
+fn an_error_between_turns_counts_at_the_next_turn() {
+    let (_dir, command) = sh_bot(&format!(
+        "read hello\n{READY}\necho '{{\"type\":\"error\",\"message\":\"background thread died\"}}'\nsleep 30\n"
+    ));
+    let (mut p, _, pgid) = started(command, 5000, 5000);
+    std::thread::sleep(Duration::from_millis(300));
+    let (kind, detail) = failure(&turn(&mut p).reply);
+    assert_eq!(kind, FailureKind::Exception);
+    assert_eq!(detail, "background thread died");
+    finish(&mut p);
+    assert_group_gone(pgid);
+}
