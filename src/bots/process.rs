@@ -535,6 +535,12 @@ fn last_lines(text: &str, lines: usize, max: usize) -> String {
     truncate_front(&trimmed[start..], max)
 }
 
+/// `from + limit`, for any limit a configuration can hold (no overflow panic).
+fn deadline_after(from: Instant, limit: Duration) -> Instant {
+    const FAR: Duration = Duration::from_secs(365 * 24 * 3600);
+    from.checked_add(limit.min(FAR)).unwrap_or(from)
+}
+
 fn exception(message: &serde_json::Value) -> Failure {
     let text = FromBot::error_text(message);
     let text = if text.trim().is_empty() {
@@ -560,7 +566,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
             init_limit_ms: setup.init_limit.as_millis() as u64,
             seed: setup.seed,
         });
-        let deadline = Instant::now() + setup.init_limit;
+        let deadline = deadline_after(Instant::now(), setup.init_limit);
         let failure = match run.next(deadline) {
             Got::Message(_, FromBot::Ready { name }) => {
                 self.name = name.clone();
@@ -618,7 +624,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
             board: game.encode_board(state),
             fields: game.turn_fields(state),
         });
-        let deadline = sent + limit;
+        let deadline = deadline_after(sent, limit);
         let since = |at: Instant| at.saturating_duration_since(sent);
         match run.next(deadline) {
             Got::Message(at, FromBot::Move { mv }) => TurnReply {
