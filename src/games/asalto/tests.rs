@@ -304,16 +304,19 @@ fn perft_table_oracle() {
     }
 }
 
-/// Deeper perft, for timing with `cargo test --release -- --ignored perft_deep`.
+/// Deeper perft, checked against the generic path; time the fast path with
+/// `cargo test --release --lib perft_deep -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn perft_deep() {
     let game = Asalto::default();
     let start = game.initial();
-    for depth in 6..=7 {
+    for (depth, want) in [(6, 68_374), (7, 730_384)] {
         let t = std::time::Instant::now();
         let n = game.perft_fast(&start, depth);
         println!("perft({depth}) = {n} in {:?}", t.elapsed());
+        assert_eq!(n, want);
+        assert_eq!(perft(&game, &start, depth), want);
     }
 }
 
@@ -369,7 +372,9 @@ fn data_driven_cases() {
         let game = Asalto {
             round_limit: case.round_limit.unwrap_or(1000),
         };
-        let side = moves::side_of_role(&case.side).expect("side is rebel or officer");
+        let side = game
+            .side_named(&case.side)
+            .expect("side is rebel or officer");
         let start = load(&case.board, side);
 
         for (i, &want) in case.perft.iter().enumerate() {
@@ -457,7 +462,7 @@ fn check_turn(game: &Asalto, state: &mut State, turn: &Turn, at: &str) -> bool {
         let winner = o
             .winner
             .as_deref()
-            .map(|w| moves::side_of_role(w).expect("winner role"));
+            .map(|w| game.side_named(w).expect("winner role"));
         (winner, o.reason.clone())
     });
     let got = outcome.map(|o: Outcome| (o.winner, o.reason.to_string()));
@@ -506,6 +511,17 @@ fn illegal_messages_are_precise() {
     );
     let long = Value::Array(vec![json!("x".repeat(100)); 3]);
     assert!(msg(long).len() < 120);
+}
+
+#[test]
+fn no_line_through_an_off_board_midpoint() {
+    let officer = Point::new(2, 0).unwrap();
+    let rebels = board::points(board::ALL)
+        .filter(|p| p.row() >= 3)
+        .fold(0, |m, p| m | p.bit());
+    let s = State::from_bitboards(rebels, officer.bit(), OFFICERS).unwrap();
+    let err = parse_move(&s, &json!([[2, 0], [0, 2]])).unwrap_err();
+    assert_eq!(err.code(), "not_step_or_jump");
 }
 
 #[test]
@@ -675,6 +691,27 @@ proptest! {
         let state = random_position(&choices);
         prop_assert_eq!(game.perft_fast(&state, depth), perft(&game, &state, depth));
         prop_assert_eq!(game.perft_fast(&state, 1), oracle_perft(&game, &state, 1));
+    }
+
+    #[test]
+    fn board_text_never_panics_and_round_trips(text in "[RO. x\t\r\n]{0,80}") {
+        let game = Asalto::default();
+        if let Ok(state) = game.parse_board(&text, REBELS) {
+            let rows = state.rows().join("\n");
+            prop_assert_eq!(game.parse_board(&rows, REBELS), Ok(state));
+        }
+    }
+
+    #[test]
+    fn encoded_boards_parse_back(choices in vec(any::<u32>(), 0..60)) {
+        let game = Asalto::default();
+        let state = random_position(&choices);
+        let Value::Array(rows) = game.encode_board(&state) else {
+            panic!("rows")
+        };
+        let text: Vec<&str> = rows.iter().filter_map(Value::as_str).collect();
+        let back = game.parse_board(&text.join("\n"), state.to_move()).unwrap();
+        prop_assert_eq!((back.rebels(), back.officers()), (state.rebels(), state.officers()));
     }
 
     #[test]
