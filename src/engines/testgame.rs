@@ -424,3 +424,104 @@ fn greedy_takes_a_win_and_random_plays_legal_moves() {
         assert!(matches!(mv, Some(2 | 5 | 6 | 7 | 8)));
     }
 }
+
+/// Two piles, one per side; a move takes one or two counters from the mover's own pile,
+/// and a side whose pile is empty passes. Whoever takes the very last counter loses.
+#[derive(Clone, Debug)]
+struct Piles;
+
+#[derive(Clone, Debug, PartialEq)]
+struct PilesState {
+    piles: [u32; 2],
+    to_move: Side,
+}
+
+impl Game for Piles {
+    type State = PilesState;
+    type Move = u32;
+    type Illegal = MnkIllegal;
+
+    fn name(&self) -> &'static str {
+        "piles"
+    }
+    fn roles(&self) -> [&'static str; 2] {
+        ["a", "b"]
+    }
+    fn initial(&self) -> PilesState {
+        PilesState {
+            piles: [3, 3],
+            to_move: Side::First,
+        }
+    }
+    fn parse_board(&self, _text: &str, _side: Side) -> Result<PilesState, BoardError> {
+        Err(BoardError {
+            line: 0,
+            message: "unsupported".into(),
+        })
+    }
+    fn side_to_move(&self, state: &PilesState) -> Side {
+        state.to_move
+    }
+    fn legal_moves(&self, state: &PilesState, out: &mut Vec<u32>) {
+        out.extend((1..=2).filter(|&n| n <= state.piles[state.to_move.index()]));
+    }
+    fn parse_move(&self, _state: &PilesState, _reply: &Value) -> Result<u32, MnkIllegal> {
+        Err(MnkIllegal::Bad)
+    }
+    fn move_to_wire(&self, mv: &u32) -> Value {
+        Value::from(*mv)
+    }
+    fn play(&self, state: &mut PilesState, mv: &u32) -> Option<Outcome> {
+        let me = state.to_move;
+        state.piles[me.index()] -= mv;
+        state.to_move = me.other();
+        (state.piles == [0, 0]).then(|| Outcome::win(me.other(), "took_last"))
+    }
+    fn play_illegal(&self, state: &mut PilesState, _why: &MnkIllegal) -> Option<Outcome> {
+        Some(Outcome::win(state.to_move.other(), "illegal"))
+    }
+    fn play_pass(&self, state: &mut PilesState) -> Option<Outcome> {
+        state.to_move = state.to_move.other();
+        None
+    }
+    fn encode_board(&self, state: &PilesState) -> Value {
+        Value::from(state.piles.to_vec())
+    }
+    fn turn_fields(&self, _state: &PilesState) -> Map<String, Value> {
+        Map::new()
+    }
+    fn render(&self, state: &PilesState) -> String {
+        format!("{:?}", state.piles)
+    }
+}
+
+impl Heuristic for Piles {
+    fn evaluate(&self, _state: &PilesState, _perspective: Side) -> i32 {
+        0
+    }
+    fn hash(&self, state: &PilesState) -> u64 {
+        (state.piles[0] as u64) << 33 | (state.piles[1] as u64) << 1 | state.to_move.index() as u64
+    }
+}
+
+#[test]
+fn alphabeta_searches_through_passes() {
+    // a: 2, b: 1. Taking both leaves b to take the last counter; taking one loses.
+    let state = PilesState {
+        piles: [2, 1],
+        to_move: Side::First,
+    };
+    let mut ab = AlphaBeta::new(0);
+    let (mv, stats) = ab.search(&Piles, &state, LONG);
+    assert_eq!(mv, Some(2));
+    assert_eq!(stats.score, super::WIN - 2);
+    // a: 3, b: 0. b always passes, a loses whatever it does: it should lose as late as
+    // possible, one counter at a time (a, pass, a, pass, a: the loss comes at ply 5).
+    let state = PilesState {
+        piles: [3, 0],
+        to_move: Side::First,
+    };
+    let (mv, stats) = ab.search(&Piles, &state, LONG);
+    assert_eq!(mv, Some(1));
+    assert_eq!(stats.score, -(super::WIN - 5));
+}
