@@ -1,12 +1,34 @@
-//! Asalto, as the course league plays it (shared/rules/asalto.md).
-//! Placeholder: the engine lands with the rules-engine work.
+//! Asalto, as the course league plays it (shared/rules/asalto.md): 24 rebels try to fill
+//! the fortress, 2 officers try to capture them.
+//!
+//! - [`board`]: points, bitboards, line tables, the position and its text forms;
+//! - [`moves`]: moves, generation, unchecked play, the end rules, fast perft;
+//! - [`parse`]: a bot's JSON reply to a checked move or a typed illegal reason.
+//!
+//! The [`Game`] implementation glues them together for the referee; searchers use the
+//! module functions directly ([`generate`], [`Asalto::play_unchecked`]) and skip the JSON.
 
-use super::{Game, Outcome, ReasonCode, Side};
-use serde_json::{Map, Value};
+pub mod board;
+pub mod moves;
+pub mod parse;
+#[cfg(test)]
+mod tests;
+
+pub use board::{FORTRESS, OFFICERS, POINTS, Piece, Point, REBELS, State};
+pub use moves::{
+    Chain, MAX_LANDINGS, Move, any_capture, generate, huff_victim, officer_can_capture,
+    officers_can_move,
+};
+pub use parse::{Illegal, parse_move};
+
+use super::{BoardError, Game, Outcome, Side};
+use serde_json::{Map, Value, json};
 
 /// The Asalto rules with a configurable round limit (the course plays 1000).
 #[derive(Clone, Debug)]
 pub struct Asalto {
+    /// Rounds (a rebel turn and an officer turn) before the game is decided on illegal-move
+    /// counts: it ends after `2 * round_limit` turns of any kind.
     pub round_limit: u32,
 }
 
@@ -16,28 +38,11 @@ impl Default for Asalto {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct State;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Move;
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Illegal {
-    #[error("not a move")]
-    WrongShape,
-}
-
-impl ReasonCode for Illegal {
-    fn code(&self) -> &'static str {
-        "wrong_shape"
-    }
-}
-
 impl Game for Asalto {
     type State = State;
     type Move = Move;
     type Illegal = Illegal;
+
     fn name(&self) -> &'static str {
         "asalto"
     }
@@ -45,39 +50,56 @@ impl Game for Asalto {
         ["rebel", "officer"]
     }
     fn initial(&self) -> State {
-        todo!()
+        State::initial()
     }
-    fn parse_board(&self, _: &str, _: Side) -> Result<State, super::BoardError> {
-        todo!()
+    fn parse_board(&self, text: &str, side: Side) -> Result<State, BoardError> {
+        board::parse_rows(text, side)
     }
-    fn side_to_move(&self, _: &State) -> Side {
-        todo!()
+    fn side_to_move(&self, state: &State) -> Side {
+        state.to_move()
     }
-    fn legal_moves(&self, _: &State, _: &mut Vec<Move>) {
-        todo!()
+    fn legal_moves(&self, state: &State, out: &mut Vec<Move>) {
+        generate(state, out);
     }
-    fn parse_move(&self, _: &State, _: &Value) -> Result<Move, Illegal> {
-        todo!()
+    fn parse_move(&self, state: &State, reply: &Value) -> Result<Move, Illegal> {
+        parse_move(state, reply)
     }
-    fn move_to_wire(&self, _: &Move) -> Value {
-        todo!()
+    fn move_to_wire(&self, mv: &Move) -> Value {
+        Value::Array(
+            mv.points()
+                .into_iter()
+                .map(|p| json!([p.row(), p.col()]))
+                .collect(),
+        )
     }
-    fn play(&self, _: &mut State, _: &Move) -> Option<Outcome> {
-        todo!()
+    fn play(&self, state: &mut State, mv: &Move) -> Option<Outcome> {
+        self.play_unchecked(state, mv)
     }
-    fn play_illegal(&self, _: &mut State, _: &Illegal) -> Option<Outcome> {
-        todo!()
+    fn play_illegal(&self, state: &mut State, _why: &Illegal) -> Option<Outcome> {
+        self.play_illegal_turn(state)
     }
-    fn play_pass(&self, _: &mut State) -> Option<Outcome> {
-        todo!()
+    fn play_pass(&self, state: &mut State) -> Option<Outcome> {
+        self.end_turn(state)
     }
-    fn encode_board(&self, _: &State) -> Value {
-        todo!()
+    fn encode_board(&self, state: &State) -> Value {
+        Value::Array(state.rows().into_iter().map(Value::String).collect())
     }
-    fn turn_fields(&self, _: &State) -> Map<String, Value> {
-        todo!()
+    fn turn_fields(&self, state: &State) -> Map<String, Value> {
+        let mut fields = Map::new();
+        fields.insert("ply".into(), json!(state.ply()));
+        fields.insert(
+            "illegal".into(),
+            json!({"rebel": state.illegal(REBELS), "officer": state.illegal(OFFICERS)}),
+        );
+        fields
     }
-    fn render(&self, _: &State) -> String {
-        todo!()
+    fn move_kind(&self, mv: &Move) -> &'static str {
+        match mv {
+            Move::Huff { .. } => "huff",
+            _ => "move",
+        }
+    }
+    fn render(&self, state: &State) -> String {
+        state.render()
     }
 }

@@ -1,0 +1,344 @@
+//! Reading a bot's reply: any JSON value becomes a checked [`Move`] or a typed [`Illegal`]
+//! reason.
+//!
+//! Checks run from the most basic to the most specific, so a reply gets the reason that
+//! names its first real fault: shape, then number types, then ranges (over the whole
+//! reply), then the piece on the start point, then segment by segment: the board edge,
+//! the geometry (step or jump along a line), the direction rules, and last the occupancy of
+//! the target. A rule about the move's kind comes before the board's contents because it
+//! would hold on any board.
+//!
+//! Coordinates must be JSON integers. Numbers written with a fraction or an exponent are
+//! floats and count as `not_integers` even when whole (`2.0`): the wire format is integer
+//! points and such a bot is worth telling. Integers too large for 64 bits (which the JSON
+//! reader can only hold as floats) are `out_of_range`, like any other whole number that is
+//! not 0..=6.
+
+use super::board::{self, Piece, Point, REBELS, State};
+use super::moves::{Chain, Move, huff_victim};
+use crate::games::ReasonCode;
+use serde_json::Value;
+
+/// Why a reply is not an Asalto move. Points are `[row, col]`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Illegal {
+    #[error("not a move: {detail}")]
+    WrongShape { detail: String },
+    #[error("coordinates must be integers, got {value}")]
+    NotIntegers { value: String },
+    #[error("coordinate {value} is out of range (rows and columns are 0..6)")]
+    OutOfRange { value: String },
+    #[error("point {at} is off the board")]
+    OffBoard { at: Point0 },
+    #[error("point {at} holds {found}, not one of your pieces")]
+    NotYourPiece { at: Point, found: &'static str },
+    #[error("target {at} is occupied")]
+    Occupied { at: Point },
+    #[error("a rebel may not move down ({from} -> {to})")]
+    RebelDown { from: Point, to: Point },
+    #[error("a rebel may not move away from the middle column ({from} -> {to})")]
+    RebelOutward { from: Point, to: Point },
+    #[error("a rebel steps one point; it cannot jump ({from} -> {to})")]
+    RebelJump { from: Point, to: Point },
+    #[error("a rebel move is exactly two points, got {points}")]
+    RebelMultiStep { points: usize },
+    #[error("no diagonal line leaves {from} (only points with row % 2 == col % 2 have them)")]
+    NoDiagonal { from: Point, to: Point },
+    #[error("{from} -> {to} is neither a step nor a jump along a line")]
+    NotStepOrJump { from: Point, to: Point },
+    #[error("every segment of a chain must capture; {from} -> {to} is a plain step")]
+    StepInChain { from: Point, to: Point },
+    #[error("the jump {from} -> {to} passes over {over}, which holds {found}, not a rebel")]
+    JumpOverNonRebel {
+        from: Point,
+        to: Point,
+        over: Point,
+        found: &'static str,
+    },
+}
+
+/// A coordinate pair that passed the range check but may be off the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point0 {
+    pub row: usize,
+    pub col: usize,
+}
+
+impl std::fmt::Display for Point0 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{},{}]", self.row, self.col)
+    }
+}
+
+impl ReasonCode for Illegal {
+    fn code(&self) -> &'static str {
+        match self {
+            Illegal::WrongShape { .. } => "wrong_shape",
+            Illegal::NotIntegers { .. } => "not_integers",
+            Illegal::OutOfRange { .. } => "out_of_range",
+            Illegal::OffBoard { .. } => "off_board",
+            Illegal::NotYourPiece { .. } => "not_your_piece",
+            Illegal::Occupied { .. } => "occupied",
+            Illegal::RebelDown { .. } => "rebel_down",
+            Illegal::RebelOutward { .. } => "rebel_outward",
+            Illegal::RebelJump { .. } => "rebel_jump",
+            Illegal::RebelMultiStep { .. } => "rebel_multi_step",
+            Illegal::NoDiagonal { .. } => "no_diagonal",
+            Illegal::NotStepOrJump { .. } => "not_step_or_jump",
+            Illegal::StepInChain { .. } => "step_in_chain",
+            Illegal::JumpOverNonRebel { .. } => "jump_over_non_rebel",
+        }
+    }
+}
+
+/// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
+fn excerpt(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() <= 40 {
+        text
+    } else {
+        let cut: String = text.chars().take(37).collect();
+        format!("{cut}...")
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn describe(p: Option<Piece>) -> &'static str {
+    match p {
+        None => "nothing",
+        Some(Piece::Rebel) => "a rebel",
+        Some(Piece::Officer) => "an officer",
+    }
+}
+
+/// One coordinate: an integer in 0..=6.
+fn coordinate(v: &Value) -> Result<usize, Illegal> {
+    let not_int = || Illegal::NotIntegers { value: excerpt(v) };
+    let out = || Illegal::OutOfRange { value: excerpt(v) };
+    let Value::Number(n) = v else {
+        return Err(not_int());
+    };
+    if let Some(i) = n.as_u64() {
+        return usize::try_from(i)
+            .ok()
+            .filter(|&i| i < board::SIZE)
+            .ok_or_else(out);
+    }
+    if n.as_i64().is_some() {
+        return Err(out());
+    }
+    match n.as_f64() {
+        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
+        Some(f) if f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18 => Err(out()),
+        _ => Err(not_int()),
+    }
+}
+
+/// The reply as grid coordinates, or why it is not a list of `[row, col]` points.
+fn coordinates(reply: &Value) -> Result<Vec<Point0>, Illegal> {
+    let shape = |detail: String| Illegal::WrongShape { detail };
+    let list = match reply {
+        Value::Array(list) if list.len() >= 2 => list,
+        Value::Array(list) => {
+            return Err(shape(format!(
+                "expected a list of two or more [row, col] points, got a list of {}",
+                list.len()
+            )));
+        }
+        other => {
+            return Err(shape(format!(
+                "expected a list of two or more [row, col] points, got {}",
+                kind_of(other)
+            )));
+        }
+    };
+    let mut pairs = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        match item {
+            Value::Array(pair) if pair.len() == 2 => pairs.push((&pair[0], &pair[1])),
+            other => {
+                return Err(shape(format!(
+                    "point {} is not a [row, col] pair: {}",
+                    i + 1,
+                    excerpt(other)
+                )));
+            }
+        }
+    }
+    // Types before ranges over the whole reply: a float anywhere is the more basic fault.
+    for &(r, c) in &pairs {
+        for v in [r, c] {
+            if !matches!(v, Value::Number(n) if n.is_u64() || n.is_i64()) {
+                coordinate(v)?;
+            }
+        }
+    }
+    pairs
+        .into_iter()
+        .map(|(r, c)| {
+            Ok(Point0 {
+                row: coordinate(r)?,
+                col: coordinate(c)?,
+            })
+        })
+        .collect()
+}
+
+fn on_board(p: Point0) -> Result<Point, Illegal> {
+    Point::new(p.row, p.col).ok_or(Illegal::OffBoard { at: p })
+}
+
+/// A segment's geometry: a step or a jump along some direction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    Step,
+    Jump,
+}
+
+/// Classifies `from -> to` and checks the line exists from `from`.
+fn segment(from: Point, to: Point) -> Result<(Segment, bool), Illegal> {
+    let dr = to.row().abs_diff(from.row());
+    let dc = to.col().abs_diff(from.col());
+    let (kind, diagonal) = match (dr, dc) {
+        (0, 1) | (1, 0) => (Segment::Step, false),
+        (1, 1) => (Segment::Step, true),
+        (0, 2) | (2, 0) => (Segment::Jump, false),
+        (2, 2) => (Segment::Jump, true),
+        _ => return Err(Illegal::NotStepOrJump { from, to }),
+    };
+    if diagonal && !from.has_diagonals() {
+        return Err(Illegal::NoDiagonal { from, to });
+    }
+    Ok((kind, diagonal))
+}
+
+/// Parses and checks a reply for the side to move of `state`.
+pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
+    let coords = coordinates(reply)?;
+    let (&first, rest) = match coords.split_first() {
+        Some(split) => split,
+        None => {
+            return Err(Illegal::WrongShape {
+                detail: "expected a list of two or more [row, col] points".into(),
+            });
+        }
+    };
+    let from = on_board(first)?;
+    let mine = if state.to_move() == REBELS {
+        Piece::Rebel
+    } else {
+        Piece::Officer
+    };
+    let found = state.piece_at(from);
+    if found != Some(mine) {
+        return Err(Illegal::NotYourPiece {
+            at: from,
+            found: describe(found),
+        });
+    }
+    match mine {
+        Piece::Rebel => rebel_move(state, from, rest),
+        Piece::Officer => officer_move(state, from, rest),
+    }
+}
+
+fn rebel_move(state: &State, from: Point, rest: &[Point0]) -> Result<Move, Illegal> {
+    let Some(&target) = rest.first() else {
+        return Err(Illegal::WrongShape {
+            detail: "expected a list of two or more [row, col] points".into(),
+        });
+    };
+    let to = on_board(target)?;
+    let (kind, _) = segment(from, to)?;
+    if kind == Segment::Jump {
+        return Err(Illegal::RebelJump { from, to });
+    }
+    if to.row() > from.row() {
+        return Err(Illegal::RebelDown { from, to });
+    }
+    let outward =
+        (from.col() < 3 && to.col() < from.col()) || (from.col() > 3 && to.col() > from.col());
+    if outward {
+        return Err(Illegal::RebelOutward { from, to });
+    }
+    if state.piece_at(to).is_some() {
+        return Err(Illegal::Occupied { at: to });
+    }
+    if rest.len() > 1 {
+        return Err(Illegal::RebelMultiStep {
+            points: rest.len() + 1,
+        });
+    }
+    Ok(Move::RebelStep { from, to })
+}
+
+fn officer_move(state: &State, from: Point, rest: &[Point0]) -> Result<Move, Illegal> {
+    let chained = rest.len() > 1;
+    // The board as the chain unfolds: the officer has left its start, and each capture
+    // takes its rebel off at once.
+    let mut rebels = state.rebels();
+    let mut occupied = (state.rebels() | state.officers()) & !from.bit();
+    let mut chain = Chain::new(from);
+    let mut at = from;
+    for &target in rest {
+        let to = on_board(target)?;
+        let (kind, _) = segment(at, to)?;
+        match kind {
+            Segment::Step => {
+                if chained {
+                    return Err(Illegal::StepInChain { from: at, to });
+                }
+                if occupied & to.bit() != 0 {
+                    return Err(Illegal::Occupied { at: to });
+                }
+                return Ok(match huff_victim(state, from) {
+                    Some(removed) => Move::Huff { from, to, removed },
+                    None => Move::OfficerStep { from, to },
+                });
+            }
+            Segment::Jump => {
+                // A jump's midpoint always exists: `segment` accepted a line two long.
+                let Some(over) = board::between(at, to) else {
+                    return Err(Illegal::NotStepOrJump { from: at, to });
+                };
+                if rebels & over.bit() == 0 {
+                    let found = if occupied & over.bit() != 0 {
+                        "an officer"
+                    } else {
+                        "nothing"
+                    };
+                    return Err(Illegal::JumpOverNonRebel {
+                        from: at,
+                        to,
+                        over,
+                        found,
+                    });
+                }
+                if occupied & to.bit() != 0 {
+                    return Err(Illegal::Occupied { at: to });
+                }
+                if !chain.push(to) {
+                    // Unreachable: each landing removes one of at most 32 rebels.
+                    return Err(Illegal::WrongShape {
+                        detail: "chain longer than the rebels it could capture".into(),
+                    });
+                }
+                rebels &= !over.bit();
+                occupied = (occupied & !over.bit()) | to.bit();
+                occupied &= !at.bit();
+                at = to;
+            }
+        }
+    }
+    Ok(Move::Capture(chain))
+}
