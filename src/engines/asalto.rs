@@ -29,6 +29,8 @@ const IN_FORTRESS: i32 = 45;
 /// Per fortress point filled beyond six: the last points are the hardest to take.
 const FORTRESS_NEAR_FULL: i32 = 80;
 const DISTANCE: i32 = 9;
+/// Per row climbed, inside the fortress too: the rebels fill it from the top down.
+const ROW: i32 = 4;
 const THREATENED: i32 = 70;
 const OFFICER_MOBILITY: i32 = 6;
 /// Officers with this many free points or fewer are in danger of being shut in.
@@ -107,6 +109,7 @@ fn rebel_score(state: &State) -> i32 {
         * board::points(rebels & !FORTRESS)
             .map(distance_to_fortress)
             .sum::<i32>();
+    score -= ROW * board::points(rebels).map(|p| p.row() as i32).sum::<i32>();
 
     if state.to_move() == REBELS {
         // The rebels can cover one threat with their move, rarely more.

@@ -110,7 +110,7 @@ fn match_up(
     weak: &dyn Fn(u64) -> Box<dyn Engine<Asalto>>,
     games: u64,
 ) -> [u64; 2] {
-    let game = Asalto { round_limit: 150 };
+    let game = Asalto { round_limit: std::env::var("ASROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(150) };
     let mut wins = [0; 2];
     for seed in 0..games {
         for strong_side in Side::BOTH {
