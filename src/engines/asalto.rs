@@ -21,8 +21,9 @@ use crate::games::Side;
 use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
 use crate::games::asalto::{Asalto, Move, State};
 
-const REBEL: i32 = 100;
-/// Extra value of each rebel short of 12: the officers need only a few more captures.
+const REBEL: i32 = 60;
+/// Extra value of each rebel short of 15: the officers need only a few more captures, and
+/// the rebels need spare pieces to cover the ones filling the fortress.
 const LAST_REBELS: i32 = 120;
 const OFFICER: i32 = 450;
 const IN_FORTRESS: i32 = 45;
@@ -32,6 +33,10 @@ const DISTANCE: i32 = 9;
 /// Per row climbed, inside the fortress too: the rebels fill it from the top down.
 const ROW: i32 = 4;
 const THREATENED: i32 = 70;
+const OFFICER_IN_FORTRESS: i32 = 40;
+/// A game decided by the officers' forced capture: beyond every other evaluation, short
+/// of the search's own decided scores.
+const DECIDED: i32 = 100_000;
 const OFFICER_MOBILITY: i32 = 6;
 /// Officers with this many free points or fewer are in danger of being shut in.
 const CRAMPED: u32 = 2;
@@ -70,37 +75,47 @@ fn threatened_rebels(state: &State) -> u64 {
     threatened
 }
 
-/// The most rebels one capture chain of the officer on `at` can take.
-fn longest_chain(at: Point, rebels: u64, empty: u64) -> u32 {
-    let mut best = 0;
-    for d in 0..8 {
-        if let (Some(mid), Some(to)) = (board::step(at, d), board::jump(at, d))
-            && rebels & mid.bit() != 0
-            && empty & to.bit() != 0
-        {
-            let empty = (empty | mid.bit() | at.bit()) & !to.bit();
-            best = best.max(1 + longest_chain(to, rebels & !mid.bit(), empty));
-        }
+/// The position after the officers' forced capture that takes the most rebels, or `None`
+/// when they have no capture. A score instead when that capture ends the game.
+fn after_forced_capture(state: &State) -> Option<Result<State, i32>> {
+    if state.to_move() != OFFICERS || threatened_rebels(state) == 0 {
+        return None;
     }
-    best
+    let mut moves = Vec::new();
+    crate::games::asalto::generate(state, &mut moves);
+    let best = moves.iter().max_by_key(|mv| match mv {
+        Move::Capture(chain) => chain.captured().count_ones(),
+        _ => 0,
+    })?;
+    let mut next = *state;
+    // The round limit plays no part in an evaluation.
+    let rules = Asalto {
+        round_limit: u32::MAX,
+    };
+    Some(match rules.play_unchecked(&mut next, best) {
+        Some(outcome) if outcome.winner == Some(OFFICERS) => Err(-DECIDED),
+        Some(outcome) if outcome.winner == Some(REBELS) => Err(DECIDED),
+        _ => Ok(next),
+    })
 }
 
 /// The position's value for the rebels.
 fn rebel_score(state: &State) -> i32 {
+    // With a capture on the board the officers must take: judge the position after it
+    // (the searchers play captures out themselves; the greedy bot only sees them here).
+    match after_forced_capture(state) {
+        Some(Ok(next)) => return quiet_rebel_score(&next),
+        Some(Err(score)) => return score,
+        None => {}
+    }
+    quiet_rebel_score(state)
+}
+
+fn quiet_rebel_score(state: &State) -> i32 {
     let rebels = state.rebels();
     let threatened = threatened_rebels(state).count_ones() as i32;
-    let mut count = rebels.count_ones() as i32;
-    if state.to_move() == OFFICERS && threatened > 0 {
-        // A capture is forced and the officers pick the longest: count those rebels as
-        // gone (the searchers play this out; the greedy bot only sees it here).
-        let empty = state.empty();
-        let taken = board::points(state.officers())
-            .map(|o| longest_chain(o, rebels, empty | o.bit()))
-            .max()
-            .unwrap_or(0) as i32;
-        count -= taken;
-    }
-    let mut score = REBEL * count - LAST_REBELS * (12 - count).max(0);
+    let count = rebels.count_ones() as i32;
+    let mut score = REBEL * count - LAST_REBELS * (15 - count).max(0);
     score -= OFFICER * state.officers().count_ones() as i32;
 
     let fortress = (rebels & FORTRESS).count_ones() as i32;
@@ -111,14 +126,25 @@ fn rebel_score(state: &State) -> i32 {
             .sum::<i32>();
     score -= ROW * board::points(rebels).map(|p| p.row() as i32).sum::<i32>();
 
-    if state.to_move() == REBELS {
-        // The rebels can cover one threat with their move, rarely more.
-        score -= THREATENED * (threatened - 1).max(0) + THREATENED / 3 * threatened.min(1);
-    }
+    // The rebels can cover one threat with their move, rarely more. (With the officers to
+    // move there is no threat left here: the capture has been played out.)
+    score -= THREATENED * (threatened - 1).max(0) + THREATENED / 3 * threatened.min(1);
+    // An officer on a fortress point must be lured out before the fortress can fill.
+    score -= OFFICER_IN_FORTRESS * (state.officers() & FORTRESS).count_ones() as i32;
 
     let empty = state.empty();
     for officer in board::points(state.officers()) {
-        let free = (board::officer_steps(officer) & empty).count_ones();
+        // A jump is freedom too, and worth more than a step: an officer that can capture
+        // is nowhere near shut in.
+        let jumps = (0..8)
+            .filter(
+                |&d| match (board::step(officer, d), board::jump(officer, d)) {
+                    (Some(mid), Some(to)) => rebels & mid.bit() != 0 && empty & to.bit() != 0,
+                    _ => false,
+                },
+            )
+            .count() as u32;
+        let free = (board::officer_steps(officer) & empty).count_ones() + 3 * jumps;
         score -= OFFICER_MOBILITY * free as i32;
         if free <= CRAMPED {
             score += CRAMPED_PENALTY * (CRAMPED + 1 - free) as i32;
