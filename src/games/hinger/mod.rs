@@ -1,0 +1,1 @@
+//! Hinger (placeholder).
