@@ -96,7 +96,7 @@ pub fn five_through(stones: u64, cell: usize) -> bool {
 
 /// Whether `stones` fill any window.
 pub fn has_five(stones: u64) -> bool {
-    WINDOWS.iter().any(|&mask| stones & mask == mask)
+    WINDOWS.iter().any(|&mask| mask & !stones == 0)
 }
 
 /// Whether every window holds stones of both colours, so that nobody can ever win.
