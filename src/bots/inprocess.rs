@@ -1,14 +1,18 @@
 //! A built-in engine seated as a player, without a process or a pipe.
 
-use super::{BotLog, EndInfo, Failure, Player, Reply, Setup, TurnReply};
+use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::engines::Engine;
 use crate::games::Game;
 use std::time::{Duration, Instant};
 
+/// Makes an engine for a seat's seed (known only when the game starts).
+pub type EngineFactory<G> = Box<dyn Fn(u64) -> Option<Box<dyn Engine<G>>> + Send>;
+
 /// Seats an engine; it spends `budget_fraction` of the move limit per move.
 pub struct InProcess<G: Game> {
     name: String,
-    engine: Box<dyn Engine<G>>,
+    engine: Option<Box<dyn Engine<G>>>,
+    factory: Option<EngineFactory<G>>,
     budget_fraction: f64,
     budget: Duration,
 }
@@ -17,10 +21,23 @@ pub struct InProcess<G: Game> {
 pub const DEFAULT_BUDGET_FRACTION: f64 = 0.4;
 
 impl<G: Game> InProcess<G> {
+    /// Seats an engine that already exists (its seed chosen by the caller).
     pub fn new(name: impl Into<String>, engine: Box<dyn Engine<G>>) -> Self {
         InProcess {
             name: name.into(),
-            engine,
+            engine: Some(engine),
+            factory: None,
+            budget_fraction: DEFAULT_BUDGET_FRACTION,
+            budget: Duration::ZERO,
+        }
+    }
+
+    /// Seats an engine made in `start` from the seat's seed, so games replay from their seed.
+    pub fn seeded(name: impl Into<String>, factory: EngineFactory<G>) -> Self {
+        InProcess {
+            name: name.into(),
+            engine: None,
+            factory: Some(factory),
             budget_fraction: DEFAULT_BUDGET_FRACTION,
             budget: Duration::ZERO,
         }
@@ -35,12 +52,25 @@ impl<G: Game> InProcess<G> {
 impl<G: Game> Player<G> for InProcess<G> {
     fn start(&mut self, _game: &G, setup: &Setup) -> Result<Option<String>, Failure> {
         self.budget = setup.move_limit.mul_f64(self.budget_fraction);
+        if let Some(factory) = &self.factory {
+            self.engine = factory(setup.seed);
+        }
+        if self.engine.is_none() {
+            return Err(Failure::new(
+                FailureKind::Spawn,
+                format!("built-in engine `{}` is not available", self.name),
+            ));
+        }
         Ok(Some(self.name.clone()))
     }
 
     fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
         let started = Instant::now();
-        let reply = match self.engine.choose(game, state, self.budget) {
+        let choice = self
+            .engine
+            .as_mut()
+            .and_then(|engine| engine.choose(game, state, self.budget));
+        let reply = match choice {
             Some(mv) => Reply::Checked(mv),
             // The referee never asks a side without legal moves; an engine that finds
             // none anyway answers the way a bot with nothing to say would.

@@ -6,9 +6,13 @@
 pub mod inprocess;
 pub mod process;
 pub mod protocol;
+pub mod python;
+pub mod serve;
 pub mod spec;
 
+use crate::engines::Builtins;
 use crate::games::{Game, Side};
+use spec::BotSpec;
 use std::time::Duration;
 
 /// What a bot is told at the start of a game.
@@ -107,21 +111,49 @@ pub trait Player<G: Game>: Send {
     fn finish(&mut self, end: &EndInfo) -> BotLog;
 }
 
-pub mod serve;
+/// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
+/// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
+pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {
+    open_player_in(spec, game, None, &std::collections::BTreeMap::new())
+}
 
-/// Seats the bot named by `spec`.
-pub fn open_player<G: Game + crate::engines::Builtins>(
-    spec: &spec::BotSpec,
+/// [`open_player`], with a working directory and extra environment for a program (a
+/// built-in engine ignores both).
+pub fn open_player_in<G: Builtins>(
+    spec: &BotSpec,
     game: &G,
+    cwd: Option<&std::path::Path>,
+    env: &std::collections::BTreeMap<String, String>,
 ) -> Result<Box<dyn Player<G>>, String> {
-    match spec {
-        spec::BotSpec::Builtin(name) => {
-            let engine = game
-                .builtin(name, 0)
-                .ok_or_else(|| format!("no built-in bot `{name}`"))?;
-            Ok(Box::new(inprocess::InProcess::new(name.clone(), engine)))
+    let program = |mut command: spec::CommandSpec| -> Box<dyn Player<G>> {
+        if let Some(dir) = cwd {
+            command.cwd = Some(dir.to_path_buf());
         }
-        spec::BotSpec::Command(c) => Ok(Box::new(process::ProcessPlayer::new(c.clone()))),
-        spec::BotSpec::CoursePython { .. } => Err("course bots are not supported yet".into()),
+        command
+            .env
+            .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Box::new(process::ProcessPlayer::new(command))
+    };
+    match spec {
+        BotSpec::Builtin(name) => {
+            let names = game.builtin_names();
+            if !names.contains(&name.as_str()) {
+                return Err(format!(
+                    "unknown built-in bot `{name}` for {}: expected one of {}",
+                    game.name(),
+                    names.join(", ")
+                ));
+            }
+            let game = game.clone();
+            let engine_name = name.clone();
+            Ok(Box::new(inprocess::InProcess::seeded(
+                name.clone(),
+                Box::new(move |seed| game.builtin(&engine_name, seed)),
+            )))
+        }
+        BotSpec::CoursePython { file, python } => {
+            Ok(program(python::course_command(file, python.as_deref())))
+        }
+        BotSpec::Command(command) => Ok(program(command.clone())),
     }
 }

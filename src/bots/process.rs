@@ -1,35 +1,722 @@
-//! Bots as subprocesses speaking the line protocol. Placeholder.
+//! Bots as subprocesses speaking the line protocol (docs/PROTOCOL.md).
+//!
+//! Each bot runs in its own process group so that it and everything it forks can be killed
+//! at once. Three helper threads per bot keep the referee from ever blocking on a pipe: one
+//! reads stdout lines (bounded in length) and sends each message with its arrival instant
+//! into a channel, one drains stderr into a bounded tail, one writes to stdin. The referee
+//! side waits on the channel with `recv_timeout` until the deadline, so a silent bot, a bot
+//! whose grandchild holds the pipe open, or a bot that stops reading its stdin can at worst
+//! cost the move limit. Helper threads are never joined: each ends when its pipe closes,
+//! which killing the process group brings about.
 
+use super::protocol::{
+    self, FromBot, Incoming, LineRead, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot, truncate,
+    truncate_front,
+};
 use super::spec::CommandSpec;
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
-use std::time::Duration;
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
+use std::collections::BTreeSet;
+use std::io::{BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use wait_timeout::ChildExt;
 
+/// How much of a bot's stderr is kept: the last bytes.
+pub const STDERR_BYTES: usize = 64 * 1024;
+/// How much skipped stdout chatter is kept: the last bytes.
+pub const CHATTER_BYTES: usize = 64 * 1024;
+/// How much of an `error` message lands in the record: its end, where a traceback says most.
+pub const ERROR_MESSAGE_BYTES: usize = 4 * 1024;
+/// The reply recorded for a line longer than [`MAX_LINE_BYTES`]: a string, which no game
+/// accepts as a move, so the turn is adjudicated as an illegal move.
+pub const OVERLONG_REPLY_PREFIX: &str = "<discarded: over-long line of";
+
+/// After `end`, how long a bot may take to exit by itself before SIGTERM.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
+/// After SIGTERM, how long before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(200);
+/// The longest wait to reap a SIGKILLed bot (a process in uninterruptible sleep).
+const REAP_LIMIT: Duration = Duration::from_secs(2);
+/// How often a wait checks whether the bot has exited while a grandchild holds its stdout.
+const POLL: Duration = Duration::from_millis(50);
+/// After the bot exited, how long its last lines may take to come through the pipe.
+const DRAIN: Duration = Duration::from_millis(150);
+/// Messages buffered between the stdout reader and the referee; a bot flooding JSON objects
+/// beyond this blocks on its own stdout (chatter is never queued).
+const CHANNEL_BOUND: usize = 256;
+
+/// A bot program seated as a player.
 pub struct ProcessPlayer {
-    #[allow(dead_code)]
     command: CommandSpec,
+    run: Option<Running>,
+    role: String,
+    name: Option<String>,
+    limit: Duration,
 }
 
 impl ProcessPlayer {
     pub fn new(command: CommandSpec) -> Self {
-        ProcessPlayer { command }
+        ProcessPlayer {
+            command,
+            run: None,
+            role: String::new(),
+            name: None,
+            limit: Duration::from_secs(10),
+        }
     }
+
+    /// The bot's process group id (= its pid) while it runs: for tests and diagnostics.
+    pub fn process_group(&self) -> Option<i32> {
+        self.run.as_ref().map(|r| r.pgid.as_raw_nonzero().get())
+    }
+}
+
+/// What the stdout reader and stdin writer report.
+enum Event {
+    Message(FromBot),
+    Violation(String),
+    Overlong(usize),
+    Eof,
+    WriteFailed(String),
+}
+
+/// What one wait for the bot brought.
+enum Got {
+    Message(Instant, FromBot),
+    Violation(String),
+    Overlong(Instant, usize),
+    /// The bot is gone (EOF, exit, broken pipe): the crash detail.
+    Gone(String),
+    TimedOut,
+}
+
+/// A bounded tail of a byte stream.
+struct Tail {
+    cap: usize,
+    buf: Vec<u8>,
+    dropped: u64,
+    closed: bool,
+}
+
+impl Tail {
+    fn new(cap: usize) -> Arc<Mutex<Tail>> {
+        Arc::new(Mutex::new(Tail {
+            cap,
+            buf: Vec::new(),
+            dropped: 0,
+            closed: false,
+        }))
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+        // Cut only when well over the bound, so the front is not moved on every push.
+        if self.buf.len() > 2 * self.cap {
+            let cut = self.buf.len() - self.cap;
+            self.buf.drain(..cut);
+            self.dropped += cut as u64;
+        }
+    }
+
+    fn text(&self) -> String {
+        let start = self.buf.len().saturating_sub(self.cap);
+        let dropped = self.dropped + start as u64;
+        let body = String::from_utf8_lossy(&self.buf[start..]);
+        if dropped > 0 {
+            format!("[{dropped} earlier bytes dropped]\n{body}")
+        } else {
+            body.into_owned()
+        }
+    }
+}
+
+fn lock(tail: &Mutex<Tail>) -> MutexGuard<'_, Tail> {
+    // A helper thread that panicked left plain bytes behind: still usable.
+    tail.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A started bot process and its helper threads' ends.
+struct Running {
+    child: Child,
+    pgid: Pid,
+    to_stdin: Option<Sender<Vec<u8>>>,
+    events: Receiver<(Instant, Event)>,
+    stderr: Arc<Mutex<Tail>>,
+    chatter: Arc<Mutex<Tail>>,
+    /// Set once the group got SIGKILL: nothing more is sent.
+    killed: bool,
+    /// Set once the leader is reaped: from then on its pid may belong to a stranger, so
+    /// the group is never signalled again.
+    reaped: bool,
+}
+
+/// The process groups of every bot started and not yet reaped, for [`kill_all_bots`].
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// SIGKILLs the process group of every bot this process started and has not reaped yet.
+///
+/// Bots run in their own process groups, so a Ctrl-C at the terminal does not reach them:
+/// the harness's SIGINT handling calls this (from a normal thread, not from inside a signal
+/// handler: it takes a lock) before it exits.
+pub fn kill_all_bots() {
+    for &pgid in live_groups().iter() {
+        if let Some(pid) = Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+        }
+    }
+}
+
+impl Running {
+    fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
+        let mut cmd = Command::new(&command.program);
+        cmd.args(&command.args)
+            .envs(&command.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = &command.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            let place = match &command.cwd {
+                Some(dir) => format!(" in `{}`", dir.display()),
+                None => String::new(),
+            };
+            Failure::new(
+                FailureKind::Spawn,
+                format!("cannot start `{}`{place}: {e}", command.program),
+            )
+        })?;
+        let pgid = Pid::from_child(&child);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
+        let stderr = Tail::new(STDERR_BYTES);
+        let chatter = Tail::new(CHATTER_BYTES);
+        let (tx, events) = mpsc::sync_channel(CHANNEL_BOUND);
+        let (to_stdin, stdin_rx) = mpsc::channel();
+        let mut run = Running {
+            child,
+            pgid,
+            to_stdin: Some(to_stdin),
+            events,
+            stderr: stderr.clone(),
+            chatter: chatter.clone(),
+            killed: false,
+            reaped: false,
+        };
+        live_groups().insert(pgid.as_raw_nonzero().get());
+        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = (stdin, stdout, stderr_pipe) else {
+            return Err(Failure::new(
+                FailureKind::Spawn,
+                "the bot's pipes are missing",
+            ));
+        };
+        let writer_tx = tx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("bot-stdout".into())
+            .spawn(move || read_stdout(stdout, tx, chatter))
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name("bot-stderr".into())
+                    .spawn(move || drain_stderr(stderr_pipe, stderr))
+            })
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name("bot-stdin".into())
+                    .spawn(move || write_stdin(stdin, stdin_rx, writer_tx))
+            });
+        if let Err(e) = spawned {
+            run.kill();
+            return Err(Failure::new(
+                FailureKind::Spawn,
+                format!("cannot start a helper thread: {e}"),
+            ));
+        }
+        Ok(run)
+    }
+
+    /// Queues one message for the bot; a dead pipe shows up as an event.
+    fn send(&self, message: &ToBot) {
+        if let Some(tx) = &self.to_stdin {
+            let _ = tx.send(protocol::encode(message).into_bytes());
+        }
+    }
+
+    fn signal_group(&self, signal: Signal) {
+        if self.reaped {
+            return;
+        }
+        // ESRCH (nobody left) is the good case; nothing else can be done about other errors.
+        let _ = rustix::process::kill_process_group(self.pgid, signal);
+    }
+
+    /// SIGKILL to the whole group, and to the leader in case it left the group.
+    fn kill(&mut self) {
+        self.signal_group(Signal::KILL);
+        if !self.reaped {
+            let _ = self.child.kill();
+        }
+        self.killed = true;
+    }
+
+    /// Waits (bounded) for the killed leader and collects it.
+    fn reap(&mut self) {
+        if self.reaped {
+            return;
+        }
+        if let Ok(Some(_)) = self.child.wait_timeout(REAP_LIMIT) {
+            self.reaped = true;
+            live_groups().remove(&self.pgid.as_raw_nonzero().get());
+        }
+    }
+
+    /// The leader's exit, if it has exited, without reaping it: while unreaped, its pid
+    /// cannot be reused, so signalling the group cannot hit a stranger.
+    fn exit_status(&self) -> Option<WaitIdStatus> {
+        rustix::process::waitid(
+            WaitId::Pid(self.pgid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+        )
+        .ok()
+        .flatten()
+    }
+
+    fn wait_exit(&self, limit: Duration) -> Option<WaitIdStatus> {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.exit_status() {
+                return Some(status);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn stderr_text(&self, limit: Duration) -> String {
+        let until = Instant::now() + limit;
+        while !lock(&self.stderr).closed && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        lock(&self.stderr).text()
+    }
+
+    /// Why the bot is gone: what was seen, its exit status and its last stderr lines.
+    fn crash_detail(&self, what: &str) -> String {
+        let status = match self.wait_exit(Duration::from_millis(500)) {
+            Some(status) => describe_exit(&status),
+            None => "still running".to_string(),
+        };
+        let mut detail = format!("{what} ({status})");
+        let stderr = self.stderr_text(Duration::from_millis(200));
+        let tail = last_lines(&stderr, 12, 2000);
+        if !tail.is_empty() {
+            detail.push_str("; stderr tail:\n");
+            detail.push_str(&tail);
+        }
+        detail
+    }
+
+    /// Waits for the next message until `deadline`, watching for the bot's exit.
+    fn next(&mut self, deadline: Instant) -> Got {
+        let mut exited_at: Option<Instant> = None;
+        loop {
+            let now = Instant::now();
+            if let Some(at) = exited_at
+                && now.duration_since(at) >= DRAIN
+            {
+                return Got::Gone(self.crash_detail("the bot exited"));
+            }
+            if now >= deadline {
+                if exited_at.is_some() || self.exit_status().is_some() {
+                    return Got::Gone(self.crash_detail("the bot exited"));
+                }
+                return Got::TimedOut;
+            }
+            match self.events.recv_timeout((deadline - now).min(POLL)) {
+                Ok((at, event)) => match event {
+                    Event::Message(m) => return Got::Message(at, m),
+                    Event::Violation(v) => return Got::Violation(v),
+                    Event::Overlong(n) => return Got::Overlong(at, n),
+                    Event::Eof => return Got::Gone(self.crash_detail("the bot closed its stdout")),
+                    Event::WriteFailed(e) => {
+                        return Got::Gone(
+                            self.crash_detail(&format!("cannot write to the bot's stdin: {e}")),
+                        );
+                    }
+                },
+                Err(RecvTimeoutError::Timeout) => {
+                    if exited_at.is_none() && self.exit_status().is_some() {
+                        exited_at = Some(Instant::now());
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Got::Gone(self.crash_detail("the bot's output ended"));
+                }
+            }
+        }
+    }
+
+    /// Messages that arrived while it was not the bot's turn. An `error` or the bot's
+    /// death counts; replies nobody asked for are noted in the chatter log and dropped.
+    fn drain_unsolicited(&mut self) -> Result<(), Failure> {
+        loop {
+            match self.events.try_recv() {
+                Ok((_, Event::Message(FromBot::Error { message }))) => {
+                    return Err(exception(&message));
+                }
+                Ok((_, Event::Eof)) => {
+                    return Err(Failure::new(
+                        FailureKind::Crash,
+                        self.crash_detail("the bot closed its stdout"),
+                    ));
+                }
+                Ok((_, Event::WriteFailed(e))) => {
+                    return Err(Failure::new(
+                        FailureKind::Crash,
+                        self.crash_detail(&format!("cannot write to the bot's stdin: {e}")),
+                    ));
+                }
+                Ok((_, other)) => {
+                    let what = match other {
+                        Event::Message(m) => truncate(&protocol::encode(&m), 200),
+                        Event::Violation(v) => v,
+                        Event::Overlong(n) => format!("an over-long line of {n} bytes"),
+                        _ => String::new(),
+                    };
+                    let note = format!("[arbiter: ignored unsolicited {}]\n", what.trim_end());
+                    lock(&self.chatter).push(note.as_bytes());
+                }
+                Err(TryRecvError::Empty) => return Ok(()),
+                Err(TryRecvError::Disconnected) => {
+                    return Err(Failure::new(
+                        FailureKind::Crash,
+                        self.crash_detail("the bot's output ended"),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// `end`, stdin closed, a grace period, SIGTERM, a shorter one, SIGKILL, reap.
+    fn shut_down(&mut self, end: Option<&EndInfo>) {
+        if !self.killed {
+            if let Some(end) = end {
+                self.send(&ToBot::End {
+                    result: end.result.to_string(),
+                    reason: end.reason.clone(),
+                });
+            }
+            // The writer flushes what is queued, then drops the pipe: the bot sees EOF.
+            self.to_stdin = None;
+            if self.wait_exit(EXIT_GRACE).is_none() {
+                self.signal_group(Signal::TERM);
+                self.wait_exit(TERM_GRACE);
+            }
+        }
+        // Also for a bot that exited by itself: its children may still hold the pipes.
+        self.kill();
+        self.to_stdin = None;
+        self.reap();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // An early return or a panic in the referee must leave no bot behind.
+        self.kill();
+        self.to_stdin = None;
+        self.reap();
+    }
+}
+
+fn read_stdout(stdout: ChildStdout, tx: SyncSender<(Instant, Event)>, chatter: Arc<Mutex<Tail>>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line = Vec::new();
+    loop {
+        let event = match protocol::read_line_bounded(&mut reader, &mut line, MAX_LINE_BYTES) {
+            Ok(LineRead::Line) => {
+                let text = String::from_utf8_lossy(&line);
+                match protocol::classify::<FromBot>(&text) {
+                    Incoming::Message(m) => Event::Message(m),
+                    Incoming::Violation(why) => {
+                        Event::Violation(format!("{why} in line {}", truncate(&text, 200)))
+                    }
+                    Incoming::Chatter => {
+                        let mut tail = lock(&chatter);
+                        tail.push(&line);
+                        tail.push(b"\n");
+                        continue;
+                    }
+                }
+            }
+            Ok(LineRead::Overlong(n)) => Event::Overlong(n),
+            Ok(LineRead::Eof) | Err(_) => {
+                let _ = tx.send((Instant::now(), Event::Eof));
+                return;
+            }
+        };
+        if tx.send((Instant::now(), event)).is_err() {
+            // The player is gone; dropping the pipe makes the bot's writes fail.
+            return;
+        }
+    }
+}
+
+fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match stderr.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => lock(&tail).push(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+    lock(&tail).closed = true;
+}
+
+fn write_stdin(
+    mut stdin: ChildStdin,
+    messages: Receiver<Vec<u8>>,
+    events: SyncSender<(Instant, Event)>,
+) {
+    for message in messages {
+        // SIGPIPE is ignored in Rust programs, so a dead reader is an EPIPE error here.
+        if let Err(e) = stdin.write_all(&message).and_then(|()| stdin.flush()) {
+            let _ = events.send((Instant::now(), Event::WriteFailed(e.to_string())));
+            return;
+        }
+    }
+}
+
+fn describe_exit(status: &WaitIdStatus) -> String {
+    if let Some(code) = status.exit_status() {
+        return format!("exit status {code}");
+    }
+    if let Some(signal) = status.terminating_signal() {
+        let name = match signal {
+            1 => " (SIGHUP)",
+            2 => " (SIGINT)",
+            4 => " (SIGILL)",
+            6 => " (SIGABRT)",
+            7 => " (SIGBUS)",
+            8 => " (SIGFPE)",
+            9 => " (SIGKILL)",
+            11 => " (SIGSEGV)",
+            13 => " (SIGPIPE)",
+            15 => " (SIGTERM)",
+            _ => "",
+        };
+        return format!("killed by signal {signal}{name}");
+    }
+    "exited".to_string()
+}
+
+/// The last `lines` lines of `text`, at most `max` bytes.
+fn last_lines(text: &str, lines: usize, max: usize) -> String {
+    let trimmed = text.trim_end();
+    let start = trimmed
+        .rmatch_indices('\n')
+        .nth(lines.saturating_sub(1))
+        .map_or(0, |(i, _)| i + 1);
+    truncate_front(&trimmed[start..], max)
+}
+
+/// `from + limit`, for any limit a configuration can hold (no overflow panic).
+fn deadline_after(from: Instant, limit: Duration) -> Instant {
+    const FAR: Duration = Duration::from_secs(365 * 24 * 3600);
+    from.checked_add(limit.min(FAR)).unwrap_or(from)
+}
+
+fn exception(message: &serde_json::Value) -> Failure {
+    let text = FromBot::error_text(message);
+    let text = if text.trim().is_empty() {
+        "the bot reported an error without a message".to_string()
+    } else {
+        truncate_front(&text, ERROR_MESSAGE_BYTES)
+    };
+    Failure::new(FailureKind::Exception, text)
 }
 
 impl<G: Game> Player<G> for ProcessPlayer {
-    fn start(&mut self, _game: &G, _setup: &Setup) -> Result<Option<String>, Failure> {
-        Err(Failure::new(FailureKind::Spawn, "not implemented"))
+    fn start(&mut self, game: &G, setup: &Setup) -> Result<Option<String>, Failure> {
+        self.run = None;
+        self.name = None;
+        self.role = game.role_name(setup.side).to_string();
+        self.limit = setup.move_limit;
+        let mut run = Running::spawn(&self.command)?;
+        run.send(&ToBot::Hello {
+            protocol: PROTOCOL_VERSION,
+            game: game.name().to_string(),
+            role: self.role.clone(),
+            time_limit_ms: setup.move_limit.as_millis() as u64,
+            init_limit_ms: setup.init_limit.as_millis() as u64,
+            seed: setup.seed,
+        });
+        let deadline = deadline_after(Instant::now(), setup.init_limit);
+        let failure = match run.next(deadline) {
+            Got::Message(_, FromBot::Ready { name }) => {
+                self.name = name.clone();
+                self.run = Some(run);
+                return Ok(name);
+            }
+            Got::Message(_, FromBot::Error { message }) => exception(&message),
+            Got::Message(_, FromBot::Move { .. }) => Failure::new(
+                FailureKind::Protocol,
+                "a `move` where `ready` was due (the handshake)",
+            ),
+            Got::Violation(why) => Failure::new(FailureKind::Protocol, format!("handshake: {why}")),
+            Got::Overlong(_, n) => Failure::new(
+                FailureKind::Protocol,
+                format!("handshake: a line of {n} bytes, over the {MAX_LINE_BYTES}-byte limit"),
+            ),
+            Got::Gone(detail) => {
+                Failure::new(FailureKind::Crash, format!("before `ready`: {detail}"))
+            }
+            Got::TimedOut => {
+                run.kill();
+                Failure::new(
+                    FailureKind::Timeout,
+                    format!(
+                        "no `ready` within {} ms (the bot was killed)",
+                        setup.init_limit.as_millis()
+                    ),
+                )
+            }
+        };
+        // Kept so that `finish` can collect its stderr and reap it.
+        self.run = Some(run);
+        Err(failure)
     }
-    fn turn(&mut self, _game: &G, _state: &G::State) -> TurnReply<G::Move> {
-        TurnReply {
-            reply: Reply::Failed(Failure::new(FailureKind::Crash, "not implemented")),
-            elapsed: Duration::ZERO,
+
+    fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
+        let started = Instant::now();
+        let failed = |failure: Failure| TurnReply {
+            reply: Reply::Failed(failure),
+            elapsed: started.elapsed(),
+        };
+        let Some(run) = self.run.as_mut().filter(|r| !r.killed) else {
+            return failed(Failure::new(FailureKind::Crash, "the bot is not running"));
+        };
+        if let Err(failure) = run.drain_unsolicited() {
+            return failed(failure);
+        }
+        let role = game.role_name(game.side_to_move(state)).to_string();
+        // The move limit comes from the hello this bot was given; the referee holds the
+        // authoritative value and re-checks `elapsed` against it.
+        let limit = self.limit;
+        let sent = Instant::now();
+        run.send(&ToBot::Turn {
+            role,
+            board: game.encode_board(state),
+            fields: game.turn_fields(state),
+        });
+        let deadline = deadline_after(sent, limit);
+        let since = |at: Instant| at.saturating_duration_since(sent);
+        match run.next(deadline) {
+            Got::Message(at, FromBot::Move { mv }) => TurnReply {
+                reply: Reply::Wire(mv),
+                elapsed: since(at),
+            },
+            Got::Message(at, FromBot::Error { message }) => TurnReply {
+                reply: Reply::Failed(exception(&message)),
+                elapsed: since(at),
+            },
+            Got::Message(at, FromBot::Ready { .. }) => TurnReply {
+                reply: Reply::Failed(Failure::new(
+                    FailureKind::Protocol,
+                    "a `ready` where a `move` was due",
+                )),
+                elapsed: since(at),
+            },
+            Got::Violation(why) => failed(Failure::new(FailureKind::Protocol, why)),
+            Got::Overlong(at, n) => TurnReply {
+                reply: Reply::Wire(serde_json::Value::String(format!(
+                    "{OVERLONG_REPLY_PREFIX} {n} bytes (limit {MAX_LINE_BYTES})>"
+                ))),
+                elapsed: since(at),
+            },
+            Got::Gone(detail) => failed(Failure::new(FailureKind::Crash, detail)),
+            Got::TimedOut => {
+                run.kill();
+                TurnReply {
+                    reply: Reply::Failed(Failure::new(
+                        FailureKind::Timeout,
+                        format!(
+                            "no reply within {} ms (the bot was killed)",
+                            limit.as_millis()
+                        ),
+                    )),
+                    elapsed: started.elapsed(),
+                }
+            }
         }
     }
-    fn finish(&mut self, _end: &EndInfo) -> BotLog {
-        BotLog::default()
+
+    fn finish(&mut self, end: &EndInfo) -> BotLog {
+        let Some(mut run) = self.run.take() else {
+            return BotLog {
+                name: self.name.clone(),
+                ..BotLog::default()
+            };
+        };
+        run.shut_down(Some(end));
+        let stderr = run.stderr_text(Duration::from_millis(100));
+        let chatter = lock(&run.chatter).text();
+        BotLog {
+            name: self.name.clone(),
+            stderr,
+            chatter,
+        }
     }
 }
 
-/// Kills every bot process group still running (Ctrl-C).
-pub fn kill_all_live() {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kill_all_bots_reaches_every_live_group() {
+        // The lib's unit tests start no other bots, so killing every live group is safe here.
+        let command = CommandSpec::new("sh").arg("-c").arg("sleep 30 & sleep 30");
+        let mut run = Running::spawn(&command).expect("sh starts");
+        let pgid = run.pgid.as_raw_nonzero().get();
+        assert!(live_groups().contains(&pgid));
+        kill_all_bots();
+        let status = run.wait_exit(Duration::from_secs(2)).expect("killed");
+        assert_eq!(status.terminating_signal(), Some(9));
+        run.shut_down(None);
+        assert!(run.reaped);
+        assert!(!live_groups().contains(&pgid));
+    }
+
+    #[test]
+    fn the_tail_keeps_the_end_and_marks_the_cut() {
+        let tail = Tail::new(10);
+        let mut t = lock(&tail);
+        t.push(b"0123456789");
+        assert_eq!(t.text(), "0123456789");
+        t.push(b"abcdefghijklmnopqrstuvwxyz");
+        assert_eq!(t.text(), "[26 earlier bytes dropped]\nqrstuvwxyz");
+    }
+
+    #[test]
+    fn last_lines_of_stderr() {
+        assert_eq!(last_lines("a\nb\nc\nd\n", 2, 100), "c\nd");
+        assert_eq!(last_lines("only", 5, 100), "only");
+        assert_eq!(last_lines("", 5, 100), "");
+    }
+}

@@ -1,1 +1,459 @@
-//! Protocol v1 messages (docs/PROTOCOL.md). Placeholder.
+//! Protocol v1 messages (docs/PROTOCOL.md): one JSON object per line, both ways.
+//!
+//! [`ToBot`] is what the referee writes, [`FromBot`] what a bot answers. [`classify`] sorts
+//! an incoming line into a message, a protocol violation (a JSON object that is no known
+//! message) or chatter (anything that is not a JSON object, which is skipped).
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::io::{self, BufRead};
+
+/// The protocol version announced in `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest line either side may send, newline excluded.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Referee to bot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToBot {
+    /// The first message: which game, which role, the limits and a seed for the bot's RNG.
+    Hello {
+        protocol: u32,
+        game: String,
+        role: String,
+        time_limit_ms: u64,
+        init_limit_ms: u64,
+        seed: u64,
+    },
+    /// The bot's turn: the board in the game's wire encoding plus game-specific fields
+    /// (Asalto: `ply`, `illegal`).
+    Turn {
+        role: String,
+        board: Value,
+        #[serde(flatten)]
+        fields: Map<String, Value>,
+    },
+    /// The game is over: `result` is `win`, `loss` or `tie` from the bot's point of view.
+    End { result: String, reason: String },
+}
+
+/// Bot to referee.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromBot {
+    /// The answer to `hello`.
+    Ready {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The answer to `turn`: any JSON value; the game decides whether it is a legal move.
+    Move {
+        #[serde(rename = "move")]
+        mv: Value,
+    },
+    /// The bot gives up with an exception (a loss).
+    Error {
+        #[serde(default)]
+        message: Value,
+    },
+}
+
+impl FromBot {
+    /// The `error` message's text, whatever JSON the bot put there.
+    pub fn error_text(message: &Value) -> String {
+        match message {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// One incoming line, sorted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Incoming<T> {
+    /// A known message.
+    Message(T),
+    /// A JSON object that is not a valid message: why.
+    Violation(String),
+    /// Not a JSON object at all: the bot's own printing, skipped.
+    Chatter,
+}
+
+/// Sorts one line (without its newline) from the other side.
+pub fn classify<T: DeserializeOwned + Tagged>(line: &str) -> Incoming<T> {
+    let value: Value = match serde_json::from_str(line.trim()) {
+        Ok(v) => v,
+        Err(_) => return Incoming::Chatter,
+    };
+    let Value::Object(object) = value else {
+        return Incoming::Chatter;
+    };
+    let kind = match object.get("type") {
+        None => return Incoming::Violation("a JSON object without a `type` field".into()),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Incoming::Violation(format!("`type` must be a string, not {}", short(other)));
+        }
+    };
+    if !T::TYPES.contains(&kind.as_str()) {
+        return Incoming::Violation(format!(
+            "unknown message type `{}` (expected one of: {})",
+            truncate(&kind, 80),
+            T::TYPES.join(", ")
+        ));
+    }
+    match serde_json::from_value::<T>(Value::Object(object)) {
+        Ok(message) => Incoming::Message(message),
+        Err(e) => Incoming::Violation(format!("malformed `{}` message: {e}", truncate(&kind, 80))),
+    }
+}
+
+/// The message types a direction knows, for [`classify`]'s error messages.
+pub trait Tagged {
+    const TYPES: &'static [&'static str];
+}
+
+impl Tagged for ToBot {
+    const TYPES: &'static [&'static str] = &["hello", "turn", "end"];
+}
+
+impl Tagged for FromBot {
+    const TYPES: &'static [&'static str] = &["ready", "move", "error"];
+}
+
+/// One message as a protocol line, newline included.
+pub fn encode<T: Serialize>(message: &T) -> String {
+    // Serializing these types cannot fail: every map key is a string.
+    let mut line = serde_json::to_string(message).unwrap_or_else(|_| "{}".into());
+    line.push('\n');
+    line
+}
+
+/// What [`read_line_bounded`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineRead {
+    /// A line is in the buffer (newline and a trailing `\r` removed).
+    Line,
+    /// A line longer than the bound: consumed and discarded; its length in bytes.
+    Overlong(usize),
+    /// End of input, nothing pending.
+    Eof,
+}
+
+/// Reads one line into `line`, keeping at most `max` bytes in memory: a longer line is
+/// consumed to its end and reported as [`LineRead::Overlong`], so a bot cannot make the
+/// harness buffer without limit. A last line without a newline still counts as a line.
+pub fn read_line_bounded<R: BufRead>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineRead> {
+    line.clear();
+    let mut total = 0usize;
+    let mut over = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(match (total, over) {
+                (0, _) => LineRead::Eof,
+                (n, true) => LineRead::Overlong(n),
+                _ => {
+                    strip_cr(line);
+                    LineRead::Line
+                }
+            });
+        }
+        let newline = buf.iter().position(|&b| b == b'\n');
+        let chunk = &buf[..newline.unwrap_or(buf.len())];
+        total = total.saturating_add(chunk.len());
+        if !over {
+            if line.len() + chunk.len() > max {
+                over = true;
+                *line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(newline.is_some());
+        reader.consume(used);
+        if newline.is_some() {
+            if over {
+                return Ok(LineRead::Overlong(total));
+            }
+            strip_cr(line);
+            return Ok(LineRead::Line);
+        }
+    }
+}
+
+fn strip_cr(line: &mut Vec<u8>) {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+}
+
+/// The last `max` bytes of `text` (a traceback's end says most), marked when cut.
+pub fn truncate_front(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("[{} bytes cut] ...{}", start, &text[start..])
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary, marked when cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... [{} bytes cut]", &text[..end], text.len() - end)
+}
+
+fn short(value: &Value) -> String {
+    truncate(&value.to_string(), 80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn from_bot(line: &str) -> Incoming<FromBot> {
+        classify(line)
+    }
+
+    #[test]
+    fn hello_encodes_exactly() {
+        let hello = ToBot::Hello {
+            protocol: PROTOCOL_VERSION,
+            game: "asalto".into(),
+            role: "rebel".into(),
+            time_limit_ms: 10000,
+            init_limit_ms: 30000,
+            seed: 7,
+        };
+        let line = encode(&hello);
+        assert_eq!(
+            line,
+            "{\"type\":\"hello\",\"protocol\":1,\"game\":\"asalto\",\"role\":\"rebel\",\
+             \"time_limit_ms\":10000,\"init_limit_ms\":30000,\"seed\":7}\n"
+        );
+        assert_eq!(classify::<ToBot>(&line), Incoming::Message(hello));
+    }
+
+    #[test]
+    fn turn_encodes_exactly_with_game_fields_flattened() {
+        let mut fields = Map::new();
+        fields.insert("ply".into(), json!(0));
+        fields.insert("illegal".into(), json!({"rebel": 0, "officer": 1}));
+        let turn = ToBot::Turn {
+            role: "rebel".into(),
+            board: json!(["  ...  ", "  O.O  "]),
+            fields,
+        };
+        let line = encode(&turn);
+        assert_eq!(
+            line,
+            "{\"type\":\"turn\",\"role\":\"rebel\",\"board\":[\"  ...  \",\"  O.O  \"],\
+             \"illegal\":{\"officer\":1,\"rebel\":0},\"ply\":0}\n"
+        );
+        assert_eq!(classify::<ToBot>(&line), Incoming::Message(turn));
+    }
+
+    #[test]
+    fn end_encodes_exactly() {
+        let end = ToBot::End {
+            result: "win".into(),
+            reason: "fortress_full".into(),
+        };
+        let line = encode(&end);
+        assert_eq!(
+            line,
+            "{\"type\":\"end\",\"result\":\"win\",\"reason\":\"fortress_full\"}\n"
+        );
+        assert_eq!(classify::<ToBot>(&line), Incoming::Message(end));
+    }
+
+    #[test]
+    fn ready_with_and_without_a_name() {
+        assert_eq!(
+            from_bot(r#"{"type":"ready","name":"Team05"}"#),
+            Incoming::Message(FromBot::Ready {
+                name: Some("Team05".into())
+            })
+        );
+        assert_eq!(
+            from_bot(r#"{"type":"ready"}"#),
+            Incoming::Message(FromBot::Ready { name: None })
+        );
+        assert_eq!(
+            encode(&FromBot::Ready { name: None }),
+            "{\"type\":\"ready\"}\n"
+        );
+        assert_eq!(
+            encode(&FromBot::Ready {
+                name: Some("x".into())
+            }),
+            "{\"type\":\"ready\",\"name\":\"x\"}\n"
+        );
+    }
+
+    #[test]
+    fn move_carries_any_json() {
+        for mv in [
+            json!([[3, 3], [2, 3]]),
+            json!(null),
+            json!("e2e4"),
+            json!(3.5),
+        ] {
+            let line = json!({"type": "move", "move": mv}).to_string();
+            assert_eq!(
+                from_bot(&line),
+                Incoming::Message(FromBot::Move { mv: mv.clone() })
+            );
+        }
+        assert_eq!(
+            encode(&FromBot::Move {
+                mv: json!([[3, 3], [2, 3]])
+            }),
+            "{\"type\":\"move\",\"move\":[[3,3],[2,3]]}\n"
+        );
+    }
+
+    #[test]
+    fn error_message_is_kept_as_text() {
+        let Incoming::Message(FromBot::Error { message }) =
+            from_bot(r#"{"type":"error","message":"Traceback: boom"}"#)
+        else {
+            panic!("expected an error message")
+        };
+        assert_eq!(FromBot::error_text(&message), "Traceback: boom");
+        let Incoming::Message(FromBot::Error { message }) = from_bot(r#"{"type":"error"}"#) else {
+            panic!("expected an error message")
+        };
+        assert_eq!(FromBot::error_text(&message), "");
+        assert_eq!(
+            encode(&FromBot::Error {
+                message: json!("boom")
+            }),
+            "{\"type\":\"error\",\"message\":\"boom\"}\n"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        assert_eq!(
+            from_bot(r#"{"type":"move","move":[[1,2],[1,3]],"eval":0.5}"#),
+            Incoming::Message(FromBot::Move {
+                mv: json!([[1, 2], [1, 3]])
+            })
+        );
+    }
+
+    #[test]
+    fn objects_that_are_not_messages_are_violations() {
+        for line in [
+            r#"{}"#,
+            r#"{"move":[[1,2],[1,3]]}"#,
+            r#"{"type":"moov","move":1}"#,
+            r#"{"type":7}"#,
+            r#"{"type":"move"}"#,
+            r#"{"type":"ready","name":5}"#,
+            r#"{"type":"hello"}"#,
+        ] {
+            assert!(
+                matches!(from_bot(line), Incoming::Violation(_)),
+                "{line} should be a violation"
+            );
+        }
+    }
+
+    #[test]
+    fn anything_else_is_chatter() {
+        for line in [
+            "",
+            "   ",
+            "thinking...",
+            "[[3,3],[2,3]]",
+            "42",
+            "\"move\"",
+            "null",
+            "{\"type\":\"move\"",
+            "{\"type\":\"move\",\"move\":1} trailing",
+            "\u{fffd}\u{fffd}",
+        ] {
+            assert_eq!(
+                from_bot(line),
+                Incoming::Chatter,
+                "{line:?} should be chatter"
+            );
+        }
+    }
+
+    #[test]
+    fn surrounding_whitespace_and_crlf_are_tolerated() {
+        assert_eq!(
+            from_bot("  {\"type\":\"ready\"}\r"),
+            Incoming::Message(FromBot::Ready { name: None })
+        );
+    }
+
+    #[test]
+    fn truncation_respects_character_boundaries() {
+        assert_eq!(truncate("abc", 5), "abc");
+        let cut = truncate("ééé", 3);
+        assert!(cut.starts_with("é..."), "{cut}");
+    }
+    #[test]
+    fn bounded_reader_splits_lines_and_discards_long_ones() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"short\r\n");
+        input.extend(std::iter::repeat_n(b'x', 100));
+        input.extend_from_slice(b"\nafter\nlast");
+        let mut reader = io::BufReader::with_capacity(8, &input[..]);
+        let mut line = Vec::new();
+        let mut next = || {
+            let r = read_line_bounded(&mut reader, &mut line, 10).unwrap();
+            (r, String::from_utf8_lossy(&line).into_owned())
+        };
+        assert_eq!(next(), (LineRead::Line, "short".into()));
+        assert_eq!(next().0, LineRead::Overlong(100));
+        assert_eq!(next(), (LineRead::Line, "after".into()));
+        assert_eq!(next(), (LineRead::Line, "last".into()));
+        assert_eq!(next().0, LineRead::Eof);
+        assert_eq!(next().0, LineRead::Eof);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_bound_is_kept() {
+        let input = b"0123456789\n".to_vec();
+        let mut line = Vec::new();
+        let mut reader = &input[..];
+        assert_eq!(
+            read_line_bounded(&mut reader, &mut line, 10).unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(line, b"0123456789");
+    }
+
+    #[test]
+    fn front_truncation_keeps_the_end() {
+        assert_eq!(truncate_front("abc", 5), "abc");
+        assert!(truncate_front("0123456789", 3).ends_with("789"));
+    }
+}

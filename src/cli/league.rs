@@ -383,10 +383,10 @@ pub(crate) fn install_interrupt() -> Arc<AtomicBool> {
     let flag = stop.clone();
     let result = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
-            crate::bots::process::kill_all_live();
+            crate::bots::process::kill_all_bots();
             std::process::exit(130);
         }
-        crate::bots::process::kill_all_live();
+        crate::bots::process::kill_all_bots();
         eprintln!(
             "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
         );

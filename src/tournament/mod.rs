@@ -274,7 +274,7 @@ fn play_fixture<G: Builtins>(
 ) -> Result<GameRecord, Error> {
     let seat = |i: usize| {
         let entrant = &tournament.entrants[i];
-        crate::bots::open_player(&entrant.spec, game)
+        crate::bots::open_player_in(&entrant.spec, game, entrant.cwd.as_deref(), &entrant.env)
             .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
     };
     let mut first = seat(fixture.first)?;

@@ -1,0 +1,15 @@
+"""Helper module for the misbehaving bots: legal moves, borrowed from ../random_bot.py.
+Importing it also checks that a course bot's own folder is on the module path."""
+
+import importlib.util
+import os
+
+_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "random_bot.py")
+_spec = importlib.util.spec_from_file_location("_random_bot_rules", _path)
+_rules = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_rules)
+
+
+def a_legal_move(board, role):
+    moves = _rules.rebel_moves(board) if role == "rebel" else _rules.officer_moves(board)
+    return moves[0] if moves else None

@@ -1,0 +1,305 @@
+//! Course-style Python bots through the embedded adapter, and the misbehaving example bots
+//! of bots/python/examples, each adjudicated through the referee with the right verdict and
+//! leaving no process behind. The game is a stand-in with Asalto's wire shapes, so that
+//! these tests do not depend on the rules engine.
+
+use crate::bots_common as common;
+
+use arbiter::bots::python::course_command;
+use arbiter::bots::spec::CommandSpec;
+use arbiter::record::GameRecord;
+use arbiter::referee::{MatchConfig, play_game};
+use common::*;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn example(name: &str) -> PathBuf {
+    python_dir().join("examples").join(name)
+}
+
+fn misbehaving(name: &str) -> PathBuf {
+    python_dir().join("examples/misbehaving").join(name)
+}
+
+fn course(file: PathBuf) -> CommandSpec {
+    course_command(&file, None)
+}
+
+/// Plays `rebel` against `officer` for `plies` turns with a 1 s move limit; checks that
+/// neither bot left a process behind.
+fn play(rebel: CommandSpec, officer: CommandSpec, plies: u32) -> GameRecord {
+    let (mut a, ga) = Watched::new(rebel);
+    let (mut b, gb) = Watched::new(officer);
+    let config = MatchConfig {
+        move_limit: Duration::from_millis(1000),
+        init_limit: Duration::from_secs(10),
+        seed: 3,
+        cancel: None,
+    };
+    let record = play_game(
+        &Shapes { plies },
+        [&mut a, &mut b],
+        ["rebel-bot", "officer-bot"],
+        &config,
+        &mut |_| {},
+    );
+    for pgid in [ga, gb] {
+        if let Some(pgid) = *pgid.lock().unwrap() {
+            assert_group_gone(pgid);
+        }
+    }
+    record
+}
+
+#[test]
+fn the_example_bots_play_legal_shaped_moves() {
+    let record = play(
+        course(example("random_bot.py")),
+        course(example("greedy_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert!(
+        record.moves.iter().all(|m| m.verdict == "move"),
+        "{record:?}"
+    );
+    assert_eq!(
+        record.logs["rebel"].announced_name.as_deref(),
+        Some("random_bot")
+    );
+    assert_eq!(
+        record.logs["officer"].announced_name.as_deref(),
+        Some("greedy_bot")
+    );
+}
+
+#[test]
+fn a_bot_thinking_past_the_limit_loses_on_time() {
+    let record = play(
+        course(misbehaving("slow_bot.py")),
+        course(example("random_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "timeout");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+    assert_eq!(record.moves[0].verdict, "failed");
+}
+
+#[test]
+fn a_bot_raising_at_move_three_loses_by_exception_with_the_traceback() {
+    let record = play(
+        course(example("random_bot.py")),
+        course(misbehaving("raise_bot.py")),
+        20,
+    );
+    assert_eq!(record.reason, "exception");
+    assert_eq!(record.winner.as_deref(), Some("rebel"));
+    // The officer's third turn is ply 5.
+    assert_eq!(record.plies, 6);
+    let detail = record.detail.unwrap_or_default();
+    assert!(detail.contains("Traceback"), "{detail}");
+    assert!(
+        detail.contains("RuntimeError: deliberate failure on move 3"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn printing_inside_a_move_never_reaches_the_protocol() {
+    let record = play(
+        course(misbehaving("noisy_bot.py")),
+        course(misbehaving("noisy_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert!(
+        record.moves.iter().all(|m| m.verdict == "move"),
+        "{record:?}"
+    );
+    let log = &record.logs["rebel"];
+    assert!(log.stderr.contains("thinking about"), "{}", log.stderr);
+    assert!(
+        log.stderr.contains("fake, written to fd 1"),
+        "{}",
+        log.stderr
+    );
+    assert!(log.stderr.contains("noisy bot loading"), "{}", log.stderr);
+    assert!(log.chatter.is_empty(), "{}", log.chatter);
+}
+
+#[test]
+fn non_moves_are_illegal_moves_not_crashes() {
+    let record = play(
+        course(misbehaving("bad_returns_bot.py")),
+        course(example("random_bot.py")),
+        18,
+    );
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert_eq!(record.illegal["rebel"], 9);
+    assert_eq!(record.illegal["officer"], 0);
+    let replies: Vec<_> = record
+        .moves
+        .iter()
+        .filter(|m| m.side == "rebel")
+        .map(|m| (m.reply.clone(), m.verdict.as_str()))
+        .collect();
+    let expected = [
+        json!(null),
+        json!("e2e4"),
+        json!(3.5),
+        json!({"a": 1}),
+        json!([[1]]),
+        json!("nan"),
+        json!(true),
+        json!([[3, 2], "x"]),
+    ];
+    for (i, want) in expected.iter().enumerate() {
+        assert_eq!(&replies[i].0, want, "reply {i}");
+        assert_eq!(replies[i].1, "illegal");
+    }
+    assert!(replies[8].0.as_str().unwrap_or("").starts_with("<object"));
+}
+
+#[test]
+fn tuples_and_integer_like_values_are_accepted() {
+    let record = play(
+        course(misbehaving("tuple_bot.py")),
+        course(misbehaving("tuple_bot.py")),
+        8,
+    );
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert!(
+        record.moves.iter().all(|m| m.verdict == "move"),
+        "{record:?}"
+    );
+}
+
+#[test]
+fn an_exit_before_the_handshake_is_a_crash() {
+    let record = play(
+        course(example("random_bot.py")),
+        course(misbehaving("exit_early_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "crash");
+    assert_eq!(record.winner.as_deref(), Some("rebel"));
+    let detail = record.detail.unwrap_or_default();
+    assert!(detail.contains("exit status 3"), "{detail}");
+    assert!(detail.contains("giving up at import"), "{detail}");
+}
+
+#[test]
+fn a_constructor_that_raises_is_an_exception_at_the_handshake() {
+    let record = play(
+        course(misbehaving("bad_init_bot.py")),
+        course(example("random_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "exception");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+    assert!(
+        record
+            .detail
+            .unwrap_or_default()
+            .contains("cannot load my opening book")
+    );
+}
+
+#[test]
+fn a_missing_interpreter_is_a_spawn_failure() {
+    let record = play(
+        course_command(&example("random_bot.py"), Some("/no/such/python3")),
+        course(example("random_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "spawn_failed");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+    assert!(
+        record
+            .detail
+            .unwrap_or_default()
+            .contains("/no/such/python3")
+    );
+}
+
+#[test]
+fn a_forked_child_holding_stdout_cannot_hang_the_game_or_survive_it() {
+    let record = play(
+        CommandSpec::new("sh").arg(misbehaving("fork_hang_bot.sh").to_string_lossy()),
+        course(example("random_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "timeout");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+}
+
+#[test]
+fn a_huge_line_is_an_illegal_move() {
+    let record = play(
+        CommandSpec::new("python3")
+            .arg("-u")
+            .arg(misbehaving("huge_line_bot.py").to_string_lossy()),
+        course(example("random_bot.py")),
+        4,
+    );
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert_eq!(record.moves[0].verdict, "illegal");
+    assert!(
+        record.moves[0]
+            .reply
+            .as_str()
+            .unwrap_or("")
+            .starts_with("<discarded: over-long line")
+    );
+    assert_eq!(record.illegal["rebel"], 2);
+}
+
+#[test]
+fn a_flood_of_output_stays_bounded() {
+    let record = play(
+        CommandSpec::new("python3")
+            .arg("-u")
+            .arg(misbehaving("flood_bot.py").to_string_lossy()),
+        course(example("random_bot.py")),
+        6,
+    );
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    let log = &record.logs["rebel"];
+    assert!(log.chatter.len() < 70 * 1024, "{}", log.chatter.len());
+    assert!(log.stderr.len() < 70 * 1024, "{}", log.stderr.len());
+}
+
+#[test]
+fn a_bot_killing_itself_mid_game_is_a_crash_with_its_status() {
+    let record = play(
+        course(misbehaving("exit_midgame_bot.py")),
+        course(example("random_bot.py")),
+        10,
+    );
+    assert_eq!(record.reason, "crash");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+    assert_eq!(record.plies, 3, "the rebel's second turn is ply 2");
+    let detail = record.detail.unwrap_or_default();
+    assert!(detail.contains("exit status 5"), "{detail}");
+}
+
+#[test]
+fn a_forked_child_does_not_outlive_the_game() {
+    let file = misbehaving("forking_bot.py");
+    let record = play(course(file.clone()), course(example("random_bot.py")), 6);
+    assert_eq!(record.reason, "round_limit", "{record:?}");
+    assert!(
+        record.moves.iter().all(|m| m.verdict == "move"),
+        "{record:?}"
+    );
+    // `play` checked the process group. The fork also carries the file in its command line,
+    // and only this test runs this bot: any live process naming it is a survivor.
+    std::thread::sleep(Duration::from_millis(100));
+    let left: Vec<String> = processes_with(&file.to_string_lossy())
+        .into_iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .filter(|stat| !stat.contains(") Z "))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
