@@ -168,4 +168,85 @@ mod tests {
             assert!(hingers(&next).is_empty(), "seed {seed}: {mv:?}");
         }
     }
+
+    /// A bot that sends the same raw reply every turn.
+    struct Scripted(serde_json::Value);
+
+    impl crate::bots::Player<Hinger> for Scripted {
+        fn start(
+            &mut self,
+            _game: &Hinger,
+            _setup: &crate::bots::Setup,
+        ) -> Result<Option<String>, crate::bots::Failure> {
+            Ok(None)
+        }
+        fn turn(&mut self, _game: &Hinger, _state: &State) -> crate::bots::TurnReply<Move> {
+            crate::bots::TurnReply {
+                reply: crate::bots::Reply::Wire(self.0.clone()),
+                elapsed: Duration::ZERO,
+            }
+        }
+        fn finish(&mut self, _end: &crate::bots::EndInfo) -> crate::bots::BotLog {
+            crate::bots::BotLog::default()
+        }
+    }
+
+    #[test]
+    fn whole_games_through_the_referee() {
+        use crate::bots::inprocess::InProcess;
+        use crate::referee::{MatchConfig, play_game};
+        for seed in 0..6 {
+            let game = Hinger::random(5, 5, 0.7, seed).unwrap();
+            let mut a = InProcess::new("random", game.builtin("random", seed).unwrap());
+            let mut b = InProcess::new("greedy", game.builtin("greedy", seed + 1).unwrap());
+            let config = MatchConfig {
+                seed,
+                ..MatchConfig::default()
+            };
+            let record = play_game(&game, [&mut a, &mut b], ["a", "b"], &config, &mut |_| {});
+            assert_eq!(record.game, game.name());
+            assert!(
+                ["hinger", "all_removed"].contains(&record.reason.as_str()),
+                "seed {seed}: {}",
+                record.reason
+            );
+            assert_eq!(
+                record.reason == "five_in_row" || record.reason == "hinger",
+                record.winner.is_some()
+            );
+            assert!(record.moves.iter().all(|m| m.verdict == "move"));
+            assert!(record.final_board.is_array());
+        }
+    }
+
+    #[test]
+    fn an_illegal_reply_loses_through_the_referee() {
+        use crate::bots::inprocess::InProcess;
+        use crate::referee::{MatchConfig, play_game};
+        // No hinger for a while: the bad reply comes before the good bot could win.
+        let game = Hinger::new(vec![vec![2, 2, 0, 2, 2]]).unwrap();
+        for bad_side in Side::BOTH {
+            let mut good = InProcess::new("greedy", game.builtin("greedy", 3).unwrap());
+            let mut bad = Scripted(serde_json::json!([0, 2]));
+            let players: [&mut dyn crate::bots::Player<Hinger>; 2] = match bad_side {
+                Side::First => [&mut bad, &mut good],
+                Side::Second => [&mut good, &mut bad],
+            };
+            let record = play_game(
+                &game,
+                players,
+                ["a", "b"],
+                &MatchConfig::default(),
+                &mut |_| {},
+            );
+            assert_eq!(record.reason, "illegal_move");
+            assert_eq!(
+                record.winner.as_deref(),
+                Some(game.role_name(bad_side.other()))
+            );
+            let last = record.moves.last().expect("a turn");
+            assert_eq!(last.verdict, "illegal");
+            assert_eq!(last.reason.as_deref(), Some("empty_cell"));
+        }
+    }
 }
