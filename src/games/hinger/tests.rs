@@ -111,6 +111,21 @@ fn figure_1_worked_values() {
 }
 
 #[test]
+fn perft_from_board_files() {
+    // Counted by an independent script from the definitions (a hinger move and the last
+    // counter end the game).
+    let a = load("state_a.txt");
+    let game = Hinger::new(a.grid()).unwrap();
+    for (depth, expected) in [(1, 10), (2, 73), (3, 455), (4, 2388), (5, 10428)] {
+        assert_eq!(perft(&game, &a, depth), expected, "state A depth {depth}");
+    }
+    let ring = load("ring_3x4.txt");
+    for (depth, expected) in [(1, 9), (2, 72), (3, 406), (4, 1728), (5, 5660), (6, 14224)] {
+        assert_eq!(perft(&game, &ring, depth), expected, "ring depth {depth}");
+    }
+}
+
+#[test]
 fn move_costs() {
     let a = load("state_a.txt");
     assert_eq!(move_cost(&a, &Move::new(1, 1)), 5);
