@@ -343,3 +343,61 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod strength {
+    use super::*;
+    use crate::bots::inprocess::InProcess;
+    use crate::engines::Limits;
+    use crate::games::Game;
+    use crate::referee::{MatchConfig, play_game};
+
+    /// Wins of `strong` over `weak` in games with both colours, by seed.
+    fn wins(
+        strong: impl Fn(u64) -> Box<dyn Engine<Gomoku>>,
+        weak: impl Fn(u64) -> Box<dyn Engine<Gomoku>>,
+        games: u64,
+    ) -> (u32, u32) {
+        let (mut won, mut lost) = (0, 0);
+        for seed in 0..games {
+            for strong_side in Side::BOTH {
+                let mut a = InProcess::new("strong", strong(seed));
+                let mut b = InProcess::new("weak", weak(seed + 100));
+                let players: [&mut dyn crate::bots::Player<Gomoku>; 2] = match strong_side {
+                    Side::First => [&mut a, &mut b],
+                    Side::Second => [&mut b, &mut a],
+                };
+                let config = MatchConfig {
+                    seed,
+                    ..MatchConfig::default()
+                };
+                let record = play_game(&Gomoku, players, ["x", "y"], &config, &mut |_| {});
+                match record.winner.as_deref() {
+                    Some(w) if w == Gomoku.role_name(strong_side) => won += 1,
+                    Some(_) => lost += 1,
+                    None => {}
+                }
+            }
+        }
+        (won, lost)
+    }
+
+    #[test]
+    fn greedy_beats_random_and_alphabeta_holds_greedy() {
+        let (won, lost) = wins(
+            |s| Box::new(Greedy::<Gomoku>::new(s)),
+            |s| Box::new(RandomMover::<Gomoku>::new(s)),
+            3,
+        );
+        assert!(
+            won >= 5 && lost == 0,
+            "greedy vs random: {won} won, {lost} lost"
+        );
+        let (won, lost) = wins(
+            |s| Box::new(AlphaBeta::<Gomoku>::with_limits(s, Limits::nodes(3_000))),
+            |s| Box::new(Greedy::<Gomoku>::new(s)),
+            2,
+        );
+        assert!(won > lost, "alphabeta vs greedy: {won} won, {lost} lost");
+    }
+}
