@@ -105,12 +105,9 @@ impl State {
         self.neighbours(i).filter(|&j| self.cells[j] > 0).count()
     }
 
-    /// The number of active regions, counting cell `skip` (if any) as empty.
-    fn regions_without(&self, skip: Option<usize>) -> usize {
+    /// The number of active regions.
+    pub fn regions(&self) -> usize {
         let mut seen = vec![false; self.cells.len()];
-        if let Some(s) = skip.filter(|&s| s < seen.len()) {
-            seen[s] = true;
-        }
         let mut stack = Vec::new();
         let mut count = 0;
         for start in 0..self.cells.len() {
@@ -132,31 +129,52 @@ impl State {
         count
     }
 
-    /// The number of active regions.
-    pub fn regions(&self) -> usize {
-        self.regions_without(None)
-    }
-
-    /// Whether cell `i` is a hinger: one counter, and taking it splits a region. A cell
-    /// with fewer than two active neighbours cannot split anything, so it skips the fill.
+    /// Whether cell `i` is a hinger: one counter, and taking it splits a region.
+    ///
+    /// The cell and its active neighbours lie in one region. Without the cell, that region
+    /// falls into as many parts as there are groups of neighbours still connected to each
+    /// other, so the count of regions grows exactly when some neighbour can no longer
+    /// reach another: one fill from a neighbour, stopped as soon as it has met them all.
     pub fn is_hinger(&self, i: usize) -> bool {
-        self.cells.get(i) == Some(&1)
-            && self.active_neighbours(i) >= 2
-            && self.regions_without(Some(i)) > self.regions()
+        if self.cells.get(i) != Some(&1) {
+            return false;
+        }
+        let mut around = self.neighbours(i).filter(|&j| self.cells[j] > 0);
+        let Some(first) = around.next() else {
+            return false;
+        };
+        let mut unmet = around.count();
+        if unmet == 0 {
+            return false;
+        }
+        let (r, c) = (i / self.cols, i % self.cols);
+        let touches =
+            |j: usize| (j / self.cols).abs_diff(r) <= 1 && (j % self.cols).abs_diff(c) <= 1;
+        let mut seen = vec![false; self.cells.len()];
+        seen[i] = true;
+        seen[first] = true;
+        let mut stack = vec![first];
+        while let Some(x) = stack.pop() {
+            for j in self.neighbours(x) {
+                if !seen[j] && self.cells[j] > 0 {
+                    seen[j] = true;
+                    if touches(j) {
+                        unmet -= 1;
+                        if unmet == 0 {
+                            return false;
+                        }
+                    }
+                    stack.push(j);
+                }
+            }
+        }
+        true
     }
 
     /// Every hinger, row-major, as cell indices.
     pub fn hinger_cells(&self) -> Vec<usize> {
-        let candidates: Vec<usize> = (0..self.cells.len())
-            .filter(|&i| self.cells[i] == 1 && self.active_neighbours(i) >= 2)
-            .collect();
-        if candidates.is_empty() {
-            return candidates;
-        }
-        let before = self.regions();
-        candidates
-            .into_iter()
-            .filter(|&i| self.regions_without(Some(i)) > before)
+        (0..self.cells.len())
+            .filter(|&i| self.is_hinger(i))
             .collect()
     }
 
