@@ -70,7 +70,8 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
 /// standings.csv: the league table with marks and per-role results.
 pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
     let mut header: Vec<String> = [
-        "rank", "bot", "games", "wins", "losses", "ties", "points", "mark",
+        "rank", "bot", "games", "wins", "losses", "ties", "points", "mark", "elo", "elo_low",
+        "elo_high",
     ]
     .map(String::from)
     .to_vec();
