@@ -193,7 +193,7 @@ impl State {
         *mine |= bit;
         let mine = *mine;
         self.to_move = mover.other();
-        self.ply += 1;
+        self.ply = self.ply.saturating_add(1);
         let outcome = if five_through(mine, cell % CELLS) {
             Some(Outcome::win(mover, "five_in_row"))
         } else {

@@ -190,7 +190,7 @@ impl State {
     /// Passes the turn without a move.
     pub(crate) fn pass(&mut self) {
         self.to_move = self.to_move.other();
-        self.ply += 1;
+        self.ply = self.ply.saturating_add(1);
     }
 
     /// The piles as text: one line per row, counts separated by spaces.
