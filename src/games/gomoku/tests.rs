@@ -77,6 +77,19 @@ fn perft_table_generic_and_fast() {
 }
 
 #[test]
+fn perft_from_a_board_file() {
+    // White has a diagonal four open at both ends. Counted by an independent script from
+    // the rules (wins and the early draw end a line of play).
+    for (side, counts) in [(WHITE, [54, 2756, 143_312]), (BLACK, [54, 2862, 143_312])] {
+        let s = load("diagonal_four.txt", side);
+        for (depth, expected) in (1..).zip(counts) {
+            assert_eq!(perft(&Gomoku, &s, depth), expected, "{side} depth {depth}");
+            assert_eq!(fast_perft(&s, depth), expected, "{side} fast depth {depth}");
+        }
+    }
+}
+
+#[test]
 fn finished_game_has_no_continuations() {
     let s = board(
         &[
