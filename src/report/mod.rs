@@ -173,9 +173,11 @@ pub fn standings_text(roles: &[String], table: &LeagueTable) -> String {
 pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Table {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
-    let mut header: Vec<String> = ["#", "bot", "games", "W", "L", "T", "points", "mark"]
-        .map(String::from)
-        .to_vec();
+    let mut header: Vec<String> = [
+        "#", "bot", "games", "W", "L", "T", "points", "mark", "Elo", "95% CI",
+    ]
+    .map(String::from)
+    .to_vec();
     header.extend(roles.iter().map(|r| format!("W as {r}")));
     t.set_header(header);
     for s in table {
