@@ -5,6 +5,8 @@
 //! costs (Asalto: the turn; Gomoku: the game), when the game ends and why.
 
 pub mod asalto;
+pub mod gomoku;
+pub mod hinger;
 pub mod perft;
 
 use serde_json::{Map, Value};
