@@ -305,6 +305,7 @@ fn play_fixture<G: Builtins>(
         move_limit: tournament.move_limit,
         init_limit: tournament.init_limit,
         seed: fixture.seed,
+        start: fixture.start,
         cancel: Some(stop.clone()),
     };
     let names = [
