@@ -151,6 +151,18 @@ pub trait Game: Clone + Send + Sync + 'static {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameKind {
     Asalto,
+    Gomoku,
+    Hinger,
+}
+
+impl GameKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Asalto => "asalto",
+            GameKind::Gomoku => "gomoku",
+            GameKind::Hinger => "hinger",
+        }
+    }
 }
 
 impl fmt::Display for Side {

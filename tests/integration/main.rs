@@ -5,5 +5,6 @@ mod bots_common;
 mod bots_course;
 mod bots_process;
 mod common;
+mod games;
 mod league;
 mod sprt;
