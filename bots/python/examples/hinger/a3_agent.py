@@ -12,7 +12,7 @@ class Agent:
         self.size = size
         self.name = name
         self.modes = ["minimax", "alphabeta"]
-        self.depth = {"minimax": 2, "alphabeta": 3}
+        self.depth = {"minimax": 1, "alphabeta": 2}
 
     def __str__(self):
         return "Agent " + self.name
