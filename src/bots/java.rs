@@ -111,9 +111,12 @@ fn declares_a_bot(source: &str) -> bool {
 /// of its folder in name order (helper classes), except files that declare another bot (a
 /// league folder may hold many bots, each compiled on its own) and files named like
 /// arbiter's own sources (`GomokuPlayer.java`, `Move.java`: arbiter's versions are used).
-pub fn sources(file: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
-    let main = std::fs::read_to_string(file)?;
-    let mut found = vec![(file.to_path_buf(), main)];
+///
+/// Each source comes with its bytes: files that are not UTF-8 (Windows-1252 comments are
+/// common) are compiled as Windows-1252 and scanned as lossy text.
+pub fn sources(file: &Path) -> std::io::Result<Vec<Source>> {
+    let main = Source::read(file)?;
+    let mut found = vec![main];
     let folder = file.parent().filter(|p| !p.as_os_str().is_empty());
     let Some(folder) = folder else {
         return Ok(found);
@@ -132,14 +135,47 @@ pub fn sources(file: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
         .collect();
     others.sort();
     for path in others {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(source) = Source::read(&path) else {
             continue;
         };
-        if !declares_a_bot(&text) {
-            found.push((path, text));
+        if !declares_a_bot(&source.text()) {
+            found.push(source);
         }
     }
     Ok(found)
+}
+
+/// One source file to compile.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+impl Source {
+    fn read(path: &Path) -> std::io::Result<Source> {
+        Ok(Source {
+            path: path.to_path_buf(),
+            bytes: std::fs::read(path)?,
+        })
+    }
+    /// The text, with bytes that are not UTF-8 replaced.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.bytes)
+    }
+}
+
+/// The `-encoding` for javac: UTF-8 when every source is, else Windows-1252 (which maps
+/// every byte, so old Windows-edited files compile).
+fn encoding(sources: &[Source]) -> &'static str {
+    if sources
+        .iter()
+        .all(|s| std::str::from_utf8(&s.bytes).is_ok())
+    {
+        "UTF-8"
+    } else {
+        "windows-1252"
+    }
 }
 
 /// FNV-1a, 64 bits: a stable hash for cache folder names (not for security).
@@ -158,11 +194,16 @@ impl Fnv {
     }
 }
 
-/// The folder that holds compiled bots.
+/// The folder that holds compiled bots: `$ARBITER_JAVA_CACHE`, else `arbiter-java-UID` in
+/// the system's temporary folder (one per user, so that nobody runs classes another user
+/// put there).
 pub fn cache_root() -> PathBuf {
     match std::env::var_os("ARBITER_JAVA_CACHE") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => std::env::temp_dir().join("arbiter-java"),
+        _ => std::env::temp_dir().join(format!(
+            "arbiter-java-{}",
+            rustix::process::getuid().as_raw()
+        )),
     }
 }
 
@@ -196,16 +237,22 @@ fn outcomes() -> &'static Outcomes {
 pub fn compile(file: &Path) -> Result<Compiled, String> {
     let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     let sources = sources(&file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-    let package = package_of(&sources[0].1);
-    let class = class_name(&file, &sources[0].1);
+    let package = package_of(&sources[0].text());
+    let class = class_name(&file, &sources[0].text());
     let javac = javac_program();
     let mut hash = Fnv::new();
     for part in [javac.as_str(), GOMOKU_PLAYER, MOVE, DRIVER, &class] {
         hash.bytes(part.as_bytes());
     }
-    for (path, text) in &sources {
-        hash.bytes(path.file_name().unwrap_or_default().as_encoded_bytes());
-        hash.bytes(text.as_bytes());
+    for source in &sources {
+        hash.bytes(
+            source
+                .path
+                .file_name()
+                .unwrap_or_default()
+                .as_encoded_bytes(),
+        );
+        hash.bytes(&source.bytes);
     }
     let stem = class.rsplit('.').next().unwrap_or("bot").to_string();
     let key = format!("{stem}-{:016x}", hash.0);
@@ -236,7 +283,7 @@ pub fn compile(file: &Path) -> Result<Compiled, String> {
 /// arbiter run compiling the same bot at the same time cannot see a half-written folder.
 fn run_javac(
     javac: &str,
-    sources: &[(PathBuf, String)],
+    sources: &[Source],
     package: Option<&str>,
     dir: &Path,
 ) -> Result<(), String> {
@@ -278,7 +325,7 @@ fn run_javac(
 
 fn compile_into(
     javac: &str,
-    sources: &[(PathBuf, String)],
+    sources: &[Source],
     package: Option<&str>,
     work: &Path,
 ) -> Result<(), String> {
@@ -298,10 +345,10 @@ fn compile_into(
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         files.push(path);
     }
-    files.extend(sources.iter().map(|(p, _)| p.clone()));
+    files.extend(sources.iter().map(|s| s.path.clone()));
     let output = Command::new(javac)
         .arg("-encoding")
-        .arg("UTF-8")
+        .arg(encoding(sources))
         .arg("-nowarn")
         .arg("-implicit:none")
         .arg("-d")
@@ -328,7 +375,7 @@ fn compile_into(
         text.truncate(cut);
         text.push_str("\n[javac output cut]");
     }
-    let bot = sources[0].0.display();
+    let bot = sources[0].path.display();
     Err(format!(
         "javac could not compile `{bot}` ({}):\n{}",
         output.status,

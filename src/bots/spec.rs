@@ -101,11 +101,16 @@ impl BotSpec {
         }
         match self {
             BotSpec::Builtin(name) => name.clone(),
-            BotSpec::CoursePython { file, .. } if super::python::is_agent_file(file) => file
-                .parent()
-                .and_then(|p| std::path::absolute(p).ok())
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| stem(file)),
+            BotSpec::CoursePython { file, .. } if super::python::is_agent_file(file) => {
+                std::path::absolute(file)
+                    .ok()
+                    .and_then(|f| {
+                        f.parent()?
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                    })
+                    .unwrap_or_else(|| stem(file))
+            }
             BotSpec::CoursePython { file, .. } | BotSpec::CourseJava { file } => stem(file),
             BotSpec::Command(c) => {
                 // `python3 bot.py` is named after the script, not the interpreter;

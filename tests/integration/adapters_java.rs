@@ -252,8 +252,8 @@ fn each_bot_is_compiled_once_with_its_helpers_but_not_its_neighbours() {
     }
 }
 
-/// A bot in a named package, next to its own copy of the course API, compiled by four
-/// games at once: one compilation, one class folder, and the bot plays.
+/// A bot in a named package, in Windows-1252, next to its own copy of the course API,
+/// compiled by four games at once: one compilation, one class folder, and the bot plays.
 #[test]
 fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
     if !have_jdk("a_packaged_bot...") {
@@ -271,7 +271,10 @@ fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
          \x20               if (board[r][c] == null) return new Move(r, c);\n\
          \x20       return null;\n    }}\n}}\n"
     );
-    std::fs::write(dir.path().join("Player42.java"), bot).unwrap();
+    // A comment saved as Windows-1252 (not UTF-8): compiled all the same.
+    let mut bytes = b"// Auteur: \xe9tudiant\n".to_vec();
+    bytes.extend_from_slice(bot.as_bytes());
+    std::fs::write(dir.path().join("Player42.java"), bytes).unwrap();
     // A student's copy of the API, in the default package: not compiled (arbiter's is).
     std::fs::write(
         dir.path().join("GomokuPlayer.java"),
