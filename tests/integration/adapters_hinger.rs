@@ -239,19 +239,8 @@ fn play_seated(game: &Hinger, spec: &BotSpec, marker: &Path) -> GameRecord {
         &mut |_| {},
     );
     drop(bot);
-    let marker = marker.to_string_lossy().into_owned();
-    for _ in 0..50 {
-        let live: Vec<_> = processes_with(&marker)
-            .into_iter()
-            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-            .filter(|stat| !stat.contains(") Z "))
-            .collect();
-        if live.is_empty() {
-            return record;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("a process naming {marker} survived the game");
+    assert_no_process_with(&marker.to_string_lossy());
+    record
 }
 
 #[test]

@@ -218,6 +218,9 @@ fn exceptions_and_null_moves_lose_by_exception() {
         record.logs["black"].announced_name.as_deref(),
         Some("PlayerNull")
     );
+    drop(null);
+    let compiled = java::compile(&example("PlayerNull.java")).unwrap();
+    assert_no_process_with(&compiled.dir.to_string_lossy());
 }
 
 #[test]
@@ -302,5 +305,7 @@ fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
         record.logs["white"].announced_name.as_deref(),
         Some("Player42")
     );
+    drop(bot);
+    assert_no_process_with(&first.dir.to_string_lossy());
     let _ = std::fs::remove_dir_all(&first.dir);
 }
