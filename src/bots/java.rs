@@ -235,13 +235,17 @@ fn outcomes() -> &'static Outcomes {
 /// or finds it compiled already. The error is a message for a `spawn_failed` detail: a
 /// missing file or compiler, or javac's own output.
 pub fn compile(file: &Path) -> Result<Compiled, String> {
+    compile_with(file, &javac_program())
+}
+
+/// [`compile`] with the compiler `javac` (a program name or path).
+pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
     let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     let sources = sources(&file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     let package = package_of(&sources[0].text());
     let class = class_name(&file, &sources[0].text());
-    let javac = javac_program();
     let mut hash = Fnv::new();
-    for part in [javac.as_str(), GOMOKU_PLAYER, MOVE, DRIVER, &class] {
+    for part in [javac, GOMOKU_PLAYER, MOVE, DRIVER, &class] {
         hash.bytes(part.as_bytes());
     }
     for source in &sources {
@@ -270,7 +274,7 @@ pub fn compile(file: &Path) -> Result<Compiled, String> {
                 class: class.clone(),
             });
         }
-        run_javac(&javac, &sources, package.as_deref(), &dir)?;
+        run_javac(javac, &sources, package.as_deref(), &dir)?;
         Ok(Compiled {
             dir,
             class: class.clone(),

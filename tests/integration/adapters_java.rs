@@ -309,3 +309,15 @@ fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
     assert_no_process_with(&first.dir.to_string_lossy());
     let _ = std::fs::remove_dir_all(&first.dir);
 }
+
+#[test]
+fn a_missing_compiler_is_a_clear_spawn_failure() {
+    // Needs no JDK.
+    let err = java::compile_with(&example("Player123456789.java"), "/no/such/javac").unwrap_err();
+    assert!(
+        err.contains("cannot run the Java compiler `/no/such/javac`"),
+        "{err}"
+    );
+    let err = java::compile(&example("NoSuchPlayer.java")).unwrap_err();
+    assert!(err.contains("cannot read"), "{err}");
+}
