@@ -1,5 +1,7 @@
 //! Integration tests: the `arbiter` binary as its users run it.
 
+mod adapters_hinger;
+mod adapters_java;
 mod bots_asalto;
 mod bots_common;
 mod bots_course;
