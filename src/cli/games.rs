@@ -140,8 +140,9 @@ pub fn hinger_game(
 ) -> Result<crate::games::hinger::Hinger, Error> {
     use crate::games::hinger::Hinger;
     let bad = |e: BoardError| Error::usage(format!("hinger start: {}", e.message));
-    match settings.boards.first() {
-        Some(grid) => Hinger::new(grid.clone()).map_err(bad),
-        None => Hinger::random(settings.rows, settings.cols, settings.density, seed).map_err(bad),
+    if settings.boards.is_empty() {
+        Hinger::random_starts(settings.rows, settings.cols, settings.density, seed).map_err(bad)
+    } else {
+        Hinger::from_boards(settings.boards.clone()).map_err(bad)
     }
 }
