@@ -6,7 +6,8 @@
 //! `BENCH_GAMES` games per role and pairing (default 60), `BENCH_NODES` alpha-beta node
 //! limit per move in the strength matches (default 20000), `BENCH_THREADS` (default 2),
 //! `BENCH_ROUNDS` the round limit of the strength games (default 1000, the course's),
-//! `BENCH_SKIP` a comma list of sections to skip (`perft`, `search`, `strength`).
+//! `BENCH_SKIP` a comma list of sections to skip (`perft`, `search`, `strength`),
+//! `BENCH_PAIRINGS` a comma list of the pairings to play (`alphabeta-vs-greedy`, ...).
 
 use arbiter::bots::Player;
 use arbiter::bots::inprocess::InProcess;
@@ -125,7 +126,11 @@ fn strength_section() {
         ("alphabeta vs greedy", "alphabeta", alphabeta, greedy),
         ("alphabeta vs random", "alphabeta", alphabeta, random),
     ];
+    let only = std::env::var("BENCH_PAIRINGS").unwrap_or_default();
     for (label, strong_name, strong, weak) in pairings {
+        if !only.is_empty() && !only.split(',').any(|p| label.replace(' ', "-") == p.trim()) {
+            continue;
+        }
         let started = Instant::now();
         let jobs: Vec<(u64, Side)> = (0..games)
             .flat_map(|g| Side::BOTH.into_iter().map(move |s| (g, s)))

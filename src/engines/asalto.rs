@@ -21,11 +21,14 @@ use crate::games::Side;
 use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
 use crate::games::asalto::{Asalto, Move, State};
 
-const REBEL: i32 = 60;
+const REBEL: i32 = 100;
 /// Extra value of each rebel short of 15: the officers need only a few more captures, and
 /// the rebels need spare pieces to cover the ones filling the fortress.
-const LAST_REBELS: i32 = 120;
+const LAST_REBELS: i32 = 150;
 const OFFICER: i32 = 450;
+/// Plies per point of value a rebel loses as the game drags on, and the most it loses.
+const DRAG_PLIES: u32 = 4;
+const REBEL_DECAY_MAX: i32 = 50;
 const IN_FORTRESS: i32 = 45;
 /// Per fortress point filled beyond six: the last points are the hardest to take.
 const FORTRESS_NEAR_FULL: i32 = 80;
@@ -115,7 +118,10 @@ fn quiet_rebel_score(state: &State) -> i32 {
     let rebels = state.rebels();
     let threatened = threatened_rebels(state).count_ones() as i32;
     let count = rebels.count_ones() as i32;
-    let mut score = REBEL * count - LAST_REBELS * (15 - count).max(0);
+    // A rebel is worth less as the game drags on: a deadlock is a tie, and the rebels break
+    // it by giving up pieces they can spare.
+    let rebel = REBEL - (state.ply() / DRAG_PLIES).min(REBEL_DECAY_MAX as u32) as i32;
+    let mut score = rebel * count - LAST_REBELS * (13 - count).max(0);
     score -= OFFICER * state.officers().count_ones() as i32;
 
     let fortress = (rebels & FORTRESS).count_ones() as i32;
