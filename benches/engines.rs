@@ -143,10 +143,14 @@ fn strength_section() {
                     while let Some(&(seed, strong_side)) =
                         jobs.get(next.fetch_add(1, Ordering::Relaxed))
                     {
+                        // The referee's config may grow (start numbers, cancellation):
+                        // the defaults are right for whatever this bench does not set.
+                        #[allow(clippy::needless_update)]
                         let config = MatchConfig {
                             move_limit: Duration::from_secs(10),
                             init_limit: Duration::from_secs(10),
                             seed,
+                            ..MatchConfig::default()
                         };
                         let mut a = InProcess::new(strong_name, strong(seed, nodes));
                         let mut b = InProcess::new("weak", weak(seed ^ 0x5eed, nodes));

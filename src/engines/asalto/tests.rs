@@ -154,6 +154,7 @@ fn match_up(
                 move_limit: Duration::from_secs(10),
                 init_limit: Duration::from_secs(10),
                 seed,
+                ..MatchConfig::default()
             };
             let mut a = InProcess::new("strong", strong(seed));
             let mut b = InProcess::new("weak", weak(seed + 1000));
