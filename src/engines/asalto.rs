@@ -29,9 +29,10 @@ use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
 use crate::games::asalto::{Asalto, Move, State};
 
 const REBEL: i32 = 100;
-/// Extra value of each rebel short of 13: the officers need only a few more captures, and
-/// the rebels need spare pieces to cover the ones filling the fortress.
+/// Extra value of each rebel short of [`FEW_REBELS`]: the officers need only a few more
+/// captures, and the rebels need spare pieces to cover the ones filling the fortress.
 const LAST_REBELS: i32 = 150;
+const FEW_REBELS: i32 = 13;
 const OFFICER: i32 = 450;
 /// Plies per point of value a rebel loses as the game drags on, and the most it loses.
 const DRAG_PLIES: u32 = 4;
@@ -129,7 +130,7 @@ fn quiet_rebel_score(state: &State) -> i32 {
     // A rebel is worth less as the game drags on: a deadlock is a tie, and the rebels break
     // it by giving up pieces they can spare.
     let rebel = REBEL - (state.ply() / DRAG_PLIES).min(REBEL_DECAY_MAX as u32) as i32;
-    let mut score = rebel * count - LAST_REBELS * (13 - count).max(0);
+    let mut score = rebel * count - LAST_REBELS * (FEW_REBELS - count).max(0);
     score -= OFFICER * state.officers().count_ones() as i32;
 
     let fortress = (rebels & FORTRESS).count_ones() as i32;
