@@ -304,17 +304,35 @@ pub const INITIAL_ROWS: [&str; SIZE] = [
     "  ...  ", "  O.O  ", "RR...RR", "RRRRRRR", "RRRRRRR", "  RRR  ", "  RRR  ",
 ];
 
+/// The points of [`INITIAL_ROWS`] holding `piece` (evaluated at compile time, where a
+/// piece on an off-board cell would fail the build).
+const fn row_bits(piece: u8) -> u64 {
+    let mut bits = 0u64;
+    let mut r = 0;
+    while r < SIZE {
+        let row = INITIAL_ROWS[r].as_bytes();
+        let mut c = 0;
+        while c < SIZE {
+            if row[c] == piece {
+                bits |= 1u64 << INDEX[r * SIZE + c];
+            }
+            c += 1;
+        }
+        r += 1;
+    }
+    bits
+}
+
 impl State {
     /// The start position: 24 rebels, 2 officers, rebels to move.
-    pub fn initial() -> State {
-        // The constant rows are well-formed; the fallback keeps this total anyway.
-        parse_rows(INITIAL_ROWS.join("\n").as_str(), REBELS).unwrap_or(State {
-            rebels: 0,
-            officers: 0,
+    pub const fn initial() -> State {
+        State {
+            rebels: row_bits(b'R'),
+            officers: row_bits(b'O'),
             to_move: REBELS,
             ply: 0,
             illegal: [0, 0],
-        })
+        }
     }
 
     /// A position from bitboards (bits 33 and up must be clear, and no point may hold both
@@ -330,6 +348,12 @@ impl State {
             ply: 0,
             illegal: [0, 0],
         })
+    }
+
+    /// The same position with `side` to move (for searches that pass a turn).
+    pub fn with_to_move(mut self, side: Side) -> State {
+        self.to_move = side;
+        self
     }
 
     pub fn rebels(&self) -> u64 {

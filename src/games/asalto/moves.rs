@@ -3,7 +3,7 @@
 
 use super::Asalto;
 use super::board::{self, OFFICERS, POINTS, Point, REBELS, State};
-use crate::games::{Outcome, Side};
+use crate::games::Outcome;
 use std::fmt;
 
 /// The longest capture chain a position can hold: every capture removes a rebel, and at
@@ -174,8 +174,7 @@ pub fn generate(state: &State, out: &mut Vec<Move>) {
     for from in board::points(state.officers) {
         let mut chain = Chain::new(from);
         // The officer has left its start, which chains may cross or end on.
-        let empty = empty | from.bit();
-        extend_chains(&mut chain, from, state.rebels, empty, out);
+        extend_chains(&mut chain, from, state.rebels, empty | from.bit(), out);
     }
     if out.len() == before {
         for from in board::points(state.officers) {
@@ -200,10 +199,9 @@ fn extend_chains(chain: &mut Chain, at: Point, rebels: u64, empty: u64, out: &mu
             continue;
         }
         out.push(Move::Capture(*chain));
-        // The jumped rebel's point is now empty; the landing point is occupied.
-        let empty = (empty | mid.bit()) & !to.bit();
-        let empty = empty | at.bit();
-        extend_chains(chain, to, rebels & !mid.bit(), empty, out);
+        // `empty` counts the officer's own point as empty (no jump lands where it starts,
+        // and later jumps may land where it was), so only the captured point changes.
+        extend_chains(chain, to, rebels & !mid.bit(), empty | mid.bit(), out);
         chain.pop();
     }
 }
@@ -296,14 +294,5 @@ impl Asalto {
             }
         }
         total
-    }
-}
-
-/// Which side a role name denotes (`rebel`/`officer`).
-pub fn side_of_role(role: &str) -> Option<Side> {
-    match role {
-        "rebel" => Some(REBELS),
-        "officer" => Some(OFFICERS),
-        _ => None,
     }
 }

@@ -121,27 +121,27 @@ fn describe(p: Option<Piece>) -> &'static str {
     }
 }
 
+/// Whether a JSON value counts as an integer coordinate (in range or not).
+fn is_integer(v: &Value) -> bool {
+    match v {
+        Value::Number(n) if n.is_u64() || n.is_i64() => true,
+        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
+        Value::Number(n) => n
+            .as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18),
+        _ => false,
+    }
+}
+
 /// One coordinate: an integer in 0..=6.
 fn coordinate(v: &Value) -> Result<usize, Illegal> {
-    let not_int = || Illegal::NotIntegers { value: excerpt(v) };
-    let out = || Illegal::OutOfRange { value: excerpt(v) };
-    let Value::Number(n) = v else {
-        return Err(not_int());
-    };
-    if let Some(i) = n.as_u64() {
-        return usize::try_from(i)
-            .ok()
-            .filter(|&i| i < board::SIZE)
-            .ok_or_else(out);
+    if !is_integer(v) {
+        return Err(Illegal::NotIntegers { value: excerpt(v) });
     }
-    if n.as_i64().is_some() {
-        return Err(out());
-    }
-    match n.as_f64() {
-        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
-        Some(f) if f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18 => Err(out()),
-        _ => Err(not_int()),
-    }
+    v.as_u64()
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&i| i < board::SIZE)
+        .ok_or_else(|| Illegal::OutOfRange { value: excerpt(v) })
 }
 
 /// The reply as grid coordinates, or why it is not a list of `[row, col]` points.
@@ -176,12 +176,12 @@ fn coordinates(reply: &Value) -> Result<Vec<Point0>, Illegal> {
         }
     }
     // Types before ranges over the whole reply: a float anywhere is the more basic fault.
-    for &(r, c) in &pairs {
-        for v in [r, c] {
-            if !matches!(v, Value::Number(n) if n.is_u64() || n.is_i64()) {
-                coordinate(v)?;
-            }
-        }
+    if let Some(v) = pairs
+        .iter()
+        .flat_map(|&(r, c)| [r, c])
+        .find(|v| !is_integer(v))
+    {
+        return Err(Illegal::NotIntegers { value: excerpt(v) });
     }
     pairs
         .into_iter()
@@ -205,8 +205,8 @@ enum Segment {
     Jump,
 }
 
-/// Classifies `from -> to` and checks the line exists from `from`.
-fn segment(from: Point, to: Point) -> Result<(Segment, bool), Illegal> {
+/// Classifies `from -> to` and checks that a diagonal line leaves `from`.
+fn segment(from: Point, to: Point) -> Result<Segment, Illegal> {
     let dr = to.row().abs_diff(from.row());
     let dc = to.col().abs_diff(from.col());
     let (kind, diagonal) = match (dr, dc) {
@@ -219,7 +219,7 @@ fn segment(from: Point, to: Point) -> Result<(Segment, bool), Illegal> {
     if diagonal && !from.has_diagonals() {
         return Err(Illegal::NoDiagonal { from, to });
     }
-    Ok((kind, diagonal))
+    Ok(kind)
 }
 
 /// Parses and checks a reply for the side to move of `state`.
@@ -259,7 +259,7 @@ fn rebel_move(state: &State, from: Point, rest: &[Point0]) -> Result<Move, Illeg
         });
     };
     let to = on_board(target)?;
-    let (kind, _) = segment(from, to)?;
+    let kind = segment(from, to)?;
     if kind == Segment::Jump {
         return Err(Illegal::RebelJump { from, to });
     }
@@ -292,7 +292,7 @@ fn officer_move(state: &State, from: Point, rest: &[Point0]) -> Result<Move, Ill
     let mut at = from;
     for &target in rest {
         let to = on_board(target)?;
-        let (kind, _) = segment(at, to)?;
+        let kind = segment(at, to)?;
         match kind {
             Segment::Step => {
                 if chained {
@@ -307,7 +307,7 @@ fn officer_move(state: &State, from: Point, rest: &[Point0]) -> Result<Move, Ill
                 });
             }
             Segment::Jump => {
-                // A jump's midpoint always exists: `segment` accepted a line two long.
+                // No line runs through an off-board midpoint ([2,0] -> [0,2] skips [1,1]).
                 let Some(over) = board::between(at, to) else {
                     return Err(Illegal::NotStepOrJump { from: at, to });
                 };
