@@ -8,6 +8,7 @@ pub mod asalto;
 pub mod gomoku;
 pub mod hinger;
 pub mod perft;
+pub mod wire;
 
 use serde_json::{Map, Value};
 use std::fmt;
