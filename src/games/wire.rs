@@ -45,7 +45,9 @@ mod tests {
     #[test]
     fn integers_are_told_from_floats_whatever_their_size() {
         assert!(is_integer(&json!(3)) && is_integer(&json!(-3)));
-        assert!(is_integer(&serde_json::from_str::<Value>("100000000000000000000000").unwrap()));
+        assert!(is_integer(
+            &serde_json::from_str::<Value>("100000000000000000000000").unwrap()
+        ));
         assert!(!is_integer(&json!(2.0)) && !is_integer(&json!(2.5)) && !is_integer(&json!("2")));
     }
 

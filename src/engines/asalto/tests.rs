@@ -1,10 +1,8 @@
 //! The Asalto heuristic and built-in bots: sanity, tactics, and strength in short matches.
 
 use super::*;
-use crate::bots::inprocess::InProcess;
 use crate::engines::{Limits, SearchStats, WIN_THRESHOLD};
 use crate::games::Game;
-use crate::referee::{MatchConfig, play_game};
 use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(3600);
@@ -150,20 +148,9 @@ fn match_up(
     let mut wins = [0; 2];
     for seed in 0..games {
         for strong_side in Side::BOTH {
-            let config = MatchConfig {
-                move_limit: Duration::from_secs(10),
-                init_limit: Duration::from_secs(10),
-                seed,
-                ..MatchConfig::default()
-            };
-            let mut a = InProcess::new("strong", strong(seed));
-            let mut b = InProcess::new("weak", weak(seed + 1000));
-            let players: [&mut dyn crate::bots::Player<Asalto>; 2] = match strong_side {
-                Side::First => [&mut a, &mut b],
-                Side::Second => [&mut b, &mut a],
-            };
-            let record = play_game(&game, players, ["x", "y"], &config, &mut |_| {});
-            if record.winner.as_deref() == Some(game.role_name(strong_side)) {
+            if crate::engines::duel(&game, strong(seed), weak(seed + 1000), strong_side, seed)
+                == Some(true)
+            {
                 wins[strong_side.index()] += 1;
             }
         }
