@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Whether a JDK is here; prints why a test is skipped when not.
-fn have_jdk(test: &str) -> bool {
+pub(crate) fn have_jdk(test: &str) -> bool {
     let ok = |program: &str| {
         std::process::Command::new(program)
             .arg("-version")

@@ -178,3 +178,68 @@ fn sprt_runs_on_gomoku() {
     let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(v["verdict"], "H1");
 }
+
+#[test]
+fn course_bots_in_both_languages_play_small_leagues() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().unwrap();
+
+    let agent = format!("{root}/bots/python/examples/hinger/a3_agent.py");
+    let out = dir.path().join("hinger");
+    let (code, stdout, stderr) = run(arbiter()
+        .args([
+            "league",
+            "--game",
+            "hinger",
+            "--rows",
+            "4",
+            "--cols",
+            "4",
+            "--density",
+            "0.8",
+            "--pairs",
+            "2",
+        ])
+        .args(["--limit-ms", "5000", "--out"])
+        .arg(&out)
+        .args([
+            &format!("agent={agent}"),
+            "builtin:random",
+            "builtin:greedy",
+        ]));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = csv_rows(&out.join("games.csv"));
+    assert_eq!(games.len(), 12);
+    for g in &games {
+        assert!(
+            ["hinger", "all_removed"].contains(&g["reason"].as_str()),
+            "the agent plays by the rules: {g:?}"
+        );
+    }
+
+    if !crate::adapters_java::have_jdk(
+        "course_bots_in_both_languages_play_small_leagues (Java part)",
+    ) {
+        return;
+    }
+    let player = format!("{root}/bots/java/examples/Player123456789.java");
+    let out = dir.path().join("gomoku");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["league", "--game", "gomoku", "--limit-ms", "5000", "--out"])
+        .arg(&out)
+        .args([player.as_str(), "builtin:random", "builtin:greedy"]));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = csv_rows(&out.join("games.csv"));
+    assert_eq!(games.len(), 6);
+    for g in &games {
+        assert!(
+            ["five_in_row", "no_window_left", "board_full"].contains(&g["reason"].as_str()),
+            "{g:?}"
+        );
+    }
+    let standings = csv_rows(&out.join("standings.csv"));
+    assert!(
+        standings.iter().any(|r| r["bot"] == "Player123456789"),
+        "{standings:?}"
+    );
+}
