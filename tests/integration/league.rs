@@ -422,7 +422,10 @@ fn ctrl_c_stops_the_league_kills_every_bot_and_leaves_a_resumable_journal() {
     // Every journal line is a whole game that ended by the rules, not by the stop, and a
     // rerun finishes the league.
     let journal = read(&out.join("games.jsonl"));
-    assert!(!journal.contains("\"reason\":\"crash\""), "a game killed by the stop was journaled");
+    assert!(
+        !journal.contains("\"reason\":\"crash\""),
+        "a game killed by the stop was journaled"
+    );
     let partial = journal_ids(&out);
     assert!(partial.len() < 24, "stopped early: {} games", partial.len());
     let (code, _, stderr) = run(&mut league_cmd(&out, &args, &bots));

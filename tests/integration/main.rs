@@ -9,4 +9,5 @@ mod bots_process;
 mod common;
 mod games;
 mod league;
+mod play;
 mod sprt;
