@@ -7,6 +7,7 @@ pub mod inprocess;
 pub mod process;
 pub mod protocol;
 pub mod python;
+pub mod sandbox;
 pub mod serve;
 pub mod spec;
 
@@ -37,6 +38,12 @@ pub enum FailureKind {
     Spawn,
     /// A JSON object that breaks the protocol (a wrong `type` where a reply is due).
     Protocol,
+    /// Ran out of its memory limit (an allocation failure it reported or died of).
+    Memory,
+    /// Used up its CPU-seconds limit (killed by SIGXCPU, or SIGKILL at the hard limit).
+    Cpu,
+    /// Wrote a file beyond its file-size limit (killed by SIGXFSZ).
+    FileSize,
 }
 
 impl FailureKind {
@@ -47,6 +54,9 @@ impl FailureKind {
             FailureKind::Exception => "exception",
             FailureKind::Spawn => "spawn_failed",
             FailureKind::Protocol => "protocol_error",
+            FailureKind::Memory => "memory",
+            FailureKind::Cpu => "cpu",
+            FailureKind::FileSize => "file_size",
         }
     }
 }

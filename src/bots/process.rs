@@ -13,7 +13,8 @@ use super::protocol::{
     self, FromBot, Incoming, LineRead, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot, truncate,
     truncate_front,
 };
-use super::spec::CommandSpec;
+use super::sandbox::{self, ChildPlan, Sandbox};
+use super::spec::{CommandSpec, Limits, SandboxMode};
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
@@ -49,6 +50,24 @@ const DRAIN: Duration = Duration::from_millis(150);
 /// Messages buffered between the stdout reader and the referee; a bot flooding JSON objects
 /// beyond this blocks on its own stdout (chatter is never queued).
 const CHANNEL_BOUND: usize = 256;
+
+/// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
+const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Lines in a bot's stderr or error message that tell of an allocation failure: Python,
+/// C++, Rust, C (`strerror(ENOMEM)`), Java, Go.
+const MEMORY_MARKERS: &[&str] = &[
+    "MemoryError",
+    "std::bad_alloc",
+    "memory allocation of",
+    "Cannot allocate memory",
+    "OutOfMemoryError",
+    "out of memory",
+];
+
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
 
 /// A bot program seated as a player.
 pub struct ProcessPlayer {
@@ -90,8 +109,8 @@ enum Got {
     Message(Instant, FromBot),
     Violation(String),
     Overlong(Instant, usize),
-    /// The bot is gone (EOF, exit, broken pipe): the crash detail.
-    Gone(String),
+    /// The bot is gone (EOF, exit, broken pipe): why, as a crash or a broken limit.
+    Gone(Failure),
     TimedOut,
 }
 
@@ -153,6 +172,13 @@ struct Running {
     /// Set once the leader is reaped: from then on its pid may belong to a stranger, so
     /// the group is never signalled again.
     reaped: bool,
+    /// In every process's environment ([`sandbox::TOKEN_VAR`]): finds escaped descendants.
+    token: String,
+    limits: Limits,
+    /// The uid and folder of a sandboxed bot.
+    sandbox: Option<Sandbox>,
+    /// Set once every process of the bot was swept away.
+    swept: bool,
 }
 
 /// The process groups of every bot started and not yet reaped, for [`kill_all_bots`].
@@ -177,16 +203,62 @@ pub fn kill_all_bots() {
 
 impl Running {
     fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
-        let mut cmd = Command::new(&command.program);
-        cmd.args(&command.args)
-            .envs(&command.env)
+        let confine = command.confine;
+        if let Some(why) = sandbox::unavailable(confine.sandbox) {
+            return Err(Failure::new(FailureKind::Spawn, why));
+        }
+        sandbox::become_subreaper();
+        let token = sandbox::new_token();
+        let mut program = command.program.clone();
+        let mut args = command.args.clone();
+        let mut cwd = command.cwd.clone();
+        let mut jail = None;
+        if confine.sandbox == SandboxMode::User {
+            let source = command.cwd.as_deref().map(absolute);
+            let sb = Sandbox::create(source.as_deref()).map_err(|e| {
+                Failure::new(
+                    FailureKind::Spawn,
+                    format!("cannot prepare the bot's sandbox: {e}"),
+                )
+            })?;
+            if let Some(source) = &source {
+                // Paths into the bot's folder now point into its copy.
+                let moved = |text: &mut String| {
+                    if let Ok(rest) = std::path::Path::new(text.as_str()).strip_prefix(source) {
+                        *text = sb.workdir.join(rest).to_string_lossy().into_owned();
+                    }
+                };
+                moved(&mut program);
+                args.iter_mut().for_each(moved);
+            }
+            cwd = Some(sb.workdir.clone());
+            jail = Some(sb);
+        }
+        let mut cmd = Command::new(&program);
+        cmd.args(&args);
+        if let Some(sb) = &jail {
+            cmd.env_clear()
+                .env("PATH", SANDBOX_PATH)
+                .env("HOME", &sb.workdir)
+                .env("TMPDIR", &sb.workdir)
+                .env("LANG", "C.UTF-8");
+        }
+        cmd.envs(&command.env)
+            .env(sandbox::TOKEN_VAR, &token)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(dir) = &command.cwd {
+        if let Some(dir) = &cwd {
             cmd.current_dir(dir);
         }
+        let plan = ChildPlan {
+            limits: confine.limits,
+            uid: jail.as_ref().map(|sb| sb.uid),
+            no_network: jail.is_some() && sandbox::network_isolation_works(),
+        };
+        // SAFETY: confine_child makes raw system calls only (no allocation, no locks).
+        unsafe { cmd.pre_exec(move || sandbox::confine_child(&plan)) };
         let mut child = cmd.spawn().map_err(|e| {
             let place = match &command.cwd {
                 Some(dir) => format!(" in `{}`", dir.display()),
@@ -214,6 +286,10 @@ impl Running {
             chatter: chatter.clone(),
             killed: false,
             reaped: false,
+            token,
+            limits: confine.limits,
+            sandbox: jail,
+            swept: false,
         };
         live_groups().insert(pgid.as_raw_nonzero().get());
         let (Some(stdin), Some(stdout), Some(stderr_pipe)) = (stdin, stdout, stderr_pipe) else {
@@ -313,20 +389,91 @@ impl Running {
         lock(&self.stderr).text()
     }
 
-    /// Why the bot is gone: what was seen, its exit status and its last stderr lines.
-    fn crash_detail(&self, what: &str) -> String {
-        let status = match self.wait_exit(Duration::from_millis(500)) {
-            Some(status) => describe_exit(&status),
+    /// Why the bot is gone: what was seen, its exit status and its last stderr lines, as
+    /// a crash, or as the limit it broke when that can be told.
+    fn gone(&self, what: &str) -> Failure {
+        let status = self.wait_exit(Duration::from_millis(500));
+        let described = match &status {
+            Some(status) => describe_exit(status),
             None => "still running".to_string(),
         };
-        let mut detail = format!("{what} ({status})");
+        let mut detail = format!("{what} ({described})");
         let stderr = self.stderr_text(Duration::from_millis(200));
         let tail = last_lines(&stderr, 12, 2000);
         if !tail.is_empty() {
             detail.push_str("; stderr tail:\n");
             detail.push_str(&tail);
         }
-        detail
+        let kind = self.limit_broken(status.as_ref(), &tail);
+        if let Some(note) = self.limit_note(kind) {
+            detail = format!("{note}: {detail}");
+        }
+        Failure::new(kind, detail)
+    }
+
+    /// Which limit killed the bot, if one did: SIGXCPU or a SIGKILL we did not send after
+    /// the CPU limit was used up is `cpu`; SIGXFSZ is `file_size`; an allocation failure
+    /// in its last stderr lines under a memory limit is `memory`. Anything else: `crash`.
+    fn limit_broken(&self, status: Option<&WaitIdStatus>, stderr_tail: &str) -> FailureKind {
+        let signal = status.and_then(|s| s.terminating_signal());
+        if signal == Some(rustix::process::Signal::XCPU.as_raw()) {
+            return FailureKind::Cpu;
+        }
+        if signal == Some(rustix::process::Signal::XFSZ.as_raw()) {
+            return FailureKind::FileSize;
+        }
+        if signal == Some(9)
+            && !self.killed
+            && let Some(limit) = self.limits.cpu_s
+            && sandbox::cpu_seconds(self.pgid.as_raw_nonzero().get())
+                .is_some_and(|used| used + 0.05 >= limit as f64)
+        {
+            return FailureKind::Cpu;
+        }
+        if self.limits.memory_mb.is_some() && mentions_memory_exhaustion(stderr_tail) {
+            return FailureKind::Memory;
+        }
+        FailureKind::Crash
+    }
+
+    fn limit_note(&self, kind: FailureKind) -> Option<String> {
+        let l = self.limits;
+        match kind {
+            FailureKind::Cpu => Some(format!("CPU limit of {} s used up", l.cpu_s?)),
+            FailureKind::Memory => Some(format!("memory limit of {} MiB reached", l.memory_mb?)),
+            FailureKind::FileSize => Some(match l.file_mb {
+                Some(mb) => format!("file size limit of {mb} MiB exceeded"),
+                None => "file size limit exceeded".to_string(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// An `error` message, as an exception or, under a memory limit, as running out of it.
+    fn exception(&self, message: &serde_json::Value) -> Failure {
+        let mut failure = exception(message);
+        if self.limits.memory_mb.is_some() && mentions_memory_exhaustion(&failure.detail) {
+            failure.kind = FailureKind::Memory;
+            if let Some(note) = self.limit_note(FailureKind::Memory) {
+                failure.detail = format!("{note}: {}", failure.detail);
+            }
+        }
+        failure
+    }
+
+    /// Kills whatever of the bot is still around once its leader was dealt with: every
+    /// process of its uid (sandbox), or every descendant that left its process group.
+    fn sweep(&mut self) {
+        if self.swept {
+            return;
+        }
+        let leader = self.pgid.as_raw_nonzero().get();
+        let unreaped = (!self.reaped).then_some(leader);
+        match &self.sandbox {
+            Some(sb) => sb.sweep_except(unreaped),
+            None => sandbox::sweep_descendants(unreaped, leader, &self.token),
+        }
+        self.swept = true;
     }
 
     /// Waits for the next message until `deadline`, watching for the bot's exit.
@@ -337,11 +484,11 @@ impl Running {
             if let Some(at) = exited_at
                 && now.duration_since(at) >= DRAIN
             {
-                return Got::Gone(self.crash_detail("the bot exited"));
+                return Got::Gone(self.gone("the bot exited"));
             }
             if now >= deadline {
                 if exited_at.is_some() || self.exit_status().is_some() {
-                    return Got::Gone(self.crash_detail("the bot exited"));
+                    return Got::Gone(self.gone("the bot exited"));
                 }
                 return Got::TimedOut;
             }
@@ -350,10 +497,10 @@ impl Running {
                     Event::Message(m) => return Got::Message(at, m),
                     Event::Violation(v) => return Got::Violation(v),
                     Event::Overlong(n) => return Got::Overlong(at, n),
-                    Event::Eof => return Got::Gone(self.crash_detail("the bot closed its stdout")),
+                    Event::Eof => return Got::Gone(self.gone("the bot closed its stdout")),
                     Event::WriteFailed(e) => {
                         return Got::Gone(
-                            self.crash_detail(&format!("cannot write to the bot's stdin: {e}")),
+                            self.gone(&format!("cannot write to the bot's stdin: {e}")),
                         );
                     }
                 },
@@ -363,7 +510,7 @@ impl Running {
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Got::Gone(self.crash_detail("the bot's output ended"));
+                    return Got::Gone(self.gone("the bot's output ended"));
                 }
             }
         }
@@ -375,19 +522,13 @@ impl Running {
         loop {
             match self.events.try_recv() {
                 Ok((_, Event::Message(FromBot::Error { message }))) => {
-                    return Err(exception(&message));
+                    return Err(self.exception(&message));
                 }
                 Ok((_, Event::Eof)) => {
-                    return Err(Failure::new(
-                        FailureKind::Crash,
-                        self.crash_detail("the bot closed its stdout"),
-                    ));
+                    return Err(self.gone("the bot closed its stdout"));
                 }
                 Ok((_, Event::WriteFailed(e))) => {
-                    return Err(Failure::new(
-                        FailureKind::Crash,
-                        self.crash_detail(&format!("cannot write to the bot's stdin: {e}")),
-                    ));
+                    return Err(self.gone(&format!("cannot write to the bot's stdin: {e}")));
                 }
                 Ok((_, other)) => {
                     let what = match other {
@@ -401,10 +542,7 @@ impl Running {
                 }
                 Err(TryRecvError::Empty) => return Ok(()),
                 Err(TryRecvError::Disconnected) => {
-                    return Err(Failure::new(
-                        FailureKind::Crash,
-                        self.crash_detail("the bot's output ended"),
-                    ));
+                    return Err(self.gone("the bot's output ended"));
                 }
             }
         }
@@ -430,6 +568,7 @@ impl Running {
         self.kill();
         self.to_stdin = None;
         self.reap();
+        self.sweep();
     }
 }
 
@@ -439,6 +578,7 @@ impl Drop for Running {
         self.kill();
         self.to_stdin = None;
         self.reap();
+        self.sweep();
     }
 }
 
@@ -541,6 +681,10 @@ fn deadline_after(from: Instant, limit: Duration) -> Instant {
     from.checked_add(limit.min(FAR)).unwrap_or(from)
 }
 
+fn mentions_memory_exhaustion(text: &str) -> bool {
+    MEMORY_MARKERS.iter().any(|m| text.contains(m))
+}
+
 fn exception(message: &serde_json::Value) -> Failure {
     let text = FromBot::error_text(message);
     let text = if text.trim().is_empty() {
@@ -573,7 +717,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 self.run = Some(run);
                 return Ok(name);
             }
-            Got::Message(_, FromBot::Error { message }) => exception(&message),
+            Got::Message(_, FromBot::Error { message }) => run.exception(&message),
             Got::Message(_, FromBot::Move { .. }) => Failure::new(
                 FailureKind::Protocol,
                 "a `move` where `ready` was due (the handshake)",
@@ -583,9 +727,10 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 FailureKind::Protocol,
                 format!("handshake: a line of {n} bytes, over the {MAX_LINE_BYTES}-byte limit"),
             ),
-            Got::Gone(detail) => {
-                Failure::new(FailureKind::Crash, format!("before `ready`: {detail}"))
-            }
+            Got::Gone(failure) => Failure::new(
+                failure.kind,
+                format!("before `ready`: {}", failure.detail),
+            ),
             Got::TimedOut => {
                 run.kill();
                 Failure::new(
@@ -632,7 +777,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 elapsed: since(at),
             },
             Got::Message(at, FromBot::Error { message }) => TurnReply {
-                reply: Reply::Failed(exception(&message)),
+                reply: Reply::Failed(run.exception(&message)),
                 elapsed: since(at),
             },
             Got::Message(at, FromBot::Ready { .. }) => TurnReply {
@@ -649,7 +794,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 ))),
                 elapsed: since(at),
             },
-            Got::Gone(detail) => failed(Failure::new(FailureKind::Crash, detail)),
+            Got::Gone(failure) => failed(failure),
             Got::TimedOut => {
                 run.kill();
                 TurnReply {
