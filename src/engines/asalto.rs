@@ -1,13 +1,215 @@
-//! Built-in Asalto bots: random, greedy, alphabeta. Placeholder.
+//! Built-in Asalto bots (random, greedy, alphabeta) and the Asalto knowledge they share:
+//! the evaluation, the position hash and move ordering behind [`Heuristic`].
+//!
+//! The evaluation is computed for the rebels and negated for the officers. Its terms:
+//! - material: every rebel counts, and more so as the rebels near the 9 they cannot go
+//!   below; an officer is worth several rebels (a huff removes one);
+//! - the fortress: rebels on fortress points, with a bonus as it nears full, and the
+//!   rebels' distance to it (rows to climb, columns to come in);
+//! - safety: rebels an officer could jump right now; with the rebels to move they can cover
+//!   one, two or more are a real loss (with the officers to move the quiescence search
+//!   plays the captures out, since a capture is forced then);
+//! - officer mobility: officers with few free points are close to being shut in, which
+//!   wins for the rebels.
+//!
+//! Engines never play huffs: with a capture on the board a plain officer step is not a
+//! legal move, so a capture is forced, which the search sees for both sides (the rebels
+//! can offer a rebel to pull an officer where they want it).
 
-use super::{Builtins, Engine};
-use crate::games::asalto::Asalto;
+use super::{AlphaBeta, Builtins, Engine, Greedy, Heuristic, RandomMover};
+use crate::games::Side;
+use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
+use crate::games::asalto::{Asalto, Move, State};
+
+const REBEL: i32 = 60;
+/// Extra value of each rebel short of 15: the officers need only a few more captures, and
+/// the rebels need spare pieces to cover the ones filling the fortress.
+const LAST_REBELS: i32 = 120;
+const OFFICER: i32 = 450;
+const IN_FORTRESS: i32 = 45;
+/// Per fortress point filled beyond six: the last points are the hardest to take.
+const FORTRESS_NEAR_FULL: i32 = 80;
+const DISTANCE: i32 = 9;
+/// Per row climbed, inside the fortress too: the rebels fill it from the top down.
+const ROW: i32 = 4;
+const THREATENED: i32 = 70;
+const OFFICER_IN_FORTRESS: i32 = 40;
+/// A game decided by the officers' forced capture: beyond every other evaluation, short
+/// of the search's own decided scores.
+const DECIDED: i32 = 100_000;
+const OFFICER_MOBILITY: i32 = 6;
+/// Officers with this many free points or fewer are in danger of being shut in.
+const CRAMPED: u32 = 2;
+const CRAMPED_PENALTY: i32 = 60;
+
+/// Steps a rebel needs to reach the fortress, ignoring other pieces.
+fn distance_to_fortress(p: Point) -> i32 {
+    let (row, col) = (p.row() as i32, p.col() as i32);
+    let rows = (row - 2).max(0);
+    let cols = if col < 2 {
+        2 - col
+    } else if col > 4 {
+        col - 4
+    } else {
+        0
+    };
+    // Diagonal points let a rebel climb and come in at once.
+    rows.max(cols) + (rows.min(cols) + 1) / 2
+}
+
+/// Rebels that some officer could jump right now.
+fn threatened_rebels(state: &State) -> u64 {
+    let empty = state.empty();
+    let mut threatened = 0;
+    for officer in board::points(state.officers()) {
+        // The officer's own point is free once it jumps; only the first jump matters here.
+        for d in 0..8 {
+            if let (Some(mid), Some(to)) = (board::step(officer, d), board::jump(officer, d))
+                && state.rebels() & mid.bit() != 0
+                && empty & to.bit() != 0
+            {
+                threatened |= mid.bit();
+            }
+        }
+    }
+    threatened
+}
+
+/// The position after the officers' forced capture that takes the most rebels, or `None`
+/// when they have no capture. A score instead when that capture ends the game.
+fn after_forced_capture(state: &State) -> Option<Result<State, i32>> {
+    if state.to_move() != OFFICERS || threatened_rebels(state) == 0 {
+        return None;
+    }
+    let mut moves = Vec::new();
+    crate::games::asalto::generate(state, &mut moves);
+    let best = moves.iter().max_by_key(|mv| match mv {
+        Move::Capture(chain) => chain.captured().count_ones(),
+        _ => 0,
+    })?;
+    let mut next = *state;
+    // The round limit plays no part in an evaluation.
+    let rules = Asalto {
+        round_limit: u32::MAX,
+    };
+    Some(match rules.play_unchecked(&mut next, best) {
+        Some(outcome) if outcome.winner == Some(OFFICERS) => Err(-DECIDED),
+        Some(outcome) if outcome.winner == Some(REBELS) => Err(DECIDED),
+        _ => Ok(next),
+    })
+}
+
+/// The position's value for the rebels.
+fn rebel_score(state: &State) -> i32 {
+    // With a capture on the board the officers must take: judge the position after it
+    // (the searchers play captures out themselves; the greedy bot only sees them here).
+    match after_forced_capture(state) {
+        Some(Ok(next)) => return quiet_rebel_score(&next),
+        Some(Err(score)) => return score,
+        None => {}
+    }
+    quiet_rebel_score(state)
+}
+
+fn quiet_rebel_score(state: &State) -> i32 {
+    let rebels = state.rebels();
+    let threatened = threatened_rebels(state).count_ones() as i32;
+    let count = rebels.count_ones() as i32;
+    let mut score = REBEL * count - LAST_REBELS * (15 - count).max(0);
+    score -= OFFICER * state.officers().count_ones() as i32;
+
+    let fortress = (rebels & FORTRESS).count_ones() as i32;
+    score += IN_FORTRESS * fortress + FORTRESS_NEAR_FULL * (fortress - 6).max(0);
+    score -= DISTANCE
+        * board::points(rebels & !FORTRESS)
+            .map(distance_to_fortress)
+            .sum::<i32>();
+    score -= ROW * board::points(rebels).map(|p| p.row() as i32).sum::<i32>();
+
+    // The rebels can cover one threat with their move, rarely more. (With the officers to
+    // move there is no threat left here: the capture has been played out.)
+    score -= THREATENED * (threatened - 1).max(0) + THREATENED / 3 * threatened.min(1);
+    // An officer on a fortress point must be lured out before the fortress can fill.
+    score -= OFFICER_IN_FORTRESS * (state.officers() & FORTRESS).count_ones() as i32;
+
+    let empty = state.empty();
+    for officer in board::points(state.officers()) {
+        // A jump is freedom too, and worth more than a step: an officer that can capture
+        // is nowhere near shut in.
+        let jumps = (0..8)
+            .filter(
+                |&d| match (board::step(officer, d), board::jump(officer, d)) {
+                    (Some(mid), Some(to)) => rebels & mid.bit() != 0 && empty & to.bit() != 0,
+                    _ => false,
+                },
+            )
+            .count() as u32;
+        let free = (board::officer_steps(officer) & empty).count_ones() + 3 * jumps;
+        score -= OFFICER_MOBILITY * free as i32;
+        if free <= CRAMPED {
+            score += CRAMPED_PENALTY * (CRAMPED + 1 - free) as i32;
+        }
+    }
+    score
+}
+
+/// splitmix64's finaliser: spreads every input bit over the whole word.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Heuristic for Asalto {
+    fn evaluate(&self, state: &State, perspective: Side) -> i32 {
+        let score = rebel_score(state);
+        if perspective == REBELS { score } else { -score }
+    }
+
+    /// Pieces and side to move; the turn count and the illegal-move counters only matter
+    /// at the round limit, far beyond any search horizon.
+    fn hash(&self, state: &State) -> u64 {
+        let side = (state.to_move() == OFFICERS) as u64;
+        mix(state.rebels() ^ mix(state.officers() ^ (side << 40)))
+    }
+
+    fn order_key(&self, state: &State, mv: &Move) -> i32 {
+        match mv {
+            Move::Capture(chain) => 1000 * chain.captured().count_ones() as i32,
+            Move::RebelStep { from, to } => {
+                let mut key = 10 * (distance_to_fortress(*from) - distance_to_fortress(*to));
+                if FORTRESS & to.bit() != 0 {
+                    key += 30;
+                }
+                // Stepping next to an officer is often stepping into its jump.
+                if board::points(state.officers()).any(|o| board::officer_steps(o) & to.bit() != 0)
+                {
+                    key -= 5;
+                }
+                key
+            }
+            Move::OfficerStep { .. } | Move::Huff { .. } => 0,
+        }
+    }
+
+    fn is_tactical(&self, _state: &State, mv: &Move) -> bool {
+        matches!(mv, Move::Capture(_))
+    }
+}
 
 impl Builtins for Asalto {
     fn builtin_names(&self) -> &'static [&'static str] {
         &["random", "greedy", "alphabeta"]
     }
-    fn builtin(&self, _name: &str, _seed: u64) -> Option<Box<dyn Engine<Self>>> {
-        None
+    fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomMover::<Asalto>::new(seed))),
+            "greedy" => Some(Box::new(Greedy::<Asalto>::new(seed))),
+            "alphabeta" => Some(Box::new(AlphaBeta::<Asalto>::new(seed))),
+            _ => None,
+        }
     }
 }
+
+#[cfg(test)]
+mod tests;

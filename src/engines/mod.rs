@@ -2,10 +2,24 @@
 //!
 //! They are reachable everywhere a bot can be named as `builtin:NAME`, and as a protocol
 //! subprocess through `arbiter bot NAME`.
+//!
+//! The engines are written once, over any game that also implements [`Heuristic`]:
+//! [`RandomMover`] (uniform over legal moves), [`Greedy`] (one ply, scored by the
+//! heuristic) and [`AlphaBeta`] (iterative deepening negamax with a transposition table).
+//! A game only supplies its evaluation, a position hash and move-ordering hints.
 
+pub mod alphabeta;
 pub mod asalto;
+pub mod greedy;
+pub mod random;
+#[cfg(test)]
+mod testgame;
 
-use crate::games::Game;
+pub use alphabeta::{AlphaBeta, Limits, SearchStats};
+pub use greedy::Greedy;
+pub use random::RandomMover;
+
+use crate::games::{Game, Outcome, Side};
 use std::time::Duration;
 
 /// A built-in bot: picks a move for the side to move.
@@ -22,4 +36,49 @@ pub trait Builtins: Game {
     /// A fresh engine, deterministic for a given seed (alpha-beta: for a given seed and
     /// node budget; its time budget makes it depend on the machine's speed).
     fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>>;
+}
+
+/// The score of a won game at the root. Wins further away score less, so that the
+/// searchers prefer the quickest win and the slowest loss.
+pub const WIN: i32 = 1_000_000;
+/// Scores at or beyond this magnitude are decided games, not evaluations.
+pub const WIN_THRESHOLD: i32 = WIN - 10_000;
+/// The largest evaluation a heuristic may return; larger values are clamped so that they
+/// can never be mistaken for decided games.
+pub const MAX_EVAL: i32 = WIN_THRESHOLD - 1;
+
+/// What the generic engines need to know about a game beyond its rules.
+pub trait Heuristic: Game {
+    /// How good `state` is for `perspective`: positive is good, zero is even. Kept well
+    /// inside `±MAX_EVAL`; the game's end is never evaluated here (the engines score
+    /// finished games themselves from [`Game::play`]'s outcome).
+    fn evaluate(&self, state: &Self::State, perspective: Side) -> i32;
+    /// A hash of everything that decides the future of the game from `state`, the side to
+    /// move included. Collisions cost search quality, never legality.
+    fn hash(&self, state: &Self::State) -> u64;
+    /// Move ordering: moves with higher keys are searched first (captures first, say).
+    fn order_key(&self, _state: &Self::State, _mv: &Self::Move) -> i32 {
+        0
+    }
+    /// A move that changes the material balance sharply (a capture): the quiescence
+    /// search follows these past the nominal depth, so the evaluation is not taken in
+    /// the middle of an exchange.
+    fn is_tactical(&self, _state: &Self::State, _mv: &Self::Move) -> bool {
+        false
+    }
+}
+
+/// The score of a finished game for `perspective`, `ply` plies below the root.
+pub fn outcome_score(outcome: &Outcome, perspective: Side, ply: u32) -> i32 {
+    let ply = ply.min(9_000) as i32;
+    match outcome.winner {
+        None => 0,
+        Some(w) if w == perspective => WIN - ply,
+        Some(_) => -(WIN - ply),
+    }
+}
+
+/// The heuristic's value, kept out of the range of decided games.
+pub(crate) fn clamped_eval<G: Heuristic>(game: &G, state: &G::State, perspective: Side) -> i32 {
+    game.evaluate(state, perspective).clamp(-MAX_EVAL, MAX_EVAL)
 }

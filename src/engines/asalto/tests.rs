@@ -1,0 +1,210 @@
+//! The Asalto heuristic and built-in bots: sanity, tactics, and strength in short matches.
+
+use super::*;
+use crate::bots::inprocess::InProcess;
+use crate::engines::{Limits, SearchStats, WIN_THRESHOLD};
+use crate::games::Game;
+use crate::referee::{MatchConfig, play_game};
+use std::time::Duration;
+
+const LONG: Duration = Duration::from_secs(3600);
+
+fn board(rows: &[&str], side: Side) -> State {
+    Asalto::default()
+        .parse_board(&rows.join("\n"), side)
+        .expect("a valid board")
+}
+
+#[test]
+fn evaluation_is_zero_sum_and_hash_sees_the_side_to_move() {
+    let game = Asalto::default();
+    let start = game.initial();
+    assert_eq!(
+        game.evaluate(&start, REBELS),
+        -game.evaluate(&start, OFFICERS)
+    );
+    let mut other = start;
+    let mut moves = Vec::new();
+    game.legal_moves(&start, &mut moves);
+    game.play(&mut other, &moves[0]);
+    assert_ne!(game.hash(&start), game.hash(&other));
+    let same_pieces = State::from_bitboards(start.rebels(), start.officers(), OFFICERS)
+        .expect("a valid position");
+    assert_ne!(game.hash(&start), game.hash(&same_pieces));
+}
+
+#[test]
+fn builtins_are_named_and_play_legal_moves() {
+    let game = Asalto::default();
+    assert!(game.builtin("nonsense", 0).is_none());
+    let start = game.initial();
+    let mut legal = Vec::new();
+    game.legal_moves(&start, &mut legal);
+    for name in game.builtin_names() {
+        let mut engine = game.builtin(name, 3).expect("a builtin");
+        let mv = engine
+            .choose(&game, &start, Duration::from_millis(30))
+            .expect("a move");
+        assert!(legal.contains(&mv), "{name} played {mv:?}");
+    }
+}
+
+#[test]
+fn alphabeta_officer_takes_the_double_capture_that_wins() {
+    // Ten rebels: a single capture leaves nine, a double capture wins on the spot.
+    let state = board(
+        &[
+            "  O..  ", "  R..  ", "OR.R...", ".......", "......R", "  RRR  ", "  RRR  ",
+        ],
+        OFFICERS,
+    );
+    assert_eq!(state.rebels().count_ones(), 10);
+    let game = Asalto::default();
+    let mut ab = AlphaBeta::<Asalto>::with_limits(1, Limits::depth(3));
+    let (mv, stats) = ab.search(&game, &state, LONG);
+    let Some(Move::Capture(chain)) = mv else {
+        panic!("not a capture: {mv:?}");
+    };
+    assert_eq!(chain.captured().count_ones(), 2, "{chain:?}");
+    assert!(stats.score >= WIN_THRESHOLD, "{stats:?}");
+    let mut next = state;
+    let outcome = game.play(&mut next, &Move::Capture(chain));
+    assert_eq!(outcome.map(|o| o.winner), Some(Some(OFFICERS)));
+}
+
+#[test]
+fn alphabeta_rebel_fills_the_fortress() {
+    // Eight fortress points held, the ninth one step away: the rebels win now.
+    let state = board(
+        &[
+            "  RRR  ", "  RRR  ", "O.R.R.O", "...R...", "RRR.RRR", "  ...  ", "  ...  ",
+        ],
+        REBELS,
+    );
+    let mut ab = AlphaBeta::<Asalto>::with_limits(1, Limits::depth(3));
+    let (mv, stats) = ab.search(&Asalto::default(), &state, LONG);
+    let mut next = state;
+    let outcome = Asalto::default().play(&mut next, &mv.expect("a move"));
+    assert_eq!(outcome.map(|o| o.winner), Some(Some(REBELS)), "{stats:?}");
+}
+
+#[test]
+fn greedy_takes_the_win_in_either_role() {
+    let game = Asalto::default();
+    let officers_win = board(
+        &[
+            "  O..  ", "  R..  ", "OR.R...", ".......", "......R", "  RRR  ", "  RRR  ",
+        ],
+        OFFICERS,
+    );
+    let rebels_win = board(
+        &[
+            "  RRR  ", "  RRR  ", "O.R.R.O", "...R...", "RRR.RRR", "  ...  ", "  ...  ",
+        ],
+        REBELS,
+    );
+    for (state, winner) in [(officers_win, OFFICERS), (rebels_win, REBELS)] {
+        for seed in 0..5 {
+            let mv = Greedy::<Asalto>::new(seed)
+                .choose(&game, &state, LONG)
+                .expect("a move");
+            let mut next = state;
+            let outcome = game.play(&mut next, &mv);
+            assert_eq!(outcome.and_then(|o| o.winner), Some(winner), "{mv:?}");
+        }
+    }
+}
+
+#[test]
+fn evaluation_plays_out_the_forced_capture() {
+    // The officers to move must capture: the position is worth what it is after the
+    // capture, a rebel down.
+    let game = Asalto::default();
+    let en_prise = board(
+        &[
+            "  .O.  ", "  .R.  ", "RRR.RRR", "RRRRRRR", "RRRRRRR", "  RRR  ", "  RR.  ",
+        ],
+        OFFICERS,
+    );
+    let mut moves = Vec::new();
+    game.legal_moves(&en_prise, &mut moves);
+    assert!(moves.iter().all(|m| matches!(m, Move::Capture(_))));
+    let mut after = en_prise;
+    game.play(&mut after, &moves[0]);
+    assert_eq!(moves.len(), 1);
+    assert_eq!(
+        game.evaluate(&en_prise, OFFICERS),
+        game.evaluate(&after, OFFICERS)
+    );
+}
+
+/// Plays `games` games in each role and returns the wins of `strong` per role.
+fn match_up(
+    strong: &dyn Fn(u64) -> Box<dyn Engine<Asalto>>,
+    weak: &dyn Fn(u64) -> Box<dyn Engine<Asalto>>,
+    games: u64,
+) -> [u64; 2] {
+    let game = Asalto { round_limit: 150 };
+    let mut wins = [0; 2];
+    for seed in 0..games {
+        for strong_side in Side::BOTH {
+            let config = MatchConfig {
+                move_limit: Duration::from_secs(10),
+                init_limit: Duration::from_secs(10),
+                seed,
+            };
+            let mut a = InProcess::new("strong", strong(seed));
+            let mut b = InProcess::new("weak", weak(seed + 1000));
+            let players: [&mut dyn crate::bots::Player<Asalto>; 2] = match strong_side {
+                Side::First => [&mut a, &mut b],
+                Side::Second => [&mut b, &mut a],
+            };
+            let record = play_game(&game, players, ["x", "y"], &config, &mut |_| {});
+            if record.winner.as_deref() == Some(game.role_name(strong_side)) {
+                wins[strong_side.index()] += 1;
+            }
+        }
+    }
+    wins
+}
+
+#[test]
+fn greedy_beats_random_in_both_roles() {
+    let games = 12;
+    let wins = match_up(
+        &|s| Box::new(Greedy::<Asalto>::new(s)),
+        &|s| Box::new(RandomMover::<Asalto>::new(s)),
+        games,
+    );
+    assert!(
+        wins.iter().all(|&w| w * 4 >= games * 3),
+        "greedy wins as rebel, officer: {wins:?} of {games}"
+    );
+}
+
+#[test]
+fn alphabeta_beats_greedy_in_both_roles() {
+    // 2000 nodes a move: a few plies, enough to win, and quick in a debug build.
+    let games = 8;
+    let wins = match_up(
+        &|s| Box::new(AlphaBeta::<Asalto>::with_limits(s, Limits::nodes(2000)).with_tt_bits(14)),
+        &|s| Box::new(Greedy::<Asalto>::new(s)),
+        games,
+    );
+    assert!(
+        wins.iter().all(|&w| w * 3 >= games * 2),
+        "alphabeta wins as rebel, officer: {wins:?} of {games}"
+    );
+}
+
+#[test]
+fn alphabeta_keeps_within_its_budget_from_the_start() {
+    let game = Asalto::default();
+    let mut ab = AlphaBeta::<Asalto>::new(0);
+    let started = std::time::Instant::now();
+    let (mv, stats): (_, SearchStats) =
+        ab.search(&game, &game.initial(), Duration::from_millis(50));
+    assert!(mv.is_some());
+    assert!(started.elapsed() < Duration::from_secs(1), "{stats:?}");
+    assert!(stats.depth >= 1, "{stats:?}");
+}
