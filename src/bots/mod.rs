@@ -4,6 +4,7 @@
 //! adjudicates, never a panic or an `Err` of the harness.
 
 pub mod inprocess;
+pub mod pipe;
 pub mod process;
 pub mod protocol;
 pub mod python;

@@ -1,17 +1,18 @@
 //! Bots as subprocesses speaking the line protocol (docs/PROTOCOL.md).
 //!
 //! Each bot runs in its own process group so that it and everything it forks can be killed
-//! at once. Three helper threads per bot keep the referee from ever blocking on a pipe: one
-//! reads stdout lines (bounded in length) and sends each message with its arrival instant
-//! into a channel, one drains stderr into a bounded tail, one writes to stdin. The referee
-//! side waits on the channel with `recv_timeout` until the deadline, so a silent bot, a bot
-//! whose grandchild holds the pipe open, or a bot that stops reading its stdin can at worst
-//! cost the move limit. Helper threads are never joined: each ends when its pipe closes,
-//! which killing the process group brings about.
+//! at once. The referee never blocks on a pipe: the bot's stdout and stdin are
+//! non-blocking and handled on the referee's own thread (stdout read line by line, bounded
+//! in length, with `poll` until the deadline; a turn written at once when the pipe takes
+//! it, which it does unless the bot stopped reading). Two helper threads per bot cover
+//! the rest: one drains stderr into a bounded tail, one finishes writes the pipe did not
+//! take at once. So a silent bot, a bot whose grandchild holds the pipe open, or a bot
+//! that stops reading its stdin can at worst cost the move limit. Helper threads are never
+//! joined: each ends when its pipe closes, which killing the bot brings about.
 
+use super::pipe::{self, Piece};
 use super::protocol::{
-    self, FromBot, Incoming, LineRead, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot, truncate,
-    truncate_front,
+    self, FromBot, Incoming, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot, truncate, truncate_front,
 };
 use super::sandbox::{self, ChildPlan, Sandbox};
 use super::spec::{CommandSpec, Limits, SandboxMode};
@@ -19,10 +20,11 @@ use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnRep
 use crate::games::Game;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
 use std::collections::BTreeSet;
-use std::io::{BufReader, Read, Write};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
@@ -47,9 +49,9 @@ const REAP_LIMIT: Duration = Duration::from_secs(2);
 const POLL: Duration = Duration::from_millis(50);
 /// After the bot exited, how long its last lines may take to come through the pipe.
 const DRAIN: Duration = Duration::from_millis(150);
-/// Messages buffered between the stdout reader and the referee; a bot flooding JSON objects
-/// beyond this blocks on its own stdout (chatter is never queued).
-const CHANNEL_BOUND: usize = 256;
+/// Before a turn, how long unsolicited output may be read and noted at most (a bot that
+/// floods its stdout between turns cannot hold the referee longer).
+const DRAIN_BUDGET: Duration = Duration::from_millis(20);
 
 /// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
 const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -95,13 +97,21 @@ impl ProcessPlayer {
     }
 }
 
-/// What the stdout reader and stdin writer report.
+/// What the bot's stdout brought.
 enum Event {
     Message(FromBot),
     Violation(String),
     Overlong(usize),
     Eof,
-    WriteFailed(String),
+}
+
+/// The referee's end of the bot's stdin: written directly while nothing is queued, else
+/// through the writer thread's queue (which keeps the order).
+struct StdinEnd {
+    pipe: Arc<ChildStdin>,
+    queue: Sender<Vec<u8>>,
+    /// Messages queued and not completely written yet.
+    pending: Arc<AtomicUsize>,
 }
 
 /// What one wait for the bot brought.
@@ -163,8 +173,10 @@ fn lock(tail: &Mutex<Tail>) -> MutexGuard<'_, Tail> {
 struct Running {
     child: Child,
     pgid: Pid,
-    to_stdin: Option<Sender<Vec<u8>>>,
-    events: Receiver<(Instant, Event)>,
+    to_stdin: Option<StdinEnd>,
+    /// The writer thread's failures.
+    write_errors: Receiver<String>,
+    out: pipe::Reader,
     stderr: Arc<Mutex<Tail>>,
     chatter: Arc<Mutex<Tail>>,
     /// Set once the group got SIGKILL: nothing more is sent.
@@ -270,18 +282,49 @@ impl Running {
             )
         })?;
         let pgid = Pid::from_child(&child);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let stderr_pipe = child.stderr.take();
+        live_groups().insert(pgid.as_raw_nonzero().get());
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
+            let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+            let _ = child.kill();
+            let _ = child.wait();
+            live_groups().remove(&pgid.as_raw_nonzero().get());
+            return Err(Failure::new(
+                FailureKind::Spawn,
+                "the bot's pipes are missing",
+            ));
+        };
+        let out = pipe::Reader::new(stdout, MAX_LINE_BYTES)
+            .and_then(|out| pipe::nonblocking_stdin(&stdin).map(|()| out));
         let stderr = Tail::new(STDERR_BYTES);
         let chatter = Tail::new(CHATTER_BYTES);
-        let (tx, events) = mpsc::sync_channel(CHANNEL_BOUND);
-        let (to_stdin, stdin_rx) = mpsc::channel();
+        let (errors_tx, write_errors) = mpsc::channel();
+        let (queue, stdin_rx) = mpsc::channel();
+        let stdin = Arc::new(stdin);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let out = match out {
+            Ok(out) => out,
+            Err(e) => {
+                let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+                let _ = child.kill();
+                let _ = child.wait();
+                live_groups().remove(&pgid.as_raw_nonzero().get());
+                return Err(Failure::new(
+                    FailureKind::Spawn,
+                    format!("cannot set up the bot's pipes: {e}"),
+                ));
+            }
+        };
         let mut run = Running {
             child,
             pgid,
-            to_stdin: Some(to_stdin),
-            events,
+            to_stdin: Some(StdinEnd {
+                pipe: stdin.clone(),
+                queue,
+                pending: pending.clone(),
+            }),
+            write_errors,
+            out,
             stderr: stderr.clone(),
             chatter: chatter.clone(),
             killed: false,
@@ -291,26 +334,13 @@ impl Running {
             sandbox: jail,
             swept: false,
         };
-        live_groups().insert(pgid.as_raw_nonzero().get());
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = (stdin, stdout, stderr_pipe) else {
-            return Err(Failure::new(
-                FailureKind::Spawn,
-                "the bot's pipes are missing",
-            ));
-        };
-        let writer_tx = tx.clone();
         let spawned = std::thread::Builder::new()
-            .name("bot-stdout".into())
-            .spawn(move || read_stdout(stdout, tx, chatter))
-            .and_then(|_| {
-                std::thread::Builder::new()
-                    .name("bot-stderr".into())
-                    .spawn(move || drain_stderr(stderr_pipe, stderr))
-            })
+            .name("bot-stderr".into())
+            .spawn(move || drain_stderr(stderr_pipe, stderr))
             .and_then(|_| {
                 std::thread::Builder::new()
                     .name("bot-stdin".into())
-                    .spawn(move || write_stdin(stdin, stdin_rx, writer_tx))
+                    .spawn(move || write_stdin(stdin, stdin_rx, pending, errors_tx))
             });
         if let Err(e) = spawned {
             run.kill();
@@ -322,10 +352,57 @@ impl Running {
         Ok(run)
     }
 
-    /// Queues one message for the bot; a dead pipe shows up as an event.
+    /// Sends one message to the bot: at once when the pipe takes it, else the rest
+    /// through the writer thread. A dead pipe shows up as a write error.
     fn send(&self, message: &ToBot) {
-        if let Some(tx) = &self.to_stdin {
-            let _ = tx.send(protocol::encode(message).into_bytes());
+        let Some(end) = &self.to_stdin else {
+            return;
+        };
+        let bytes = protocol::encode(message).into_bytes();
+        let rest = if end.pending.load(Ordering::SeqCst) == 0 {
+            match pipe::write_now(&end.pipe, &bytes) {
+                Ok(n) if n == bytes.len() => return,
+                Ok(n) => bytes[n..].to_vec(),
+                // The writer meets the same error and reports it.
+                Err(_) => bytes,
+            }
+        } else {
+            bytes
+        };
+        end.pending.fetch_add(1, Ordering::SeqCst);
+        let _ = end.queue.send(rest);
+    }
+
+    /// The next message from the bot's stdout, waiting until `until` at most; chatter is
+    /// kept in the chatter log and skipped, for as long as `chatter_until` allows.
+    fn read_event(&mut self, until: Instant, chatter_until: Instant) -> Option<(Instant, Event)> {
+        loop {
+            let piece = self.out.next(until)?;
+            let at = Instant::now();
+            let event = match piece {
+                Piece::Line(line) => {
+                    let text = String::from_utf8_lossy(&line);
+                    match protocol::classify::<FromBot>(&text) {
+                        Incoming::Message(m) => Event::Message(m),
+                        Incoming::Violation(why) => {
+                            Event::Violation(format!("{why} in line {}", truncate(&text, 200)))
+                        }
+                        Incoming::Chatter => {
+                            let mut tail = lock(&self.chatter);
+                            tail.push(&line);
+                            tail.push(b"\n");
+                            drop(tail);
+                            if at >= chatter_until {
+                                return None;
+                            }
+                            continue;
+                        }
+                    }
+                }
+                Piece::Overlong(n) => Event::Overlong(n),
+                Piece::Eof => Event::Eof,
+            };
+            return Some((at, event));
         }
     }
 
@@ -480,6 +557,9 @@ impl Running {
     fn next(&mut self, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
         loop {
+            if let Ok(e) = self.write_errors.try_recv() {
+                return Got::Gone(self.gone(&format!("cannot write to the bot's stdin: {e}")));
+            }
             let now = Instant::now();
             if let Some(at) = exited_at
                 && now.duration_since(at) >= DRAIN
@@ -492,25 +572,18 @@ impl Running {
                 }
                 return Got::TimedOut;
             }
-            match self.events.recv_timeout((deadline - now).min(POLL)) {
-                Ok((at, event)) => match event {
+            let until = deadline.min(now + POLL);
+            match self.read_event(until, until) {
+                Some((at, event)) => match event {
                     Event::Message(m) => return Got::Message(at, m),
                     Event::Violation(v) => return Got::Violation(v),
                     Event::Overlong(n) => return Got::Overlong(at, n),
                     Event::Eof => return Got::Gone(self.gone("the bot closed its stdout")),
-                    Event::WriteFailed(e) => {
-                        return Got::Gone(
-                            self.gone(&format!("cannot write to the bot's stdin: {e}")),
-                        );
-                    }
                 },
-                Err(RecvTimeoutError::Timeout) => {
+                None => {
                     if exited_at.is_none() && self.exit_status().is_some() {
                         exited_at = Some(Instant::now());
                     }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Got::Gone(self.gone("the bot's output ended"));
                 }
             }
         }
@@ -519,31 +592,32 @@ impl Running {
     /// Messages that arrived while it was not the bot's turn. An `error` or the bot's
     /// death counts; replies nobody asked for are noted in the chatter log and dropped.
     fn drain_unsolicited(&mut self) -> Result<(), Failure> {
+        let budget = Instant::now() + DRAIN_BUDGET;
         loop {
-            match self.events.try_recv() {
-                Ok((_, Event::Message(FromBot::Error { message }))) => {
+            if let Ok(e) = self.write_errors.try_recv() {
+                return Err(self.gone(&format!("cannot write to the bot's stdin: {e}")));
+            }
+            match self.read_event(Instant::now(), budget) {
+                Some((_, Event::Message(FromBot::Error { message }))) => {
                     return Err(self.exception(&message));
                 }
-                Ok((_, Event::Eof)) => {
+                Some((_, Event::Eof)) => {
                     return Err(self.gone("the bot closed its stdout"));
                 }
-                Ok((_, Event::WriteFailed(e))) => {
-                    return Err(self.gone(&format!("cannot write to the bot's stdin: {e}")));
-                }
-                Ok((_, other)) => {
+                Some((_, other)) => {
                     let what = match other {
                         Event::Message(m) => truncate(&protocol::encode(&m), 200),
                         Event::Violation(v) => v,
                         Event::Overlong(n) => format!("an over-long line of {n} bytes"),
-                        _ => String::new(),
+                        Event::Eof => String::new(),
                     };
                     let note = format!("[arbiter: ignored unsolicited {}]\n", what.trim_end());
                     lock(&self.chatter).push(note.as_bytes());
+                    if Instant::now() >= budget {
+                        return Ok(());
+                    }
                 }
-                Err(TryRecvError::Empty) => return Ok(()),
-                Err(TryRecvError::Disconnected) => {
-                    return Err(self.gone("the bot's output ended"));
-                }
+                None => return Ok(()),
             }
         }
     }
@@ -582,39 +656,6 @@ impl Drop for Running {
     }
 }
 
-fn read_stdout(stdout: ChildStdout, tx: SyncSender<(Instant, Event)>, chatter: Arc<Mutex<Tail>>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
-    loop {
-        let event = match protocol::read_line_bounded(&mut reader, &mut line, MAX_LINE_BYTES) {
-            Ok(LineRead::Line) => {
-                let text = String::from_utf8_lossy(&line);
-                match protocol::classify::<FromBot>(&text) {
-                    Incoming::Message(m) => Event::Message(m),
-                    Incoming::Violation(why) => {
-                        Event::Violation(format!("{why} in line {}", truncate(&text, 200)))
-                    }
-                    Incoming::Chatter => {
-                        let mut tail = lock(&chatter);
-                        tail.push(&line);
-                        tail.push(b"\n");
-                        continue;
-                    }
-                }
-            }
-            Ok(LineRead::Overlong(n)) => Event::Overlong(n),
-            Ok(LineRead::Eof) | Err(_) => {
-                let _ = tx.send((Instant::now(), Event::Eof));
-                return;
-            }
-        };
-        if tx.send((Instant::now(), event)).is_err() {
-            // The player is gone; dropping the pipe makes the bot's writes fail.
-            return;
-        }
-    }
-}
-
 fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
     let mut buf = [0u8; 8192];
     loop {
@@ -628,17 +669,30 @@ fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
     lock(&tail).closed = true;
 }
 
+/// Finishes the writes the pipe did not take at once, in order, waiting for the bot to
+/// read (the pipe is non-blocking). Ends when the queue closes or the pipe breaks.
 fn write_stdin(
-    mut stdin: ChildStdin,
+    stdin: Arc<ChildStdin>,
     messages: Receiver<Vec<u8>>,
-    events: SyncSender<(Instant, Event)>,
+    pending: Arc<AtomicUsize>,
+    errors: Sender<String>,
 ) {
     for message in messages {
-        // SIGPIPE is ignored in Rust programs, so a dead reader is an EPIPE error here.
-        if let Err(e) = stdin.write_all(&message).and_then(|()| stdin.flush()) {
-            let _ = events.send((Instant::now(), Event::WriteFailed(e.to_string())));
-            return;
+        let mut done = 0;
+        while done < message.len() {
+            // SIGPIPE is ignored in Rust programs, so a dead reader is an EPIPE error here.
+            match pipe::write_now(&stdin, &message[done..]) {
+                Ok(0) => {
+                    pipe::wait_for(&*stdin, rustix::event::PollFlags::OUT, POLL);
+                }
+                Ok(n) => done += n,
+                Err(e) => {
+                    let _ = errors.send(e.to_string());
+                    return;
+                }
+            }
         }
+        pending.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -415,7 +415,9 @@ pub fn sweep_descendants(leader: Option<i32>, pgid: i32, token: &str) {
             .map(|p| p.pid)
             .collect();
         killed.extend(alive.iter().copied());
-        reap_zombies(&procs, |p| Some(p.pid) != leader && killed.contains(&p.pid));
+        reap_zombies(&procs, |p| {
+            Some(p.pid) != leader && (tree.contains(&p.pid) || killed.contains(&p.pid))
+        });
         if alive.is_empty() || Instant::now() >= until {
             return;
         }
