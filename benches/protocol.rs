@@ -135,6 +135,46 @@ fn protocol_round_trips(bin: &PathBuf, game: &Asalto, moves: usize) -> Vec<Durat
     samples
 }
 
+/// The bot's own work per turn without any pipe: `serve` over an in-memory input.
+fn serve_in_memory(game: &Asalto, line: &str, moves: usize) -> Duration {
+    let hello = protocol::encode(&ToBot::Hello {
+        protocol: protocol::PROTOCOL_VERSION,
+        game: "asalto".into(),
+        role: "rebel".into(),
+        time_limit_ms: 10_000,
+        init_limit_ms: 10_000,
+        seed: 1,
+    });
+    let mut input = hello;
+    for _ in 0..moves {
+        input.push_str(line);
+    }
+    let mut out = Vec::with_capacity(moves * 40);
+    let t = Instant::now();
+    arbiter::bots::serve::serve(game, "random", input.as_bytes(), &mut out).expect("serve");
+    let elapsed = t.elapsed();
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), moves + 1);
+    elapsed / moves as u32
+}
+
+/// The referee's own work per turn without any pipe: encode the turn, classify a reply.
+fn referee_in_memory(game: &Asalto, moves: usize) -> Duration {
+    let state = game.initial();
+    let reply = r#"{"type":"move","move":[[4,0],[3,0]]}"#;
+    let t = Instant::now();
+    for _ in 0..moves {
+        let line = protocol::encode(&ToBot::Turn {
+            role: game.role_name(game.side_to_move(&state)).to_string(),
+            board: game.encode_board(&state),
+            fields: game.turn_fields(&state),
+        });
+        std::hint::black_box(line);
+        let got = protocol::classify::<protocol::FromBot>(std::hint::black_box(reply));
+        std::hint::black_box(got);
+    }
+    t.elapsed() / moves as u32
+}
+
 /// Plays `games` games of random against random; returns games per second and plies.
 fn games_per_second(game: &Asalto, spec: &BotSpec, games: usize) -> (f64, u64) {
     let started = Instant::now();
@@ -194,6 +234,16 @@ fn main() {
         "ratio protocol / raw echo: {:.2}x (median), {:.2}x (mean); target: at most 2x",
         proto.median.as_secs_f64() / raw.median.as_secs_f64(),
         proto.mean.as_secs_f64() / raw.mean.as_secs_f64()
+    );
+    println!();
+    println!("Where the protocol's time goes, per move, without pipes:");
+    println!(
+        "- the bot (`serve`: parse the turn, rebuild the position, pick a random move, answer): {}",
+        us(serve_in_memory(&game, &line, moves))
+    );
+    println!(
+        "- the referee (encode the turn, classify the reply): {}",
+        us(referee_in_memory(&game, moves))
     );
     println!();
 
