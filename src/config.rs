@@ -34,6 +34,12 @@ pub struct TournamentConfig {
     pub round_limit: Option<Spanned<u32>>,
     /// The interpreter for course-style `.py` bots that name none.
     pub python: Option<String>,
+    /// Limits and isolation of every bot program (docs/SECURITY.md); a bot may override.
+    pub memory_mb: Option<Spanned<u64>>,
+    pub cpu_s: Option<Spanned<u64>>,
+    pub file_mb: Option<Spanned<u64>>,
+    /// `none` (default) or `user`.
+    pub sandbox: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -49,6 +55,10 @@ pub struct BotConfig {
     pub dir: Option<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    pub memory_mb: Option<Spanned<u64>>,
+    pub cpu_s: Option<Spanned<u64>>,
+    pub file_mb: Option<Spanned<u64>>,
+    pub sandbox: Option<Spanned<String>>,
 }
 
 /// A parsed config with what is needed to point at its lines.
@@ -64,6 +74,11 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
+        Config::parse(path, text)
+    }
+
+    /// Reads the text of a config file; `path` names it in errors.
+    pub fn parse(path: &Path, text: String) -> Result<Config, Error> {
         let file: ConfigFile = toml::from_str(&text).map_err(|e| Error::Input {
             path: path.to_path_buf(),
             line: e.span().map(|s| line_of(&text, s.start)).unwrap_or(0),
@@ -142,6 +157,42 @@ impl Config {
             }),
         }
     }
+}
+
+/// A bot's limits and isolation: its own keys, else the tournament's.
+pub fn confinement(
+    config: &Config,
+    t: &TournamentConfig,
+    bot: &BotConfig,
+) -> Result<crate::bots::spec::Confinement, Error> {
+    use crate::bots::spec::{Confinement, Limits, SandboxMode};
+    let positive = |v: Option<&Spanned<u64>>, key: &str| -> Result<Option<u64>, Error> {
+        match v {
+            Some(s) if *s.get_ref() == 0 => {
+                Err(config.error_at(s.span(), format!("`{key}` must be at least 1")))
+            }
+            Some(s) => Ok(Some(*s.get_ref())),
+            None => Ok(None),
+        }
+    };
+    let sandbox = match bot.sandbox.as_ref().or(t.sandbox.as_ref()) {
+        None => SandboxMode::None,
+        Some(s) => SandboxMode::parse(s.get_ref()).ok_or_else(|| {
+            config.error_at(
+                s.span(),
+                format!("sandbox `{}`: expected none or user", s.get_ref()),
+            )
+        })?,
+    };
+    Ok(Confinement {
+        limits: Limits {
+            memory_mb: positive(bot.memory_mb.as_ref().or(t.memory_mb.as_ref()), "memory_mb")?,
+            cpu_s: positive(bot.cpu_s.as_ref().or(t.cpu_s.as_ref()), "cpu_s")?,
+            file_mb: positive(bot.file_mb.as_ref().or(t.file_mb.as_ref()), "file_mb")?,
+            procs: None,
+        },
+        sandbox,
+    })
 }
 
 /// 1-based line of byte `offset` in `text`.

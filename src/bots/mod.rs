@@ -125,18 +125,26 @@ pub trait Player<G: Game>: Send {
 /// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
 /// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
 pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {
-    open_player_in(spec, game, None, &std::collections::BTreeMap::new())
+    open_player_in(
+        spec,
+        game,
+        None,
+        &std::collections::BTreeMap::new(),
+        spec::Confinement::default(),
+    )
 }
 
-/// [`open_player`], with a working directory and extra environment for a program (a
-/// built-in engine ignores both).
+/// [`open_player`], with a working directory, extra environment, and resource limits and
+/// isolation for a program (a built-in engine runs in-process and ignores all three).
 pub fn open_player_in<G: Builtins>(
     spec: &BotSpec,
     game: &G,
     cwd: Option<&std::path::Path>,
     env: &std::collections::BTreeMap<String, String>,
+    confine: spec::Confinement,
 ) -> Result<Box<dyn Player<G>>, String> {
     let program = |mut command: spec::CommandSpec| -> Box<dyn Player<G>> {
+        command.confine = confine;
         if let Some(dir) = cwd {
             command.cwd = Some(dir.to_path_buf());
         }
