@@ -7,3 +7,4 @@ mod bots_process;
 mod common;
 mod league;
 mod sprt;
+mod zoo;

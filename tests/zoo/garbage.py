@@ -1,0 +1,17 @@
+"""Answers its turn with binary garbage lines, then a JSON object that is no message."""
+import os
+import sys
+import zoo
+
+
+def turn(message, n):
+    out = sys.stdout.buffer
+    for _ in range(200):
+        out.write(os.urandom(300).replace(b"\n", b"?") + b"\n")
+    out.write(b'{"oops": "no type"}\n')
+    out.flush()
+    # Never reached in a game: the referee stops at the object above.
+    return None
+
+
+zoo.play(turn)
