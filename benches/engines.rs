@@ -134,6 +134,7 @@ fn strength_section() {
                             move_limit: Duration::from_secs(10),
                             init_limit: Duration::from_secs(10),
                             seed,
+                            ..MatchConfig::default()
                         };
                         let mut a = InProcess::new(strong_name, strong(seed, nodes));
                         let mut b = InProcess::new("weak", weak(seed ^ 0x5eed, nodes));

@@ -186,7 +186,7 @@ fn games_per_second(game: &Asalto, spec: &BotSpec, games: usize) -> (f64, u64) {
             move_limit: Duration::from_secs(10),
             init_limit: Duration::from_secs(10),
             seed: g as u64 + 1,
-            cancel: None,
+            ..MatchConfig::default()
         };
         let record = play_game(game, [a.as_mut(), b.as_mut()], ["a", "b"], &config, &mut |_| {});
         assert!(

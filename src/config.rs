@@ -79,10 +79,19 @@ impl Config {
 
     /// Reads the text of a config file; `path` names it in errors.
     pub fn parse(path: &Path, text: String) -> Result<Config, Error> {
-        let file: ConfigFile = toml::from_str(&text).map_err(|e| Error::Input {
-            path: path.to_path_buf(),
-            line: e.span().map(|s| line_of(&text, s.start)).unwrap_or(0),
-            message: e.message().to_string(),
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(0);
+            // A type error points at the value: name the key it belongs to.
+            let key = e.span().and_then(|s| key_before(&text, s.start));
+            let message = match key {
+                Some(key) => format!("`{key}`: {}", e.message()),
+                None => e.message().to_string(),
+            };
+            Error::Input {
+                path: path.to_path_buf(),
+                line,
+                message,
+            }
         })?;
         Ok(Config {
             path: path.to_path_buf(),
@@ -193,6 +202,17 @@ pub fn confinement(
         },
         sandbox,
     })
+}
+
+/// The key of a `key = value` whose value starts at byte `offset`, if that is what is there.
+fn key_before(text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset)?.trim_end();
+    let before = before.strip_suffix('=')?.trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '"'))
+        .map_or(0, |i| i + 1);
+    let key = before[start..].trim_matches('"');
+    (!key.is_empty()).then(|| key.to_string())
 }
 
 /// 1-based line of byte `offset` in `text`.

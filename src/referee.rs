@@ -22,6 +22,8 @@ pub struct MatchConfig {
     pub move_limit: Duration,
     pub init_limit: Duration,
     pub seed: u64,
+    /// The start number handed to [`Game::start_position`].
+    pub start: u64,
     /// When set, the game stops before the next turn with the reason `cancelled`.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -40,6 +42,7 @@ impl Default for MatchConfig {
             move_limit: Duration::from_secs(10),
             init_limit: Duration::from_secs(30),
             seed: 0,
+            start: 0,
             cancel: None,
         }
     }
@@ -81,7 +84,7 @@ pub fn play_game<G: Game>(
 ) -> GameRecord {
     let [first, second] = players;
     let mut seats: [&mut dyn Player<G>; 2] = [first, second];
-    let mut state = game.initial();
+    let mut state = game.start_position(config.start);
     let mut moves = Vec::new();
     let mut illegal = [0u32; 2];
     let mut plies = 0u32;

@@ -135,10 +135,14 @@ impl BotSpec {
             BotSpec::Builtin(name) => name.clone(),
             BotSpec::CoursePython { file, .. } => stem(file),
             BotSpec::Command(c) => {
-                // `python3 bot.py` is named after the script, not the interpreter.
-                let last_path = c.args.iter().rev().find(|a| !a.starts_with('-'));
-                match last_path {
+                // `python3 bot.py` is named after the script, not the interpreter;
+                // `arbiter bot greedy` after the program and its last word.
+                let last = c.args.iter().rev().find(|a| !a.starts_with('-'));
+                match last {
                     Some(a) if a.contains('.') || a.contains('/') => stem(a.as_ref()),
+                    Some(a) if a.chars().all(|ch| ch.is_alphanumeric() || ch == '_') => {
+                        format!("{}-{a}", stem(c.program.as_ref()))
+                    }
                     _ => stem(c.program.as_ref()),
                 }
             }
@@ -194,6 +198,10 @@ mod tests {
                 .unwrap()
                 .default_name(),
             "mybot"
+        );
+        assert_eq!(
+            BotSpec::parse("arbiter bot greedy").unwrap().default_name(),
+            "arbiter-greedy"
         );
     }
 }

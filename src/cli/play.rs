@@ -132,7 +132,7 @@ fn play_one<G: Builtins>(
         move_limit: Duration::from_millis(args.limit_ms),
         init_limit: Duration::from_millis(args.init_limit_ms),
         seed: args.seed,
-        cancel: None,
+        ..MatchConfig::default()
     };
     let [first, second] = &mut players[..] else {
         unreachable!("two seats")

@@ -10,7 +10,9 @@
 
 pub mod alphabeta;
 pub mod asalto;
+pub mod gomoku;
 pub mod greedy;
+pub mod hinger;
 pub mod random;
 #[cfg(test)]
 mod testgame;

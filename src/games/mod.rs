@@ -5,6 +5,8 @@
 //! costs (Asalto: the turn; Gomoku: the game), when the game ends and why.
 
 pub mod asalto;
+pub mod gomoku;
+pub mod hinger;
 pub mod perft;
 
 use serde_json::{Map, Value};
@@ -101,6 +103,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     fn initial(&self) -> Self::State;
+    /// The start position of a game with start number `start`, for games whose leagues
+    /// vary the start (Hinger's boards). Both games of a role-swapped pair share their
+    /// start number. Most games always start from [`Game::initial`].
+    fn start_position(&self, start: u64) -> Self::State {
+        let _ = start;
+        self.initial()
+    }
     /// A position from a board file's text (the format is the game's own; see `arbiter
     /// perft --help`), with `side` to move.
     fn parse_board(&self, text: &str, side: Side) -> Result<Self::State, BoardError>;

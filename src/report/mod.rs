@@ -70,7 +70,8 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
 /// standings.csv: the league table with marks and per-role results.
 pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
     let mut header: Vec<String> = [
-        "rank", "bot", "games", "wins", "losses", "ties", "points", "mark",
+        "rank", "bot", "games", "wins", "losses", "ties", "points", "mark", "elo", "elo_low",
+        "elo_high",
     ]
     .map(String::from)
     .to_vec();
@@ -172,9 +173,11 @@ pub fn standings_text(roles: &[String], table: &LeagueTable) -> String {
 pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Table {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
-    let mut header: Vec<String> = ["#", "bot", "games", "W", "L", "T", "points", "mark"]
-        .map(String::from)
-        .to_vec();
+    let mut header: Vec<String> = [
+        "#", "bot", "games", "W", "L", "T", "points", "mark", "Elo", "95% CI",
+    ]
+    .map(String::from)
+    .to_vec();
     header.extend(roles.iter().map(|r| format!("W as {r}")));
     t.set_header(header);
     for s in table {

@@ -179,6 +179,14 @@ pub fn run<G: Builtins>(
         tie: plan.points_tie,
     };
     let names: Vec<String> = tournament.entrants.iter().map(|e| e.name.clone()).collect();
+    // Points kept as games arrive, for the live leader: recounting every game after each
+    // one would make a long league quadratic.
+    let mut points = vec![0.0; names.len()];
+    for row in league::standings(&names, &summaries, scoring) {
+        if let Some(i) = names.iter().position(|n| *n == row.bot) {
+            points[i] = row.points;
+        }
+    }
     let mut played = 0;
     let mut last_tables = Instant::now();
     let next_fixture = |i: usize| pending.get(i).copied();
@@ -198,9 +206,23 @@ pub fn run<G: Builtins>(
                 write_tables(&tournament.out, &plan, &summaries)?;
                 last_tables = Instant::now();
             }
-            let standings = league::standings(&names, &summaries, scoring);
-            let leader = standings.first().map(|s| (s.bot.as_str(), s.points));
             let summary = summaries.last().expect("just pushed");
+            for seat in 0..2 {
+                let earned = match summary.winner {
+                    None => scoring.tie,
+                    Some(w) if w == seat => scoring.win,
+                    Some(_) => 0.0,
+                };
+                points[[fixture.first, fixture.second][seat]] += earned;
+            }
+            // The best, ties broken by name as in the standings.
+            let leader = (0..names.len())
+                .max_by(|&a, &b| {
+                    points[a]
+                        .total_cmp(&points[b])
+                        .then_with(|| names[b].cmp(&names[a]))
+                })
+                .map(|i| (names[i].as_str(), points[i]));
             on_event(LeagueEvent::GameFinished {
                 summary,
                 done: finished,
@@ -298,6 +320,7 @@ fn play_fixture<G: Builtins>(
         move_limit: tournament.move_limit,
         init_limit: tournament.init_limit,
         seed: fixture.seed,
+        start: fixture.start,
         cancel: Some(stop.clone()),
     };
     let names = [

@@ -11,6 +11,9 @@ pub struct Fixture {
     pub first: usize,
     pub second: usize,
     pub seed: u64,
+    /// The start number (see `Game::start_position`): shared by the two games of a
+    /// role-swapped pair, distinct across pairs.
+    pub start: u64,
 }
 
 /// A seed for game `id` of a tournament seeded `seed` (splitmix64 of the pair).
@@ -30,14 +33,18 @@ pub fn game_seed(seed: u64, id: u64) -> u64 {
 /// and the same share of each role.
 pub fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
     let rounds = circle_rounds(bots);
+    let pairings = (bots * bots.saturating_sub(1) / 2) as u64;
     let mut order = Vec::new();
     for pass in 0..pairs {
         for swap in [false, true] {
+            let mut pairing = 0;
             for (r, round) in rounds.iter().enumerate() {
                 for &(a, b) in round {
                     // Alternate orientation by round so roles stay balanced mid-league.
                     let flip = swap ^ (r % 2 == 1) ^ (pass % 2 == 1);
-                    order.push(if flip { (b, a) } else { (a, b) });
+                    let start = pass as u64 * pairings + pairing;
+                    order.push(if flip { (b, a, start) } else { (a, b, start) });
+                    pairing += 1;
                 }
             }
         }
@@ -49,27 +56,33 @@ pub fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
 /// pairs each, baselines interleaved.
 pub fn gauntlet(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
     let mut order = Vec::new();
-    for _ in 0..pairs {
+    for pass in 0..pairs {
         for swap in [false, true] {
             for baseline in 1..bots {
-                order.push(if swap { (baseline, 0) } else { (0, baseline) });
+                let start = pass as u64 * (bots as u64 - 1) + baseline as u64 - 1;
+                order.push(if swap {
+                    (baseline, 0, start)
+                } else {
+                    (0, baseline, start)
+                });
             }
         }
     }
     number(order, seed)
 }
 
-fn number(order: Vec<(usize, usize)>, seed: u64) -> Vec<Fixture> {
+fn number(order: Vec<(usize, usize, u64)>, seed: u64) -> Vec<Fixture> {
     order
         .into_iter()
         .enumerate()
-        .map(|(i, (first, second))| {
+        .map(|(i, (first, second, start))| {
             let id = i as u64;
             Fixture {
                 id,
                 first,
                 second,
                 seed: game_seed(seed, id),
+                start,
             }
         })
         .collect()
@@ -151,6 +164,24 @@ mod tests {
             round_robin(5, 2, 3).iter().map(|f| f.seed).collect();
         assert_eq!(seeds.len(), 40);
         assert_ne!(round_robin(5, 1, 3)[0].seed, round_robin(5, 1, 4)[0].seed);
+    }
+
+    #[test]
+    fn each_start_is_played_twice_with_the_roles_swapped() {
+        for fixtures in [round_robin(5, 2, 9), gauntlet(4, 3, 9)] {
+            let mut by_start: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
+            for f in &fixtures {
+                by_start
+                    .entry(f.start)
+                    .or_default()
+                    .push((f.first, f.second));
+            }
+            assert_eq!(by_start.len() * 2, fixtures.len());
+            for games in by_start.values() {
+                assert_eq!(games.len(), 2);
+                assert_eq!(games[0], (games[1].1, games[1].0));
+            }
+        }
     }
 
     #[test]

@@ -82,6 +82,7 @@ pub fn run<G: Builtins>(
                 first,
                 second,
                 seed: pair_seed,
+                start: id / 2,
             }
         })
     };

@@ -24,7 +24,7 @@ fn play(rebel: CommandSpec, officer: CommandSpec, rounds: u32, seed: u64) -> Gam
         move_limit: Duration::from_millis(2000),
         init_limit: Duration::from_secs(10),
         seed,
-        cancel: None,
+        ..MatchConfig::default()
     };
     let record = play_game(
         &Asalto {

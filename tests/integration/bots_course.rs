@@ -35,7 +35,7 @@ fn play(rebel: CommandSpec, officer: CommandSpec, plies: u32) -> GameRecord {
         move_limit: Duration::from_millis(1000),
         init_limit: Duration::from_secs(10),
         seed: 3,
-        cancel: None,
+        ..MatchConfig::default()
     };
     let record = play_game(
         &Shapes { plies },

@@ -89,7 +89,7 @@ fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
         move_limit: Duration::from_millis(move_ms),
         init_limit: Duration::from_millis(INIT_MS),
         seed: 1,
-        cancel: None,
+        ..MatchConfig::default()
     };
     let started = Instant::now();
     let record = match side {

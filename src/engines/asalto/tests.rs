@@ -152,7 +152,7 @@ fn match_up(
                 move_limit: Duration::from_secs(10),
                 init_limit: Duration::from_secs(10),
                 seed,
-                cancel: None,
+                ..MatchConfig::default()
             };
             let mut a = InProcess::new("strong", strong(seed));
             let mut b = InProcess::new("weak", weak(seed + 1000));

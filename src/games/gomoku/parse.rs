@@ -1,0 +1,125 @@
+//! Reading a bot's reply: any JSON value becomes a checked [`Move`] or a typed [`Illegal`]
+//! reason. Checks run from the most basic fault to the most specific: the shape (a list of
+//! two items), then the number types, then the range, then the cell's occupancy.
+//!
+//! Coordinates must be JSON integers: `2.0` is `not_integers`, as in Asalto. Integers too
+//! large for 64 bits (which the JSON reader can only hold as floats) are `out_of_range`.
+
+use super::board::{SIZE, State};
+use crate::games::ReasonCode;
+use serde_json::Value;
+
+/// A checked move: an empty cell of the board, `row * 8 + col`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move(u8);
+
+impl Move {
+    /// The move on `(row, col)`, if the cell is on the board (it may be occupied: only
+    /// [`parse_move`] and the generator check that).
+    pub fn at(row: usize, col: usize) -> Option<Move> {
+        (row < SIZE && col < SIZE).then(|| Move((row * SIZE + col) as u8))
+    }
+    pub(crate) fn from_cell(cell: usize) -> Move {
+        Move((cell % (SIZE * SIZE)) as u8)
+    }
+    pub fn cell(self) -> usize {
+        usize::from(self.0)
+    }
+    pub fn row(self) -> usize {
+        self.cell() / SIZE
+    }
+    pub fn col(self) -> usize {
+        self.cell() % SIZE
+    }
+}
+
+/// Why a reply is not a Gomoku move. Any of them loses the game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Illegal {
+    #[error("not a move: {detail}")]
+    WrongShape { detail: String },
+    #[error("coordinates must be integers, got {value}")]
+    NotIntegers { value: String },
+    #[error("coordinate {value} is out of range (rows and columns are 0..7)")]
+    OutOfRange { value: String },
+    #[error("cell [{row},{col}] is occupied")]
+    Occupied { row: usize, col: usize },
+}
+
+impl ReasonCode for Illegal {
+    fn code(&self) -> &'static str {
+        match self {
+            Illegal::WrongShape { .. } => "wrong_shape",
+            Illegal::NotIntegers { .. } => "not_integers",
+            Illegal::OutOfRange { .. } => "out_of_range",
+            Illegal::Occupied { .. } => "occupied",
+        }
+    }
+}
+
+/// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
+fn excerpt(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() <= 40 {
+        text
+    } else {
+        let cut: String = text.chars().take(37).collect();
+        format!("{cut}...")
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Whether a JSON value counts as an integer coordinate (in range or not).
+fn is_integer(v: &Value) -> bool {
+    match v {
+        Value::Number(n) if n.is_u64() || n.is_i64() => true,
+        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
+        Value::Number(n) => n
+            .as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18),
+        _ => false,
+    }
+}
+
+fn coordinate(v: &Value) -> Result<usize, Illegal> {
+    v.as_u64()
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&i| i < SIZE)
+        .ok_or_else(|| Illegal::OutOfRange { value: excerpt(v) })
+}
+
+/// Parses and checks a reply `[row, col]` for the side to move of `state`.
+pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
+    let (r, c) = match reply {
+        Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
+        Value::Array(list) => {
+            return Err(Illegal::WrongShape {
+                detail: format!("expected [row, col], got a list of {}", list.len()),
+            });
+        }
+        other => {
+            return Err(Illegal::WrongShape {
+                detail: format!("expected [row, col], got {}", kind_of(other)),
+            });
+        }
+    };
+    // Types before ranges over the whole reply: a float anywhere is the more basic fault.
+    if let Some(v) = [r, c].into_iter().find(|v| !is_integer(v)) {
+        return Err(Illegal::NotIntegers { value: excerpt(v) });
+    }
+    let (row, col) = (coordinate(r)?, coordinate(c)?);
+    if state.at(row, col).is_some() {
+        return Err(Illegal::Occupied { row, col });
+    }
+    Ok(Move::from_cell(row * SIZE + col))
+}

@@ -1,0 +1,130 @@
+//! Reading a bot's reply: any JSON value becomes a checked [`Move`] or a typed [`Illegal`]
+//! reason. Checks run from the most basic fault to the most specific: the shape (a list of
+//! two items), then the number types, then the board's bounds, then the pile.
+//!
+//! The course's Python agents return tuples, lists and sometimes extra items; their
+//! adapter sends the first two integers, so on the wire a move is exactly `[row, col]` and
+//! anything else is reported as the illegal reply it is. Coordinates must be JSON integers
+//! (`2.0` is `not_integers`, as in the other games).
+
+use super::board::State;
+use crate::games::ReasonCode;
+use serde_json::Value;
+
+/// A move: take one counter from `(row, col)`. Checked moves come from the generator and
+/// [`parse_move`] only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    row: usize,
+    col: usize,
+}
+
+impl Move {
+    /// The move on `(row, col)`, unchecked against any board.
+    pub fn new(row: usize, col: usize) -> Move {
+        Move { row, col }
+    }
+    pub fn row(self) -> usize {
+        self.row
+    }
+    pub fn col(self) -> usize {
+        self.col
+    }
+}
+
+/// Why a reply is not a Hinger move. Any of them loses the game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Illegal {
+    #[error("not a move: {detail}")]
+    WrongShape { detail: String },
+    #[error("coordinates must be integers, got {value}")]
+    NotIntegers { value: String },
+    #[error("{at} is off the board ({rows} rows x {cols} columns, counted from 0)")]
+    OffBoard {
+        at: String,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("cell [{row},{col}] holds no counter")]
+    EmptyCell { row: usize, col: usize },
+}
+
+impl ReasonCode for Illegal {
+    fn code(&self) -> &'static str {
+        match self {
+            Illegal::WrongShape { .. } => "wrong_shape",
+            Illegal::NotIntegers { .. } => "not_integers",
+            Illegal::OffBoard { .. } => "off_board",
+            Illegal::EmptyCell { .. } => "empty_cell",
+        }
+    }
+}
+
+/// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
+fn excerpt(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() <= 40 {
+        text
+    } else {
+        let cut: String = text.chars().take(37).collect();
+        format!("{cut}...")
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Whether a JSON value counts as an integer coordinate (on the board or not).
+fn is_integer(v: &Value) -> bool {
+    match v {
+        Value::Number(n) if n.is_u64() || n.is_i64() => true,
+        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
+        Value::Number(n) => n
+            .as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18),
+        _ => false,
+    }
+}
+
+/// Parses and checks a reply `[row, col]` for the side to move of `state`.
+pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
+    let (r, c) = match reply {
+        Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
+        Value::Array(list) => {
+            return Err(Illegal::WrongShape {
+                detail: format!("expected [row, col], got a list of {}", list.len()),
+            });
+        }
+        other => {
+            return Err(Illegal::WrongShape {
+                detail: format!("expected [row, col], got {}", kind_of(other)),
+            });
+        }
+    };
+    if let Some(v) = [r, c].into_iter().find(|v| !is_integer(v)) {
+        return Err(Illegal::NotIntegers { value: excerpt(v) });
+    }
+    let index = |v: &Value| v.as_u64().and_then(|i| usize::try_from(i).ok());
+    let (row, col) = match (index(r), index(c)) {
+        (Some(row), Some(col)) if row < state.rows() && col < state.cols() => (row, col),
+        _ => {
+            return Err(Illegal::OffBoard {
+                at: excerpt(reply),
+                rows: state.rows(),
+                cols: state.cols(),
+            });
+        }
+    };
+    if state.at(row, col) == 0 {
+        return Err(Illegal::EmptyCell { row, col });
+    }
+    Ok(Move { row, col })
+}
