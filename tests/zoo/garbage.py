@@ -10,8 +10,7 @@ def turn(message, n):
         out.write(os.urandom(300).replace(b"\n", b"?") + b"\n")
     out.write(b'{"oops": "no type"}\n')
     out.flush()
-    # Never reached in a game: the referee stops at the object above.
-    return None
+    return zoo.ANSWERED
 
 
 zoo.play(turn)

@@ -6,9 +6,8 @@ import zoo
 def turn(message, n):
     sys.stdout.write('{"type":"move","move":"' + "x" * (10 << 20) + '"}\n')
     sys.stdout.flush()
-    # The referee takes the over-long line as this turn's (illegal) reply and sends the
-    # next turn; the move zoo.play sends now is unsolicited and dropped.
-    return None
+    # The referee takes the over-long line as this turn's (illegal) reply.
+    return zoo.ANSWERED
 
 
 zoo.play(turn)
