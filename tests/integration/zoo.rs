@@ -358,3 +358,89 @@ fn a_spy_can_read_and_write_nothing_of_others_nor_reach_the_network() {
     assert!(!results.path().join("spy.txt").exists());
     assert!(!opponent.path().join("spy.txt").exists());
 }
+
+/// `arbiter gauntlet`: the built-in random bot against the whole zoo, with short limits,
+/// under `--sandbox user` when root. The run ends, its journal holds every game, and no
+/// process of any zoo bot remains.
+#[test]
+fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
+    use crate::common::{arbiter, run};
+    let root = sandbox::is_root();
+    if !root {
+        eprintln!("zoo gauntlet: not root, so it runs without the sandbox and without killer.py");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("zoo-gauntlet");
+    let mut scripts = vec![
+        "sleeper.py",
+        "busy.py",
+        "crasher.py",
+        "early_exit.py",
+        "garbage.py",
+        "huge_line.py",
+        "stdout_flood.py",
+        "closes_stdout.py",
+        "fork_storm.py",
+        "memory_hog.py",
+        "escapee.py",
+    ];
+    if root {
+        scripts.push("killer.py");
+    }
+    let baselines: Vec<String> = scripts
+        .iter()
+        .map(|s| {
+            let path = zoo_dir().join(s);
+            format!("{}=python3 -u {}", s.trim_end_matches(".py"), path.display())
+        })
+        .collect();
+    let started = Instant::now();
+    let mut cmd = arbiter();
+    cmd.args(["gauntlet", "--game", "asalto", "--out"])
+        .arg(&out)
+        .args(["--limit-ms", "1000", "--init-limit-ms", "5000", "--round-limit", "30"])
+        .args(["--memory-mb", "200", "--cpu-s", "10", "-j", "2"])
+        .args(["--sandbox", if root { "user" } else { "none" }])
+        .args(["--candidate", "builtin:random", "--baseline"])
+        .args(&baselines);
+    let (code, stdout, stderr) = run(&mut cmd);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let journal = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    // The plan, then one line per game: every baseline in both roles.
+    assert_eq!(lines.len(), 1 + 2 * scripts.len(), "{journal}");
+    let mut reasons = std::collections::BTreeMap::new();
+    for line in &lines[1..] {
+        let entry: serde_json::Value = serde_json::from_str(line).expect("a whole JSON line");
+        let record = &entry["record"];
+        let players = record["players"].as_object().unwrap();
+        let zoo = players.values().find_map(|p| p.as_str().filter(|p| *p != "random")).unwrap();
+        reasons
+            .entry(zoo.to_string())
+            .or_insert_with(Vec::new)
+            .push(record["reason"].as_str().unwrap().to_string());
+    }
+    let expect = |bot: &str, reason: &str| {
+        let got = &reasons[bot];
+        assert!(got.iter().all(|r| r == reason), "{bot}: {got:?}, expected {reason}");
+    };
+    expect("sleeper", "timeout");
+    expect("busy", "timeout");
+    expect("early_exit", "crash");
+    expect("garbage", "protocol_error");
+    expect("stdout_flood", "timeout");
+    expect("closes_stdout", "crash");
+    expect("fork_storm", "timeout");
+    // Filling 200 MiB may take the hog longer than the 1 s move limit on a loaded
+    // machine: then it times out first (the zoo test above gives it the time).
+    assert!(
+        reasons["memory_hog"].iter().all(|r| r == "memory" || r == "timeout"),
+        "memory_hog: {:?}",
+        reasons["memory_hog"]
+    );
+    expect("escapee", "crash");
+    for script in &scripts {
+        assert_no_stray(script);
+    }
+    eprintln!("zoo gauntlet: {} games in {:?}: {reasons:?}", lines.len() - 1, started.elapsed());
+}
