@@ -41,7 +41,10 @@ fn arbiter_binary() -> PathBuf {
         .current_dir(&root)
         .status()
         .expect("cargo runs");
-    assert!(status.success(), "cargo build --release --bin arbiter failed");
+    assert!(
+        status.success(),
+        "cargo build --release --bin arbiter failed"
+    );
     let bin = target.join("release").join("arbiter");
     assert!(bin.is_file(), "{} is missing", bin.display());
     bin
@@ -105,8 +108,12 @@ fn raw_echo(line: &str, moves: usize) -> Vec<Duration> {
     samples
 }
 
-fn protocol_round_trips(bin: &PathBuf, game: &Asalto, moves: usize) -> Vec<Duration> {
-    let mut player = ProcessPlayer::new(CommandSpec::new(bin.to_string_lossy()).arg("bot").arg("random"));
+fn protocol_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> Vec<Duration> {
+    let mut player = ProcessPlayer::new(
+        CommandSpec::new(bin.to_string_lossy())
+            .arg("bot")
+            .arg("random"),
+    );
     let setup = Setup {
         side: Side::First,
         move_limit: Duration::from_secs(10),
@@ -120,7 +127,11 @@ fn protocol_round_trips(bin: &PathBuf, game: &Asalto, moves: usize) -> Vec<Durat
         let t = Instant::now();
         let reply = Player::<Asalto>::turn(&mut player, game, &state);
         let elapsed = t.elapsed();
-        assert!(matches!(reply.reply, Reply::Wire(_)), "a move: {:?}", reply.reply);
+        assert!(
+            matches!(reply.reply, Reply::Wire(_)),
+            "a move: {:?}",
+            reply.reply
+        );
         if i >= moves / 10 {
             samples.push(elapsed);
         }
@@ -188,7 +199,13 @@ fn games_per_second(game: &Asalto, spec: &BotSpec, games: usize) -> (f64, u64) {
             seed: g as u64 + 1,
             ..MatchConfig::default()
         };
-        let record = play_game(game, [a.as_mut(), b.as_mut()], ["a", "b"], &config, &mut |_| {});
+        let record = play_game(
+            game,
+            [a.as_mut(), b.as_mut()],
+            ["a", "b"],
+            &config,
+            &mut |_| {},
+        );
         assert!(
             !record.reason.contains("crash") && !record.reason.contains("timeout"),
             "game {g} ended by {}: {:?}",
@@ -221,7 +238,12 @@ fn main() {
     println!("| path | mean | median | p99 |");
     println!("| --- | --- | --- | --- |");
     let raw = stats(raw_echo(&line, moves));
-    println!("| raw pipe echo (`cat`) | {} | {} | {} |", us(raw.mean), us(raw.median), us(raw.p99));
+    println!(
+        "| raw pipe echo (`cat`) | {} | {} | {} |",
+        us(raw.mean),
+        us(raw.median),
+        us(raw.p99)
+    );
     let proto = stats(protocol_round_trips(&bin, &game, moves));
     println!(
         "| protocol: ProcessPlayer::turn with `arbiter bot random` | {} | {} | {} |",
@@ -250,7 +272,11 @@ fn main() {
     println!("## Games per second, random against random");
     println!("| bots | games | plies per game | games/s |");
     println!("| --- | --- | --- | --- |");
-    let sub = BotSpec::Command(CommandSpec::new(bin.to_string_lossy()).arg("bot").arg("random"));
+    let sub = BotSpec::Command(
+        CommandSpec::new(bin.to_string_lossy())
+            .arg("bot")
+            .arg("random"),
+    );
     let (sub_rate, sub_plies) = games_per_second(&game, &sub, games);
     println!(
         "| subprocesses (`arbiter bot random`) | {games} | {:.0} | {sub_rate:.1} |",

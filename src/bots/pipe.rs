@@ -219,10 +219,7 @@ mod tests {
         assert_eq!(b.pop(), Some(Piece::Line(b"de".to_vec())));
         assert_eq!(b.pop(), None);
         b.push(b"");
-        assert_eq!(
-            all(&mut b)[..2],
-            [Piece::Line(b"f".to_vec()), Piece::Eof]
-        );
+        assert_eq!(all(&mut b)[..2], [Piece::Line(b"f".to_vec()), Piece::Eof]);
     }
 
     #[test]

@@ -200,7 +200,8 @@ fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// SIGKILLs the process group of every bot this process started and has not reaped yet.
+/// SIGKILLs the process group of every bot this process started and has not reaped yet,
+/// and every process of every sandboxed bot's uid.
 ///
 /// Bots run in their own process groups, so a Ctrl-C at the terminal does not reach them:
 /// the harness's SIGINT handling calls this (from a normal thread, not from inside a signal
@@ -211,6 +212,7 @@ pub fn kill_all_bots() {
             let _ = rustix::process::kill_process_group(pid, Signal::KILL);
         }
     }
+    sandbox::kill_all_sandboxed();
 }
 
 impl Running {
@@ -781,10 +783,9 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 FailureKind::Protocol,
                 format!("handshake: a line of {n} bytes, over the {MAX_LINE_BYTES}-byte limit"),
             ),
-            Got::Gone(failure) => Failure::new(
-                failure.kind,
-                format!("before `ready`: {}", failure.detail),
-            ),
+            Got::Gone(failure) => {
+                Failure::new(failure.kind, format!("before `ready`: {}", failure.detail))
+            }
             Got::TimedOut => {
                 run.kill();
                 Failure::new(

@@ -142,6 +142,22 @@ pub fn new_token() -> String {
     )
 }
 
+/// The uids of the sandboxes alive, for [`kill_all_sandboxed`].
+static LIVE_UIDS: std::sync::Mutex<BTreeSet<u32>> = std::sync::Mutex::new(BTreeSet::new());
+
+fn live_uids() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
+    LIVE_UIDS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// SIGKILLs every process of every sandbox alive (Ctrl-C handling; takes a lock and starts
+/// processes, so not for a signal handler).
+pub fn kill_all_sandboxed() {
+    let uids: Vec<u32> = live_uids().iter().copied().collect();
+    for uid in uids {
+        kill_all_of_uid(uid);
+    }
+}
+
 /// A claimed uid and the private folder of one sandboxed bot. Dropping it releases both
 /// (after [`Sandbox::sweep`] killed every process of the uid).
 pub struct Sandbox {
@@ -166,6 +182,7 @@ impl Sandbox {
             workdir,
             _lock: lock,
         };
+        live_uids().insert(uid);
         if let Some(source) = source {
             let mut budget = MAX_COPY_BYTES;
             copy_tree(source, &sandbox.workdir, uid, &mut budget)?;
@@ -205,6 +222,7 @@ impl Sandbox {
 impl Drop for Sandbox {
     fn drop(&mut self) {
         self.sweep();
+        live_uids().remove(&self.uid);
         let _ = std::fs::remove_dir_all(&self.workdir);
     }
 }
@@ -349,7 +367,9 @@ fn proc_info(pid: i32) -> Option<ProcInfo> {
     let state = fields.next()?.chars().next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgrp = fields.next()?.parse().ok()?;
-    let uid = std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid());
+    let uid = std::fs::metadata(format!("/proc/{pid}"))
+        .ok()
+        .map(|m| m.uid());
     Some(ProcInfo {
         pid,
         ppid,
@@ -372,10 +392,12 @@ fn has_token(pid: i32, token: &str) -> bool {
 fn reap_zombies(procs: &[ProcInfo], which: impl Fn(&ProcInfo) -> bool) {
     let me = std::process::id() as i32;
     for p in procs {
-        if p.state == 'Z' && p.ppid == me && which(p) {
-            if let Some(pid) = Pid::from_raw(p.pid) {
-                let _ = rustix::process::waitpid(Some(pid), WaitOptions::NOHANG);
-            }
+        if p.state == 'Z'
+            && p.ppid == me
+            && which(p)
+            && let Some(pid) = Pid::from_raw(p.pid)
+        {
+            let _ = rustix::process::waitpid(Some(pid), WaitOptions::NOHANG);
         }
     }
 }

@@ -43,7 +43,14 @@ pub fn serve<G: Builtins>(
             let Some(engine) = engine.as_mut() else {
                 return send_error(&mut output, "a `turn` before `hello`".to_string());
             };
-            if play_turn(game, engine.as_mut(), budget, &turn.role, &turn.board, &mut output)? {
+            if play_turn(
+                game,
+                engine.as_mut(),
+                budget,
+                &turn.role,
+                &turn.board,
+                &mut output,
+            )? {
                 continue;
             }
             return Ok(());

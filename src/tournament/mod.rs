@@ -312,7 +312,7 @@ fn play_fixture<G: Builtins>(
             &entrant.env,
             entrant.confine,
         )
-            .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
+        .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
     };
     let mut first = seat(fixture.first)?;
     let mut second = seat(fixture.second)?;

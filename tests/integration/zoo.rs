@@ -93,8 +93,20 @@ fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
     };
     let started = Instant::now();
     let record = match side {
-        Side::First => play_game(&game, [&mut zoo, &mut other], ["zoo", "polite"], &config, &mut |_| {}),
-        Side::Second => play_game(&game, [&mut other, &mut zoo], ["polite", "zoo"], &config, &mut |_| {}),
+        Side::First => play_game(
+            &game,
+            [&mut zoo, &mut other],
+            ["zoo", "polite"],
+            &config,
+            &mut |_| {},
+        ),
+        Side::Second => play_game(
+            &game,
+            [&mut other, &mut zoo],
+            ["polite", "zoo"],
+            &config,
+            &mut |_| {},
+        ),
     };
     let elapsed = started.elapsed();
     let (zoo_role, other_role) = match side {
@@ -175,14 +187,23 @@ fn rss_mib() -> u64 {
 }
 
 fn lost_by(p: &Played, reason: &str) {
-    assert!(p.zoo_lost() && p.reason() == reason, "expected a loss by {reason}: {}", p.describe());
+    assert!(
+        p.zoo_lost() && p.reason() == reason,
+        "expected a loss by {reason}: {}",
+        p.describe()
+    );
 }
 
 #[test]
 fn sleeps_forever_is_a_timeout() {
-    zoo_case("sleeper.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "timeout")
-    });
+    zoo_case(
+        "sleeper.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| lost_by(p, "timeout"),
+    );
 }
 
 #[test]
@@ -199,7 +220,11 @@ fn busy_loop_is_a_timeout_and_under_a_cpu_limit_a_cpu_loss() {
     zoo_case("busy.py", &[], cpu, 20_000, false, |p, _| {
         lost_by(p, "cpu");
         assert!(
-            p.record.detail.as_deref().unwrap_or("").contains("CPU limit of 1 s"),
+            p.record
+                .detail
+                .as_deref()
+                .unwrap_or("")
+                .contains("CPU limit of 1 s"),
             "{}",
             p.describe()
         );
@@ -208,89 +233,160 @@ fn busy_loop_is_a_timeout_and_under_a_cpu_limit_a_cpu_loss() {
 
 #[test]
 fn crash_in_the_middle_is_a_crash_with_the_traceback() {
-    zoo_case("crasher.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "crash");
-        assert!(p.record.plies >= 3, "{}", p.describe());
-        assert!(
-            p.record.detail.as_deref().unwrap_or("").contains("RuntimeError"),
-            "{}",
-            p.describe()
-        );
-    });
+    zoo_case(
+        "crasher.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "crash");
+            assert!(p.record.plies >= 3, "{}", p.describe());
+            assert!(
+                p.record
+                    .detail
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("RuntimeError"),
+                "{}",
+                p.describe()
+            );
+        },
+    );
 }
 
 #[test]
 fn exit_before_the_handshake_is_a_crash() {
-    zoo_case("early_exit.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "crash");
-        let detail = p.record.detail.as_deref().unwrap_or("");
-        assert!(detail.contains("before `ready`") && detail.contains("exit status 4"), "{}", p.describe());
-    });
+    zoo_case(
+        "early_exit.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "crash");
+            let detail = p.record.detail.as_deref().unwrap_or("");
+            assert!(
+                detail.contains("before `ready`") && detail.contains("exit status 4"),
+                "{}",
+                p.describe()
+            );
+        },
+    );
 }
 
 #[test]
 fn garbage_lines_then_a_stray_object_is_a_protocol_error() {
-    zoo_case("garbage.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "protocol_error");
-        // The tail keeps CHATTER_BYTES of bytes; as text, each invalid byte becomes a
-        // three-byte replacement character.
-        assert!(p.record.logs[p.zoo_role].chatter.len() <= 3 * CHATTER_BYTES + 100);
-    });
+    zoo_case(
+        "garbage.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "protocol_error");
+            // The tail keeps CHATTER_BYTES of bytes; as text, each invalid byte becomes a
+            // three-byte replacement character.
+            assert!(p.record.logs[p.zoo_role].chatter.len() <= 3 * CHATTER_BYTES + 100);
+        },
+    );
 }
 
 #[test]
 fn ten_megabyte_lines_are_illegal_replies_and_memory_stays_bounded() {
     let before = rss_mib();
-    zoo_case("huge_line.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        // Shapes ends in a tie after 6 plies; every reply of the zoo bot was illegal.
-        assert_eq!(p.reason(), "round_limit", "{}", p.describe());
-        assert_eq!(p.record.illegal[p.zoo_role], 3, "{}", p.describe());
-    });
+    zoo_case(
+        "huge_line.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            // Shapes ends in a tie after 6 plies; every reply of the zoo bot was illegal.
+            assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+            assert_eq!(p.record.illegal[p.zoo_role], 3, "{}", p.describe());
+        },
+    );
     let after = rss_mib();
     // Several games with 30 lines of 10 MiB each went through this process.
-    assert!(after < before + 128, "RSS grew from {before} to {after} MiB");
+    assert!(
+        after < before + 128,
+        "RSS grew from {before} to {after} MiB"
+    );
 }
 
 #[test]
 fn stdout_flood_is_a_timeout_with_bounded_chatter() {
     let before = rss_mib();
-    zoo_case("stdout_flood.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "timeout");
-        assert!(p.record.logs[p.zoo_role].chatter.len() <= CHATTER_BYTES + 100);
-    });
+    zoo_case(
+        "stdout_flood.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "timeout");
+            assert!(p.record.logs[p.zoo_role].chatter.len() <= CHATTER_BYTES + 100);
+        },
+    );
     assert!(rss_mib() < before + 128);
 }
 
 #[test]
 fn stderr_flood_is_kept_bounded_and_the_game_goes_on() {
-    zoo_case("stderr_flood.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        assert_eq!(p.reason(), "round_limit", "{}", p.describe());
-        assert!(p.zoo_stderr().len() <= STDERR_BYTES + 100);
-        assert!(p.zoo_stderr().contains("earlier bytes dropped"));
-    });
+    zoo_case(
+        "stderr_flood.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+            assert!(p.zoo_stderr().len() <= STDERR_BYTES + 100);
+            assert!(p.zoo_stderr().contains("earlier bytes dropped"));
+        },
+    );
 }
 
 #[test]
 fn closing_stdout_is_a_crash() {
-    zoo_case("closes_stdout.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "crash");
-        assert!(
-            p.record.detail.as_deref().unwrap_or("").contains("closed its stdout"),
-            "{}",
-            p.describe()
-        );
-    });
+    zoo_case(
+        "closes_stdout.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "crash");
+            assert!(
+                p.record
+                    .detail
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("closed its stdout"),
+                "{}",
+                p.describe()
+            );
+        },
+    );
 }
 
 #[test]
 fn a_fork_storm_is_a_timeout_and_every_child_dies() {
-    zoo_case("fork_storm.py", &[], Limits::default(), MOVE_MS, false, |p, mode| {
-        lost_by(p, "timeout");
-        if mode == SandboxMode::User {
-            // RLIMIT_NPROC of the bot's own uid stops the storm early.
-            assert!(!p.zoo_stderr().contains("forked 300"), "{}", p.zoo_stderr());
-        }
-    });
+    zoo_case(
+        "fork_storm.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, mode| {
+            lost_by(p, "timeout");
+            if mode == SandboxMode::User {
+                // RLIMIT_NPROC of the bot's own uid stops the storm early.
+                assert!(!p.zoo_stderr().contains("forked 300"), "{}", p.zoo_stderr());
+            }
+        },
+    );
 }
 
 #[test]
@@ -303,7 +399,11 @@ fn a_memory_hog_loses_by_memory() {
     zoo_case("memory_hog.py", &[], limits, 10_000, false, |p, _| {
         lost_by(p, "memory");
         assert!(
-            p.record.detail.as_deref().unwrap_or("").contains("memory limit of 300 MiB"),
+            p.record
+                .detail
+                .as_deref()
+                .unwrap_or("")
+                .contains("memory limit of 300 MiB"),
             "{}",
             p.describe()
         );
@@ -312,21 +412,35 @@ fn a_memory_hog_loses_by_memory() {
 
 #[test]
 fn a_grandchild_that_left_the_group_holding_the_pipes_is_killed() {
-    zoo_case("escapee.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
-        lost_by(p, "crash");
-    });
+    zoo_case(
+        "escapee.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "crash");
+        },
+    );
 }
 
 #[test]
 fn a_killer_cannot_touch_the_opponent_or_the_referee() {
-    zoo_case("killer.py", &[], Limits::default(), MOVE_MS, true, |p, _| {
-        // kill -9 -1 reaches the processes of its own uid but itself: nothing. The game
-        // goes on to its end.
-        assert_eq!(p.reason(), "round_limit", "{}", p.describe());
-        assert!(p.zoo_stderr().contains("killed 0,"), "{}", p.zoo_stderr());
-        let other = &p.record.logs[p.other_role];
-        assert!(other.announced_name.is_some(), "{}", p.describe());
-    });
+    zoo_case(
+        "killer.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        true,
+        |p, _| {
+            // kill -9 -1 reaches the processes of its own uid but itself: nothing. The game
+            // goes on to its end.
+            assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+            assert!(p.zoo_stderr().contains("killed 0,"), "{}", p.zoo_stderr());
+            let other = &p.record.logs[p.other_role];
+            assert!(other.announced_name.is_some(), "{}", p.describe());
+        },
+    );
 }
 
 #[test]
@@ -391,14 +505,25 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         .iter()
         .map(|s| {
             let path = zoo_dir().join(s);
-            format!("{}=python3 -u {}", s.trim_end_matches(".py"), path.display())
+            format!(
+                "{}=python3 -u {}",
+                s.trim_end_matches(".py"),
+                path.display()
+            )
         })
         .collect();
     let started = Instant::now();
     let mut cmd = arbiter();
     cmd.args(["gauntlet", "--game", "asalto", "--out"])
         .arg(&out)
-        .args(["--limit-ms", "1000", "--init-limit-ms", "5000", "--round-limit", "30"])
+        .args([
+            "--limit-ms",
+            "1000",
+            "--init-limit-ms",
+            "5000",
+            "--round-limit",
+            "30",
+        ])
         .args(["--memory-mb", "200", "--cpu-s", "10", "-j", "2"])
         .args(["--sandbox", if root { "user" } else { "none" }])
         .args(["--candidate", "builtin:random", "--baseline"])
@@ -414,7 +539,10 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         let entry: serde_json::Value = serde_json::from_str(line).expect("a whole JSON line");
         let record = &entry["record"];
         let players = record["players"].as_object().unwrap();
-        let zoo = players.values().find_map(|p| p.as_str().filter(|p| *p != "random")).unwrap();
+        let zoo = players
+            .values()
+            .find_map(|p| p.as_str().filter(|p| *p != "random"))
+            .unwrap();
         reasons
             .entry(zoo.to_string())
             .or_insert_with(Vec::new)
@@ -422,7 +550,10 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
     }
     let expect = |bot: &str, reason: &str| {
         let got = &reasons[bot];
-        assert!(got.iter().all(|r| r == reason), "{bot}: {got:?}, expected {reason}");
+        assert!(
+            got.iter().all(|r| r == reason),
+            "{bot}: {got:?}, expected {reason}"
+        );
     };
     expect("sleeper", "timeout");
     expect("busy", "timeout");
@@ -434,7 +565,9 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
     // Filling 200 MiB may take the hog longer than the 1 s move limit on a loaded
     // machine: then it times out first (the zoo test above gives it the time).
     assert!(
-        reasons["memory_hog"].iter().all(|r| r == "memory" || r == "timeout"),
+        reasons["memory_hog"]
+            .iter()
+            .all(|r| r == "memory" || r == "timeout"),
         "memory_hog: {:?}",
         reasons["memory_hog"]
     );
@@ -442,5 +575,9 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
     for script in &scripts {
         assert_no_stray(script);
     }
-    eprintln!("zoo gauntlet: {} games in {:?}: {reasons:?}", lines.len() - 1, started.elapsed());
+    eprintln!(
+        "zoo gauntlet: {} games in {:?}: {reasons:?}",
+        lines.len() - 1,
+        started.elapsed()
+    );
 }

@@ -482,13 +482,19 @@ pub fn parse_rows(text: &str, to_move: Side) -> Result<State, BoardError> {
                 (None, 'R' | 'O' | '.') => {
                     return Err(err(
                         n,
-                        format!("{}: {ch:?} on an off-board cell (only a space belongs there)", at()),
+                        format!(
+                            "{}: {ch:?} on an off-board cell (only a space belongs there)",
+                            at()
+                        ),
                     ));
                 }
                 (Some(_), ' ') => {
                     return Err(err(
                         n,
-                        format!("{}: a playable point must be 'R', 'O' or '.', not a space", at()),
+                        format!(
+                            "{}: a playable point must be 'R', 'O' or '.', not a space",
+                            at()
+                        ),
                     ));
                 }
                 (Some(p), 'R') => rebels |= p.bit(),
