@@ -581,3 +581,43 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         started.elapsed()
     );
 }
+
+/// The confinement keys of tournaments.toml: per tournament, overridden per bot, and
+/// wrong values named with their line.
+#[test]
+fn tournaments_toml_confinement_keys() {
+    use crate::common::{arbiter, run};
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tournaments.toml");
+    let zoo = zoo_dir().join("memory_hog.py");
+    let polite = zoo_dir().join("polite.py");
+    let text = format!(
+        "[tournaments.t]\ngame = \"asalto\"\nlimit_ms = 5000\nround_limit = 2\nmemory_mb = 4000\n\
+         bots = [\n  {{ name = \"hog\", spec = \"python3 -u {}\", memory_mb = 150 }},\n  \
+         {{ name = \"polite\", spec = \"python3 -u {}\" }},\n]\n",
+        zoo.display(),
+        polite.display()
+    );
+    std::fs::write(&config, &text).unwrap();
+    let (code, stdout, stderr) = run(arbiter().arg("run").arg("--config").arg(&config));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let journal = std::fs::read_to_string(dir.path().join("results/t/games.jsonl")).unwrap();
+    // The bot's own 150 MiB, not the tournament's 4000, stopped the hog in both games
+    // (the detail of each game's record names the limit).
+    assert_eq!(journal.matches("memory limit of 150 MiB").count(), 2, "{journal}");
+    assert_no_stray("memory_hog.py");
+
+    for (bad, expected) in [
+        ("sandbox = \"maybe\"", ":5: sandbox `maybe`: expected none or user"),
+        ("cpu_s = 0", ":5: `cpu_s` must be at least 1"),
+    ] {
+        let text = format!(
+            "[tournaments.t]\ngame = \"asalto\"\nbots = [{{ spec = \"builtin:random\" }}, \
+             {{ spec = \"python3 x.py\" }}]\nlimit_ms = 5\n{bad}\n"
+        );
+        std::fs::write(&config, &text).unwrap();
+        let (code, _, stderr) = run(arbiter().arg("run").arg("--config").arg(&config));
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(stderr.contains(expected), "{bad}: expected `{expected}` in {stderr}");
+    }
+}
