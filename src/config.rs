@@ -209,8 +209,10 @@ fn key_before(text: &str, offset: usize) -> Option<String> {
     let before = text.get(..offset)?.trim_end();
     let before = before.strip_suffix('=')?.trim_end();
     let start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '"'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '"'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let key = before[start..].trim_matches('"');
     (!key.is_empty()).then(|| key.to_string())
 }
@@ -220,4 +222,18 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     text.get(..offset.min(text.len()))
         .map(|t| t.matches('\n').count() + 1)
         .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_after_a_multibyte_character_is_no_panic() {
+        // Found by fuzz/config_toml: a BOM inside a quoted key before `=`.
+        let text = "\"\"\"pai\u{feff}\" =\n\r\r";
+        assert!(Config::parse(Path::new("t.toml"), text.to_string()).is_err());
+        assert_eq!(key_before("é= 1", 4).as_deref(), Some("é"));
+        assert_eq!(key_before("x \u{feff}y = 1", 9).as_deref(), Some("y"));
+    }
 }
