@@ -449,6 +449,8 @@ impl Running {
 
     fn wait_exit(&self, limit: Duration) -> Option<WaitIdStatus> {
         let until = Instant::now() + limit;
+        // A bot told `end` exits within a millisecond or two: look often at first.
+        let mut pause = Duration::from_micros(250);
         loop {
             if let Some(status) = self.exit_status() {
                 return Some(status);
@@ -456,7 +458,8 @@ impl Running {
             if Instant::now() >= until {
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(10));
         }
     }
 
