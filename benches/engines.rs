@@ -6,7 +6,8 @@
 //! `BENCH_GAMES` games per role and pairing (default 60), `BENCH_NODES` alpha-beta node
 //! limit per move in the strength matches (default 20000), `BENCH_THREADS` (default 2),
 //! `BENCH_ROUNDS` the round limit of the strength games (default 1000, the course's),
-//! `BENCH_SKIP` a comma list of sections to skip (`perft`, `search`, `strength`).
+//! `BENCH_SKIP` a comma list of sections to skip (`perft`, `search`, `strength`),
+//! `BENCH_PAIRINGS` a comma list of the pairings to play (`alphabeta-vs-greedy`, ...).
 
 use arbiter::bots::Player;
 use arbiter::bots::inprocess::InProcess;
@@ -38,26 +39,49 @@ fn perft_section() {
     println!("## perft from the start (fast path: generate + play_unchecked, 1 thread)");
     println!("| depth | count | time | nodes/s |");
     println!("| --- | --- | --- | --- |");
-    for depth in [5, 6, 7] {
+    for depth in 5..=10 {
         let t = Instant::now();
         let count = game.perft_fast(&start, depth);
         let secs = t.elapsed().as_secs_f64();
         println!(
-            "| {depth} | {count} | {:.3} s | {:.2} M |",
+            "| {depth} | {count} | {:.3} s | {:.1} M |",
             secs,
-            count as f64 / secs / 1e6
+            count as f64 / secs.max(1e-9) / 1e6
         );
+        // Each depth costs several times the last: stop before the report drags.
+        if secs > 1.5 {
+            break;
+        }
     }
+    // Baseline in the same run: the generic checked path every game gets through the
+    // trait (legal_moves into a Vec, clone, play), at depth 7.
+    let t = Instant::now();
+    let fast = game.perft_fast(&start, 7);
+    let fast_secs = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let checked = arbiter::games::perft::perft(&game, &start, 7);
+    let checked_secs = t.elapsed().as_secs_f64();
+    assert_eq!(fast, checked, "the two perft paths disagree");
+    println!();
+    println!(
+        "perft(7) = {fast}: fast path {:.1} M nodes/s, generic checked path {:.1} M nodes/s: {:.1}x",
+        fast as f64 / fast_secs.max(1e-9) / 1e6,
+        checked as f64 / checked_secs.max(1e-9) / 1e6,
+        checked_secs / fast_secs.max(1e-9)
+    );
     println!();
 }
 
 fn search_section() {
     let game = Asalto::default();
     let start = game.initial();
-    // The start position with the officers to move: their view of the opening.
+    // The start position with the officers to move (as if the rebels had passed): the
+    // officers' view of the opening.
     let officer_start =
         State::from_bitboards(start.rebels(), start.officers(), OFFICERS).unwrap_or(start);
-    println!("## alphabeta from the start, 1 s budget, 1 thread");
+    println!(
+        "## alphabeta from the start, 1 s budget, 1 thread (score: centi-rebels for the side to move)"
+    );
     println!("| side | depth | nodes | nodes/s | score | move | time |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (label, state) in [("rebel", start), ("officer", officer_start)] {
@@ -113,11 +137,16 @@ fn strength_section() {
     );
     println!("| pairing | strong plays | wins | losses | ties | mean plies | endings |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
-    let pairings: [(&str, &str, Factory, Factory); 2] = [
+    let pairings: [(&str, &str, Factory, Factory); 3] = [
         ("greedy vs random", "greedy", greedy, random),
         ("alphabeta vs greedy", "alphabeta", alphabeta, greedy),
+        ("alphabeta vs random", "alphabeta", alphabeta, random),
     ];
+    let only = std::env::var("BENCH_PAIRINGS").unwrap_or_default();
     for (label, strong_name, strong, weak) in pairings {
+        if !only.is_empty() && !only.split(',').any(|p| label.replace(' ', "-") == p.trim()) {
+            continue;
+        }
         let started = Instant::now();
         let jobs: Vec<(u64, Side)> = (0..games)
             .flat_map(|g| Side::BOTH.into_iter().map(move |s| (g, s)))
@@ -130,6 +159,9 @@ fn strength_section() {
                     while let Some(&(seed, strong_side)) =
                         jobs.get(next.fetch_add(1, Ordering::Relaxed))
                     {
+                        // The referee's config may grow (start numbers, cancellation):
+                        // the defaults are right for whatever this bench does not set.
+                        #[allow(clippy::needless_update)]
                         let config = MatchConfig {
                             move_limit: Duration::from_secs(10),
                             init_limit: Duration::from_secs(10),

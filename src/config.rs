@@ -32,6 +32,12 @@ pub struct TournamentConfig {
     pub out: Option<String>,
     /// Asalto's round limit.
     pub round_limit: Option<Spanned<u32>>,
+    /// Hinger start boards (files relative to the config file's folder).
+    pub boards: Option<Vec<Spanned<String>>>,
+    /// Hinger random starts: rows, columns, density.
+    pub rows: Option<Spanned<u32>>,
+    pub cols: Option<Spanned<u32>>,
+    pub density: Option<Spanned<f64>>,
     /// The interpreter for course-style `.py` bots that name none.
     pub python: Option<String>,
     /// Limits and isolation of every bot program (docs/SECURITY.md); a bot may override.

@@ -27,6 +27,12 @@ pub struct GameRecord {
     /// Illegal replies per role.
     pub illegal: BTreeMap<String, u32>,
     pub seed: u64,
+    /// The start number (games whose leagues vary the start, like Hinger's boards).
+    #[serde(default)]
+    pub start: u64,
+    /// The board the game started from, in the protocol's encoding.
+    #[serde(default)]
+    pub start_board: Value,
     pub moves: Vec<MoveRecord>,
     /// The board when the game ended, in the protocol's encoding.
     pub final_board: Value,

@@ -85,6 +85,7 @@ pub fn play_game<G: Game>(
     let [first, second] = players;
     let mut seats: [&mut dyn Player<G>; 2] = [first, second];
     let mut state = game.start_position(config.start);
+    let start_board = game.encode_board(&state);
     let mut moves = Vec::new();
     let mut illegal = [0u32; 2];
     let mut plies = 0u32;
@@ -148,6 +149,8 @@ pub fn play_game<G: Game>(
             .map(|s| (game.role_name(s).to_string(), illegal[s.index()]))
             .collect(),
         seed: config.seed,
+        start: config.start,
+        start_board,
         moves,
         final_board: game.encode_board(&state),
         logs,

@@ -4,6 +4,7 @@
 //! adjudicates, never a panic or an `Err` of the harness.
 
 pub mod inprocess;
+pub mod java;
 pub mod pipe;
 pub mod process;
 pub mod protocol;
@@ -170,9 +171,13 @@ pub fn open_player_in<G: Builtins>(
                 Box::new(move |seed| game.builtin(&engine_name, seed)),
             )))
         }
-        BotSpec::CoursePython { file, python } => {
-            Ok(program(python::course_command(file, python.as_deref())))
-        }
+        // The adapter depends on the game: Asalto's `Player` or Hinger's `Agent`.
+        BotSpec::CoursePython { file, python } => Ok(program(python::command_for(
+            game.name(),
+            file,
+            python.as_deref(),
+        ))),
+        BotSpec::CourseJava { file } => Ok(Box::new(java::JavaPlayer::new(file, cwd, env))),
         BotSpec::Command(command) => Ok(program(command.clone())),
     }
 }

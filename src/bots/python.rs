@@ -1,5 +1,8 @@
-//! Course-style Python bots (`TeamXX.py` with a `Player` class), run through the adapter in
-//! bots/python/course_adapter.py, which speaks the protocol on the bot's behalf.
+//! Course-style Python bots, run through an adapter that speaks the protocol on the bot's
+//! behalf: Asalto bots (`TeamXX.py` with a `Player` class) through
+//! bots/python/course_adapter.py, Hinger agents (`a3_agent.py` with an `Agent` class, next
+//! to its `a1_state.py`) through bots/python/hinger_adapter.py. [`adapter_for`] picks one
+//! from the game and the file's name.
 
 use super::spec::CommandSpec;
 use std::path::{Path, PathBuf};
@@ -7,17 +10,76 @@ use std::path::{Path, PathBuf};
 /// The adapter's source, embedded so that no file needs to be found at run time.
 pub const COURSE_ADAPTER: &str = include_str!("../../bots/python/course_adapter.py");
 
+/// The Hinger agent adapter's source, embedded likewise.
+pub const HINGER_ADAPTER: &str = include_str!("../../bots/python/hinger_adapter.py");
+
+/// The environment variable that chooses the search mode a Hinger agent is asked for
+/// (`agent.move(state, mode)`); [`DEFAULT_HINGER_MODE`] when unset.
+pub const HINGER_MODE_VAR: &str = "ARBITER_HINGER_MODE";
+/// The mode a Hinger agent is asked for by default.
+pub const DEFAULT_HINGER_MODE: &str = "alphabeta";
+
+/// Which adapter runs a course Python file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Adapter {
+    /// Asalto's `Player` class: [`course_command`].
+    Course,
+    /// Hinger's `Agent` class: [`hinger_command`].
+    Hinger,
+}
+
+/// Whether `file` is named like a Hinger course agent (`a3_agent.py`, `a3_agent_v2.py`,
+/// `agent.py`).
+pub fn is_agent_file(file: &Path) -> bool {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    file.extension().is_some_and(|e| e == "py") && (stem == "agent" || stem.starts_with("a3_agent"))
+}
+
+/// The adapter for a course Python file in the game named `game`: Hinger's for every file
+/// when the game is Hinger, Asalto's for every file when it is Asalto, and otherwise by
+/// the file's name (see [`is_agent_file`]).
+pub fn adapter_for(game: &str, file: &Path) -> Adapter {
+    match game {
+        "hinger" => Adapter::Hinger,
+        "asalto" => Adapter::Course,
+        _ if is_agent_file(file) => Adapter::Hinger,
+        _ => Adapter::Course,
+    }
+}
+
+/// The command for a course Python file in the game named `game`.
+pub fn command_for(game: &str, file: &Path, python: Option<&str>) -> CommandSpec {
+    match adapter_for(game, file) {
+        Adapter::Course => course_command(file, python),
+        Adapter::Hinger => hinger_command(file, python),
+    }
+}
+
 /// The interpreter used when none is given.
 pub const DEFAULT_PYTHON: &str = "python3";
 
 /// The command that runs the course bot `file`: `python3 -u -c <adapter> <file>` in the
 /// file's folder (course bots open data files relative to themselves).
 pub fn course_command(file: &Path, python: Option<&str>) -> CommandSpec {
+    adapter_command(COURSE_ADAPTER, file, python)
+}
+
+/// The command that runs the Hinger agent `file` (an `a3_agent.py` whose folder holds its
+/// `a1_state.py`): `python3 -u -c <hinger adapter> <file>` in the file's folder. The agent
+/// is asked for the mode in `$ARBITER_HINGER_MODE` (default `alphabeta`).
+pub fn hinger_command(file: &Path, python: Option<&str>) -> CommandSpec {
+    adapter_command(HINGER_ADAPTER, file, python)
+}
+
+fn adapter_command(adapter: &str, file: &Path, python: Option<&str>) -> CommandSpec {
     let file = absolute(file);
     let mut command = CommandSpec::new(python.unwrap_or(DEFAULT_PYTHON))
         .arg("-u")
         .arg("-c")
-        .arg(COURSE_ADAPTER)
+        .arg(adapter)
         .arg(file.to_string_lossy().into_owned());
     command.cwd = file
         .parent()
@@ -54,5 +116,24 @@ mod tests {
         assert_eq!(c.program, "python3.12");
         assert!(Path::new(&c.args[3]).is_absolute());
         assert!(c.cwd.is_some());
+    }
+
+    #[test]
+    fn the_game_and_the_file_name_choose_the_adapter() {
+        let agent = Path::new("/t/team07/a3_agent.py");
+        let team = Path::new("/t/Team07.py");
+        assert_eq!(adapter_for("hinger", team), Adapter::Hinger);
+        assert_eq!(adapter_for("hinger", agent), Adapter::Hinger);
+        assert_eq!(adapter_for("asalto", agent), Adapter::Course);
+        assert_eq!(adapter_for("asalto", team), Adapter::Course);
+        assert_eq!(adapter_for("shapes", agent), Adapter::Hinger);
+        assert_eq!(adapter_for("shapes", team), Adapter::Course);
+        assert!(is_agent_file(Path::new("A3_Agent_final.py")));
+        assert!(!is_agent_file(Path::new("a3_agent.txt")));
+        let c = command_for("hinger", agent, None);
+        assert!(c.args[2].contains("def main()"));
+        assert_eq!(c.args[2], HINGER_ADAPTER);
+        assert_eq!(c.cwd.as_deref(), Some(Path::new("/t/team07")));
+        assert_eq!(command_for("asalto", team, None).args[2], COURSE_ADAPTER);
     }
 }

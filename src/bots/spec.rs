@@ -1,4 +1,5 @@
-//! Naming a bot: `builtin:NAME`, a course-style `.py` file, or a protocol program's command line.
+//! Naming a bot: `builtin:NAME`, a course-style `.py` or `.java` file, or a protocol
+//! program's command line.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -79,11 +80,15 @@ impl CommandSpec {
 pub enum BotSpec {
     /// A built-in engine, run in-process.
     Builtin(String),
-    /// A course-style Python file (`TeamXX.py` with a `Player` class), run through the adapter.
+    /// A course-style Python file, run through the adapter for the game: an Asalto
+    /// `TeamXX.py` with a `Player` class, or a Hinger `a3_agent.py` with an `Agent` class.
     CoursePython {
         file: PathBuf,
         python: Option<String>,
     },
+    /// A course-style Java Gomoku bot (`PlayerNNN.java`, a class extending `GomokuPlayer`),
+    /// compiled with its folder's helper classes and run through the Java driver.
+    CourseJava { file: PathBuf },
     /// A program that speaks the protocol itself.
     Command(CommandSpec),
 }
@@ -119,12 +124,21 @@ impl BotSpec {
             }
             return Ok(BotSpec::CoursePython { file, python: None });
         }
+        if words.len() == 1 && words[0].ends_with(".java") {
+            let file = PathBuf::from(&words[0]);
+            if !file.is_file() {
+                return Err(SpecError::MissingFile(file));
+            }
+            return Ok(BotSpec::CourseJava { file });
+        }
         let mut command = CommandSpec::new(words[0].clone());
         command.args = words[1..].to_vec();
         Ok(BotSpec::Command(command))
     }
 
-    /// A short default name: the builtin's name, the file stem, or the program's stem.
+    /// A short default name: the builtin's name, the file stem (a Java bot's class name; for
+    /// a Hinger `a3_agent.py`, whose name every team shares, its folder's name), or the
+    /// program's stem.
     pub fn default_name(&self) -> String {
         fn stem(p: &std::path::Path) -> String {
             p.file_stem()
@@ -133,7 +147,17 @@ impl BotSpec {
         }
         match self {
             BotSpec::Builtin(name) => name.clone(),
-            BotSpec::CoursePython { file, .. } => stem(file),
+            BotSpec::CoursePython { file, .. } if super::python::is_agent_file(file) => {
+                std::path::absolute(file)
+                    .ok()
+                    .and_then(|f| {
+                        f.parent()?
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                    })
+                    .unwrap_or_else(|| stem(file))
+            }
+            BotSpec::CoursePython { file, .. } | BotSpec::CourseJava { file } => stem(file),
             BotSpec::Command(c) => {
                 // `python3 bot.py` is named after the script, not the interpreter;
                 // `arbiter bot greedy` after the program and its last word.
@@ -179,6 +203,10 @@ mod tests {
             BotSpec::parse("/no/such/Team01.py"),
             Err(SpecError::MissingFile(_))
         ));
+        assert!(matches!(
+            BotSpec::parse("/no/such/Player1.java"),
+            Err(SpecError::MissingFile(_))
+        ));
     }
 
     #[test]
@@ -203,5 +231,18 @@ mod tests {
             BotSpec::parse("arbiter bot greedy").unwrap().default_name(),
             "arbiter-greedy"
         );
+    }
+
+    #[test]
+    fn course_files_are_detected_and_named() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let java = root.join("bots/java/examples/Player123456789.java");
+        let spec = BotSpec::parse(&java.to_string_lossy()).unwrap();
+        assert_eq!(spec, BotSpec::CourseJava { file: java });
+        assert_eq!(spec.default_name(), "Player123456789");
+        let agent = root.join("bots/python/examples/hinger/a3_agent.py");
+        let spec = BotSpec::parse(&agent.to_string_lossy()).unwrap();
+        assert!(matches!(spec, BotSpec::CoursePython { .. }));
+        assert_eq!(spec.default_name(), "hinger");
     }
 }

@@ -1,11 +1,12 @@
 //! `arbiter league`, `gauntlet`, `run` and `table`: tournaments from the command line or
 //! from tournaments.toml, with progress while they run and the standings at the end.
 
+use super::games::{GameOptions, GameSettings, with_game};
 use super::play::parse_spec;
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::games::{GameKind, asalto::Asalto};
+use crate::games::GameKind;
 use crate::report;
 use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
 use std::collections::{BTreeMap, HashSet};
@@ -18,9 +19,8 @@ use std::time::{Duration, Instant};
 /// Options of every command that plays games in parallel.
 #[derive(clap::Args, Debug)]
 pub struct MatchOptions {
-    /// The game.
-    #[arg(long, value_enum, default_value = "asalto")]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameOptions,
     /// Games at once (default: the number of cores).
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
@@ -33,9 +33,6 @@ pub struct MatchOptions {
     /// The tournament seed: every game's seed derives from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Rounds before a game is adjudicated (Asalto: 1000).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    pub round_limit: u32,
     /// The interpreter for course-style `.py` bots.
     #[arg(long)]
     pub python: Option<String>,
@@ -147,27 +144,22 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
 
 fn start(options: &LeagueOptions, format: Format, entrants: Vec<Entrant>) -> Result<i32, Error> {
     let m = &options.matches;
+    let settings = m.game.settings()?;
     let tournament = m.tournament(format, entrants, options.pairs, options.out.clone());
-    dispatch(m.game, m.round_limit, tournament, &|e| e)
+    dispatch(&settings, tournament, &|e| e)
 }
 
 /// Checks the bots against the game, then plays.
 fn dispatch(
-    kind: GameKind,
-    round_limit: u32,
+    settings: &GameSettings,
     tournament: Tournament,
     locate: &dyn Fn(Error) -> Error,
 ) -> Result<i32, Error> {
-    match kind {
-        GameKind::Asalto => {
-            let game = Asalto { round_limit };
-            let mut rules = serde_json::Map::new();
-            rules.insert("round_limit".into(), round_limit.into());
-            check_entrants(&game, &tournament.entrants).map_err(locate)?;
-            warn_oversubscribed(tournament.jobs);
-            play(&game, rules, &tournament)
-        }
-    }
+    with_game!(settings, tournament.seed, |game| {
+        check_entrants(&game, &tournament.entrants).map_err(locate)?;
+        warn_oversubscribed(tournament.jobs);
+        play(&game, settings.rules(), &tournament)
+    })
 }
 
 pub(crate) fn check_entrants<G: Builtins>(game: &G, entrants: &[Entrant]) -> Result<(), Error> {
@@ -313,9 +305,47 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             None => base.join("results").join(&name),
         },
     };
+    let mut boards = Vec::new();
+    for board in t.boards.iter().flatten() {
+        boards.push(super::games::read_grid(&base.join(board.get_ref()))?);
+    }
+    let limited = |v: &Option<toml::Spanned<u32>>, key: &str, default: u32| match v {
+        Some(s) if !(1..=64).contains(s.get_ref()) => {
+            Err(config.error_at(s.span(), format!("`{key}` must be between 1 and 64")))
+        }
+        Some(s) => Ok(*s.get_ref()),
+        None => Ok(default),
+    };
+    let density = match &t.density {
+        Some(d) if !(0.0..=1.0).contains(d.get_ref()) => {
+            return Err(config.error_at(d.span(), "`density` must be between 0 and 1"));
+        }
+        Some(d) => *d.get_ref(),
+        None => 0.6,
+    };
+    if !boards.is_empty() && kind != GameKind::Hinger {
+        let span = t
+            .boards
+            .as_ref()
+            .and_then(|b| b.first())
+            .map(|b| b.span())
+            .unwrap_or_default();
+        return Err(config.error_at(
+            span,
+            format!("`boards` are Hinger start boards; {} has none", kind.name()),
+        ));
+    }
+    let settings = GameSettings {
+        kind,
+        round_limit: round_limit as u32,
+        boards,
+        rows: limited(&t.rows, "rows", 4)? as usize,
+        cols: limited(&t.cols, "cols", 5)? as usize,
+        density,
+    };
     let bots_span = t.bots.span();
     eprintln!("tournament `{name}` from {}", config.path.display());
-    dispatch(kind, round_limit as u32, tournament, &|e| {
+    dispatch(&settings, tournament, &|e| {
         config.error_at(bots_span.clone(), e.to_string())
     })
 }

@@ -2,7 +2,7 @@
 
 use super::read_file;
 use crate::error::Error;
-use crate::games::{Game, GameKind, asalto::Asalto, perft};
+use crate::games::{Game, GameKind, asalto::Asalto, gomoku::Gomoku, hinger::Hinger, perft};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -13,10 +13,12 @@ pub struct PerftArgs {
     pub game: GameKind,
     /// How many plies deep to count.
     pub depth: u32,
-    /// A board file (Asalto: 7 lines of 7 characters, `R`, `O`, `.`, space off-board).
+    /// A board file. Asalto: 7 lines of 7 characters, `R`, `O`, `.`, space off-board.
+    /// Gomoku: 8 lines of `.`, `W`, `B`. Hinger: one line per row of space-separated counts.
     #[arg(long, requires = "side")]
     pub board: Option<PathBuf>,
-    /// The side to move in the board file, by role name (Asalto: rebel or officer).
+    /// The side to move in the board file, by role name (rebel or officer, white or black,
+    /// first or second).
     #[arg(long)]
     pub side: Option<String>,
     /// Print the count below each first move.
@@ -27,6 +29,9 @@ pub struct PerftArgs {
 pub fn run(args: PerftArgs) -> Result<i32, Error> {
     match args.game {
         GameKind::Asalto => run_game(&Asalto::default(), &args),
+        GameKind::Gomoku => run_game(&Gomoku, &args),
+        // Without a board file: the rules page's worked example (State B).
+        GameKind::Hinger => run_game(&Hinger::default(), &args),
     }
 }
 

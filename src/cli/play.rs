@@ -1,10 +1,11 @@
 //! `arbiter play` (one game, printed) and `arbiter bot` (a built-in bot over the protocol).
 
+use super::games::{GameOptions, with_game};
 use crate::bots::Player;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::games::{Game, GameKind, Side, asalto::Asalto};
+use crate::games::{Game, Side};
 use crate::record::GameRecord;
 use crate::referee::{Event, MatchConfig, play_game};
 use std::path::PathBuf;
@@ -12,15 +13,26 @@ use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// The game.
-    #[arg(long, value_enum, default_value = "asalto")]
-    pub game: GameKind,
-    /// The rebel bot (Asalto): `builtin:NAME`, a course-style `.py` file, or a command line.
+    #[command(flatten)]
+    pub game: GameOptions,
+    /// Asalto's rebel bot: `builtin:NAME`, a course-style file, or a command line.
     #[arg(long)]
     pub rebel: Option<String>,
-    /// The officer bot (Asalto).
+    /// Asalto's officer bot.
     #[arg(long)]
     pub officer: Option<String>,
+    /// Gomoku's white bot (moves first).
+    #[arg(long)]
+    pub white: Option<String>,
+    /// Gomoku's black bot.
+    #[arg(long)]
+    pub black: Option<String>,
+    /// Hinger's first player.
+    #[arg(long)]
+    pub first: Option<String>,
+    /// Hinger's second player.
+    #[arg(long)]
+    pub second: Option<String>,
     /// The move limit in milliseconds, measured by the referee.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub limit_ms: u64,
@@ -30,9 +42,6 @@ pub struct PlayArgs {
     /// The game's seed; each bot gets its own seed derived from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Rounds before the game is adjudicated (Asalto's course rule: 1000).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    pub round_limit: u32,
     /// The Python interpreter for course-style `.py` bots (default: python3 from PATH).
     #[arg(long)]
     pub python: Option<String>,
@@ -50,26 +59,32 @@ pub struct PlayArgs {
 pub struct BotArgs {
     /// The built-in bot to serve (random, greedy, alphabeta).
     pub name: String,
-    /// The game.
-    #[arg(long, value_enum, default_value = "asalto")]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameOptions,
 }
 
 pub fn run(args: PlayArgs) -> Result<i32, Error> {
-    match args.game {
-        GameKind::Asalto => {
-            let game = Asalto {
-                round_limit: args.round_limit,
-            };
-            let specs = [("rebel", &args.rebel), ("officer", &args.officer)];
-            play_one(&game, specs, &args)
-        }
-    }
+    let settings = args.game.settings()?;
+    with_game!(settings, args.seed, |game| play_one(&game, &args))
 }
 
 pub fn serve(args: BotArgs) -> Result<i32, Error> {
-    match args.game {
-        GameKind::Asalto => serve_builtin(&Asalto::default(), &args.name),
+    let settings = args.game.settings()?;
+    with_game!(settings, 0, |game| serve_builtin(&game, &args.name))
+}
+
+impl PlayArgs {
+    /// The bot given for `role`, by the flag named after it.
+    fn role_flag(&self, role: &str) -> Option<&String> {
+        match role {
+            "rebel" => self.rebel.as_ref(),
+            "officer" => self.officer.as_ref(),
+            "white" => self.white.as_ref(),
+            "black" => self.black.as_ref(),
+            "first" => self.first.as_ref(),
+            "second" => self.second.as_ref(),
+            _ => None,
+        }
     }
 }
 
@@ -103,17 +118,22 @@ pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Er
     Ok(spec)
 }
 
-fn play_one<G: Builtins>(
-    game: &G,
-    specs: [(&str, &Option<String>); 2],
-    args: &PlayArgs,
-) -> Result<i32, Error> {
+fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
+    for role in ["rebel", "officer", "white", "black", "first", "second"] {
+        if args.role_flag(role).is_some() && game.side_named(role).is_none() {
+            return Err(Error::usage(format!(
+                "--{role} is not a role of {}: its roles are --{} and --{}",
+                game.name(),
+                game.roles()[0],
+                game.roles()[1]
+            )));
+        }
+    }
+    let specs = game.roles().map(|role| (role, args.role_flag(role)));
     let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
     let mut names = Vec::new();
     for (role, text) in specs {
-        let text = text
-            .as_deref()
-            .ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
+        let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
         let spec = parse_spec(text, args.python.as_deref())?;
         if let BotSpec::Builtin(name) = &spec
             && game.builtin(name, 0).is_none()

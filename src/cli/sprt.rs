@@ -1,12 +1,12 @@
 //! `arbiter sprt`: is the candidate better than the baseline? A sequential test usable as
 //! a CI gate: exit 0 when H1 is accepted, 1 when H0 is, 3 when inconclusive.
 
+use super::games::with_game;
 use super::league::{
     MatchOptions, check_entrants, cli_entrant, install_interrupt, warn_oversubscribed,
 };
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::games::{GameKind, asalto::Asalto};
 use crate::stats::sprt::{Model, Verdict};
 use crate::tournament::sprt::{self, SprtSettings, SprtStatus};
 use crate::tournament::{Format, Tournament};
@@ -76,16 +76,13 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
         model: args.model,
         max_pairs: args.max_pairs,
     };
-    match args.matches.game {
-        GameKind::Asalto => test(
-            &Asalto {
-                round_limit: args.matches.round_limit,
-            },
-            &tournament,
-            &settings,
-            args.json,
-        ),
-    }
+    let game_settings = args.matches.game.settings()?;
+    with_game!(game_settings, tournament.seed, |game| test(
+        &game,
+        &tournament,
+        &settings,
+        args.json
+    ))
 }
 
 fn test<G: Builtins>(

@@ -462,9 +462,8 @@ impl<G: Heuristic> AlphaBeta<G> {
             return 0;
         }
         let side = game.side_to_move(state);
-        let stand = clamped_eval(game, state, side);
         if left == 0 || ply >= MAX_PLY {
-            return stand;
+            return clamped_eval(game, state, side);
         }
         let mut buf = std::mem::take(self.buffer(ply));
         buf.moves.clear();
@@ -479,7 +478,13 @@ impl<G: Heuristic> AlphaBeta<G> {
             }
         }
         let forced = !buf.moves.is_empty() && buf.order.len() == buf.moves.len();
-        let mut best = if forced { -INF } else { stand };
+        // A forced exchange is never cut short on the evaluation: skip computing it.
+        let stand = if forced {
+            -INF
+        } else {
+            clamped_eval(game, state, side)
+        };
+        let mut best = stand;
         if !forced {
             if stand >= beta || buf.order.is_empty() {
                 *self.buffer(ply) = buf;

@@ -1,31 +1,42 @@
 //! Built-in Asalto bots (random, greedy, alphabeta) and the Asalto knowledge they share:
 //! the evaluation, the position hash and move ordering behind [`Heuristic`].
 //!
-//! The evaluation is computed for the rebels and negated for the officers. Its terms:
-//! - material: every rebel counts, and more so as the rebels near the 9 they cannot go
-//!   below; an officer is worth several rebels (a huff removes one);
-//! - the fortress: rebels on fortress points, with a bonus as it nears full, and the
-//!   rebels' distance to it (rows to climb, columns to come in);
-//! - safety: rebels an officer could jump right now; with the rebels to move they can cover
-//!   one, two or more are a real loss (with the officers to move the quiescence search
-//!   plays the captures out, since a capture is forced then);
-//! - officer mobility: officers with few free points are close to being shut in, which
-//!   wins for the rebels.
+//! The evaluation is computed for the rebels and negated for the officers. With the
+//! officers to move and a capture on the board, the capture is forced: the position is
+//! judged after the officers' longest one (the greedy bot sees its move's consequence; the
+//! searchers play captures out anyway). The terms of a quiet position:
+//! - material: every rebel counts, more so below 13 (the officers need only a few more
+//!   captures), and less as the game drags on (a deadlock is a tie, and the rebels break
+//!   it by giving up pieces they can spare); an officer is worth several rebels (a huff
+//!   removes one);
+//! - the fortress: rebels on fortress points, with a bonus as it nears full, the rebels'
+//!   distance to it (rows to climb, columns to come in) and their rows; an officer on a
+//!   fortress point, which must be lured out before the fortress can fill;
+//! - safety: rebels an officer could jump next turn; the rebels can cover one with their
+//!   move, two or more are a real loss;
+//! - officer mobility: officers with few free points (a possible jump counts as several)
+//!   are close to being shut in, which wins for the rebels.
 //!
 //! Engines never play huffs: with a capture on the board a plain officer step is not a
 //! legal move, so a capture is forced, which the search sees for both sides (the rebels
 //! can offer a rebel to pull an officer where they want it).
+//!
+//! The weights were tuned by the strength matches of `cargo bench --bench engines`.
 
 use super::{AlphaBeta, Builtins, Engine, Greedy, Heuristic, RandomMover};
 use crate::games::Side;
 use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
 use crate::games::asalto::{Asalto, Move, State};
 
-const REBEL: i32 = 60;
-/// Extra value of each rebel short of 15: the officers need only a few more captures, and
-/// the rebels need spare pieces to cover the ones filling the fortress.
-const LAST_REBELS: i32 = 120;
+const REBEL: i32 = 100;
+/// Extra value of each rebel short of [`FEW_REBELS`]: the officers need only a few more
+/// captures, and the rebels need spare pieces to cover the ones filling the fortress.
+const LAST_REBELS: i32 = 150;
+const FEW_REBELS: i32 = 13;
 const OFFICER: i32 = 450;
+/// Plies per point of value a rebel loses as the game drags on, and the most it loses.
+const DRAG_PLIES: u32 = 4;
+const REBEL_DECAY_MAX: i32 = 50;
 const IN_FORTRESS: i32 = 45;
 /// Per fortress point filled beyond six: the last points are the hardest to take.
 const FORTRESS_NEAR_FULL: i32 = 80;
@@ -111,11 +122,15 @@ fn rebel_score(state: &State) -> i32 {
     quiet_rebel_score(state)
 }
 
+/// The value for the rebels of a position without a capture to play out.
 fn quiet_rebel_score(state: &State) -> i32 {
     let rebels = state.rebels();
     let threatened = threatened_rebels(state).count_ones() as i32;
     let count = rebels.count_ones() as i32;
-    let mut score = REBEL * count - LAST_REBELS * (15 - count).max(0);
+    // A rebel is worth less as the game drags on: a deadlock is a tie, and the rebels break
+    // it by giving up pieces they can spare.
+    let rebel = REBEL - (state.ply() / DRAG_PLIES).min(REBEL_DECAY_MAX as u32) as i32;
+    let mut score = rebel * count - LAST_REBELS * (FEW_REBELS - count).max(0);
     score -= OFFICER * state.officers().count_ones() as i32;
 
     let fortress = (rebels & FORTRESS).count_ones() as i32;

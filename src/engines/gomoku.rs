@@ -347,10 +347,8 @@ mod tests {
 #[cfg(test)]
 mod strength {
     use super::*;
-    use crate::bots::inprocess::InProcess;
+
     use crate::engines::Limits;
-    use crate::games::Game;
-    use crate::referee::{MatchConfig, play_game};
 
     /// Wins of `strong` over `weak` in games with both colours, by seed.
     fn wins(
@@ -361,20 +359,15 @@ mod strength {
         let (mut won, mut lost) = (0, 0);
         for seed in 0..games {
             for strong_side in Side::BOTH {
-                let mut a = InProcess::new("strong", strong(seed));
-                let mut b = InProcess::new("weak", weak(seed + 100));
-                let players: [&mut dyn crate::bots::Player<Gomoku>; 2] = match strong_side {
-                    Side::First => [&mut a, &mut b],
-                    Side::Second => [&mut b, &mut a],
-                };
-                let config = MatchConfig {
+                match crate::engines::duel(
+                    &Gomoku,
+                    strong(seed),
+                    weak(seed + 100),
+                    strong_side,
                     seed,
-                    ..MatchConfig::default()
-                };
-                let record = play_game(&Gomoku, players, ["x", "y"], &config, &mut |_| {});
-                match record.winner.as_deref() {
-                    Some(w) if w == Gomoku.role_name(strong_side) => won += 1,
-                    Some(_) => lost += 1,
+                ) {
+                    Some(true) => won += 1,
+                    Some(false) => lost += 1,
                     None => {}
                 }
             }

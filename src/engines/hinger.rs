@@ -254,10 +254,9 @@ mod tests {
 #[cfg(test)]
 mod strength {
     use super::*;
-    use crate::bots::inprocess::InProcess;
+
     use crate::engines::Limits;
     use crate::games::Game;
-    use crate::referee::{MatchConfig, play_game};
 
     /// (won, lost) of `strong` over `weak` on random binary boards, both seats each.
     fn wins(
@@ -273,20 +272,10 @@ mod strength {
             .filter(|g| crate::games::hinger::hingers(&g.initial()).is_empty());
         for (seed, game) in (0..boards).zip(quiet) {
             for strong_side in Side::BOTH {
-                let mut a = InProcess::new("strong", strong(seed));
-                let mut b = InProcess::new("weak", weak(seed + 100));
-                let players: [&mut dyn crate::bots::Player<Hinger>; 2] = match strong_side {
-                    Side::First => [&mut a, &mut b],
-                    Side::Second => [&mut b, &mut a],
-                };
-                let config = MatchConfig {
-                    seed,
-                    ..MatchConfig::default()
-                };
-                let record = play_game(&game, players, ["x", "y"], &config, &mut |_| {});
-                match record.winner.as_deref() {
-                    Some(w) if w == game.role_name(strong_side) => won += 1,
-                    Some(_) => lost += 1,
+                match crate::engines::duel(&game, strong(seed), weak(seed + 100), strong_side, seed)
+                {
+                    Some(true) => won += 1,
+                    Some(false) => lost += 1,
                     None => {}
                 }
             }

@@ -84,3 +84,29 @@ pub fn outcome_score(outcome: &Outcome, perspective: Side, ply: u32) -> i32 {
 pub(crate) fn clamped_eval<G: Heuristic>(game: &G, state: &G::State, perspective: Side) -> i32 {
     game.evaluate(state, perspective).clamp(-MAX_EVAL, MAX_EVAL)
 }
+
+/// One game between two engines with `strong` seated as `strong_side`, through the
+/// referee: `Some(true)` when it won, `Some(false)` when it lost, `None` for a tie.
+#[cfg(test)]
+pub(crate) fn duel<G: Game>(
+    game: &G,
+    strong: Box<dyn Engine<G>>,
+    weak: Box<dyn Engine<G>>,
+    strong_side: crate::games::Side,
+    seed: u64,
+) -> Option<bool> {
+    use crate::bots::{Player, inprocess::InProcess};
+    use crate::referee::{MatchConfig, play_game};
+    let mut a = InProcess::new("strong", strong);
+    let mut b = InProcess::new("weak", weak);
+    let players: [&mut dyn Player<G>; 2] = match strong_side {
+        crate::games::Side::First => [&mut a, &mut b],
+        crate::games::Side::Second => [&mut b, &mut a],
+    };
+    let config = MatchConfig {
+        seed,
+        ..MatchConfig::default()
+    };
+    let record = play_game(game, players, ["x", "y"], &config, &mut |_| {});
+    record.winner.map(|w| w == game.role_name(strong_side))
+}

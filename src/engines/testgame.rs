@@ -10,22 +10,30 @@ use std::time::{Duration, Instant};
 pub struct Mnk {
     pub width: usize,
     pub height: usize,
-    pub k: usize,
+    /// Every straight run of `k` cells, computed once.
+    lines: Vec<Vec<usize>>,
 }
 
 impl Mnk {
-    pub fn tictactoe() -> Self {
+    pub fn new(width: usize, height: usize, k: usize) -> Self {
         Mnk {
-            width: 3,
-            height: 3,
-            k: 3,
+            width,
+            height,
+            lines: Self::runs(width, height, k),
         }
     }
 
-    /// Every straight run of `k` cells.
-    fn lines(&self) -> Vec<Vec<usize>> {
+    pub fn tictactoe() -> Self {
+        Self::new(3, 3, 3)
+    }
+
+    fn lines(&self) -> &[Vec<usize>] {
+        &self.lines
+    }
+
+    fn runs(width: usize, height: usize, k: usize) -> Vec<Vec<usize>> {
         let mut out = Vec::new();
-        let (w, h, k) = (self.width as i32, self.height as i32, self.k as i32);
+        let (w, h, k) = (width as i32, height as i32, k as i32);
         for r in 0..h {
             for c in 0..w {
                 for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
@@ -220,7 +228,7 @@ const LONG: Duration = Duration::from_secs(3600);
 fn alphabeta_takes_a_win_in_one() {
     let game = Mnk::tictactoe();
     let state = game.board(&["xx.", "oo.", "..."], Side::First);
-    let mut ab = AlphaBeta::new(1);
+    let mut ab = AlphaBeta::new(1).with_tt_bits(12);
     let (mv, stats) = ab.search(&game, &state, LONG);
     assert_eq!(mv, Some(2));
     assert!(stats.score >= WIN_THRESHOLD, "{stats:?}");
@@ -231,7 +239,7 @@ fn alphabeta_blocks_a_loss() {
     let game = Mnk::tictactoe();
     let state = game.board(&["oo.", "x..", "..x"], Side::First);
     for seed in 0..5 {
-        let mut ab = AlphaBeta::new(seed);
+        let mut ab = AlphaBeta::new(seed).with_tt_bits(12);
         assert_eq!(ab.choose(&game, &state, LONG), Some(2));
     }
 }
@@ -244,7 +252,7 @@ fn alphabeta_finds_a_forced_win_by_fork() {
     // o to move must defend on an edge; after a corner reply x wins by force.
     let after_corner = game.board(&["x.o", ".o.", "..x"], Side::First);
     assert_eq!(solve(&game, &after_corner), 1);
-    let mut ab = AlphaBeta::new(3);
+    let mut ab = AlphaBeta::new(3).with_tt_bits(12);
     let (mv, stats) = ab.search(&game, &after_corner, LONG);
     let mv = mv.expect("a move");
     let mut next = after_corner.clone();
@@ -262,7 +270,7 @@ fn alphabeta_finds_a_forced_win_by_fork() {
 fn alphabeta_plays_tictactoe_perfectly() {
     // From every position reachable with four marks, the chosen move keeps the value.
     let game = Mnk::tictactoe();
-    let mut ab = AlphaBeta::new(7);
+    let mut ab = AlphaBeta::new(7).with_tt_bits(12);
     let mut stack = vec![(game.initial(), 0)];
     let mut checked = 0;
     while let Some((state, marks)) = stack.pop() {
@@ -296,7 +304,7 @@ fn alphabeta_never_loses_to_random_play() {
     let game = Mnk::tictactoe();
     for seed in 0..20 {
         for ab_side in Side::BOTH {
-            let mut ab = AlphaBeta::new(seed);
+            let mut ab = AlphaBeta::new(seed).with_tt_bits(12);
             let mut rnd = RandomMover::new(seed + 100);
             let mut state = game.initial();
             let outcome = loop {
@@ -316,13 +324,9 @@ fn alphabeta_never_loses_to_random_play() {
 
 #[test]
 fn alphabeta_keeps_within_its_time_budget() {
-    let game = Mnk {
-        width: 7,
-        height: 7,
-        k: 4,
-    };
+    let game = Mnk::new(7, 7, 4);
     let state = game.initial();
-    let mut ab = AlphaBeta::new(0);
+    let mut ab = AlphaBeta::new(0).with_tt_bits(12);
     let started = Instant::now();
     let (mv, stats) = ab.search(&game, &state, Duration::from_millis(50));
     let took = started.elapsed();
@@ -336,14 +340,10 @@ fn alphabeta_keeps_within_its_time_budget() {
 
 #[test]
 fn alphabeta_is_deterministic_for_a_seed_and_node_limit() {
-    let game = Mnk {
-        width: 5,
-        height: 5,
-        k: 4,
-    };
+    let game = Mnk::new(5, 5, 4);
     let state = game.board(&[".....", ".x...", "..o..", ".....", "....."], Side::First);
     let run = |seed| {
-        let mut ab = AlphaBeta::with_limits(seed, Limits::nodes(20_000));
+        let mut ab = AlphaBeta::with_limits(seed, Limits::nodes(20_000)).with_tt_bits(12);
         let (mv, stats) = ab.search(&game, &state, LONG);
         (mv, stats.nodes, stats.depth, stats.score)
     };
@@ -351,7 +351,7 @@ fn alphabeta_is_deterministic_for_a_seed_and_node_limit() {
     let (_, nodes, depth, _) = run(5);
     assert!(nodes <= 20_000 && depth >= 2);
     let by_depth = |seed| {
-        let mut ab = AlphaBeta::with_limits(seed, Limits::depth(3));
+        let mut ab = AlphaBeta::with_limits(seed, Limits::depth(3)).with_tt_bits(12);
         ab.search(&game, &state, LONG)
     };
     let (a, sa) = by_depth(9);
@@ -364,7 +364,7 @@ fn alphabeta_is_deterministic_for_a_seed_and_node_limit() {
 fn engines_return_none_without_legal_moves() {
     let game = Mnk::tictactoe();
     let state = game.board(&["xox", "xoo", "oxx"], Side::First);
-    let mut ab = AlphaBeta::with_limits(0, Limits::depth(4));
+    let mut ab = AlphaBeta::with_limits(0, Limits::depth(4)).with_tt_bits(12);
     assert_eq!(ab.choose(&game, &state, LONG), None);
     assert_eq!(Greedy::new(0).choose(&game, &state, LONG), None);
     assert_eq!(RandomMover::new(0).choose(&game, &state, LONG), None);
@@ -390,11 +390,7 @@ fn play_out(game: &Mnk, seed: u64, engine: &mut dyn Engine<Mnk>) -> Vec<usize> {
 
 #[test]
 fn random_and_greedy_are_deterministic_per_seed() {
-    let game = Mnk {
-        width: 5,
-        height: 5,
-        k: 4,
-    };
+    let game = Mnk::new(5, 5, 4);
     for seed in 0..5 {
         let a = play_out(&game, seed, &mut RandomMover::new(seed));
         let b = play_out(&game, seed, &mut RandomMover::new(seed));

@@ -8,6 +8,7 @@ pub mod asalto;
 pub mod gomoku;
 pub mod hinger;
 pub mod perft;
+pub mod wire;
 
 use serde_json::{Map, Value};
 use std::fmt;
@@ -151,6 +152,18 @@ pub trait Game: Clone + Send + Sync + 'static {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameKind {
     Asalto,
+    Gomoku,
+    Hinger,
+}
+
+impl GameKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Asalto => "asalto",
+            GameKind::Gomoku => "gomoku",
+            GameKind::Hinger => "hinger",
+        }
+    }
 }
 
 impl fmt::Display for Side {

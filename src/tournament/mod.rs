@@ -277,7 +277,11 @@ pub(crate) fn play_pool<G: Builtins>(
                                 break;
                             };
                             let result = play_fixture(game, tournament, &fixture, stop);
-                            let cancelled = matches!(&result, Ok(r) if r.reason == CANCELLED);
+                            // A game that ends after a stop may owe its end to the stop
+                            // (its bots were killed): it is no result, and a resume
+                            // plays it again.
+                            let cancelled = stop.load(Ordering::SeqCst)
+                                || matches!(&result, Ok(r) if r.reason == CANCELLED);
                             if cancelled || tx.send(result.map(|r| (fixture, r))).is_err() {
                                 break;
                             }

@@ -76,7 +76,7 @@ pub fn run<G: Builtins>(
         (id < max_games).then(|| {
             let pair_seed = game_seed(seed, id / 2);
             // Even games: the candidate moves first; odd games: the baseline does.
-            let (first, second) = if id % 2 == 0 { (0, 1) } else { (1, 0) };
+            let (first, second) = if id.is_multiple_of(2) { (0, 1) } else { (1, 0) };
             Fixture {
                 id,
                 first,

@@ -251,6 +251,25 @@ pub fn assert_group_gone(pgid: i32) {
     panic!("processes of group {pgid} survived: {:?}", survivors(pgid));
 }
 
+/// Asserts that no live process's command line contains `marker` (waiting a moment for
+/// the kernel to tear a killed group down).
+pub fn assert_no_process_with(marker: &str) {
+    let live = || -> Vec<String> {
+        processes_with(marker)
+            .into_iter()
+            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .filter(|stat| !stat.contains(") Z "))
+            .collect()
+    };
+    for _ in 0..50 {
+        if live().is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("processes naming {marker} survived: {:?}", live());
+}
+
 /// A process player that remembers its process group, for survivor checks after a game.
 pub struct Watched {
     pub inner: ProcessPlayer,

@@ -51,6 +51,26 @@ fn every_ordered_pair_plays_k_times_in_each_role() {
     );
     let standings = csv_rows(&out.join("standings.csv"));
     assert_eq!(standings.len(), 3);
+    for file in [
+        "games.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ] {
+        let text = read(&out.join(file)).to_lowercase();
+        assert!(
+            !text.contains("nan") && !text.contains("inf"),
+            "{file} holds a non-finite number:\n{text}"
+        );
+    }
+    for row in &standings {
+        let (low, elo, high): (f64, f64, f64) = (
+            row["elo_low"].parse().unwrap(),
+            row["elo"].parse().unwrap(),
+            row["elo_high"].parse().unwrap(),
+        );
+        assert!(low <= elo && elo <= high, "{row:?}");
+    }
     let total_games: u32 = standings
         .iter()
         .map(|s| s["games"].parse::<u32>().unwrap())
@@ -352,4 +372,62 @@ fn run_plays_a_tournament_from_the_config_with_paths_relative_to_it() {
     assert!(stdout.contains("greedy"), "{stdout}");
     let rows = csv_rows(&dir.path().join("out/small/games.csv"));
     assert_eq!(rows.len(), 2);
+}
+
+#[test]
+fn ctrl_c_stops_the_league_kills_every_bot_and_leaves_a_resumable_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    // Course bots copied under a unique folder: its path marks every bot process.
+    let bots_dir = dir.path().join("ctrlc-bots");
+    std::fs::create_dir_all(&bots_dir).unwrap();
+    let source = format!(
+        "{}/bots/python/examples/random_bot.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for name in ["a.py", "b.py", "c.py"] {
+        std::fs::copy(&source, bots_dir.join(name)).unwrap();
+    }
+    let bots: Vec<String> = ["a.py", "b.py", "c.py"]
+        .iter()
+        .map(|n| bots_dir.join(n).display().to_string())
+        .collect();
+    let bots: Vec<&str> = bots.iter().map(String::as_str).collect();
+    let out = dir.path().join("out");
+    let args = ["--pairs", "4", "-j", "2", "--limit-ms", "5000"];
+    let mut child = league_cmd(&out, &args, &bots)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(out.join("games.jsonl"))
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < 3
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("stopping"), "{stderr}");
+    crate::bots_common::assert_no_process_with(bots_dir.to_str().unwrap());
+
+    // Every journal line is a whole game that ended by the rules, not by the stop, and a
+    // rerun finishes the league.
+    let journal = read(&out.join("games.jsonl"));
+    assert!(!journal.contains("\"reason\":\"crash\""), "a game killed by the stop was journaled");
+    let partial = journal_ids(&out);
+    assert!(partial.len() < 24, "stopped early: {} games", partial.len());
+    let (code, _, stderr) = run(&mut league_cmd(&out, &args, &bots));
+    assert_eq!(code, 0, "{stderr}");
+    let mut ids = journal_ids(&out);
+    ids.sort();
+    assert_eq!(ids, (0..24).collect::<Vec<_>>());
 }

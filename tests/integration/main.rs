@@ -1,10 +1,13 @@
 //! Integration tests: the `arbiter` binary as its users run it.
 
+mod adapters_hinger;
+mod adapters_java;
 mod bots_asalto;
 mod bots_common;
 mod bots_course;
 mod bots_process;
 mod common;
+mod games;
 mod league;
 mod sprt;
 mod zoo;

@@ -7,6 +7,7 @@
 
 use super::board::{SIZE, State};
 use crate::games::ReasonCode;
+use crate::games::wire::{excerpt, is_integer, kind_of};
 use serde_json::Value;
 
 /// A checked move: an empty cell of the board, `row * 8 + col`.
@@ -54,40 +55,6 @@ impl ReasonCode for Illegal {
             Illegal::OutOfRange { .. } => "out_of_range",
             Illegal::Occupied { .. } => "occupied",
         }
-    }
-}
-
-/// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
-fn excerpt(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() <= 40 {
-        text
-    } else {
-        let cut: String = text.chars().take(37).collect();
-        format!("{cut}...")
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Whether a JSON value counts as an integer coordinate (in range or not).
-fn is_integer(v: &Value) -> bool {
-    match v {
-        Value::Number(n) if n.is_u64() || n.is_i64() => true,
-        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
-        Value::Number(n) => n
-            .as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18),
-        _ => false,
     }
 }
 

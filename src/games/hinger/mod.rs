@@ -6,7 +6,9 @@
 //! - [`board`]: the grid, regions, hingers, text forms and random binary boards;
 //! - [`parse`]: a bot's JSON reply to a checked move or a typed illegal reason.
 //!
-//! The game value carries its start grid, so one league can play many boards.
+//! The game value carries its start positions ([`Starts`]): one fixed grid, a list of
+//! boards, or random binary boards, chosen by the start number the referee passes to
+//! [`Game::start_position`], so one league can play many boards.
 
 pub mod board;
 pub mod parse;
@@ -19,10 +21,27 @@ pub use parse::{Illegal, Move, parse_move};
 use super::{BoardError, Game, Outcome, Side};
 use serde_json::{Map, Value, json};
 
-/// The Hinger rules from a given start grid (first player to move).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where a game's first position comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Starts {
+    /// Every game starts from this position.
+    Fixed(State),
+    /// Game number `start` starts from `boards[start % boards.len()]` (never empty).
+    Boards(Vec<State>),
+    /// Game number `start` starts from a binary board drawn from `(seed, start)` with
+    /// [`random_grid`]: each cell holds a counter with probability `density`.
+    Random {
+        rows: usize,
+        cols: usize,
+        density: f64,
+        seed: u64,
+    },
+}
+
+/// The Hinger rules, with the start positions its games use (first player to move).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Hinger {
-    start: State,
+    starts: Starts,
 }
 
 impl Default for Hinger {
@@ -38,23 +57,113 @@ impl Default for Hinger {
     }
 }
 
+/// How many random boards are drawn at most in search of one with a counter on it.
+const RANDOM_TRIES: u64 = 64;
+
 impl Hinger {
-    /// The game from `grid` (rows of pile sizes), which must be non-empty and rectangular.
+    /// Every game from `grid` (rows of pile sizes), which must be non-empty and rectangular.
     pub fn new(grid: Vec<Vec<u32>>) -> Result<Hinger, BoardError> {
         Ok(Hinger {
-            start: State::from_grid(&grid, Side::First)?,
+            starts: Starts::Fixed(State::from_grid(&grid, Side::First)?),
         })
     }
 
-    /// The game from a random binary grid: see [`random_grid`].
+    /// Game number `start` from `boards[start % boards.len()]`. Each grid must be non-empty
+    /// and rectangular (sizes may differ between boards); an error's `line` is 1-based
+    /// within the first bad board, and its message names the board (counted from 0).
+    pub fn from_boards(boards: Vec<Vec<Vec<u32>>>) -> Result<Hinger, BoardError> {
+        if boards.is_empty() {
+            return Err(BoardError {
+                line: 0,
+                message: "no start boards given".into(),
+            });
+        }
+        let states = boards
+            .iter()
+            .enumerate()
+            .map(|(i, grid)| {
+                State::from_grid(grid, Side::First).map_err(|e| BoardError {
+                    line: e.line,
+                    message: format!("board {i}: {}", e.message),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Hinger {
+            starts: Starts::Boards(states),
+        })
+    }
+
+    /// Game number `start` from a random binary `rows` x `cols` board with cell density
+    /// `density` (0..=1), drawn from `seed` and `start` (see [`start_seed`]): the two games
+    /// of a role-swapped pair share a start number and so a board. A board that comes out
+    /// empty is redrawn (up to 64 times) unless `density` is 0.
+    pub fn random_starts(
+        rows: usize,
+        cols: usize,
+        density: f64,
+        seed: u64,
+    ) -> Result<Hinger, BoardError> {
+        check_random(rows, cols, density)?;
+        Ok(Hinger {
+            starts: Starts::Random {
+                rows,
+                cols,
+                density,
+                seed,
+            },
+        })
+    }
+
+    /// Every game from one random binary grid: see [`random_grid`].
     pub fn random(rows: usize, cols: usize, density: f64, seed: u64) -> Result<Hinger, BoardError> {
         Hinger::new(random_grid(rows, cols, density, seed))
     }
 
-    /// The start grid.
-    pub fn grid(&self) -> Vec<Vec<u32>> {
-        self.start.grid()
+    /// Where this game's start positions come from.
+    pub fn starts(&self) -> &Starts {
+        &self.starts
     }
+
+    /// The grid of start number 0 (the start of every game for a fixed board).
+    pub fn grid(&self) -> Vec<Vec<u32>> {
+        self.start_position(0).grid()
+    }
+}
+
+fn check_random(rows: usize, cols: usize, density: f64) -> Result<(), BoardError> {
+    let err = |message: String| Err(BoardError { line: 0, message });
+    if rows == 0 || cols == 0 {
+        return err(format!(
+            "a random board needs at least one row and one column, not {rows} x {cols}"
+        ));
+    }
+    if !(0.0..=1.0).contains(&density) {
+        return err(format!("a density is between 0 and 1, not {density}"));
+    }
+    Ok(())
+}
+
+/// The seed of the random board for start number `start` of a league seeded `seed`
+/// (a splitmix64 mix of both, so that neighbouring seeds and starts give unrelated boards).
+pub fn start_seed(seed: u64, start: u64) -> u64 {
+    let mut z = seed ^ start.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The random binary board of start number `start`: redrawn while empty, a few times.
+fn random_start(rows: usize, cols: usize, density: f64, seed: u64, start: u64) -> State {
+    let base = start_seed(seed, start);
+    let mut grid = random_grid(rows, cols, density, base);
+    let mut tries = 1;
+    while density > 0.0 && tries < RANDOM_TRIES && grid.iter().flatten().all(|&c| c == 0) {
+        grid = random_grid(rows, cols, density, start_seed(base, tries));
+        tries += 1;
+    }
+    State::from_grid(&grid, Side::First)
+        .unwrap_or_else(|_| unreachable!("checked by random_starts: at least 1 x 1"))
 }
 
 /// The number of active regions (8-connected groups of non-empty cells).
@@ -90,7 +199,23 @@ impl Game for Hinger {
         ["first", "second"]
     }
     fn initial(&self) -> State {
-        self.start.clone()
+        self.start_position(0)
+    }
+    fn start_position(&self, start: u64) -> State {
+        match &self.starts {
+            Starts::Fixed(state) => state.clone(),
+            Starts::Boards(boards) => {
+                // `boards` is never empty (checked by `from_boards`).
+                let i = (start % boards.len().max(1) as u64) as usize;
+                boards[i].clone()
+            }
+            Starts::Random {
+                rows,
+                cols,
+                density,
+                seed,
+            } => random_start(*rows, *cols, *density, *seed, start),
+        }
     }
     fn parse_board(&self, text: &str, side: Side) -> Result<State, BoardError> {
         parse_rows(text, side)

@@ -9,6 +9,7 @@
 
 use super::board::State;
 use crate::games::ReasonCode;
+use crate::games::wire::{excerpt, is_integer, kind_of};
 use serde_json::Value;
 
 /// A move: take one counter from `(row, col)`. Checked moves come from the generator and
@@ -57,40 +58,6 @@ impl ReasonCode for Illegal {
             Illegal::OffBoard { .. } => "off_board",
             Illegal::EmptyCell { .. } => "empty_cell",
         }
-    }
-}
-
-/// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
-fn excerpt(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() <= 40 {
-        text
-    } else {
-        let cut: String = text.chars().take(37).collect();
-        format!("{cut}...")
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Whether a JSON value counts as an integer coordinate (on the board or not).
-fn is_integer(v: &Value) -> bool {
-    match v {
-        Value::Number(n) if n.is_u64() || n.is_i64() => true,
-        // Only an integer literal beyond 64 bits reaches here as a whole float this large.
-        Value::Number(n) => n
-            .as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0 && f.abs() >= 9.0e18),
-        _ => false,
     }
 }
 

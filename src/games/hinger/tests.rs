@@ -411,3 +411,123 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_fixed_board_starts_every_game() {
+    let game = Hinger::new(vec![vec![1, 2, 1]]).unwrap();
+    for start in [0, 1, 7, u64::MAX] {
+        assert_eq!(game.start_position(start).grid(), vec![vec![1, 2, 1]]);
+    }
+    assert_eq!(game.initial(), game.start_position(0));
+    assert!(matches!(game.starts(), Starts::Fixed(_)));
+}
+
+#[test]
+fn given_boards_are_played_in_turn() {
+    let boards = vec![
+        vec![vec![1, 1], vec![1, 0]],
+        vec![vec![1, 0, 1]],
+        vec![vec![2], vec![1], vec![1]],
+    ];
+    let game = Hinger::from_boards(boards.clone()).unwrap();
+    for start in 0..7u64 {
+        let s = game.start_position(start);
+        assert_eq!(s.grid(), boards[(start % 3) as usize], "start {start}");
+        assert_eq!(s.to_move(), Side::First);
+        assert_eq!(s.ply(), 0);
+    }
+    assert_eq!(
+        game.start_position(u64::MAX).grid(),
+        boards[(u64::MAX % 3) as usize]
+    );
+    assert_eq!(game.initial().grid(), boards[0]);
+    assert_eq!(game.grid(), boards[0]);
+
+    assert_eq!(Hinger::from_boards(vec![]).unwrap_err().line, 0);
+    let bad = Hinger::from_boards(vec![vec![vec![1]], vec![vec![1, 1], vec![1]]]).unwrap_err();
+    assert_eq!(bad.line, 2);
+    assert!(bad.message.starts_with("board 1:"), "{bad}");
+    assert!(Hinger::from_boards(vec![vec![vec![1]], vec![]]).is_err());
+}
+
+#[test]
+fn random_starts_depend_on_seed_and_start_only() {
+    let game = Hinger::random_starts(4, 5, 0.6, 17).unwrap();
+    let again = Hinger::random_starts(4, 5, 0.6, 17).unwrap();
+    let other_seed = Hinger::random_starts(4, 5, 0.6, 18).unwrap();
+    let boards: Vec<_> = (0..20).map(|i| game.start_position(i).grid()).collect();
+    for (i, b) in boards.iter().enumerate() {
+        assert_eq!(b, &again.start_position(i as u64).grid());
+        assert_eq!(b.len(), 4);
+        assert!(b.iter().all(|r| r.len() == 5 && r.iter().all(|&c| c <= 1)));
+        assert!(b.iter().flatten().any(|&c| c == 1), "empty board {i}");
+    }
+    assert_eq!(
+        boards[3],
+        random_grid(4, 5, 0.6, start_seed(17, 3)),
+        "a non-empty first draw is kept as drawn"
+    );
+    // Twenty boards of 20 cells: distinct draws, and distinct from another seed's.
+    let distinct: std::collections::BTreeSet<_> = boards.iter().collect();
+    assert!(distinct.len() >= 18, "{}", distinct.len());
+    let differ = (0..20)
+        .filter(|&i| other_seed.start_position(i).grid() != boards[i as usize])
+        .count();
+    assert!(differ >= 18, "{differ}");
+    assert_eq!(game.initial(), game.start_position(0));
+    assert_eq!(game.start_position(5).to_move(), Side::First);
+    assert_ne!(start_seed(1, 0), start_seed(0, 1));
+}
+
+#[test]
+fn sparse_random_starts_are_redrawn_until_a_counter_shows() {
+    // At density 0.1 two 2 x 2 draws in three are empty; a start never is.
+    let game = Hinger::random_starts(2, 2, 0.1, 5).unwrap();
+    for start in 0..50 {
+        assert!(game.start_position(start).counters() > 0, "start {start}");
+    }
+    let empty = Hinger::random_starts(2, 3, 0.0, 5).unwrap();
+    assert_eq!(empty.start_position(4).counters(), 0);
+    let full = Hinger::random_starts(2, 3, 1.0, 5).unwrap();
+    assert_eq!(full.start_position(9).counters(), 6);
+}
+
+#[test]
+fn bad_random_start_parameters_are_errors() {
+    assert!(Hinger::random_starts(0, 3, 0.5, 1).is_err());
+    assert!(Hinger::random_starts(3, 0, 0.5, 1).is_err());
+    let e = Hinger::random_starts(3, 3, 1.5, 1).unwrap_err();
+    assert!(e.message.contains("1.5"), "{e}");
+    assert!(Hinger::random_starts(3, 3, f64::NAN, 1).is_err());
+    assert!(Hinger::random_starts(3, 3, -0.1, 1).is_err());
+}
+
+#[test]
+fn the_referee_plays_from_the_start_number() {
+    use crate::bots::open_player;
+    use crate::bots::spec::BotSpec;
+    use crate::referee::{MatchConfig, play_game};
+    let boards = vec![vec![vec![1, 1, 1]], vec![vec![1, 0, 1], vec![0, 1, 0]]];
+    let game = Hinger::from_boards(boards.clone()).unwrap();
+    for start in 0..2u64 {
+        let mut a = open_player(&BotSpec::Builtin("random".into()), &game).unwrap();
+        let mut b = open_player(&BotSpec::Builtin("random".into()), &game).unwrap();
+        let mut first = None;
+        let config = MatchConfig {
+            start,
+            ..MatchConfig::default()
+        };
+        play_game(
+            &game,
+            [a.as_mut(), b.as_mut()],
+            ["a", "b"],
+            &config,
+            &mut |event| {
+                if let crate::referee::Event::Started { state } = event {
+                    first = Some(state.grid());
+                }
+            },
+        );
+        assert_eq!(first.as_ref(), Some(&boards[start as usize]));
+    }
+}

@@ -1,0 +1,148 @@
+//! Choosing a game and its settings, on the command line or in tournaments.toml, and
+//! running generic code with the game value.
+
+use crate::error::Error;
+use crate::games::{BoardError, GameKind, Side};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Game options of every command that plays.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GameOptions {
+    /// The game.
+    #[arg(long, value_enum, default_value = "asalto")]
+    pub game: GameKind,
+    /// Asalto: rounds before a game is adjudicated (the course plays 1000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub round_limit: u32,
+    /// Hinger: a start board file (one line per row of space-separated counts); repeat
+    /// for several, which a league deals out to its pairs in turn.
+    #[arg(long = "board")]
+    pub boards: Vec<PathBuf>,
+    /// Hinger random starts: rows.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub rows: u32,
+    /// Hinger random starts: columns.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub cols: u32,
+    /// Hinger random starts: the share of cells holding a counter.
+    #[arg(long, default_value_t = 0.6)]
+    pub density: f64,
+}
+
+impl GameOptions {
+    pub fn settings(&self) -> Result<GameSettings, Error> {
+        if !(0.0..=1.0).contains(&self.density) {
+            return Err(Error::usage(format!(
+                "--density must be between 0 and 1, not {}",
+                self.density
+            )));
+        }
+        if !self.boards.is_empty() && self.game != GameKind::Hinger {
+            return Err(Error::usage(format!(
+                "--board sets Hinger start boards; {} has none",
+                self.game.name()
+            )));
+        }
+        Ok(GameSettings {
+            kind: self.game,
+            round_limit: self.round_limit,
+            boards: self
+                .boards
+                .iter()
+                .map(|p| read_grid(p))
+                .collect::<Result<_, _>>()?,
+            rows: self.rows as usize,
+            cols: self.cols as usize,
+            density: self.density,
+        })
+    }
+}
+
+/// A game and the settings that shape its rules and starts.
+#[derive(Clone, Debug)]
+pub struct GameSettings {
+    pub kind: GameKind,
+    pub round_limit: u32,
+    /// Hinger start boards, read and checked.
+    pub boards: Vec<Vec<Vec<u32>>>,
+    pub rows: usize,
+    pub cols: usize,
+    pub density: f64,
+}
+
+impl GameSettings {
+    /// The settings that change the rules, recorded in a tournament's journal so a resume
+    /// under other rules is refused.
+    pub fn rules(&self) -> Map<String, Value> {
+        let mut rules = Map::new();
+        match self.kind {
+            GameKind::Asalto => {
+                rules.insert("round_limit".into(), self.round_limit.into());
+            }
+            GameKind::Gomoku => {}
+            GameKind::Hinger => {
+                if self.boards.is_empty() {
+                    rules.insert("rows".into(), self.rows.into());
+                    rules.insert("cols".into(), self.cols.into());
+                    rules.insert("density".into(), self.density.into());
+                } else {
+                    rules.insert("boards".into(), serde_json::json!(self.boards));
+                }
+            }
+        }
+        rules
+    }
+}
+
+/// Reads a Hinger board file into a grid, with the file and line in errors.
+pub fn read_grid(path: &Path) -> Result<Vec<Vec<u32>>, Error> {
+    let text = super::read_file(path)?;
+    let at = |e: BoardError| Error::Input {
+        path: path.to_path_buf(),
+        line: e.line,
+        message: e.message,
+    };
+    let game = crate::games::hinger::Hinger::default();
+    let state = crate::games::Game::parse_board(&game, &text, Side::First).map_err(at)?;
+    Ok(state.grid())
+}
+
+/// Runs `$body` with `$game` bound to the game value of `$settings` (a [`GameSettings`])
+/// and `$seed` seeding random starts. `$body` is generic code over `G: Builtins`.
+macro_rules! with_game {
+    ($settings:expr, $seed:expr, |$game:ident| $body:expr) => {{
+        let settings: &$crate::cli::games::GameSettings = &$settings;
+        match settings.kind {
+            $crate::games::GameKind::Asalto => {
+                let $game = $crate::games::asalto::Asalto {
+                    round_limit: settings.round_limit,
+                };
+                $body
+            }
+            $crate::games::GameKind::Gomoku => {
+                let $game = $crate::games::gomoku::Gomoku;
+                $body
+            }
+            $crate::games::GameKind::Hinger => {
+                let $game = $crate::cli::games::hinger_game(settings, $seed)?;
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_game;
+
+/// The Hinger game of `settings`: its start boards, or random boards from `seed`.
+pub fn hinger_game(
+    settings: &GameSettings,
+    seed: u64,
+) -> Result<crate::games::hinger::Hinger, Error> {
+    use crate::games::hinger::Hinger;
+    let bad = |e: BoardError| Error::usage(format!("hinger start: {}", e.message));
+    if settings.boards.is_empty() {
+        Hinger::random_starts(settings.rows, settings.cols, settings.density, seed).map_err(bad)
+    } else {
+        Hinger::from_boards(settings.boards.clone()).map_err(bad)
+    }
+}

@@ -1,0 +1,323 @@
+//! Course-style Java Gomoku bots through `javac` and the embedded driver: the example bot
+//! plays whole games against every built-in engine in both colours, a bot that does not
+//! compile is a spawn failure with javac's message, a bot that throws or returns null loses
+//! by `exception`, and no JVM outlives its game. Skipped (with a message) without a JDK.
+
+use crate::bots_common as common;
+
+use arbiter::bots::inprocess::InProcess;
+use arbiter::bots::java::{self, JavaPlayer};
+use arbiter::bots::spec::BotSpec;
+use arbiter::bots::{BotLog, EndInfo, Failure, Player, Setup, TurnReply, open_player_in};
+use arbiter::engines::Builtins;
+use arbiter::games::gomoku::Gomoku;
+use arbiter::record::GameRecord;
+use arbiter::referee::{MatchConfig, play_game};
+use common::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Whether a JDK is here; prints why a test is skipped when not.
+pub(crate) fn have_jdk(test: &str) -> bool {
+    let ok = |program: &str| {
+        std::process::Command::new(program)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let found = ok("javac") && ok("java");
+    if !found {
+        eprintln!("SKIPPED {test}: no `javac`/`java` on PATH (a JDK is needed for Java bots)");
+    }
+    found
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots/java/examples")
+        .join(name)
+}
+
+/// A Java bot that remembers its process group, for survivor checks.
+struct WatchedJava {
+    inner: JavaPlayer,
+    pgid: Arc<Mutex<Option<i32>>>,
+}
+
+impl WatchedJava {
+    fn new(file: &Path) -> (Self, Arc<Mutex<Option<i32>>>) {
+        let pgid = Arc::new(Mutex::new(None));
+        let inner = JavaPlayer::new(file, None, &BTreeMap::new());
+        (
+            WatchedJava {
+                inner,
+                pgid: pgid.clone(),
+            },
+            pgid,
+        )
+    }
+}
+
+impl Player<Gomoku> for WatchedJava {
+    fn start(&mut self, game: &Gomoku, setup: &Setup) -> Result<Option<String>, Failure> {
+        let result = self.inner.start(game, setup);
+        *self.pgid.lock().unwrap() = self.inner.process_group();
+        result
+    }
+    fn turn(
+        &mut self,
+        game: &Gomoku,
+        state: &<Gomoku as arbiter::games::Game>::State,
+    ) -> TurnReply<<Gomoku as arbiter::games::Game>::Move> {
+        self.inner.turn(game, state)
+    }
+    fn finish(&mut self, end: &EndInfo) -> BotLog {
+        Player::<Gomoku>::finish(&mut self.inner, end)
+    }
+}
+
+/// A built-in engine that spends a small share of the move limit.
+fn builtin(name: &str) -> InProcess<Gomoku> {
+    let engine = name.to_string();
+    InProcess::seeded(name, Box::new(move |seed| Gomoku.builtin(&engine, seed)))
+        .with_budget_fraction(0.02)
+}
+
+fn config(seed: u64) -> MatchConfig {
+    MatchConfig {
+        move_limit: Duration::from_secs(3),
+        init_limit: Duration::from_secs(20),
+        seed,
+        ..MatchConfig::default()
+    }
+}
+
+/// Plays `players` (white first) and checks afterwards that no Java process survived.
+fn play(
+    players: [&mut dyn Player<Gomoku>; 2],
+    groups: &[Arc<Mutex<Option<i32>>>],
+    seed: u64,
+) -> GameRecord {
+    let record = play_game(
+        &Gomoku,
+        players,
+        ["white-bot", "black-bot"],
+        &config(seed),
+        &mut |_| {},
+    );
+    for pgid in groups {
+        let pgid = pgid.lock().unwrap().expect("the JVM was started");
+        assert_group_gone(pgid);
+    }
+    record
+}
+
+#[test]
+fn the_example_bot_plays_whole_games_against_every_builtin_in_both_colours() {
+    if !have_jdk("the_example_bot_plays_whole_games...") {
+        return;
+    }
+    let file = example("Player123456789.java");
+    for (i, name) in Gomoku.builtin_names().iter().enumerate() {
+        for java_white in [true, false] {
+            let (mut bot, pgid) = WatchedJava::new(&file);
+            let mut engine = builtin(name);
+            let players: [&mut dyn Player<Gomoku>; 2] = if java_white {
+                [&mut bot, &mut engine]
+            } else {
+                [&mut engine, &mut bot]
+            };
+            let record = play(players, &[pgid], 10 + i as u64);
+            let java_role = if java_white { "white" } else { "black" };
+            let context = format!("vs {name}, Java {java_role}: {record:?}");
+            assert!(
+                ["five_in_row", "no_window_left", "board_full"].contains(&record.reason.as_str()),
+                "{context}"
+            );
+            assert!(record.detail.is_none(), "{context}");
+            assert!(
+                record.moves.iter().all(|m| m.verdict == "move"),
+                "{context}"
+            );
+            assert!(record.plies >= 9, "{context}");
+            let log = &record.logs[java_role];
+            assert_eq!(log.announced_name.as_deref(), Some("Player123456789"));
+            // The bot's System.out went to its stderr log, never into the protocol.
+            assert!(
+                log.stderr.contains("thinking about move 1"),
+                "{}",
+                log.stderr
+            );
+            assert!(log.chatter.is_empty(), "{}", log.chatter);
+        }
+    }
+}
+
+#[test]
+fn a_bot_that_throws_loses_by_exception_with_its_stack_trace() {
+    if !have_jdk("a_bot_that_throws_loses_by_exception...") {
+        return;
+    }
+    let (mut bot, pgid) = WatchedJava::new(&example("Player123456789.java"));
+    let (mut naive, naive_pgid) = WatchedJava::new(&example("PlayerThrows.java"));
+    let record = play([&mut bot, &mut naive], &[pgid, naive_pgid], 1);
+    assert_eq!(record.reason, "exception", "{record:?}");
+    assert_eq!(record.winner.as_deref(), Some("white"));
+    // White's 1st, 2nd, 3rd turns are plies 0, 2, 4; black throws on ply 5.
+    assert_eq!(record.plies, 6, "{record:?}");
+    let detail = record.detail.unwrap_or_default();
+    assert!(
+        detail.contains("java.lang.IllegalStateException: deliberate failure on move 3"),
+        "{detail}"
+    );
+    assert!(detail.contains("PlayerThrows.chooseMove"), "{detail}");
+}
+
+#[test]
+fn a_bot_that_does_not_compile_fails_to_start_with_javacs_message() {
+    if !have_jdk("a_bot_that_does_not_compile...") {
+        return;
+    }
+    let spec = BotSpec::parse(&example("PlayerBroken.java").to_string_lossy()).unwrap();
+    assert_eq!(spec.default_name(), "PlayerBroken");
+    let mut broken = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
+    let mut engine = builtin("random");
+    let record = play([broken.as_mut(), &mut engine], &[], 2);
+    assert_eq!(record.reason, "spawn_failed", "{record:?}");
+    assert_eq!(record.winner.as_deref(), Some("black"));
+    let detail = record.detail.unwrap_or_default();
+    assert!(detail.contains("javac could not compile"), "{detail}");
+    assert!(detail.contains("PlayerBroken.java"), "{detail}");
+    assert!(detail.contains("';' expected"), "{detail}");
+    // The failure is remembered: the next game does not compile again, and fails alike.
+    let again = java::compile(&example("PlayerBroken.java")).unwrap_err();
+    assert!(again.contains("';' expected"), "{again}");
+}
+
+#[test]
+fn exceptions_and_null_moves_lose_by_exception() {
+    if !have_jdk("exceptions_and_null_moves_lose_by_exception") {
+        return;
+    }
+    // Seated through open_player_in, as the command line does.
+    let spec = BotSpec::parse(&example("PlayerNull.java").to_string_lossy()).unwrap();
+    let mut null = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
+    let mut engine = builtin("greedy");
+    let record = play([&mut engine, null.as_mut()], &[], 3);
+    assert_eq!(record.reason, "exception", "{record:?}");
+    assert_eq!(record.winner.as_deref(), Some("white"));
+    assert_eq!(record.plies, 2);
+    let detail = record.detail.unwrap_or_default();
+    assert!(
+        detail.contains("PlayerNull.chooseMove returned null"),
+        "{detail}"
+    );
+    assert_eq!(
+        record.logs["black"].announced_name.as_deref(),
+        Some("PlayerNull")
+    );
+    drop(null);
+    let compiled = java::compile(&example("PlayerNull.java")).unwrap();
+    assert_no_process_with(&compiled.dir.to_string_lossy());
+}
+
+#[test]
+fn each_bot_is_compiled_once_with_its_helpers_but_not_its_neighbours() {
+    if !have_jdk("each_bot_is_compiled_once...") {
+        return;
+    }
+    let file = example("Player123456789.java");
+    let first = java::compile(&file).expect("compiles");
+    let second = java::compile(&file).expect("compiles");
+    assert_eq!(first, second);
+    assert_eq!(first.class, "Player123456789");
+    for class in [
+        "ArbiterDriver",
+        "GomokuPlayer",
+        "Move",
+        "Player123456789",
+        "Lines",
+    ] {
+        assert!(
+            first.dir.join(format!("{class}.class")).is_file(),
+            "{class} in {}",
+            first.dir.display()
+        );
+    }
+    // The folder's other bots (one of which does not compile) are left out.
+    for class in ["PlayerBroken", "PlayerThrows", "PlayerNull"] {
+        assert!(
+            !first.dir.join(format!("{class}.class")).exists(),
+            "{class}"
+        );
+    }
+}
+
+/// A bot in a named package, in Windows-1252, next to its own copy of the course API,
+/// compiled by four games at once: one compilation, one class folder, and the bot plays.
+#[test]
+fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
+    if !have_jdk("a_packaged_bot...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Unique content, so that no cache from an earlier run is found.
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    let bot = format!(
+        "// {stamp}\npackage league.bots;\n\nimport java.awt.Color;\n\n\
+         public class Player42 extends GomokuPlayer {{\n\
+         \x20   public Move chooseMove(Color[][] board, Color me) {{\n\
+         \x20       for (int r = board.length - 1; r >= 0; r--)\n\
+         \x20           for (int c = 0; c < board[r].length; c++)\n\
+         \x20               if (board[r][c] == null) return new Move(r, c);\n\
+         \x20       return null;\n    }}\n}}\n"
+    );
+    // A comment saved as Windows-1252 (not UTF-8): compiled all the same.
+    let mut bytes = b"// Auteur: \xe9tudiant\n".to_vec();
+    bytes.extend_from_slice(bot.as_bytes());
+    std::fs::write(dir.path().join("Player42.java"), bytes).unwrap();
+    // A student's copy of the API, in the default package: not compiled (arbiter's is).
+    std::fs::write(
+        dir.path().join("GomokuPlayer.java"),
+        "public abstract class GomokuPlayer { broken on purpose }",
+    )
+    .unwrap();
+    let file = dir.path().join("Player42.java");
+    let compiled: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| java::compile(&file))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let first = compiled[0].clone().expect("compiles");
+    assert!(compiled.iter().all(|c| c.as_ref() == Ok(&first)));
+    assert_eq!(first.class, "league.bots.Player42");
+    assert!(first.dir.join("league/bots/GomokuPlayer.class").is_file());
+    let spec = BotSpec::parse(&file.to_string_lossy()).unwrap();
+    let mut bot = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
+    let mut engine = builtin("random");
+    let record = play([bot.as_mut(), &mut engine], &[], 4);
+    assert!(
+        record.moves.iter().all(|m| m.verdict == "move"),
+        "{record:?}"
+    );
+    assert_eq!(
+        record.logs["white"].announced_name.as_deref(),
+        Some("Player42")
+    );
+    drop(bot);
+    assert_no_process_with(&first.dir.to_string_lossy());
+    let _ = std::fs::remove_dir_all(&first.dir);
+}
+
+#[test]
+fn a_missing_compiler_is_a_clear_spawn_failure() {
+    // Needs no JDK.
+    let err = java::compile_with(&example("Player123456789.java"), "/no/such/javac").unwrap_err();
+    assert!(
+        err.contains("cannot run the Java compiler `/no/such/javac`"),
+        "{err}"
+    );
+    let err = java::compile(&example("NoSuchPlayer.java")).unwrap_err();
+    assert!(err.contains("cannot read"), "{err}");
+}
