@@ -28,6 +28,7 @@ fn entrant(name: &str, spec: &str) -> Entrant {
         spec: BotSpec::parse(spec).expect("valid spec"),
         cwd: None,
         env: BTreeMap::new(),
+        confine: Default::default(),
     }
 }
 

@@ -40,6 +40,12 @@ pub struct TournamentConfig {
     pub density: Option<Spanned<f64>>,
     /// The interpreter for course-style `.py` bots that name none.
     pub python: Option<String>,
+    /// Limits and isolation of every bot program (docs/SECURITY.md); a bot may override.
+    pub memory_mb: Option<Spanned<u64>>,
+    pub cpu_s: Option<Spanned<u64>>,
+    pub file_mb: Option<Spanned<u64>>,
+    /// `none` (default) or `user`.
+    pub sandbox: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -55,6 +61,10 @@ pub struct BotConfig {
     pub dir: Option<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    pub memory_mb: Option<Spanned<u64>>,
+    pub cpu_s: Option<Spanned<u64>>,
+    pub file_mb: Option<Spanned<u64>>,
+    pub sandbox: Option<Spanned<String>>,
 }
 
 /// A parsed config with what is needed to point at its lines.
@@ -70,6 +80,11 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
+        Config::parse(path, text)
+    }
+
+    /// Reads the text of a config file; `path` names it in errors.
+    pub fn parse(path: &Path, text: String) -> Result<Config, Error> {
         let file: ConfigFile = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(0);
             // A type error points at the value: name the key it belongs to.
@@ -159,13 +174,51 @@ impl Config {
     }
 }
 
+/// A bot's limits and isolation: its own keys, else the tournament's.
+pub fn confinement(
+    config: &Config,
+    t: &TournamentConfig,
+    bot: &BotConfig,
+) -> Result<crate::bots::spec::Confinement, Error> {
+    use crate::bots::spec::{Confinement, Limits, SandboxMode};
+    let positive = |v: Option<&Spanned<u64>>, key: &str| -> Result<Option<u64>, Error> {
+        match v {
+            Some(s) if *s.get_ref() == 0 => {
+                Err(config.error_at(s.span(), format!("`{key}` must be at least 1")))
+            }
+            Some(s) => Ok(Some(*s.get_ref())),
+            None => Ok(None),
+        }
+    };
+    let sandbox = match bot.sandbox.as_ref().or(t.sandbox.as_ref()) {
+        None => SandboxMode::None,
+        Some(s) => SandboxMode::parse(s.get_ref()).ok_or_else(|| {
+            config.error_at(
+                s.span(),
+                format!("sandbox `{}`: expected none or user", s.get_ref()),
+            )
+        })?,
+    };
+    Ok(Confinement {
+        limits: Limits {
+            memory_mb: positive(bot.memory_mb.as_ref().or(t.memory_mb.as_ref()), "memory_mb")?,
+            cpu_s: positive(bot.cpu_s.as_ref().or(t.cpu_s.as_ref()), "cpu_s")?,
+            file_mb: positive(bot.file_mb.as_ref().or(t.file_mb.as_ref()), "file_mb")?,
+            procs: None,
+        },
+        sandbox,
+    })
+}
+
 /// The key of a `key = value` whose value starts at byte `offset`, if that is what is there.
 fn key_before(text: &str, offset: usize) -> Option<String> {
     let before = text.get(..offset)?.trim_end();
     let before = before.strip_suffix('=')?.trim_end();
     let start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '"'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '"'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let key = before[start..].trim_matches('"');
     (!key.is_empty()).then(|| key.to_string())
 }
@@ -175,4 +228,18 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     text.get(..offset.min(text.len()))
         .map(|t| t.matches('\n').count() + 1)
         .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_after_a_multibyte_character_is_no_panic() {
+        // Found by fuzz/config_toml: a BOM inside a quoted key before `=`.
+        let text = "\"\"\"pai\u{feff}\" =\n\r\r";
+        assert!(Config::parse(Path::new("t.toml"), text.to_string()).is_err());
+        assert_eq!(key_before("é= 1", 4).as_deref(), Some("é"));
+        assert_eq!(key_before("x \u{feff}y = 1", 9).as_deref(), Some("y"));
+    }
 }

@@ -5,9 +5,11 @@
 
 pub mod inprocess;
 pub mod java;
+pub mod pipe;
 pub mod process;
 pub mod protocol;
 pub mod python;
+pub mod sandbox;
 pub mod serve;
 pub mod spec;
 
@@ -38,6 +40,12 @@ pub enum FailureKind {
     Spawn,
     /// A JSON object that breaks the protocol (a wrong `type` where a reply is due).
     Protocol,
+    /// Ran out of its memory limit (an allocation failure it reported or died of).
+    Memory,
+    /// Used up its CPU-seconds limit (killed by SIGXCPU, or SIGKILL at the hard limit).
+    Cpu,
+    /// Wrote a file beyond its file-size limit (killed by SIGXFSZ).
+    FileSize,
 }
 
 impl FailureKind {
@@ -48,6 +56,9 @@ impl FailureKind {
             FailureKind::Exception => "exception",
             FailureKind::Spawn => "spawn_failed",
             FailureKind::Protocol => "protocol_error",
+            FailureKind::Memory => "memory",
+            FailureKind::Cpu => "cpu",
+            FailureKind::FileSize => "file_size",
         }
     }
 }
@@ -115,18 +126,26 @@ pub trait Player<G: Game>: Send {
 /// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
 /// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
 pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {
-    open_player_in(spec, game, None, &std::collections::BTreeMap::new())
+    open_player_in(
+        spec,
+        game,
+        None,
+        &std::collections::BTreeMap::new(),
+        spec::Confinement::default(),
+    )
 }
 
-/// [`open_player`], with a working directory and extra environment for a program (a
-/// built-in engine ignores both).
+/// [`open_player`], with a working directory, extra environment, and resource limits and
+/// isolation for a program (a built-in engine runs in-process and ignores all three).
 pub fn open_player_in<G: Builtins>(
     spec: &BotSpec,
     game: &G,
     cwd: Option<&std::path::Path>,
     env: &std::collections::BTreeMap<String, String>,
+    confine: spec::Confinement,
 ) -> Result<Box<dyn Player<G>>, String> {
     let program = |mut command: spec::CommandSpec| -> Box<dyn Player<G>> {
+        command.confine = confine;
         if let Some(dir) = cwd {
             command.cwd = Some(dir.to_path_buf());
         }

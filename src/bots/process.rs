@@ -1,27 +1,30 @@
 //! Bots as subprocesses speaking the line protocol (docs/PROTOCOL.md).
 //!
 //! Each bot runs in its own process group so that it and everything it forks can be killed
-//! at once. Three helper threads per bot keep the referee from ever blocking on a pipe: one
-//! reads stdout lines (bounded in length) and sends each message with its arrival instant
-//! into a channel, one drains stderr into a bounded tail, one writes to stdin. The referee
-//! side waits on the channel with `recv_timeout` until the deadline, so a silent bot, a bot
-//! whose grandchild holds the pipe open, or a bot that stops reading its stdin can at worst
-//! cost the move limit. Helper threads are never joined: each ends when its pipe closes,
-//! which killing the process group brings about.
+//! at once. The referee never blocks on a pipe: the bot's stdout and stdin are
+//! non-blocking and handled on the referee's own thread (stdout read line by line, bounded
+//! in length, with `poll` until the deadline; a turn written at once when the pipe takes
+//! it, which it does unless the bot stopped reading). Two helper threads per bot cover
+//! the rest: one drains stderr into a bounded tail, one finishes writes the pipe did not
+//! take at once. So a silent bot, a bot whose grandchild holds the pipe open, or a bot
+//! that stops reading its stdin can at worst cost the move limit. Helper threads are never
+//! joined: each ends when its pipe closes, which killing the bot brings about.
 
+use super::pipe::{self, Piece};
 use super::protocol::{
-    self, FromBot, Incoming, LineRead, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot, truncate,
-    truncate_front,
+    self, FromBot, Incoming, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot, truncate, truncate_front,
 };
-use super::spec::CommandSpec;
+use super::sandbox::{self, ChildPlan, Sandbox};
+use super::spec::{CommandSpec, Limits, SandboxMode};
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
 use std::collections::BTreeSet;
-use std::io::{BufReader, Read, Write};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
@@ -46,9 +49,27 @@ const REAP_LIMIT: Duration = Duration::from_secs(2);
 const POLL: Duration = Duration::from_millis(50);
 /// After the bot exited, how long its last lines may take to come through the pipe.
 const DRAIN: Duration = Duration::from_millis(150);
-/// Messages buffered between the stdout reader and the referee; a bot flooding JSON objects
-/// beyond this blocks on its own stdout (chatter is never queued).
-const CHANNEL_BOUND: usize = 256;
+/// Before a turn, how long unsolicited output may be read and noted at most (a bot that
+/// floods its stdout between turns cannot hold the referee longer).
+const DRAIN_BUDGET: Duration = Duration::from_millis(20);
+
+/// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
+const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Lines in a bot's stderr or error message that tell of an allocation failure: Python,
+/// C++, Rust, C (`strerror(ENOMEM)`), Java, Go.
+const MEMORY_MARKERS: &[&str] = &[
+    "MemoryError",
+    "std::bad_alloc",
+    "memory allocation of",
+    "Cannot allocate memory",
+    "OutOfMemoryError",
+    "out of memory",
+];
+
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
 
 /// A bot program seated as a player.
 pub struct ProcessPlayer {
@@ -76,13 +97,21 @@ impl ProcessPlayer {
     }
 }
 
-/// What the stdout reader and stdin writer report.
+/// What the bot's stdout brought.
 enum Event {
     Message(FromBot),
     Violation(String),
     Overlong(usize),
     Eof,
-    WriteFailed(String),
+}
+
+/// The referee's end of the bot's stdin: written directly while nothing is queued, else
+/// through the writer thread's queue (which keeps the order).
+struct StdinEnd {
+    pipe: Arc<ChildStdin>,
+    queue: Sender<Vec<u8>>,
+    /// Messages queued and not completely written yet.
+    pending: Arc<AtomicUsize>,
 }
 
 /// What one wait for the bot brought.
@@ -90,8 +119,8 @@ enum Got {
     Message(Instant, FromBot),
     Violation(String),
     Overlong(Instant, usize),
-    /// The bot is gone (EOF, exit, broken pipe): the crash detail.
-    Gone(String),
+    /// The bot is gone (EOF, exit, broken pipe): why, as a crash or a broken limit.
+    Gone(Failure),
     TimedOut,
 }
 
@@ -144,8 +173,10 @@ fn lock(tail: &Mutex<Tail>) -> MutexGuard<'_, Tail> {
 struct Running {
     child: Child,
     pgid: Pid,
-    to_stdin: Option<Sender<Vec<u8>>>,
-    events: Receiver<(Instant, Event)>,
+    to_stdin: Option<StdinEnd>,
+    /// The writer thread's failures.
+    write_errors: Receiver<String>,
+    out: pipe::Reader,
     stderr: Arc<Mutex<Tail>>,
     chatter: Arc<Mutex<Tail>>,
     /// Set once the group got SIGKILL: nothing more is sent.
@@ -153,6 +184,13 @@ struct Running {
     /// Set once the leader is reaped: from then on its pid may belong to a stranger, so
     /// the group is never signalled again.
     reaped: bool,
+    /// In every process's environment ([`sandbox::TOKEN_VAR`]): finds escaped descendants.
+    token: String,
+    limits: Limits,
+    /// The uid and folder of a sandboxed bot.
+    sandbox: Option<Sandbox>,
+    /// Set once every process of the bot was swept away.
+    swept: bool,
 }
 
 /// The process groups of every bot started and not yet reaped, for [`kill_all_bots`].
@@ -162,7 +200,8 @@ fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// SIGKILLs the process group of every bot this process started and has not reaped yet.
+/// SIGKILLs the process group of every bot this process started and has not reaped yet,
+/// and every process of every sandboxed bot's uid.
 ///
 /// Bots run in their own process groups, so a Ctrl-C at the terminal does not reach them:
 /// the harness's SIGINT handling calls this (from a normal thread, not from inside a signal
@@ -173,20 +212,67 @@ pub fn kill_all_bots() {
             let _ = rustix::process::kill_process_group(pid, Signal::KILL);
         }
     }
+    sandbox::kill_all_sandboxed();
 }
 
 impl Running {
     fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
-        let mut cmd = Command::new(&command.program);
-        cmd.args(&command.args)
-            .envs(&command.env)
+        let confine = command.confine;
+        if let Some(why) = sandbox::unavailable(confine.sandbox) {
+            return Err(Failure::new(FailureKind::Spawn, why));
+        }
+        sandbox::become_subreaper();
+        let token = sandbox::new_token();
+        let mut program = command.program.clone();
+        let mut args = command.args.clone();
+        let mut cwd = command.cwd.clone();
+        let mut jail = None;
+        if confine.sandbox == SandboxMode::User {
+            let source = command.cwd.as_deref().map(absolute);
+            let sb = Sandbox::create(source.as_deref()).map_err(|e| {
+                Failure::new(
+                    FailureKind::Spawn,
+                    format!("cannot prepare the bot's sandbox: {e}"),
+                )
+            })?;
+            if let Some(source) = &source {
+                // Paths into the bot's folder now point into its copy.
+                let moved = |text: &mut String| {
+                    if let Ok(rest) = std::path::Path::new(text.as_str()).strip_prefix(source) {
+                        *text = sb.workdir.join(rest).to_string_lossy().into_owned();
+                    }
+                };
+                moved(&mut program);
+                args.iter_mut().for_each(moved);
+            }
+            cwd = Some(sb.workdir.clone());
+            jail = Some(sb);
+        }
+        let mut cmd = Command::new(&program);
+        cmd.args(&args);
+        if let Some(sb) = &jail {
+            cmd.env_clear()
+                .env("PATH", SANDBOX_PATH)
+                .env("HOME", &sb.workdir)
+                .env("TMPDIR", &sb.workdir)
+                .env("LANG", "C.UTF-8");
+        }
+        cmd.envs(&command.env)
+            .env(sandbox::TOKEN_VAR, &token)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(dir) = &command.cwd {
+        if let Some(dir) = &cwd {
             cmd.current_dir(dir);
         }
+        let plan = ChildPlan {
+            limits: confine.limits,
+            uid: jail.as_ref().map(|sb| sb.uid),
+            no_network: jail.is_some() && sandbox::network_isolation_works(),
+        };
+        // SAFETY: confine_child makes raw system calls only (no allocation, no locks).
+        unsafe { cmd.pre_exec(move || sandbox::confine_child(&plan)) };
         let mut child = cmd.spawn().map_err(|e| {
             let place = match &command.cwd {
                 Some(dir) => format!(" in `{}`", dir.display()),
@@ -198,43 +284,65 @@ impl Running {
             )
         })?;
         let pgid = Pid::from_child(&child);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let stderr_pipe = child.stderr.take();
-        let stderr = Tail::new(STDERR_BYTES);
-        let chatter = Tail::new(CHATTER_BYTES);
-        let (tx, events) = mpsc::sync_channel(CHANNEL_BOUND);
-        let (to_stdin, stdin_rx) = mpsc::channel();
-        let mut run = Running {
-            child,
-            pgid,
-            to_stdin: Some(to_stdin),
-            events,
-            stderr: stderr.clone(),
-            chatter: chatter.clone(),
-            killed: false,
-            reaped: false,
-        };
         live_groups().insert(pgid.as_raw_nonzero().get());
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = (stdin, stdout, stderr_pipe) else {
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
+            let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+            let _ = child.kill();
+            let _ = child.wait();
+            live_groups().remove(&pgid.as_raw_nonzero().get());
             return Err(Failure::new(
                 FailureKind::Spawn,
                 "the bot's pipes are missing",
             ));
         };
-        let writer_tx = tx.clone();
+        let out = pipe::Reader::new(stdout, MAX_LINE_BYTES)
+            .and_then(|out| pipe::nonblocking_stdin(&stdin).map(|()| out));
+        let stderr = Tail::new(STDERR_BYTES);
+        let chatter = Tail::new(CHATTER_BYTES);
+        let (errors_tx, write_errors) = mpsc::channel();
+        let (queue, stdin_rx) = mpsc::channel();
+        let stdin = Arc::new(stdin);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let out = match out {
+            Ok(out) => out,
+            Err(e) => {
+                let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+                let _ = child.kill();
+                let _ = child.wait();
+                live_groups().remove(&pgid.as_raw_nonzero().get());
+                return Err(Failure::new(
+                    FailureKind::Spawn,
+                    format!("cannot set up the bot's pipes: {e}"),
+                ));
+            }
+        };
+        let mut run = Running {
+            child,
+            pgid,
+            to_stdin: Some(StdinEnd {
+                pipe: stdin.clone(),
+                queue,
+                pending: pending.clone(),
+            }),
+            write_errors,
+            out,
+            stderr: stderr.clone(),
+            chatter: chatter.clone(),
+            killed: false,
+            reaped: false,
+            token,
+            limits: confine.limits,
+            sandbox: jail,
+            swept: false,
+        };
         let spawned = std::thread::Builder::new()
-            .name("bot-stdout".into())
-            .spawn(move || read_stdout(stdout, tx, chatter))
-            .and_then(|_| {
-                std::thread::Builder::new()
-                    .name("bot-stderr".into())
-                    .spawn(move || drain_stderr(stderr_pipe, stderr))
-            })
+            .name("bot-stderr".into())
+            .spawn(move || drain_stderr(stderr_pipe, stderr))
             .and_then(|_| {
                 std::thread::Builder::new()
                     .name("bot-stdin".into())
-                    .spawn(move || write_stdin(stdin, stdin_rx, writer_tx))
+                    .spawn(move || write_stdin(stdin, stdin_rx, pending, errors_tx))
             });
         if let Err(e) = spawned {
             run.kill();
@@ -246,10 +354,57 @@ impl Running {
         Ok(run)
     }
 
-    /// Queues one message for the bot; a dead pipe shows up as an event.
+    /// Sends one message to the bot: at once when the pipe takes it, else the rest
+    /// through the writer thread. A dead pipe shows up as a write error.
     fn send(&self, message: &ToBot) {
-        if let Some(tx) = &self.to_stdin {
-            let _ = tx.send(protocol::encode(message).into_bytes());
+        let Some(end) = &self.to_stdin else {
+            return;
+        };
+        let bytes = protocol::encode(message).into_bytes();
+        let rest = if end.pending.load(Ordering::SeqCst) == 0 {
+            match pipe::write_now(&end.pipe, &bytes) {
+                Ok(n) if n == bytes.len() => return,
+                Ok(n) => bytes[n..].to_vec(),
+                // The writer meets the same error and reports it.
+                Err(_) => bytes,
+            }
+        } else {
+            bytes
+        };
+        end.pending.fetch_add(1, Ordering::SeqCst);
+        let _ = end.queue.send(rest);
+    }
+
+    /// The next message from the bot's stdout, waiting until `until` at most; chatter is
+    /// kept in the chatter log and skipped, for as long as `chatter_until` allows.
+    fn read_event(&mut self, until: Instant, chatter_until: Instant) -> Option<(Instant, Event)> {
+        loop {
+            let piece = self.out.next(until)?;
+            let at = Instant::now();
+            let event = match piece {
+                Piece::Line(line) => {
+                    let text = String::from_utf8_lossy(&line);
+                    match protocol::classify::<FromBot>(&text) {
+                        Incoming::Message(m) => Event::Message(m),
+                        Incoming::Violation(why) => {
+                            Event::Violation(format!("{why} in line {}", truncate(&text, 200)))
+                        }
+                        Incoming::Chatter => {
+                            let mut tail = lock(&self.chatter);
+                            tail.push(&line);
+                            tail.push(b"\n");
+                            drop(tail);
+                            if at >= chatter_until {
+                                return None;
+                            }
+                            continue;
+                        }
+                    }
+                }
+                Piece::Overlong(n) => Event::Overlong(n),
+                Piece::Eof => Event::Eof,
+            };
+            return Some((at, event));
         }
     }
 
@@ -294,6 +449,8 @@ impl Running {
 
     fn wait_exit(&self, limit: Duration) -> Option<WaitIdStatus> {
         let until = Instant::now() + limit;
+        // A bot told `end` exits within a millisecond or two: look often at first.
+        let mut pause = Duration::from_micros(250);
         loop {
             if let Some(status) = self.exit_status() {
                 return Some(status);
@@ -301,7 +458,8 @@ impl Running {
             if Instant::now() >= until {
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(10));
         }
     }
 
@@ -313,57 +471,124 @@ impl Running {
         lock(&self.stderr).text()
     }
 
-    /// Why the bot is gone: what was seen, its exit status and its last stderr lines.
-    fn crash_detail(&self, what: &str) -> String {
-        let status = match self.wait_exit(Duration::from_millis(500)) {
-            Some(status) => describe_exit(&status),
+    /// Why the bot is gone: what was seen, its exit status and its last stderr lines, as
+    /// a crash, or as the limit it broke when that can be told.
+    fn gone(&self, what: &str) -> Failure {
+        let status = self.wait_exit(Duration::from_millis(500));
+        let described = match &status {
+            Some(status) => describe_exit(status),
             None => "still running".to_string(),
         };
-        let mut detail = format!("{what} ({status})");
+        let mut detail = format!("{what} ({described})");
         let stderr = self.stderr_text(Duration::from_millis(200));
         let tail = last_lines(&stderr, 12, 2000);
         if !tail.is_empty() {
             detail.push_str("; stderr tail:\n");
             detail.push_str(&tail);
         }
-        detail
+        let kind = self.limit_broken(status.as_ref(), &tail);
+        if let Some(note) = self.limit_note(kind) {
+            detail = format!("{note}: {detail}");
+        }
+        Failure::new(kind, detail)
+    }
+
+    /// Which limit killed the bot, if one did: SIGXCPU or a SIGKILL we did not send after
+    /// the CPU limit was used up is `cpu`; SIGXFSZ is `file_size`; an allocation failure
+    /// in its last stderr lines under a memory limit is `memory`. Anything else: `crash`.
+    fn limit_broken(&self, status: Option<&WaitIdStatus>, stderr_tail: &str) -> FailureKind {
+        let signal = status.and_then(|s| s.terminating_signal());
+        if signal == Some(rustix::process::Signal::XCPU.as_raw()) {
+            return FailureKind::Cpu;
+        }
+        if signal == Some(rustix::process::Signal::XFSZ.as_raw()) {
+            return FailureKind::FileSize;
+        }
+        if signal == Some(9)
+            && !self.killed
+            && let Some(limit) = self.limits.cpu_s
+            && sandbox::cpu_seconds(self.pgid.as_raw_nonzero().get())
+                .is_some_and(|used| used + 0.05 >= limit as f64)
+        {
+            return FailureKind::Cpu;
+        }
+        if self.limits.memory_mb.is_some() && mentions_memory_exhaustion(stderr_tail) {
+            return FailureKind::Memory;
+        }
+        FailureKind::Crash
+    }
+
+    fn limit_note(&self, kind: FailureKind) -> Option<String> {
+        let l = self.limits;
+        match kind {
+            FailureKind::Cpu => Some(format!("CPU limit of {} s used up", l.cpu_s?)),
+            FailureKind::Memory => Some(format!("memory limit of {} MiB reached", l.memory_mb?)),
+            FailureKind::FileSize => Some(match l.file_mb {
+                Some(mb) => format!("file size limit of {mb} MiB exceeded"),
+                None => "file size limit exceeded".to_string(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// An `error` message, as an exception or, under a memory limit, as running out of it.
+    fn exception(&self, message: &serde_json::Value) -> Failure {
+        let mut failure = exception(message);
+        if self.limits.memory_mb.is_some() && mentions_memory_exhaustion(&failure.detail) {
+            failure.kind = FailureKind::Memory;
+            if let Some(note) = self.limit_note(FailureKind::Memory) {
+                failure.detail = format!("{note}: {}", failure.detail);
+            }
+        }
+        failure
+    }
+
+    /// Kills whatever of the bot is still around once its leader was dealt with: every
+    /// process of its uid (sandbox), or every descendant that left its process group.
+    fn sweep(&mut self) {
+        if self.swept {
+            return;
+        }
+        let leader = self.pgid.as_raw_nonzero().get();
+        let unreaped = (!self.reaped).then_some(leader);
+        match &self.sandbox {
+            Some(sb) => sb.sweep_except(unreaped),
+            None => sandbox::sweep_descendants(unreaped, leader, &self.token),
+        }
+        self.swept = true;
     }
 
     /// Waits for the next message until `deadline`, watching for the bot's exit.
     fn next(&mut self, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
         loop {
+            if let Ok(e) = self.write_errors.try_recv() {
+                return Got::Gone(self.gone(&format!("cannot write to the bot's stdin: {e}")));
+            }
             let now = Instant::now();
             if let Some(at) = exited_at
                 && now.duration_since(at) >= DRAIN
             {
-                return Got::Gone(self.crash_detail("the bot exited"));
+                return Got::Gone(self.gone("the bot exited"));
             }
             if now >= deadline {
                 if exited_at.is_some() || self.exit_status().is_some() {
-                    return Got::Gone(self.crash_detail("the bot exited"));
+                    return Got::Gone(self.gone("the bot exited"));
                 }
                 return Got::TimedOut;
             }
-            match self.events.recv_timeout((deadline - now).min(POLL)) {
-                Ok((at, event)) => match event {
+            let until = deadline.min(now + POLL);
+            match self.read_event(until, until) {
+                Some((at, event)) => match event {
                     Event::Message(m) => return Got::Message(at, m),
                     Event::Violation(v) => return Got::Violation(v),
                     Event::Overlong(n) => return Got::Overlong(at, n),
-                    Event::Eof => return Got::Gone(self.crash_detail("the bot closed its stdout")),
-                    Event::WriteFailed(e) => {
-                        return Got::Gone(
-                            self.crash_detail(&format!("cannot write to the bot's stdin: {e}")),
-                        );
-                    }
+                    Event::Eof => return Got::Gone(self.gone("the bot closed its stdout")),
                 },
-                Err(RecvTimeoutError::Timeout) => {
+                None => {
                     if exited_at.is_none() && self.exit_status().is_some() {
                         exited_at = Some(Instant::now());
                     }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Got::Gone(self.crash_detail("the bot's output ended"));
                 }
             }
         }
@@ -372,40 +597,32 @@ impl Running {
     /// Messages that arrived while it was not the bot's turn. An `error` or the bot's
     /// death counts; replies nobody asked for are noted in the chatter log and dropped.
     fn drain_unsolicited(&mut self) -> Result<(), Failure> {
+        let budget = Instant::now() + DRAIN_BUDGET;
         loop {
-            match self.events.try_recv() {
-                Ok((_, Event::Message(FromBot::Error { message }))) => {
-                    return Err(exception(&message));
+            if let Ok(e) = self.write_errors.try_recv() {
+                return Err(self.gone(&format!("cannot write to the bot's stdin: {e}")));
+            }
+            match self.read_event(Instant::now(), budget) {
+                Some((_, Event::Message(FromBot::Error { message }))) => {
+                    return Err(self.exception(&message));
                 }
-                Ok((_, Event::Eof)) => {
-                    return Err(Failure::new(
-                        FailureKind::Crash,
-                        self.crash_detail("the bot closed its stdout"),
-                    ));
+                Some((_, Event::Eof)) => {
+                    return Err(self.gone("the bot closed its stdout"));
                 }
-                Ok((_, Event::WriteFailed(e))) => {
-                    return Err(Failure::new(
-                        FailureKind::Crash,
-                        self.crash_detail(&format!("cannot write to the bot's stdin: {e}")),
-                    ));
-                }
-                Ok((_, other)) => {
+                Some((_, other)) => {
                     let what = match other {
                         Event::Message(m) => truncate(&protocol::encode(&m), 200),
                         Event::Violation(v) => v,
                         Event::Overlong(n) => format!("an over-long line of {n} bytes"),
-                        _ => String::new(),
+                        Event::Eof => String::new(),
                     };
                     let note = format!("[arbiter: ignored unsolicited {}]\n", what.trim_end());
                     lock(&self.chatter).push(note.as_bytes());
+                    if Instant::now() >= budget {
+                        return Ok(());
+                    }
                 }
-                Err(TryRecvError::Empty) => return Ok(()),
-                Err(TryRecvError::Disconnected) => {
-                    return Err(Failure::new(
-                        FailureKind::Crash,
-                        self.crash_detail("the bot's output ended"),
-                    ));
-                }
+                None => return Ok(()),
             }
         }
     }
@@ -430,6 +647,7 @@ impl Running {
         self.kill();
         self.to_stdin = None;
         self.reap();
+        self.sweep();
     }
 }
 
@@ -439,39 +657,7 @@ impl Drop for Running {
         self.kill();
         self.to_stdin = None;
         self.reap();
-    }
-}
-
-fn read_stdout(stdout: ChildStdout, tx: SyncSender<(Instant, Event)>, chatter: Arc<Mutex<Tail>>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
-    loop {
-        let event = match protocol::read_line_bounded(&mut reader, &mut line, MAX_LINE_BYTES) {
-            Ok(LineRead::Line) => {
-                let text = String::from_utf8_lossy(&line);
-                match protocol::classify::<FromBot>(&text) {
-                    Incoming::Message(m) => Event::Message(m),
-                    Incoming::Violation(why) => {
-                        Event::Violation(format!("{why} in line {}", truncate(&text, 200)))
-                    }
-                    Incoming::Chatter => {
-                        let mut tail = lock(&chatter);
-                        tail.push(&line);
-                        tail.push(b"\n");
-                        continue;
-                    }
-                }
-            }
-            Ok(LineRead::Overlong(n)) => Event::Overlong(n),
-            Ok(LineRead::Eof) | Err(_) => {
-                let _ = tx.send((Instant::now(), Event::Eof));
-                return;
-            }
-        };
-        if tx.send((Instant::now(), event)).is_err() {
-            // The player is gone; dropping the pipe makes the bot's writes fail.
-            return;
-        }
+        self.sweep();
     }
 }
 
@@ -488,17 +674,30 @@ fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
     lock(&tail).closed = true;
 }
 
+/// Finishes the writes the pipe did not take at once, in order, waiting for the bot to
+/// read (the pipe is non-blocking). Ends when the queue closes or the pipe breaks.
 fn write_stdin(
-    mut stdin: ChildStdin,
+    stdin: Arc<ChildStdin>,
     messages: Receiver<Vec<u8>>,
-    events: SyncSender<(Instant, Event)>,
+    pending: Arc<AtomicUsize>,
+    errors: Sender<String>,
 ) {
     for message in messages {
-        // SIGPIPE is ignored in Rust programs, so a dead reader is an EPIPE error here.
-        if let Err(e) = stdin.write_all(&message).and_then(|()| stdin.flush()) {
-            let _ = events.send((Instant::now(), Event::WriteFailed(e.to_string())));
-            return;
+        let mut done = 0;
+        while done < message.len() {
+            // SIGPIPE is ignored in Rust programs, so a dead reader is an EPIPE error here.
+            match pipe::write_now(&stdin, &message[done..]) {
+                Ok(0) => {
+                    pipe::wait_for(&*stdin, rustix::event::PollFlags::OUT, POLL);
+                }
+                Ok(n) => done += n,
+                Err(e) => {
+                    let _ = errors.send(e.to_string());
+                    return;
+                }
+            }
         }
+        pending.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -541,6 +740,10 @@ fn deadline_after(from: Instant, limit: Duration) -> Instant {
     from.checked_add(limit.min(FAR)).unwrap_or(from)
 }
 
+fn mentions_memory_exhaustion(text: &str) -> bool {
+    MEMORY_MARKERS.iter().any(|m| text.contains(m))
+}
+
 fn exception(message: &serde_json::Value) -> Failure {
     let text = FromBot::error_text(message);
     let text = if text.trim().is_empty() {
@@ -573,7 +776,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 self.run = Some(run);
                 return Ok(name);
             }
-            Got::Message(_, FromBot::Error { message }) => exception(&message),
+            Got::Message(_, FromBot::Error { message }) => run.exception(&message),
             Got::Message(_, FromBot::Move { .. }) => Failure::new(
                 FailureKind::Protocol,
                 "a `move` where `ready` was due (the handshake)",
@@ -583,8 +786,8 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 FailureKind::Protocol,
                 format!("handshake: a line of {n} bytes, over the {MAX_LINE_BYTES}-byte limit"),
             ),
-            Got::Gone(detail) => {
-                Failure::new(FailureKind::Crash, format!("before `ready`: {detail}"))
+            Got::Gone(failure) => {
+                Failure::new(failure.kind, format!("before `ready`: {}", failure.detail))
             }
             Got::TimedOut => {
                 run.kill();
@@ -632,7 +835,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 elapsed: since(at),
             },
             Got::Message(at, FromBot::Error { message }) => TurnReply {
-                reply: Reply::Failed(exception(&message)),
+                reply: Reply::Failed(run.exception(&message)),
                 elapsed: since(at),
             },
             Got::Message(at, FromBot::Ready { .. }) => TurnReply {
@@ -649,7 +852,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 ))),
                 elapsed: since(at),
             },
-            Got::Gone(detail) => failed(Failure::new(FailureKind::Crash, detail)),
+            Got::Gone(failure) => failed(failure),
             Got::TimedOut => {
                 run.kill();
                 TurnReply {

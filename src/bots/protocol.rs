@@ -85,7 +85,15 @@ pub enum Incoming<T> {
 
 /// Sorts one line (without its newline) from the other side.
 pub fn classify<T: DeserializeOwned + Tagged>(line: &str) -> Incoming<T> {
-    let value: Value = match serde_json::from_str(line.trim()) {
+    let line = line.trim();
+    // Fast path: a well-formed message, read straight into its type. Anything else takes
+    // the slow path, which says what is wrong.
+    if line.starts_with('{')
+        && let Ok(message) = serde_json::from_str::<T>(line)
+    {
+        return Incoming::Message(message);
+    }
+    let value: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(_) => return Incoming::Chatter,
     };

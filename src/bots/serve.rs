@@ -36,6 +36,25 @@ pub fn serve<G: Builtins>(
             LineRead::Line => {}
         }
         let text = String::from_utf8_lossy(&line);
+        // Fast path for the message that comes every move.
+        if let Ok(turn) = serde_json::from_str::<TurnLine>(&text)
+            && turn.kind == "turn"
+        {
+            let Some(engine) = engine.as_mut() else {
+                return send_error(&mut output, "a `turn` before `hello`".to_string());
+            };
+            if play_turn(
+                game,
+                engine.as_mut(),
+                budget,
+                &turn.role,
+                &turn.board,
+                &mut output,
+            )? {
+                continue;
+            }
+            return Ok(());
+        }
         let message = match protocol::classify::<ToBot>(&text) {
             Incoming::Message(m) => m,
             // Not for us: a later protocol version may send more; skip it.
@@ -84,18 +103,42 @@ pub fn serve<G: Builtins>(
                 let Some(engine) = engine.as_mut() else {
                     return send_error(&mut output, "a `turn` before `hello`".to_string());
                 };
-                let state = match position(game, &role, &board) {
-                    Ok(state) => state,
-                    Err(why) => return send_error(&mut output, why),
-                };
-                let reply = engine
-                    .choose(game, &state, budget)
-                    .map_or(Value::Null, |mv| game.move_to_wire(&mv));
-                send(&mut output, &FromBot::Move { mv: reply })?;
+                if !play_turn(game, engine.as_mut(), budget, &role, &board, &mut output)? {
+                    return Ok(());
+                }
             }
             ToBot::End { .. } => return Ok(()),
         }
     }
+}
+
+/// The fields of a `turn` this bot reads; the rest is ignored.
+#[derive(serde::Deserialize)]
+struct TurnLine {
+    #[serde(rename = "type")]
+    kind: String,
+    role: String,
+    board: Value,
+}
+
+/// Answers one turn. A position that cannot be read is answered with an `error`, which
+/// ends the game: `Ok(false)`.
+fn play_turn<G: Game>(
+    game: &G,
+    engine: &mut dyn Engine<G>,
+    budget: Duration,
+    role: &str,
+    board: &Value,
+    output: &mut impl Write,
+) -> io::Result<bool> {
+    let state = match position(game, role, board) {
+        Ok(state) => state,
+        Err(why) => return send_error(output, why).map(|()| false),
+    };
+    let reply = engine
+        .choose(game, &state, budget)
+        .map_or(Value::Null, |mv| game.move_to_wire(&mv));
+    send(output, &FromBot::Move { mv: reply }).map(|()| true)
 }
 
 /// The position a `turn` message describes.

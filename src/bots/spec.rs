@@ -12,6 +12,51 @@ pub struct CommandSpec {
     pub cwd: Option<PathBuf>,
     /// Added to (or overriding) the harness's environment.
     pub env: BTreeMap<String, String>,
+    /// Resource limits and isolation, applied before the program starts.
+    pub confine: Confinement,
+}
+
+/// Resource limits for one bot process (each process it forks inherits them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Address space in MiB (`RLIMIT_AS`): allocations beyond it fail.
+    pub memory_mb: Option<u64>,
+    /// CPU seconds per process for the whole game (`RLIMIT_CPU`): SIGXCPU, then SIGKILL a
+    /// second later.
+    pub cpu_s: Option<u64>,
+    /// Largest file the bot may write, in MiB (`RLIMIT_FSIZE`): SIGXFSZ beyond it.
+    pub file_mb: Option<u64>,
+    /// Processes of the bot's uid (`RLIMIT_NPROC`): enforced only under `--sandbox user`,
+    /// where the uid is the bot's own.
+    pub procs: Option<u64>,
+}
+
+/// How a bot is isolated from the harness, the other bot and the machine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxMode {
+    /// The bot runs as the harness's user, in its own process group.
+    #[default]
+    None,
+    /// The bot runs under its own unprivileged uid, in a private working folder, without
+    /// network (needs root; see docs/SECURITY.md).
+    User,
+}
+
+impl SandboxMode {
+    pub fn parse(text: &str) -> Option<SandboxMode> {
+        match text {
+            "none" => Some(SandboxMode::None),
+            "user" => Some(SandboxMode::User),
+            _ => None,
+        }
+    }
+}
+
+/// Limits plus isolation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Confinement {
+    pub limits: Limits,
+    pub sandbox: SandboxMode,
 }
 
 impl CommandSpec {
@@ -21,6 +66,7 @@ impl CommandSpec {
             args: Vec::new(),
             cwd: None,
             env: BTreeMap::new(),
+            confine: Confinement::default(),
         }
     }
     pub fn arg(mut self, arg: impl Into<String>) -> Self {

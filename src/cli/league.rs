@@ -36,6 +36,8 @@ pub struct MatchOptions {
     /// The interpreter for course-style `.py` bots.
     #[arg(long)]
     pub python: Option<String>,
+    #[command(flatten)]
+    pub confine: super::confine::ConfineArgs,
 }
 
 impl MatchOptions {
@@ -43,10 +45,13 @@ impl MatchOptions {
     pub(crate) fn tournament(
         &self,
         format: Format,
-        entrants: Vec<Entrant>,
+        mut entrants: Vec<Entrant>,
         pairs: u32,
         out: PathBuf,
     ) -> Tournament {
+        for e in &mut entrants {
+            e.confine = self.confine.confinement();
+        }
         Tournament {
             format,
             entrants,
@@ -180,6 +185,11 @@ pub(crate) fn check_entrants<G: Builtins>(game: &G, entrants: &[Entrant]) -> Res
     if entrants.len() < 2 {
         return Err(Error::usage("a tournament needs at least two bots"));
     }
+    for e in entrants {
+        if !matches!(e.spec, crate::bots::spec::BotSpec::Builtin(_)) {
+            super::confine::check(&e.name, &e.confine)?;
+        }
+    }
     Ok(())
 }
 
@@ -241,12 +251,14 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             Some(n) => n.get_ref().clone(),
             None => spec.default_name(),
         };
+        let confine = crate::config::confinement(&config, t, bot)?;
         entrants.push(Entrant {
             name,
             spec_text: bot.spec.get_ref().clone(),
             spec,
             cwd: bot.dir.as_ref().map(|d| base.join(d)),
             env: bot.env.clone(),
+            confine,
         });
     }
     let positive = |v: Option<(u64, std::ops::Range<usize>)>,
@@ -384,6 +396,7 @@ pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, E
         spec,
         cwd: None,
         env: BTreeMap::new(),
+        confine: Default::default(),
     })
 }
 

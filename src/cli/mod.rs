@@ -1,5 +1,6 @@
 //! The command line: a thin layer that parses arguments and calls the library.
 
+mod confine;
 pub mod games;
 mod league;
 mod perft;

@@ -51,6 +51,8 @@ pub struct PlayArgs {
     /// Print the board, the move and its time after each turn.
     #[arg(long)]
     pub show: bool,
+    #[command(flatten)]
+    pub confine: super::confine::ConfineArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -138,8 +140,13 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         {
             return Err(unknown_builtin(game, name));
         }
+        let confine = args.confine.confinement();
+        if !matches!(spec, BotSpec::Builtin(_)) {
+            super::confine::check(role, &confine)?;
+        }
         names.push(spec.default_name());
-        players.push(crate::bots::open_player(&spec, game).map_err(Error::usage)?);
+        let player = crate::bots::open_player_in(&spec, game, None, &Default::default(), confine);
+        players.push(player.map_err(Error::usage)?);
     }
     let config = MatchConfig {
         move_limit: Duration::from_millis(args.limit_ms),

@@ -8,7 +8,7 @@ pub mod journal;
 pub mod schedule;
 pub mod sprt;
 
-use crate::bots::spec::BotSpec;
+use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
@@ -35,6 +35,8 @@ pub struct Entrant {
     /// Working directory and extra environment for a program or course bot.
     pub cwd: Option<PathBuf>,
     pub env: BTreeMap<String, String>,
+    /// Resource limits and isolation for a program or course bot.
+    pub confine: Confinement,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,6 +146,13 @@ pub fn run<G: Builtins>(
     let plan = tournament.plan(game, rules);
     let fixtures = tournament.fixtures();
     let (mut journal, loaded) = Journal::open(&tournament.out, &plan)?;
+    if tournament
+        .entrants
+        .iter()
+        .any(|e| e.confine.sandbox == SandboxMode::User)
+    {
+        keep_results_private(&tournament.out)?;
+    }
     let journal_path = tournament.out.join(journal::JOURNAL_FILE);
     let mut summaries = Vec::with_capacity(fixtures.len());
     let mut done = HashSet::new();
@@ -300,8 +309,14 @@ fn play_fixture<G: Builtins>(
 ) -> Result<GameRecord, Error> {
     let seat = |i: usize| {
         let entrant = &tournament.entrants[i];
-        crate::bots::open_player_in(&entrant.spec, game, entrant.cwd.as_deref(), &entrant.env)
-            .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
+        crate::bots::open_player_in(
+            &entrant.spec,
+            game,
+            entrant.cwd.as_deref(),
+            &entrant.env,
+            entrant.confine,
+        )
+        .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
     };
     let mut first = seat(fixture.first)?;
     let mut second = seat(fixture.second)?;
@@ -323,6 +338,22 @@ fn play_fixture<G: Builtins>(
         &config,
         &mut |_| {},
     ))
+}
+
+/// Sandboxed bots must not write the results: the folder is made writable by its owner
+/// only (the journal and tables in it are created 0644 under the usual umask).
+fn keep_results_private(dir: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mode = std::fs::metadata(dir).map_err(io)?.permissions().mode();
+    if mode & 0o022 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & !0o022))
+            .map_err(io)?;
+    }
+    Ok(())
 }
 
 /// A journal line must be the game the schedule says it is.

@@ -229,7 +229,7 @@ fn copied_agent(agent_name: &str, with_state: bool) -> (tempfile::TempDir, PathB
 /// Plays the bot `spec` seated by `open_player_in` for `game` against a built-in engine;
 /// checks that no process naming `marker` is left.
 fn play_seated(game: &Hinger, spec: &BotSpec, marker: &Path) -> GameRecord {
-    let mut bot = open_player_in(spec, game, None, &BTreeMap::new()).unwrap();
+    let mut bot = open_player_in(spec, game, None, &BTreeMap::new(), Default::default()).unwrap();
     let mut engine = builtin(game, "greedy");
     let record = play_game(
         game,

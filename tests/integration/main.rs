@@ -11,3 +11,4 @@ mod games;
 mod league;
 mod play;
 mod sprt;
+mod zoo;

@@ -475,19 +475,26 @@ pub fn parse_rows(text: &str, to_move: Side) -> Result<State, BoardError> {
         }
         for c in 0..SIZE {
             let ch = chars.get(c).copied().unwrap_or(' ');
-            let at = format!("column {} (point [{r},{c}])", c + 1);
+            // Only an error needs the place spelled out (this runs for every cell).
+            let at = || format!("column {} (point [{r},{c}])", c + 1);
             match (Point::new(r, c), ch) {
                 (None, ' ') => {}
                 (None, 'R' | 'O' | '.') => {
                     return Err(err(
                         n,
-                        format!("{at}: {ch:?} on an off-board cell (only a space belongs there)"),
+                        format!(
+                            "{}: {ch:?} on an off-board cell (only a space belongs there)",
+                            at()
+                        ),
                     ));
                 }
                 (Some(_), ' ') => {
                     return Err(err(
                         n,
-                        format!("{at}: a playable point must be 'R', 'O' or '.', not a space"),
+                        format!(
+                            "{}: a playable point must be 'R', 'O' or '.', not a space",
+                            at()
+                        ),
                     ));
                 }
                 (Some(p), 'R') => rebels |= p.bit(),
@@ -496,7 +503,10 @@ pub fn parse_rows(text: &str, to_move: Side) -> Result<State, BoardError> {
                 (_, other) => {
                     return Err(err(
                         n,
-                        format!("{at}: {other:?} is not a cell (expected 'R', 'O', '.' or space)"),
+                        format!(
+                            "{}: {other:?} is not a cell (expected 'R', 'O', '.' or space)",
+                            at()
+                        ),
                     ));
                 }
             }

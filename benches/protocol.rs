@@ -1,0 +1,294 @@
+//! Protocol overhead, printed as a readable report:
+//!
+//! 1. One move's round trip through the protocol (`ProcessPlayer::turn` with
+//!    `arbiter bot random` as the subprocess) against a raw pipe echo between two processes
+//!    (a `cat` child: write one turn-sized line, read it back), measured in the same run.
+//! 2. Games per second, built-in random against random: both as `arbiter bot random`
+//!    subprocesses through the referee, and both in-process.
+//!
+//! Run with `cargo bench --bench protocol`. It builds the release `arbiter` binary first
+//! (`cargo build --release --bin arbiter`). Knobs: `BENCH_MOVES` (round trips per
+//! measurement, default 5000), `BENCH_GAMES` (subprocess games, default 40; in-process
+//! games are 10 times as many).
+
+use arbiter::bots::process::ProcessPlayer;
+use arbiter::bots::protocol::{self, ToBot};
+use arbiter::bots::spec::{BotSpec, CommandSpec};
+use arbiter::bots::{EndInfo, Player, Reply, Setup};
+use arbiter::games::asalto::Asalto;
+use arbiter::games::{Game, Side};
+use arbiter::referee::{MatchConfig, play_game};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The release `arbiter` binary, built if needed.
+fn arbiter_binary() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--quiet", "--bin", "arbiter"])
+        .current_dir(&root)
+        .status()
+        .expect("cargo runs");
+    assert!(
+        status.success(),
+        "cargo build --release --bin arbiter failed"
+    );
+    let bin = target.join("release").join("arbiter");
+    assert!(bin.is_file(), "{} is missing", bin.display());
+    bin
+}
+
+struct Stats {
+    mean: Duration,
+    median: Duration,
+    p99: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let n = samples.len();
+    let total: Duration = samples.iter().sum();
+    Stats {
+        mean: total / n as u32,
+        median: samples[n / 2],
+        p99: samples[(n * 99 / 100).min(n - 1)],
+    }
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.1} µs", d.as_secs_f64() * 1e6)
+}
+
+/// The line the referee sends for the start position.
+fn turn_line(game: &Asalto) -> String {
+    let state = game.initial();
+    protocol::encode(&ToBot::Turn {
+        role: game.role_name(game.side_to_move(&state)).to_string(),
+        board: game.encode_board(&state),
+        fields: game.turn_fields(&state),
+    })
+}
+
+fn raw_echo(line: &str, moves: usize) -> Vec<Duration> {
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut back = String::new();
+    let mut samples = Vec::with_capacity(moves);
+    for i in 0..moves + moves / 10 {
+        back.clear();
+        let t = Instant::now();
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.flush().expect("flush");
+        stdout.read_line(&mut back).expect("read");
+        let elapsed = t.elapsed();
+        assert_eq!(back.len(), line.len());
+        if i >= moves / 10 {
+            samples.push(elapsed);
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    samples
+}
+
+fn protocol_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> Vec<Duration> {
+    let mut player = ProcessPlayer::new(
+        CommandSpec::new(bin.to_string_lossy())
+            .arg("bot")
+            .arg("random"),
+    );
+    let setup = Setup {
+        side: Side::First,
+        move_limit: Duration::from_secs(10),
+        init_limit: Duration::from_secs(10),
+        seed: 1,
+    };
+    Player::<Asalto>::start(&mut player, game, &setup).expect("arbiter bot random starts");
+    let state = game.initial();
+    let mut samples = Vec::with_capacity(moves);
+    for i in 0..moves + moves / 10 {
+        let t = Instant::now();
+        let reply = Player::<Asalto>::turn(&mut player, game, &state);
+        let elapsed = t.elapsed();
+        assert!(
+            matches!(reply.reply, Reply::Wire(_)),
+            "a move: {:?}",
+            reply.reply
+        );
+        if i >= moves / 10 {
+            samples.push(elapsed);
+        }
+    }
+    Player::<Asalto>::finish(
+        &mut player,
+        &EndInfo {
+            result: "tie",
+            reason: "bench".into(),
+        },
+    );
+    samples
+}
+
+/// The bot's own work per turn without any pipe: `serve` over an in-memory input.
+fn serve_in_memory(game: &Asalto, line: &str, moves: usize) -> Duration {
+    let hello = protocol::encode(&ToBot::Hello {
+        protocol: protocol::PROTOCOL_VERSION,
+        game: "asalto".into(),
+        role: "rebel".into(),
+        time_limit_ms: 10_000,
+        init_limit_ms: 10_000,
+        seed: 1,
+    });
+    let mut input = hello;
+    for _ in 0..moves {
+        input.push_str(line);
+    }
+    let mut out = Vec::with_capacity(moves * 40);
+    let t = Instant::now();
+    arbiter::bots::serve::serve(game, "random", input.as_bytes(), &mut out).expect("serve");
+    let elapsed = t.elapsed();
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), moves + 1);
+    elapsed / moves as u32
+}
+
+/// The referee's own work per turn without any pipe: encode the turn, classify a reply.
+fn referee_in_memory(game: &Asalto, moves: usize) -> Duration {
+    let state = game.initial();
+    let reply = r#"{"type":"move","move":[[4,0],[3,0]]}"#;
+    let t = Instant::now();
+    for _ in 0..moves {
+        let line = protocol::encode(&ToBot::Turn {
+            role: game.role_name(game.side_to_move(&state)).to_string(),
+            board: game.encode_board(&state),
+            fields: game.turn_fields(&state),
+        });
+        std::hint::black_box(line);
+        let got = protocol::classify::<protocol::FromBot>(std::hint::black_box(reply));
+        std::hint::black_box(got);
+    }
+    t.elapsed() / moves as u32
+}
+
+/// Plays `games` games of random against random; returns games per second and plies.
+fn games_per_second(game: &Asalto, spec: &BotSpec, games: usize) -> (f64, u64) {
+    let started = Instant::now();
+    let mut plies = 0u64;
+    for g in 0..games {
+        let mut a = arbiter::bots::open_player(spec, game).expect("seat");
+        let mut b = arbiter::bots::open_player(spec, game).expect("seat");
+        let config = MatchConfig {
+            move_limit: Duration::from_secs(10),
+            init_limit: Duration::from_secs(10),
+            seed: g as u64 + 1,
+            ..MatchConfig::default()
+        };
+        let record = play_game(
+            game,
+            [a.as_mut(), b.as_mut()],
+            ["a", "b"],
+            &config,
+            &mut |_| {},
+        );
+        assert!(
+            !record.reason.contains("crash") && !record.reason.contains("timeout"),
+            "game {g} ended by {}: {:?}",
+            record.reason,
+            record.detail
+        );
+        plies += record.plies as u64;
+    }
+    (games as f64 / started.elapsed().as_secs_f64(), plies)
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing to filter here.
+    let moves: usize = env_or("BENCH_MOVES", 5000);
+    let games: usize = env_or("BENCH_GAMES", 40);
+    let bin = arbiter_binary();
+    let game = Asalto::default();
+    let line = turn_line(&game);
+
+    println!("# Protocol benchmark");
+    println!();
+    println!(
+        "{} round trips per measurement after a warm-up; the turn line is {} bytes; cores: {}",
+        moves,
+        line.len(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    println!();
+    println!("## One move's round trip");
+    println!("| path | mean | median | p99 |");
+    println!("| --- | --- | --- | --- |");
+    let raw = stats(raw_echo(&line, moves));
+    println!(
+        "| raw pipe echo (`cat`) | {} | {} | {} |",
+        us(raw.mean),
+        us(raw.median),
+        us(raw.p99)
+    );
+    let proto = stats(protocol_round_trips(&bin, &game, moves));
+    println!(
+        "| protocol: ProcessPlayer::turn with `arbiter bot random` | {} | {} | {} |",
+        us(proto.mean),
+        us(proto.median),
+        us(proto.p99)
+    );
+    println!();
+    println!(
+        "ratio protocol / raw echo: {:.2}x (median), {:.2}x (mean); target: at most 2x",
+        proto.median.as_secs_f64() / raw.median.as_secs_f64(),
+        proto.mean.as_secs_f64() / raw.mean.as_secs_f64()
+    );
+    println!();
+    println!("Where the protocol's time goes, per move, without pipes:");
+    println!(
+        "- the bot (`serve`: parse the turn, rebuild the position, pick a random move, answer): {}",
+        us(serve_in_memory(&game, &line, moves))
+    );
+    println!(
+        "- the referee (encode the turn, classify the reply): {}",
+        us(referee_in_memory(&game, moves))
+    );
+    println!();
+
+    println!("## Games per second, random against random");
+    println!("| bots | games | plies per game | games/s |");
+    println!("| --- | --- | --- | --- |");
+    let sub = BotSpec::Command(
+        CommandSpec::new(bin.to_string_lossy())
+            .arg("bot")
+            .arg("random"),
+    );
+    let (sub_rate, sub_plies) = games_per_second(&game, &sub, games);
+    println!(
+        "| subprocesses (`arbiter bot random`) | {games} | {:.0} | {sub_rate:.1} |",
+        sub_plies as f64 / games as f64
+    );
+    let inproc_games = games * 10;
+    let inproc = BotSpec::Builtin("random".into());
+    let (in_rate, in_plies) = games_per_second(&game, &inproc, inproc_games);
+    println!(
+        "| in-process (`builtin:random`) | {inproc_games} | {:.0} | {in_rate:.1} |",
+        in_plies as f64 / inproc_games as f64
+    );
+    println!();
+    println!("ratio in-process / subprocess: {:.1}x", in_rate / sub_rate);
+}

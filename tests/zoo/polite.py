@@ -1,0 +1,4 @@
+"""A well-behaved opponent: answers every turn at once."""
+import zoo
+
+zoo.play()
