@@ -263,28 +263,6 @@ mod tests {
         );
     }
 
-    /// A bot that sends the same raw reply every turn.
-    struct Scripted(serde_json::Value);
-
-    impl crate::bots::Player<Gomoku> for Scripted {
-        fn start(
-            &mut self,
-            _game: &Gomoku,
-            _setup: &crate::bots::Setup,
-        ) -> Result<Option<String>, crate::bots::Failure> {
-            Ok(None)
-        }
-        fn turn(&mut self, _game: &Gomoku, _state: &State) -> crate::bots::TurnReply<Move> {
-            crate::bots::TurnReply {
-                reply: crate::bots::Reply::Wire(self.0.clone()),
-                elapsed: Duration::ZERO,
-            }
-        }
-        fn finish(&mut self, _end: &crate::bots::EndInfo) -> crate::bots::BotLog {
-            crate::bots::BotLog::default()
-        }
-    }
-
     #[test]
     fn whole_games_through_the_referee() {
         use crate::bots::inprocess::InProcess;
@@ -315,32 +293,11 @@ mod tests {
 
     #[test]
     fn an_illegal_reply_loses_through_the_referee() {
-        use crate::bots::inprocess::InProcess;
-        use crate::referee::{MatchConfig, play_game};
-        let game = Gomoku;
-        for bad_side in Side::BOTH {
-            let mut good = InProcess::new("greedy", game.builtin("greedy", 3).unwrap());
-            let mut bad = Scripted(serde_json::json!([8, 0]));
-            let players: [&mut dyn crate::bots::Player<Gomoku>; 2] = match bad_side {
-                Side::First => [&mut bad, &mut good],
-                Side::Second => [&mut good, &mut bad],
-            };
-            let record = play_game(
-                &game,
-                players,
-                ["a", "b"],
-                &MatchConfig::default(),
-                &mut |_| {},
-            );
-            assert_eq!(record.reason, "illegal_move");
-            assert_eq!(
-                record.winner.as_deref(),
-                Some(game.role_name(bad_side.other()))
-            );
-            let last = record.moves.last().expect("a turn");
-            assert_eq!(last.verdict, "illegal");
-            assert_eq!(last.reason.as_deref(), Some("out_of_range"));
-        }
+        crate::engines::assert_illegal_reply_loses(
+            &Gomoku,
+            serde_json::json!([8, 0]),
+            "out_of_range",
+        );
     }
 }
 

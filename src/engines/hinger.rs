@@ -169,28 +169,6 @@ mod tests {
         }
     }
 
-    /// A bot that sends the same raw reply every turn.
-    struct Scripted(serde_json::Value);
-
-    impl crate::bots::Player<Hinger> for Scripted {
-        fn start(
-            &mut self,
-            _game: &Hinger,
-            _setup: &crate::bots::Setup,
-        ) -> Result<Option<String>, crate::bots::Failure> {
-            Ok(None)
-        }
-        fn turn(&mut self, _game: &Hinger, _state: &State) -> crate::bots::TurnReply<Move> {
-            crate::bots::TurnReply {
-                reply: crate::bots::Reply::Wire(self.0.clone()),
-                elapsed: Duration::ZERO,
-            }
-        }
-        fn finish(&mut self, _end: &crate::bots::EndInfo) -> crate::bots::BotLog {
-            crate::bots::BotLog::default()
-        }
-    }
-
     #[test]
     fn whole_games_through_the_referee() {
         use crate::bots::inprocess::InProcess;
@@ -221,33 +199,9 @@ mod tests {
 
     #[test]
     fn an_illegal_reply_loses_through_the_referee() {
-        use crate::bots::inprocess::InProcess;
-        use crate::referee::{MatchConfig, play_game};
         // No hinger for a while: the bad reply comes before the good bot could win.
         let game = Hinger::new(vec![vec![2, 2, 0, 2, 2]]).unwrap();
-        for bad_side in Side::BOTH {
-            let mut good = InProcess::new("greedy", game.builtin("greedy", 3).unwrap());
-            let mut bad = Scripted(serde_json::json!([0, 2]));
-            let players: [&mut dyn crate::bots::Player<Hinger>; 2] = match bad_side {
-                Side::First => [&mut bad, &mut good],
-                Side::Second => [&mut good, &mut bad],
-            };
-            let record = play_game(
-                &game,
-                players,
-                ["a", "b"],
-                &MatchConfig::default(),
-                &mut |_| {},
-            );
-            assert_eq!(record.reason, "illegal_move");
-            assert_eq!(
-                record.winner.as_deref(),
-                Some(game.role_name(bad_side.other()))
-            );
-            let last = record.moves.last().expect("a turn");
-            assert_eq!(last.verdict, "illegal");
-            assert_eq!(last.reason.as_deref(), Some("empty_cell"));
-        }
+        crate::engines::assert_illegal_reply_loses(&game, serde_json::json!([0, 2]), "empty_cell");
     }
 }
 

@@ -110,3 +110,64 @@ pub(crate) fn duel<G: Game>(
     let record = play_game(game, players, ["x", "y"], &config, &mut |_| {});
     record.winner.map(|w| w == game.role_name(strong_side))
 }
+
+/// A bot that sends the same raw reply every turn.
+#[cfg(test)]
+struct Scripted(serde_json::Value);
+
+#[cfg(test)]
+impl<G: Game> crate::bots::Player<G> for Scripted {
+    fn start(
+        &mut self,
+        _game: &G,
+        _setup: &crate::bots::Setup,
+    ) -> Result<Option<String>, crate::bots::Failure> {
+        Ok(None)
+    }
+    fn turn(&mut self, _game: &G, _state: &G::State) -> crate::bots::TurnReply<G::Move> {
+        crate::bots::TurnReply {
+            reply: crate::bots::Reply::Wire(self.0.clone()),
+            elapsed: Duration::ZERO,
+        }
+    }
+    fn finish(&mut self, _end: &crate::bots::EndInfo) -> crate::bots::BotLog {
+        crate::bots::BotLog::default()
+    }
+}
+
+/// Seats the built-in greedy bot against a bot that always sends `bad`, in both seats,
+/// and checks that the bad reply loses the game at once with the illegal-move reason
+/// `expected` (the games where an illegal reply costs the game).
+#[cfg(test)]
+pub(crate) fn assert_illegal_reply_loses<G: Builtins>(
+    game: &G,
+    bad: serde_json::Value,
+    expected: &str,
+) {
+    use crate::bots::{Player, inprocess::InProcess};
+    use crate::games::Side;
+    use crate::referee::{MatchConfig, play_game};
+    for bad_side in Side::BOTH {
+        let mut good = InProcess::new("greedy", game.builtin("greedy", 3).expect("greedy exists"));
+        let mut scripted = Scripted(bad.clone());
+        let players: [&mut dyn Player<G>; 2] = match bad_side {
+            Side::First => [&mut scripted, &mut good],
+            Side::Second => [&mut good, &mut scripted],
+        };
+        let record = play_game(
+            game,
+            players,
+            ["a", "b"],
+            &MatchConfig::default(),
+            &mut |_| {},
+        );
+        assert_eq!(record.reason, "illegal_move");
+        assert_eq!(
+            record.winner.as_deref(),
+            Some(game.role_name(bad_side.other()))
+        );
+        let last = record.moves.last().expect("a turn");
+        assert_eq!(last.verdict, "illegal");
+        assert_eq!(last.reason.as_deref(), Some(expected));
+    }
+}

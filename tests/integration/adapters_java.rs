@@ -182,7 +182,8 @@ fn a_bot_that_does_not_compile_fails_to_start_with_javacs_message() {
     }
     let spec = BotSpec::parse(&example("PlayerBroken.java").to_string_lossy()).unwrap();
     assert_eq!(spec.default_name(), "PlayerBroken");
-    let mut broken = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
+    let mut broken =
+        open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
     let mut engine = builtin("random");
     let record = play([broken.as_mut(), &mut engine], &[], 2);
     assert_eq!(record.reason, "spawn_failed", "{record:?}");
@@ -203,7 +204,8 @@ fn exceptions_and_null_moves_lose_by_exception() {
     }
     // Seated through open_player_in, as the command line does.
     let spec = BotSpec::parse(&example("PlayerNull.java").to_string_lossy()).unwrap();
-    let mut null = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
+    let mut null =
+        open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
     let mut engine = builtin("greedy");
     let record = play([&mut engine, null.as_mut()], &[], 3);
     assert_eq!(record.reason, "exception", "{record:?}");
@@ -294,7 +296,8 @@ fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
     assert_eq!(first.class, "league.bots.Player42");
     assert!(first.dir.join("league/bots/GomokuPlayer.class").is_file());
     let spec = BotSpec::parse(&file.to_string_lossy()).unwrap();
-    let mut bot = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
+    let mut bot =
+        open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
     let mut engine = builtin("random");
     let record = play([bot.as_mut(), &mut engine], &[], 4);
     assert!(

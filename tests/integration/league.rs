@@ -394,7 +394,7 @@ fn ctrl_c_stops_the_league_kills_every_bot_and_leaves_a_resumable_journal() {
     let bots: Vec<&str> = bots.iter().map(String::as_str).collect();
     let out = dir.path().join("out");
     let args = ["--pairs", "4", "-j", "2", "--limit-ms", "5000"];
-    let mut child = league_cmd(&out, &args, &bots)
+    let child = league_cmd(&out, &args, &bots)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

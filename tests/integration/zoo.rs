@@ -574,7 +574,11 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
     if root {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&out).unwrap().permissions().mode();
-        assert_eq!(mode & 0o022, 0, "results folder mode {mode:o}: writable by others");
+        assert_eq!(
+            mode & 0o022,
+            0,
+            "results folder mode {mode:o}: writable by others"
+        );
     }
     let journal = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     let lines: Vec<&str> = journal.lines().collect();
