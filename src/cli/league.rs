@@ -16,6 +16,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// Options of every command that plays: limits, seed, interpreter, confinement.
+#[derive(clap::Args, Debug)]
+pub struct PlayOptions {
+    /// The move limit in milliseconds, measured by the referee.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit_ms: u64,
+    /// The start-up handshake limit in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub init_limit_ms: u64,
+    /// The seed: every game's and bot's seed derives from it.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The interpreter for course-style `.py` bots (default: python3 from PATH).
+    #[arg(long)]
+    pub python: Option<String>,
+    #[command(flatten)]
+    pub confine: super::confine::ConfineArgs,
+}
+
 /// Options of every command that plays games in parallel.
 #[derive(clap::Args, Debug)]
 pub struct MatchOptions {
@@ -24,20 +43,8 @@ pub struct MatchOptions {
     /// Games at once (default: the number of cores).
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
-    /// The move limit in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub limit_ms: u64,
-    /// The start-up handshake limit in milliseconds.
-    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub init_limit_ms: u64,
-    /// The tournament seed: every game's seed derives from it.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// The interpreter for course-style `.py` bots.
-    #[arg(long)]
-    pub python: Option<String>,
     #[command(flatten)]
-    pub confine: super::confine::ConfineArgs,
+    pub play: PlayOptions,
 }
 
 impl MatchOptions {
@@ -50,15 +57,15 @@ impl MatchOptions {
         out: PathBuf,
     ) -> Tournament {
         for e in &mut entrants {
-            e.confine = self.confine.confinement();
+            e.confine = self.play.confine.confinement();
         }
         Tournament {
             format,
             entrants,
             pairs,
-            seed: self.seed,
-            move_limit: Duration::from_millis(self.limit_ms),
-            init_limit: Duration::from_millis(self.init_limit_ms),
+            seed: self.play.seed,
+            move_limit: Duration::from_millis(self.play.limit_ms),
+            init_limit: Duration::from_millis(self.play.init_limit_ms),
             jobs: jobs_or_cores(self.jobs.map(|j| j as usize)),
             out,
         }
@@ -121,13 +128,13 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
     let entrants = args
         .bots
         .iter()
-        .map(|b| cli_entrant(b, args.options.matches.python.as_deref()))
+        .map(|b| cli_entrant(b, args.options.matches.play.python.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     start(&args.options, Format::RoundRobin, entrants)
 }
 
 pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
-    let python = args.options.matches.python.as_deref();
+    let python = args.options.matches.play.python.as_deref();
     let mut entrants = vec![cli_entrant(&args.candidate, python)?];
     for b in &args.baseline {
         entrants.push(cli_entrant(b, python)?);

@@ -33,26 +33,14 @@ pub struct PlayArgs {
     /// Hinger's second player.
     #[arg(long)]
     pub second: Option<String>,
-    /// The move limit in milliseconds, measured by the referee.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub limit_ms: u64,
-    /// The limit for a bot's start-up handshake in milliseconds.
-    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub init_limit_ms: u64,
-    /// The game's seed; each bot gets its own seed derived from it.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// The Python interpreter for course-style `.py` bots (default: python3 from PATH).
-    #[arg(long)]
-    pub python: Option<String>,
+    #[command(flatten)]
+    pub play: super::league::PlayOptions,
     /// Write the game record as JSON to this file.
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Print the board, the move and its time after each turn.
     #[arg(long)]
     pub show: bool,
-    #[command(flatten)]
-    pub confine: super::confine::ConfineArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -65,7 +53,7 @@ pub struct BotArgs {
 
 pub fn run(args: PlayArgs) -> Result<i32, Error> {
     let settings = args.game.settings()?;
-    with_game!(settings, args.seed, |game| play_one(&game, &args))
+    with_game!(settings, args.play.seed, |game| play_one(&game, &args))
 }
 
 pub fn serve(args: BotArgs) -> Result<i32, Error> {
@@ -134,13 +122,13 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     let mut names = Vec::new();
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
-        let spec = parse_spec(text, args.python.as_deref())?;
+        let spec = parse_spec(text, args.play.python.as_deref())?;
         if let BotSpec::Builtin(name) = &spec
             && game.builtin(name, 0).is_none()
         {
             return Err(unknown_builtin(game, name));
         }
-        let confine = args.confine.confinement();
+        let confine = args.play.confine.confinement();
         if !matches!(spec, BotSpec::Builtin(_)) {
             super::confine::check(role, &confine)?;
         }
@@ -149,9 +137,9 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         players.push(player.map_err(Error::usage)?);
     }
     let config = MatchConfig {
-        move_limit: Duration::from_millis(args.limit_ms),
-        init_limit: Duration::from_millis(args.init_limit_ms),
-        seed: args.seed,
+        move_limit: Duration::from_millis(args.play.limit_ms),
+        init_limit: Duration::from_millis(args.play.init_limit_ms),
+        seed: args.play.seed,
         ..MatchConfig::default()
     };
     let [first, second] = &mut players[..] else {

@@ -60,7 +60,7 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
             )));
         }
     }
-    let python = args.matches.python.as_deref();
+    let python = args.matches.play.python.as_deref();
     let entrants = vec![
         cli_entrant(&args.candidate, python)?,
         cli_entrant(&args.baseline, python)?,
