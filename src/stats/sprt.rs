@@ -141,14 +141,27 @@ pub fn elo_estimate(counts: &[u64; 5]) -> (f64, f64, f64) {
         return (0.0, 0.0, 0.0);
     }
     let n = pairs as f64;
-    let (_, pdf) = distribution(counts);
-    let (mean, var) = mean_var(&pdf);
-    let half = z95() * (var / n).sqrt();
     let clamp = |s: f64| s.clamp(0.25 / n, 1.0 - 0.25 / n);
+    let (_, pdf) = distribution(counts);
+    let (mean, _) = mean_var(&pdf);
+    // The spread comes from the counts with half a pair added to each empty outcome: a
+    // unanimous run has no observed spread, yet its Elo is far from known.
+    let total = n + counts.iter().filter(|&&c| c == 0).count() as f64 * 0.5;
+    let smoothed: [(f64, f64); 5] = std::array::from_fn(|i| {
+        let c = if counts[i] == 0 {
+            0.5
+        } else {
+            counts[i] as f64
+        };
+        (i as f64 / 4.0, c / total)
+    });
+    let (smoothed_mean, var) = mean_var(&smoothed);
+    let half = z95() * (var / n).sqrt();
+    let estimate = elo_of_score(clamp(mean));
     (
-        elo_of_score(clamp(mean)),
-        elo_of_score(clamp(mean - half)),
-        elo_of_score(clamp(mean + half)),
+        estimate,
+        estimate.min(elo_of_score(clamp(smoothed_mean - half))),
+        estimate.max(elo_of_score(clamp(smoothed_mean + half))),
     )
 }
 
@@ -267,5 +280,8 @@ mod tests {
         }
         let (e, _, _) = elo_estimate(&[3, 5, 9, 5, 3]);
         assert!(e.abs() < 1e-9);
+        // A unanimous run is far from a known Elo: its interval is wide, not a point.
+        let (e, lo, hi) = elo_estimate(&[0, 0, 0, 0, 17]);
+        assert!(e > 400.0 && hi - lo > 100.0, "{lo} {e} {hi}");
     }
 }
