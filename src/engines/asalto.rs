@@ -23,7 +23,7 @@
 //!
 //! The weights were tuned by the strength matches of `cargo bench --bench engines`.
 
-use super::{AlphaBeta, Builtins, Engine, Greedy, Heuristic, RandomMover};
+use super::Heuristic;
 use crate::games::Side;
 use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
 use crate::games::asalto::{Asalto, Move, State};
@@ -209,20 +209,6 @@ impl Heuristic for Asalto {
 
     fn is_tactical(&self, _state: &State, mv: &Move) -> bool {
         matches!(mv, Move::Capture(_))
-    }
-}
-
-impl Builtins for Asalto {
-    fn builtin_names(&self) -> &'static [&'static str] {
-        &["random", "greedy", "alphabeta"]
-    }
-    fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>> {
-        match name {
-            "random" => Some(Box::new(RandomMover::<Asalto>::new(seed))),
-            "greedy" => Some(Box::new(Greedy::<Asalto>::new(seed))),
-            "alphabeta" => Some(Box::new(AlphaBeta::<Asalto>::new(seed))),
-            _ => None,
-        }
     }
 }
 

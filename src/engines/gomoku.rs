@@ -11,7 +11,7 @@
 //! - Move ordering tries the cell that completes a five, then the cell that blocks one,
 //!   then cells in many open windows of either colour (attack and defence at once).
 
-use super::{AlphaBeta, Builtins, Engine, Greedy, Heuristic, RandomMover};
+use super::Heuristic;
 use crate::games::Side;
 use crate::games::gomoku::board::{WINDOWS, windows_through};
 use crate::games::gomoku::{Gomoku, Move, State};
@@ -103,24 +103,11 @@ impl Heuristic for Gomoku {
     }
 }
 
-impl Builtins for Gomoku {
-    fn builtin_names(&self) -> &'static [&'static str] {
-        &["random", "greedy", "alphabeta"]
-    }
-    fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>> {
-        match name {
-            "random" => Some(Box::new(RandomMover::<Gomoku>::new(seed))),
-            "greedy" => Some(Box::new(Greedy::<Gomoku>::new(seed))),
-            "alphabeta" => Some(Box::new(AlphaBeta::<Gomoku>::new(seed))),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engines::Limits;
+    use crate::engines::{AlphaBeta, Builtins, Engine, Greedy};
     use crate::games::gomoku::{BLACK, WHITE, parse_rows};
     use crate::games::{Game, Outcome};
     use std::time::Duration;
@@ -304,6 +291,7 @@ mod tests {
 #[cfg(test)]
 mod strength {
     use super::*;
+    use crate::engines::{AlphaBeta, Engine, Greedy, RandomMover};
 
     use crate::engines::Limits;
 

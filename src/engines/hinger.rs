@@ -7,7 +7,7 @@
 //! does the rest. Move ordering tries hingers first, then moves that cannot create one
 //! (taking from a pile of two or more, or an isolated counter), then the rest.
 
-use super::{AlphaBeta, Builtins, Engine, Greedy, Heuristic, RandomMover};
+use super::Heuristic;
 use crate::games::Side;
 use crate::games::hinger::{Hinger, Move, State};
 
@@ -66,24 +66,11 @@ impl Heuristic for Hinger {
     }
 }
 
-impl Builtins for Hinger {
-    fn builtin_names(&self) -> &'static [&'static str] {
-        &["random", "greedy", "alphabeta"]
-    }
-    fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>> {
-        match name {
-            "random" => Some(Box::new(RandomMover::<Hinger>::new(seed))),
-            "greedy" => Some(Box::new(Greedy::<Hinger>::new(seed))),
-            "alphabeta" => Some(Box::new(AlphaBeta::<Hinger>::new(seed))),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engines::Limits;
+    use crate::engines::{AlphaBeta, Builtins, Engine, Greedy};
     use crate::games::hinger::hingers;
     use crate::games::{Game, Outcome};
     use std::time::Duration;
@@ -208,6 +195,7 @@ mod tests {
 #[cfg(test)]
 mod strength {
     use super::*;
+    use crate::engines::{AlphaBeta, Engine, Greedy, RandomMover};
 
     use crate::engines::Limits;
     use crate::games::Game;

@@ -31,6 +31,21 @@ pub trait Engine<G: Game>: Send {
     fn choose(&mut self, game: &G, state: &G::State, budget: Duration) -> Option<G::Move>;
 }
 
+/// Every game with a heuristic gets the three standard built-in bots.
+impl<G: Heuristic> Builtins for G {
+    fn builtin_names(&self) -> &'static [&'static str] {
+        &["random", "greedy", "alphabeta"]
+    }
+    fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomMover::<G>::new(seed))),
+            "greedy" => Some(Box::new(Greedy::<G>::new(seed))),
+            "alphabeta" => Some(Box::new(AlphaBeta::<G>::new(seed))),
+            _ => None,
+        }
+    }
+}
+
 /// A game with built-in bots.
 pub trait Builtins: Game {
     /// The names accepted by [`Builtins::builtin`], weakest first.

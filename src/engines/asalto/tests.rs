@@ -1,6 +1,7 @@
 //! The Asalto heuristic and built-in bots: sanity, tactics, and strength in short matches.
 
 use super::*;
+use crate::engines::{AlphaBeta, Builtins, Engine, Greedy, RandomMover};
 use crate::engines::{Limits, SearchStats, WIN_THRESHOLD};
 use crate::games::Game;
 use std::time::Duration;
