@@ -158,17 +158,7 @@ mod tests {
 
     #[test]
     fn builtins_are_named_and_play_legal_moves() {
-        let game = Gomoku;
-        assert!(game.builtin("nonsense", 0).is_none());
-        let start = game.initial();
-        for name in game.builtin_names() {
-            let mut engine = game.builtin(name, 5).expect("a builtin");
-            let mv = engine
-                .choose(&game, &start, Duration::from_millis(50))
-                .expect("a move");
-            let reply = game.move_to_wire(&mv);
-            assert_eq!(game.parse_move(&start, &reply), Ok(mv), "{name}");
-        }
+        crate::engines::assert_builtins_play_legal_moves(&Gomoku, &Gomoku.initial());
     }
 
     #[test]

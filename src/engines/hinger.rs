@@ -102,16 +102,7 @@ mod tests {
     #[test]
     fn builtins_are_named_and_play_legal_moves() {
         let game = Hinger::random(5, 6, 0.6, 11).unwrap();
-        assert!(game.builtin("nonsense", 0).is_none());
-        let start = game.initial();
-        for name in game.builtin_names() {
-            let mut engine = game.builtin(name, 5).expect("a builtin");
-            let mv = engine
-                .choose(&game, &start, Duration::from_millis(50))
-                .expect("a move");
-            let reply = game.move_to_wire(&mv);
-            assert_eq!(game.parse_move(&start, &reply), Ok(mv), "{name}");
-        }
+        crate::engines::assert_builtins_play_legal_moves(&game, &game.initial());
     }
 
     #[test]

@@ -186,3 +186,24 @@ pub(crate) fn assert_illegal_reply_loses<G: Builtins>(
         assert_eq!(last.reason.as_deref(), Some(expected));
     }
 }
+
+/// Every standard built-in is found by name, an unknown name is not, and each plays a
+/// legal move from `state` whose wire form parses back to it.
+#[cfg(test)]
+pub(crate) fn assert_builtins_play_legal_moves<G: Builtins>(game: &G, state: &G::State) {
+    assert!(game.builtin("nonsense", 0).is_none());
+    let mut legal = Vec::new();
+    game.legal_moves(state, &mut legal);
+    for name in game.builtin_names() {
+        let mut engine = game.builtin(name, 5).expect("a builtin");
+        let mv = engine
+            .choose(game, state, Duration::from_millis(50))
+            .expect("a move");
+        assert!(legal.contains(&mv), "{name} played {mv:?}");
+        assert_eq!(
+            game.parse_move(state, &game.move_to_wire(&mv)).ok(),
+            Some(mv),
+            "{name}"
+        );
+    }
+}

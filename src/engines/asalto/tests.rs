@@ -1,7 +1,7 @@
 //! The Asalto heuristic and built-in bots: sanity, tactics, and strength in short matches.
 
 use super::*;
-use crate::engines::{AlphaBeta, Builtins, Engine, Greedy, RandomMover};
+use crate::engines::{AlphaBeta, Engine, Greedy, RandomMover};
 use crate::engines::{Limits, SearchStats, WIN_THRESHOLD};
 use crate::games::Game;
 use std::time::Duration;
@@ -35,17 +35,7 @@ fn evaluation_is_zero_sum_and_hash_sees_the_side_to_move() {
 #[test]
 fn builtins_are_named_and_play_legal_moves() {
     let game = Asalto::default();
-    assert!(game.builtin("nonsense", 0).is_none());
-    let start = game.initial();
-    let mut legal = Vec::new();
-    game.legal_moves(&start, &mut legal);
-    for name in game.builtin_names() {
-        let mut engine = game.builtin(name, 3).expect("a builtin");
-        let mv = engine
-            .choose(&game, &start, Duration::from_millis(30))
-            .expect("a move");
-        assert!(legal.contains(&mv), "{name} played {mv:?}");
-    }
+    crate::engines::assert_builtins_play_legal_moves(&game, &game.initial());
 }
 
 #[test]
