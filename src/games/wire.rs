@@ -37,6 +37,39 @@ pub fn is_integer(v: &Value) -> bool {
     }
 }
 
+/// Why a reply is not a `[row, col]` pair of integers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PairError {
+    /// Not a two-item list: what it was instead.
+    WrongShape(String),
+    /// An item that is not an integer, shortened.
+    NotIntegers(String),
+}
+
+/// The two items of a `[row, col]` reply, both integers (in range or not). Types are
+/// checked over the whole reply before any range: a float anywhere is the more basic fault.
+pub fn integer_pair(reply: &Value) -> Result<(&Value, &Value), PairError> {
+    let (r, c) = match reply {
+        Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
+        Value::Array(list) => {
+            return Err(PairError::WrongShape(format!(
+                "expected [row, col], got a list of {}",
+                list.len()
+            )));
+        }
+        other => {
+            return Err(PairError::WrongShape(format!(
+                "expected [row, col], got {}",
+                kind_of(other)
+            )));
+        }
+    };
+    match [r, c].into_iter().find(|v| !is_integer(v)) {
+        Some(v) => Err(PairError::NotIntegers(excerpt(v))),
+        None => Ok((r, c)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 
 use super::board::{SIZE, State};
 use crate::games::ReasonCode;
-use crate::games::wire::{excerpt, is_integer, kind_of};
+use crate::games::wire::{PairError, excerpt, integer_pair};
 use serde_json::Value;
 
 /// A checked move: an empty cell of the board, `row * 8 + col`.
@@ -67,23 +67,10 @@ fn coordinate(v: &Value) -> Result<usize, Illegal> {
 
 /// Parses and checks a reply `[row, col]` for the side to move of `state`.
 pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
-    let (r, c) = match reply {
-        Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
-        Value::Array(list) => {
-            return Err(Illegal::WrongShape {
-                detail: format!("expected [row, col], got a list of {}", list.len()),
-            });
-        }
-        other => {
-            return Err(Illegal::WrongShape {
-                detail: format!("expected [row, col], got {}", kind_of(other)),
-            });
-        }
-    };
-    // Types before ranges over the whole reply: a float anywhere is the more basic fault.
-    if let Some(v) = [r, c].into_iter().find(|v| !is_integer(v)) {
-        return Err(Illegal::NotIntegers { value: excerpt(v) });
-    }
+    let (r, c) = integer_pair(reply).map_err(|e| match e {
+        PairError::WrongShape(detail) => Illegal::WrongShape { detail },
+        PairError::NotIntegers(value) => Illegal::NotIntegers { value },
+    })?;
     let (row, col) = (coordinate(r)?, coordinate(c)?);
     if state.at(row, col).is_some() {
         return Err(Illegal::Occupied { row, col });

@@ -9,7 +9,7 @@
 
 use super::board::State;
 use crate::games::ReasonCode;
-use crate::games::wire::{excerpt, is_integer, kind_of};
+use crate::games::wire::{PairError, excerpt, integer_pair};
 use serde_json::Value;
 
 /// A move: take one counter from `(row, col)`. Checked moves come from the generator and
@@ -63,22 +63,10 @@ impl ReasonCode for Illegal {
 
 /// Parses and checks a reply `[row, col]` for the side to move of `state`.
 pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
-    let (r, c) = match reply {
-        Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
-        Value::Array(list) => {
-            return Err(Illegal::WrongShape {
-                detail: format!("expected [row, col], got a list of {}", list.len()),
-            });
-        }
-        other => {
-            return Err(Illegal::WrongShape {
-                detail: format!("expected [row, col], got {}", kind_of(other)),
-            });
-        }
-    };
-    if let Some(v) = [r, c].into_iter().find(|v| !is_integer(v)) {
-        return Err(Illegal::NotIntegers { value: excerpt(v) });
-    }
+    let (r, c) = integer_pair(reply).map_err(|e| match e {
+        PairError::WrongShape(detail) => Illegal::WrongShape { detail },
+        PairError::NotIntegers(value) => Illegal::NotIntegers { value },
+    })?;
     let index = |v: &Value| v.as_u64().and_then(|i| usize::try_from(i).ok());
     let (row, col) = match (index(r), index(c)) {
         (Some(row), Some(col)) if row < state.rows() && col < state.cols() => (row, col),
