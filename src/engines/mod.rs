@@ -27,7 +27,9 @@ use std::time::Duration;
 /// A built-in bot: picks a move for the side to move.
 pub trait Engine<G: Game>: Send {
     /// A legal move for the side to move, found within `budget` (the engine keeps under
-    /// it); `None` only when the side to move has no legal move.
+    /// it); `None` only when the side to move has no legal move. The referee asks such a
+    /// side all the same (Asalto), so its seat then answers `null`, an illegal move by
+    /// construction, rather than fail: in process and as `arbiter bot` alike.
     fn choose(&mut self, game: &G, state: &G::State, budget: Duration) -> Option<G::Move>;
 }
 

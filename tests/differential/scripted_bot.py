@@ -157,6 +157,7 @@ class ScriptedPlayer:
             rng.choice([0, 0, 0, 0.05, 0.2]),
         ]
         self.tuples = rng.random() < 0.3
+        self.eager = rng.choice([0.0, 0.5, 0.9])
 
     def play_rebel(self, board):
         return self.reply(board, "rebel")
@@ -193,9 +194,24 @@ class ScriptedPlayer:
     def legal(self, board, role):
         rng = self.rng
         if role == "rebel":
-            # Mostly upward, which fills the fortress and hems the officers in.
-            moves = rebel_moves(board, upward_only=rng.random() < 0.7) or rebel_moves(board)
+            moves = rebel_moves(board)
+            # Mostly upward and into the fortress: fills it and hems the officers in.
+            for prefer in (self.into_fortress, self.upward):
+                if moves and rng.random() < self.eager:
+                    moves = [m for m in moves if prefer(m)] or moves
         else:
-            captures = officer_captures(board)
-            moves = captures or officer_steps(board)
+            moves = officer_captures(board)
+            if not moves:
+                moves = officer_steps(board)
+                # Some officers roam out of the fortress, leaving it to the rebels.
+                if moves and rng.random() < self.eager:
+                    moves = [m for m in moves if m[1][0] > m[0][0]] or moves
         return rng.choice(moves) if moves else None
+
+    @staticmethod
+    def into_fortress(move):
+        return tuple(move[1]) in FORTRESS
+
+    @staticmethod
+    def upward(move):
+        return move[1][0] < move[0][0]
