@@ -1,4 +1,5 @@
-//! `arbiter play`: the example course bots against every built-in, in both roles.
+//! `arbiter play`: the example course bots against every built-in, in both roles; and
+//! `arbiter bot`, a built-in over the protocol, on a turn without a legal move.
 
 use crate::common::*;
 
@@ -58,5 +59,51 @@ fn example_course_bots_play_full_games_against_every_builtin_in_both_roles() {
                 assert!(rec["moves"].as_array().unwrap().len() >= 2);
             }
         }
+    }
+}
+
+#[test]
+fn arbiter_bot_answers_a_turn_without_a_legal_move_with_null() {
+    use std::io::Write;
+    // Officers to move, both boxed in: no step, no jump.
+    let board = [
+        "  ORO  ", "  RRR  ", "..RRR..", "...R...", "...R...", "  ...  ", "  ...  ",
+    ];
+    let input = [
+        serde_json::json!({"type": "hello", "protocol": 1, "game": "asalto", "role": "officer",
+            "time_limit_ms": 2000, "init_limit_ms": 2000, "seed": 4}),
+        serde_json::json!({"type": "turn", "role": "officer", "board": board, "ply": 1,
+            "illegal": {"rebel": 0, "officer": 0}}),
+        serde_json::json!({"type": "end", "result": "loss", "reason": "officers_immobile"}),
+    ]
+    .map(|m| m.to_string() + "\n")
+    .concat();
+    for name in ["random", "greedy", "alphabeta"] {
+        let mut child = arbiter()
+            .args(["bot", name])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("arbiter bot starts");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{name}");
+        let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            replies,
+            [
+                serde_json::json!({"type": "ready", "name": name}),
+                serde_json::json!({"type": "move", "move": null}),
+            ],
+            "{name}"
+        );
     }
 }
