@@ -37,11 +37,13 @@ fn differential_dir() -> PathBuf {
 /// adapter and these bots need only the standard library, and site-packages' start-up
 /// hooks can cost more than a whole short game.
 fn python(dir: &Path) -> (String, PathBuf) {
-    let (code, out, err) = run(std::process::Command::new("python3").args([
-        "-c",
-        "import sys; print(sys.executable)",
-    ]));
-    assert_eq!(code, 0, "python3 is needed for the differential test: {err}");
+    let (code, out, err) = run(
+        std::process::Command::new("python3").args(["-c", "import sys; print(sys.executable)"])
+    );
+    assert_eq!(
+        code, 0,
+        "python3 is needed for the differential test: {err}"
+    );
     let exe = out.trim().to_string();
     let wrapper = dir.join("python-S");
     std::fs::write(
@@ -94,7 +96,11 @@ fn from_model(v: &Value) -> Account {
 
 fn rows(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|r| r.iter().map(|s| s.as_str().unwrap_or("?").to_string()).collect())
+        .map(|r| {
+            r.iter()
+                .map(|s| s.as_str().unwrap_or("?").to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -149,11 +155,27 @@ fn difference(arbiter: &Account, model: &Account) -> Option<String> {
         ));
     }
     let fields = [
-        ("winner", format!("{:?}", arbiter.winner), format!("{:?}", model.winner)),
+        (
+            "winner",
+            format!("{:?}", arbiter.winner),
+            format!("{:?}", model.winner),
+        ),
         ("reason", arbiter.reason.clone(), model.reason.clone()),
-        ("rounds", arbiter.rounds.to_string(), model.rounds.to_string()),
-        ("illegal", format!("{:?}", arbiter.illegal), format!("{:?}", model.illegal)),
-        ("board", format!("{:?}", arbiter.board), format!("{:?}", model.board)),
+        (
+            "rounds",
+            arbiter.rounds.to_string(),
+            model.rounds.to_string(),
+        ),
+        (
+            "illegal",
+            format!("{:?}", arbiter.illegal),
+            format!("{:?}", model.illegal),
+        ),
+        (
+            "board",
+            format!("{:?}", arbiter.board),
+            format!("{:?}", model.board),
+        ),
     ];
     fields
         .into_iter()
@@ -272,7 +294,10 @@ fn asalto_agrees_with_an_independent_model_of_the_course_referee() {
             games_stuck[side.index()] += usize::from(stuck[side.index()] > 0);
         }
         if let Some(why) = difference(&arbiter, &from_model(&model[&seed])) {
-            disagreements.push(format!("game {seed} (round limit {}): {why}", round_limit(seed)));
+            disagreements.push(format!(
+                "game {seed} (round limit {}): {why}",
+                round_limit(seed)
+            ));
         }
     }
     let summary = format!(
@@ -292,7 +317,10 @@ fn asalto_agrees_with_an_independent_model_of_the_course_referee() {
     // exceptions and rule endings of every kind.
     assert!(games_stuck[OFFICERS.index()] >= 5, "{summary}");
     for reason in ["captured", "fortress", "immobile", "limit", "exception"] {
-        assert!(reasons.contains_key(reason), "no game ended by {reason}: {summary}");
+        assert!(
+            reasons.contains_key(reason),
+            "no game ended by {reason}: {summary}"
+        );
     }
     let huffs = records
         .values()

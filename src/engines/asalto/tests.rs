@@ -332,10 +332,7 @@ fn a_failure_on_a_turn_without_a_legal_move_loses_as_on_any_turn() {
                 _ => referee(&game, &mut other, &mut stuck),
             };
             assert_eq!(record.reason, reason, "{side}");
-            assert_eq!(
-                record.winner.as_deref(),
-                Some(game.role_name(side.other()))
-            );
+            assert_eq!(record.winner.as_deref(), Some(game.role_name(side.other())));
             assert_eq!(record.plies, 1, "{record:?}");
             assert_eq!(record.moves[0].verdict, "failed");
         }

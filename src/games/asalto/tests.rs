@@ -253,14 +253,12 @@ fn board_encodings() {
     assert!(text.contains("6      R R R"));
     assert!(text.contains("rebel to move, ply 0"));
     let mut s2 = s;
-    game.play_illegal(
-        &mut s2,
-        &Illegal::WrongShape {
-            detail: String::new(),
-        },
-    );
-    game.play_illegal(&mut s2, &Illegal::WrongShape { detail: String::new() });
-    game.play_illegal(&mut s2, &Illegal::WrongShape { detail: String::new() });
+    let wrong = Illegal::WrongShape {
+        detail: String::new(),
+    };
+    for _ in 0..3 {
+        game.play_illegal(&mut s2, &wrong);
+    }
     assert_eq!(
         Value::Object(game.turn_fields(&s2)),
         json!({"ply": 3, "illegal": {"rebel": 2, "officer": 1}})
@@ -421,7 +419,11 @@ fn check_turn(game: &Asalto, state: &mut State, turn: &Turn, at: &str) -> bool {
     let before = *state;
     let mut legal = Vec::new();
     game.legal_moves(state, &mut legal);
-    assert_eq!(legal.is_empty(), turn.no_legal_move, "{at}: legal moves {legal:?}");
+    assert_eq!(
+        legal.is_empty(),
+        turn.no_legal_move,
+        "{at}: legal moves {legal:?}"
+    );
     let outcome = {
         let verdict = turn.verdict.as_deref().expect("verdict");
         match game.parse_move(state, &turn.reply) {

@@ -528,3 +528,27 @@ fn the_referee_plays_from_the_start_number() {
         assert_eq!(first.as_ref(), Some(&boards[start as usize]));
     }
 }
+
+#[test]
+fn a_board_without_counters_is_drawn_before_anyone_is_asked() {
+    use crate::engines::Scripted;
+    use crate::referee::{MatchConfig, play_game};
+    for game in [
+        Hinger::new(vec![vec![0, 0], vec![0, 0]]).unwrap(),
+        Hinger::random_starts(3, 3, 0.0, 5).unwrap(),
+    ] {
+        // Asked, either bot would send an illegal reply and lose.
+        let (mut a, mut b) = (Scripted(json!(null)), Scripted(json!(null)));
+        let record = play_game(
+            &game,
+            [&mut a, &mut b],
+            ["a", "b"],
+            &MatchConfig::default(),
+            &mut |_| {},
+        );
+        assert_eq!(record.winner, None);
+        assert_eq!(record.reason, "all_removed");
+        assert_eq!(record.plies, 0);
+        assert!(record.moves.is_empty());
+    }
+}
