@@ -46,9 +46,9 @@ pub struct MoveRecord {
     pub ply: u32,
     /// The mover's role.
     pub side: String,
-    /// What the bot sent (`null` for a pass or a failure).
+    /// What the bot sent (`null` for a failure).
     pub reply: Value,
-    /// `move`, a game-specific kind (`huff`), `illegal`, `pass` or `failed`.
+    /// `move`, a game-specific kind (`huff`), `illegal` or `failed`.
     pub verdict: String,
     /// The illegal-move or failure reason code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,7 +90,7 @@ pub struct GameSummary {
     pub reason: String,
     pub rounds: u32,
     pub illegal: [u32; 2],
-    /// Per seat, over the moves it was asked for.
+    /// Per seat, over its turns.
     pub max_ms: [f64; 2],
     pub mean_ms: [f64; 2],
     pub seed: u64,
@@ -105,9 +105,7 @@ impl GameSummary {
         let mut sum_ms = [0.0f64; 2];
         let mut asked = [0u32; 2];
         for mv in &record.moves {
-            if let Some(seat) = roles.iter().position(|r| *r == mv.side)
-                && mv.verdict != "pass"
-            {
+            if let Some(seat) = roles.iter().position(|r| *r == mv.side) {
                 max_ms[seat] = max_ms[seat].max(mv.time_ms);
                 sum_ms[seat] += mv.time_ms;
                 asked[seat] += 1;

@@ -221,84 +221,67 @@ fn play_turns<G: Game>(
     plies: &mut u32,
     on_event: &mut dyn FnMut(Event<'_, G>),
 ) -> (Outcome, Option<String>) {
-    let mut legal = Vec::new();
+    if let Some(outcome) = game.start_outcome(state) {
+        return (outcome, None);
+    }
     loop {
         if config.cancelled() {
             return (Outcome::tie(CANCELLED), None);
         }
+        // The side to move is asked even when it has no legal move (Asalto's course
+        // referee does the same): its reply is then illegal, and the game's policy for an
+        // illegal reply applies; a failure loses as on any turn.
         let side = game.side_to_move(state);
-        let role = game.role_name(side).to_string();
-        legal.clear();
-        game.legal_moves(state, &mut legal);
-
-        let (mut record, outcome, detail) = if legal.is_empty() {
-            let outcome = game.play_pass(state);
-            (
-                MoveRecord {
-                    ply: *plies,
-                    side: role,
-                    reply: Value::Null,
-                    verdict: "pass".into(),
-                    reason: None,
-                    time_ms: 0.0,
-                },
-                outcome,
-                None,
-            )
-        } else {
-            let turn = seats[side.index()].turn(game, state);
-            let time_ms = turn.elapsed.as_secs_f64() * 1000.0;
-            let reply = match turn.reply {
-                // A late answer is no answer: the limit holds for every kind of bot.
-                _ if turn.elapsed > config.move_limit => Reply::Failed(Failure::new(
-                    FailureKind::Timeout,
-                    format!("no reply within {} ms", config.move_limit.as_millis()),
-                )),
-                reply => reply,
-            };
-            let mut rec = MoveRecord {
-                ply: *plies,
-                side: role,
-                reply: Value::Null,
-                verdict: String::new(),
-                reason: None,
-                time_ms,
-            };
-            let (outcome, detail) = match reply {
-                Reply::Checked(mv) => {
-                    rec.reply = game.move_to_wire(&mv);
-                    rec.verdict = game.move_kind(&mv).to_string();
-                    (game.play(state, &mv), None)
-                }
-                Reply::Wire(value) => {
-                    let parsed = game.parse_move(state, &value);
-                    rec.reply = value;
-                    match parsed {
-                        Ok(mv) => {
-                            rec.verdict = game.move_kind(&mv).to_string();
-                            (game.play(state, &mv), None)
-                        }
-                        Err(why) => {
-                            illegal[side.index()] += 1;
-                            rec.verdict = "illegal".into();
-                            rec.reason = Some(why.code().to_string());
-                            (game.play_illegal(state, &why), None)
-                        }
+        let turn = seats[side.index()].turn(game, state);
+        let time_ms = turn.elapsed.as_secs_f64() * 1000.0;
+        let reply = match turn.reply {
+            // A late answer is no answer: the limit holds for every kind of bot.
+            _ if turn.elapsed > config.move_limit => Reply::Failed(Failure::new(
+                FailureKind::Timeout,
+                format!("no reply within {} ms", config.move_limit.as_millis()),
+            )),
+            reply => reply,
+        };
+        let mut record = MoveRecord {
+            ply: *plies,
+            side: game.role_name(side).to_string(),
+            reply: Value::Null,
+            verdict: String::new(),
+            reason: None,
+            time_ms,
+        };
+        let (outcome, detail) = match reply {
+            Reply::Checked(mv) => {
+                record.reply = game.move_to_wire(&mv);
+                record.verdict = game.move_kind(&mv).to_string();
+                (game.play(state, &mv), None)
+            }
+            Reply::Wire(value) => {
+                let parsed = game.parse_move(state, &value);
+                record.reply = value;
+                match parsed {
+                    Ok(mv) => {
+                        record.verdict = game.move_kind(&mv).to_string();
+                        (game.play(state, &mv), None)
+                    }
+                    Err(why) => {
+                        illegal[side.index()] += 1;
+                        record.verdict = "illegal".into();
+                        record.reason = Some(why.code().to_string());
+                        (game.play_illegal(state, &why), None)
                     }
                 }
-                Reply::Failed(failure) => {
-                    rec.verdict = "failed".into();
-                    rec.reason = Some(failure.kind.code().to_string());
-                    (
-                        Some(Outcome::win(side.other(), failure.kind.code())),
-                        Some(failure.detail),
-                    )
-                }
-            };
-            (rec, outcome, detail)
+            }
+            Reply::Failed(failure) => {
+                record.verdict = "failed".into();
+                record.reason = Some(failure.kind.code().to_string());
+                (
+                    Some(Outcome::win(side.other(), failure.kind.code())),
+                    Some(failure.detail),
+                )
+            }
         };
         *plies += 1;
-        record.ply = *plies - 1;
         on_event(Event::Turn {
             record: &record,
             state,

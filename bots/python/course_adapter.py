@@ -5,6 +5,10 @@ A course bot is a Python file with a class `Player` whose methods `play_rebel(bo
 return a move as a sequence of (row, col) points. The bot knows nothing of the protocol:
 this adapter speaks it for the bot.
 
+Every `turn` calls the bot, also when its side has no legal move (blocked rebels, officers
+that cannot move): the course referee calls it then too, with the usual board, and the
+referee counts whatever comes back, `None` included, as an illegal move.
+
 Usage: python3 -u course_adapter.py BOT_FILE   (arbiter embeds this file and runs it with -c)
 
 The protocol stream is protected from the bot: before the bot is imported, the real stdout

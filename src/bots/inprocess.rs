@@ -72,8 +72,8 @@ impl<G: Game> Player<G> for InProcess<G> {
             .and_then(|engine| engine.choose(game, state, self.budget));
         let reply = match choice {
             Some(mv) => Reply::Checked(mv),
-            // The referee never asks a side without legal moves; an engine that finds
-            // none anyway answers the way a bot with nothing to say would.
+            // No legal move (the referee asks such a side too): any answer is illegal,
+            // and `null` is the one `arbiter bot` sends as well.
             None => Reply::Wire(serde_json::Value::Null),
         };
         TurnReply {

@@ -135,6 +135,8 @@ fn play_turn<G: Game>(
         Ok(state) => state,
         Err(why) => return send_error(output, why).map(|()| false),
     };
+    // With no legal move the engine has nothing to choose: `null` answers the turn, and
+    // the referee counts it as the illegal move any reply would be.
     let reply = engine
         .choose(game, &state, budget)
         .map_or(Value::Null, |mv| game.move_to_wire(&mv));
@@ -234,9 +236,6 @@ mod tests {
             None
         }
         fn play_illegal(&self, _: &mut Self::State, _: &Never) -> Option<Outcome> {
-            None
-        }
-        fn play_pass(&self, _: &mut Self::State) -> Option<Outcome> {
             None
         }
         fn encode_board(&self, s: &Self::State) -> Value {

@@ -6,8 +6,10 @@
 //!   game's [`Heuristic::order_key`]. Later moves get a null window first (PVS).
 //! - At the nominal depth a quiescence search follows tactical moves (captures), so the
 //!   evaluation is never taken in the middle of an exchange.
-//! - Finished games are scored from [`Game::play`]'s outcome, nearer wins higher; a side
-//!   without legal moves passes through [`Game::play_pass`].
+//! - Finished games are scored from [`Game::play`]'s outcome, nearer wins higher. A side
+//!   without legal moves is still asked by the referee and its reply is illegal: the
+//!   search plays the `null` reply the built-in bots send then, through
+//!   [`Game::play_illegal`] (Asalto: the turn is lost and counted).
 //! - The clock is read every few hundred nodes; a search that runs out of time or nodes
 //!   returns the best move of the last completed depth (or a better one that the
 //!   unfinished depth already proved), so there is always a move when one exists.
@@ -17,10 +19,11 @@
 //! equally good moves differently from game to game.
 
 use super::{Engine, Heuristic, WIN, WIN_THRESHOLD, clamped_eval, outcome_score};
-use crate::games::{Game, Side};
+use crate::games::{Game, Outcome, Side};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 const INF: i32 = WIN + 1;
@@ -376,7 +379,7 @@ impl<G: Heuristic> AlphaBeta<G> {
         if buf.moves.is_empty() {
             *self.buffer(ply) = buf;
             let mut next = state.clone();
-            return match game.play_pass(&mut next) {
+            return match play_stuck(game, &mut next) {
                 Some(outcome) => outcome_score(&outcome, side, ply + 1),
                 None => self.child(game, &next, side, depth - 1, ply + 1, alpha, beta),
             };
@@ -554,6 +557,16 @@ impl<G: Heuristic> AlphaBeta<G> {
             depth: depth.clamp(0, i8::MAX as i32) as i8,
             bound,
         };
+    }
+}
+
+/// The turn of a side with no legal move, as the referee plays it: a built-in bot's seat
+/// answers `null` then (see [`Engine::choose`]), which the game rejects and judges by its
+/// illegal-move policy.
+fn play_stuck<G: Game>(game: &G, state: &mut G::State) -> Option<Outcome> {
+    match game.parse_move(state, &Value::Null) {
+        Err(why) => game.play_illegal(state, &why),
+        Ok(mv) => game.play(state, &mv),
     }
 }
 

@@ -27,7 +27,9 @@ use std::time::Duration;
 /// A built-in bot: picks a move for the side to move.
 pub trait Engine<G: Game>: Send {
     /// A legal move for the side to move, found within `budget` (the engine keeps under
-    /// it); `None` only when the side to move has no legal move.
+    /// it); `None` only when the side to move has no legal move. The referee asks such a
+    /// side all the same (Asalto), so its seat then answers `null`, an illegal move by
+    /// construction, rather than fail: in process and as `arbiter bot` alike.
     fn choose(&mut self, game: &G, state: &G::State, budget: Duration) -> Option<G::Move>;
 }
 
@@ -126,9 +128,87 @@ pub(crate) fn duel<G: Game>(
     record.winner.map(|w| w == game.role_name(strong_side))
 }
 
+/// A game that starts every game from one given position, with its rules and heuristic
+/// otherwise unchanged: referee tests from positions play does not reach quickly.
+#[cfg(test)]
+#[derive(Clone)]
+pub(crate) struct StartAt<G: Game>(pub G, pub G::State);
+
+#[cfg(test)]
+impl<G: Game> Game for StartAt<G> {
+    type State = G::State;
+    type Move = G::Move;
+    type Illegal = G::Illegal;
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn roles(&self) -> [&'static str; 2] {
+        self.0.roles()
+    }
+    fn initial(&self) -> G::State {
+        self.1.clone()
+    }
+    fn parse_board(&self, text: &str, side: Side) -> Result<G::State, crate::games::BoardError> {
+        self.0.parse_board(text, side)
+    }
+    fn side_to_move(&self, state: &G::State) -> Side {
+        self.0.side_to_move(state)
+    }
+    fn legal_moves(&self, state: &G::State, out: &mut Vec<G::Move>) {
+        self.0.legal_moves(state, out)
+    }
+    fn parse_move(
+        &self,
+        state: &G::State,
+        reply: &serde_json::Value,
+    ) -> Result<G::Move, G::Illegal> {
+        self.0.parse_move(state, reply)
+    }
+    fn move_to_wire(&self, mv: &G::Move) -> serde_json::Value {
+        self.0.move_to_wire(mv)
+    }
+    fn play(&self, state: &mut G::State, mv: &G::Move) -> Option<Outcome> {
+        self.0.play(state, mv)
+    }
+    fn play_illegal(&self, state: &mut G::State, why: &G::Illegal) -> Option<Outcome> {
+        self.0.play_illegal(state, why)
+    }
+    fn start_outcome(&self, state: &G::State) -> Option<Outcome> {
+        self.0.start_outcome(state)
+    }
+    fn encode_board(&self, state: &G::State) -> serde_json::Value {
+        self.0.encode_board(state)
+    }
+    fn turn_fields(&self, state: &G::State) -> serde_json::Map<String, serde_json::Value> {
+        self.0.turn_fields(state)
+    }
+    fn move_kind(&self, mv: &G::Move) -> &'static str {
+        self.0.move_kind(mv)
+    }
+    fn render(&self, state: &G::State) -> String {
+        self.0.render(state)
+    }
+}
+
+#[cfg(test)]
+impl<G: Heuristic> Heuristic for StartAt<G> {
+    fn evaluate(&self, state: &G::State, perspective: Side) -> i32 {
+        self.0.evaluate(state, perspective)
+    }
+    fn hash(&self, state: &G::State) -> u64 {
+        self.0.hash(state)
+    }
+    fn order_key(&self, state: &G::State, mv: &G::Move) -> i32 {
+        self.0.order_key(state, mv)
+    }
+    fn is_tactical(&self, state: &G::State, mv: &G::Move) -> bool {
+        self.0.is_tactical(state, mv)
+    }
+}
+
 /// A bot that sends the same raw reply every turn.
 #[cfg(test)]
-struct Scripted(serde_json::Value);
+pub(crate) struct Scripted(pub serde_json::Value);
 
 #[cfg(test)]
 impl<G: Game> crate::bots::Player<G> for Scripted {

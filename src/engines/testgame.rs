@@ -149,10 +149,6 @@ impl Game for Mnk {
     fn play_illegal(&self, state: &mut MnkState, _why: &MnkIllegal) -> Option<Outcome> {
         Some(Outcome::win(state.to_move.other(), "illegal"))
     }
-    fn play_pass(&self, state: &mut MnkState) -> Option<Outcome> {
-        state.to_move = state.to_move.other();
-        None
-    }
     fn encode_board(&self, state: &MnkState) -> Value {
         Value::from(state.cells.clone())
     }
@@ -421,8 +417,9 @@ fn greedy_takes_a_win_and_random_plays_legal_moves() {
     }
 }
 
-/// Two piles, one per side; a move takes one or two counters from the mover's own pile,
-/// and a side whose pile is empty passes. Whoever takes the very last counter loses.
+/// Two piles, one per side; a move takes one or two counters from the mover's own pile.
+/// An illegal reply loses the turn, as in Asalto, so a side whose pile is empty is asked,
+/// answers illegally and play goes on. Whoever takes the very last counter loses.
 #[derive(Clone, Debug)]
 struct Piles;
 
@@ -474,9 +471,6 @@ impl Game for Piles {
         (state.piles == [0, 0]).then(|| Outcome::win(me.other(), "took_last"))
     }
     fn play_illegal(&self, state: &mut PilesState, _why: &MnkIllegal) -> Option<Outcome> {
-        Some(Outcome::win(state.to_move.other(), "illegal"))
-    }
-    fn play_pass(&self, state: &mut PilesState) -> Option<Outcome> {
         state.to_move = state.to_move.other();
         None
     }
@@ -501,7 +495,7 @@ impl Heuristic for Piles {
 }
 
 #[test]
-fn alphabeta_searches_through_passes() {
+fn alphabeta_searches_through_turns_without_a_legal_move() {
     // a: 2, b: 1. Taking both leaves b to take the last counter; taking one loses.
     let state = PilesState {
         piles: [2, 1],
@@ -511,8 +505,9 @@ fn alphabeta_searches_through_passes() {
     let (mv, stats) = ab.search(&Piles, &state, LONG);
     assert_eq!(mv, Some(2));
     assert_eq!(stats.score, super::WIN - 2);
-    // a: 3, b: 0. b always passes, a loses whatever it does: it should lose as late as
-    // possible, one counter at a time (a, pass, a, pass, a: the loss comes at ply 5).
+    // a: 3, b: 0. b has no move and loses every turn to its illegal reply; a loses
+    // whatever it does and should lose as late as possible, one counter at a time (a, b's
+    // lost turn, a, b's lost turn, a: the loss comes at ply 5).
     let state = PilesState {
         piles: [3, 0],
         to_move: Side::First,

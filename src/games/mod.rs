@@ -125,10 +125,16 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// Plays a checked move. Returns the outcome when the game is over.
     fn play(&self, state: &mut Self::State, mv: &Self::Move) -> Option<Outcome>;
-    /// The side to move replied with an illegal move: applies the game's policy.
+    /// The side to move replied with an illegal move: applies the game's policy. A side
+    /// with no legal move is asked like any other, so its reply always lands here (Asalto:
+    /// the turn is lost and counted).
     fn play_illegal(&self, state: &mut Self::State, why: &Self::Illegal) -> Option<Outcome>;
-    /// The side to move has no legal move and the game is not over: its turn is lost.
-    fn play_pass(&self, state: &mut Self::State) -> Option<Outcome>;
+    /// The outcome of a start position that is over before anyone moves (a Hinger board
+    /// without counters). The referee asks it once, before the first turn; after that
+    /// [`Game::play`] and [`Game::play_illegal`] say when the game ends.
+    fn start_outcome(&self, _state: &Self::State) -> Option<Outcome> {
+        None
+    }
 
     /// The board as sent in the protocol's `turn` message.
     fn encode_board(&self, state: &Self::State) -> Value;

@@ -102,9 +102,6 @@ impl Game for Shapes {
         state.illegal[side] += 1;
         self.after_turn(state)
     }
-    fn play_pass(&self, state: &mut ShapesState) -> Option<Outcome> {
-        self.after_turn(state)
-    }
     fn encode_board(&self, _state: &ShapesState) -> Value {
         json!([
             "  ...  ", "  O.O  ", "RR...RR", "RRRRRRR", "RRRRRRR", "  RRR  ", "  RRR  "

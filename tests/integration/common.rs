@@ -1,5 +1,8 @@
 //! Helpers shared by the integration tests.
 
+use arbiter::games::Game;
+use arbiter::games::asalto::Asalto;
+use arbiter::record::GameRecord;
 use std::path::Path;
 use std::process::Command;
 
@@ -47,4 +50,25 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> 
                 .collect()
         })
         .collect()
+}
+
+/// Replays an Asalto record with arbiter's rules: for each turn, whether the side to move
+/// had a legal move (a side without one is asked all the same, and its reply is illegal).
+/// The replay stops at a failed turn, the last.
+pub fn asalto_turns_with_a_legal_move(record: &GameRecord) -> Vec<bool> {
+    let game = Asalto::default();
+    let mut state = game.initial();
+    let mut legal = Vec::new();
+    let mut has_move = Vec::new();
+    for m in &record.moves {
+        legal.clear();
+        game.legal_moves(&state, &mut legal);
+        has_move.push(!legal.is_empty());
+        let _ = match game.parse_move(&state, &m.reply) {
+            _ if m.verdict == "failed" => break,
+            Ok(mv) => game.play(&mut state, &mv),
+            Err(why) => game.play_illegal(&mut state, &why),
+        };
+    }
+    has_move
 }

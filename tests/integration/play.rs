@@ -1,4 +1,5 @@
-//! `arbiter play`: the example course bots against every built-in, in both roles.
+//! `arbiter play`: the example course bots against every built-in, in both roles; and
+//! `arbiter bot`, a built-in over the protocol, on a turn without a legal move.
 
 use crate::common::*;
 
@@ -51,12 +52,66 @@ fn example_course_bots_play_full_games_against_every_builtin_in_both_roles() {
                     rule_ending.contains(&reason) || builtin_overran,
                     "{rebel} vs {officer} ended by {reason}:\n{stdout}"
                 );
-                assert_eq!(
-                    rec["illegal"][course_role], 0,
-                    "{rebel} vs {officer}: the course bot's moves are legal"
-                );
+                // The course bot plays a legal move whenever it has one; without one it is
+                // asked all the same, and its reply is illegal.
+                let game: arbiter::record::GameRecord =
+                    serde_json::from_value(rec.clone()).unwrap();
+                let turns = game.moves.iter().zip(asalto_turns_with_a_legal_move(&game));
+                let mut stuck = 0;
+                for (m, has_move) in turns.filter(|(m, _)| m.side == course_role) {
+                    let want = if has_move { "move" } else { "illegal" };
+                    assert_eq!(m.verdict, want, "{rebel} vs {officer}: {m:?}");
+                    stuck += u32::from(!has_move);
+                }
+                assert_eq!(game.illegal[course_role], stuck, "{rebel} vs {officer}");
                 assert!(rec["moves"].as_array().unwrap().len() >= 2);
             }
         }
+    }
+}
+
+#[test]
+fn arbiter_bot_answers_a_turn_without_a_legal_move_with_null() {
+    use std::io::Write;
+    // Officers to move, both boxed in: no step, no jump.
+    let board = [
+        "  ORO  ", "  RRR  ", "..RRR..", "...R...", "...R...", "  ...  ", "  ...  ",
+    ];
+    let input = [
+        serde_json::json!({"type": "hello", "protocol": 1, "game": "asalto", "role": "officer",
+            "time_limit_ms": 2000, "init_limit_ms": 2000, "seed": 4}),
+        serde_json::json!({"type": "turn", "role": "officer", "board": board, "ply": 1,
+            "illegal": {"rebel": 0, "officer": 0}}),
+        serde_json::json!({"type": "end", "result": "loss", "reason": "officers_immobile"}),
+    ]
+    .map(|m| m.to_string() + "\n")
+    .concat();
+    for name in ["random", "greedy", "alphabeta"] {
+        let mut child = arbiter()
+            .args(["bot", name])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("arbiter bot starts");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{name}");
+        let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            replies,
+            [
+                serde_json::json!({"type": "ready", "name": name}),
+                serde_json::json!({"type": "move", "move": null}),
+            ],
+            "{name}"
+        );
     }
 }

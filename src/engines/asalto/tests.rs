@@ -1,9 +1,14 @@
 //! The Asalto heuristic and built-in bots: sanity, tactics, and strength in short matches.
 
 use super::*;
-use crate::engines::{AlphaBeta, Engine, Greedy, RandomMover};
+use crate::bots::inprocess::InProcess;
+use crate::bots::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
+use crate::engines::{AlphaBeta, Builtins, Engine, Greedy, RandomMover, Scripted, StartAt};
 use crate::engines::{Limits, SearchStats, WIN_THRESHOLD};
 use crate::games::Game;
+use crate::record::GameRecord;
+use crate::referee::{MatchConfig, play_game};
+use serde_json::{Value, json};
 use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(3600);
@@ -190,4 +195,146 @@ fn alphabeta_keeps_within_its_budget_from_the_start() {
     assert!(mv.is_some());
     assert!(started.elapsed() < Duration::from_secs(1), "{stats:?}");
     assert!(stats.depth >= 1, "{stats:?}");
+}
+
+// ------------------------------------------- a side with no legal move is asked all the same
+
+/// Rebels to move with no legal move: every rebel is hemmed in at the top, the officers
+/// sit in the fortress's bottom row.
+const REBELS_BLOCKED: [&str; 7] = [
+    "  RRR  ", "  RRR  ", "RRO.ORR", ".......", ".......", "  ...  ", "  ...  ",
+];
+/// Officers to move with no legal move: both boxed in at the top, no jump has a landing.
+const OFFICERS_BLOCKED: [&str; 7] = [
+    "  ORO  ", "  RRR  ", "..RRR..", "...R...", "...R...", "  ...  ", "  ...  ",
+];
+
+/// Both blocked positions, each with its blocked side to move and a game starting there.
+fn blocked() -> [(Side, StartAt<Asalto>); 2] {
+    [(REBELS, REBELS_BLOCKED), (OFFICERS, OFFICERS_BLOCKED)].map(|(side, rows)| {
+        let state = board(&rows, side);
+        let mut legal = Vec::new();
+        Asalto::default().legal_moves(&state, &mut legal);
+        assert!(legal.is_empty(), "{side}: {legal:?}");
+        (side, StartAt(Asalto { round_limit: 3 }, state))
+    })
+}
+
+fn referee(
+    game: &StartAt<Asalto>,
+    first: &mut dyn Player<StartAt<Asalto>>,
+    second: &mut dyn Player<StartAt<Asalto>>,
+) -> GameRecord {
+    play_game(
+        game,
+        [first, second],
+        ["rebels", "officers"],
+        &MatchConfig::default(),
+        &mut |_| {},
+    )
+}
+
+#[test]
+fn a_side_with_no_legal_move_is_asked_and_its_reply_counts_as_illegal() {
+    for (side, game) in blocked() {
+        let role = game.role_name(side);
+        let mut stuck = Scripted(json!([[2, 1], [2, 2]]));
+        let mut other = InProcess::new("greedy", game.builtin("greedy", 1).unwrap());
+        let record = match side {
+            REBELS => referee(&game, &mut stuck, &mut other),
+            _ => referee(&game, &mut other, &mut stuck),
+        };
+        let first = &record.moves[0];
+        assert_eq!(
+            (first.side.as_str(), first.verdict.as_str()),
+            (role, "illegal"),
+            "{record:?}"
+        );
+        assert_eq!(first.reply, json!([[2, 1], [2, 2]]));
+        assert!(record.illegal[role] >= 1, "{record:?}");
+        assert!(record.moves.iter().all(|m| m.verdict != "pass"));
+        if side == OFFICERS {
+            // No end check ran before the officers' turn; the rebels' next legal move
+            // runs one and finds the officers immobile.
+            assert_eq!(record.reason, "officers_immobile", "{record:?}");
+            assert_eq!(record.winner.as_deref(), Some("rebel"));
+            assert_eq!(record.plies, 2);
+        } else {
+            assert!(record.plies >= 2, "the game goes on: {record:?}");
+        }
+    }
+}
+
+#[test]
+fn every_builtin_with_no_legal_move_answers_null_and_loses_the_turn() {
+    for (side, game) in blocked() {
+        let role = game.role_name(side);
+        for name in game.builtin_names() {
+            let mut stuck = InProcess::new(*name, game.builtin(name, 2).unwrap());
+            let mut other = InProcess::new("random", game.builtin("random", 3).unwrap());
+            let record = match side {
+                REBELS => referee(&game, &mut stuck, &mut other),
+                _ => referee(&game, &mut other, &mut stuck),
+            };
+            let first = &record.moves[0];
+            assert_eq!(first.side, role, "{name}");
+            assert_eq!(first.verdict, "illegal", "{name}: {record:?}");
+            assert_eq!(first.reply, Value::Null, "{name}");
+            assert_eq!(first.reason.as_deref(), Some("wrong_shape"), "{name}");
+            // Built-ins play legal moves whenever they have one: every illegal reply of
+            // theirs is a `null` on a turn without a legal move, and none fails.
+            let theirs = record.moves.iter().filter(|m| m.side == role);
+            let nulls = theirs.clone().filter(|m| m.reply.is_null()).count();
+            assert!(theirs.clone().all(|m| m.verdict != "failed"), "{name}");
+            assert_eq!(record.illegal[role] as usize, nulls, "{name}: {record:?}");
+        }
+    }
+}
+
+/// A player whose every turn goes wrong in one way.
+struct Fails(Option<FailureKind>);
+
+impl<G: Game> Player<G> for Fails {
+    fn start(&mut self, _game: &G, _setup: &Setup) -> Result<Option<String>, Failure> {
+        Ok(None)
+    }
+    fn turn(&mut self, _game: &G, _state: &G::State) -> TurnReply<G::Move> {
+        match self.0 {
+            Some(kind) => TurnReply {
+                reply: Reply::Failed(Failure::new(kind, "it went wrong")),
+                elapsed: Duration::ZERO,
+            },
+            // A reply that came after the move limit.
+            None => TurnReply {
+                reply: Reply::Wire(Value::Null),
+                elapsed: MatchConfig::default().move_limit + Duration::from_secs(5),
+            },
+        }
+    }
+    fn finish(&mut self, _end: &EndInfo) -> BotLog {
+        BotLog::default()
+    }
+}
+
+#[test]
+fn a_failure_on_a_turn_without_a_legal_move_loses_as_on_any_turn() {
+    for (side, game) in blocked() {
+        for (fails, reason) in [
+            (Some(FailureKind::Exception), "exception"),
+            (Some(FailureKind::Crash), "crash"),
+            (Some(FailureKind::Protocol), "protocol_error"),
+            (None, "timeout"),
+        ] {
+            let mut stuck = Fails(fails);
+            let mut other = Scripted(Value::Null);
+            let record = match side {
+                REBELS => referee(&game, &mut stuck, &mut other),
+                _ => referee(&game, &mut other, &mut stuck),
+            };
+            assert_eq!(record.reason, reason, "{side}");
+            assert_eq!(record.winner.as_deref(), Some(game.role_name(side.other())));
+            assert_eq!(record.plies, 1, "{record:?}");
+            assert_eq!(record.moves[0].verdict, "failed");
+        }
+    }
 }

@@ -350,7 +350,7 @@ impl State {
         })
     }
 
-    /// The same position with `side` to move (for searches that pass a turn).
+    /// The same position with `side` to move.
     pub fn with_to_move(mut self, side: Side) -> State {
         self.to_move = side;
         self
@@ -369,7 +369,7 @@ impl State {
     pub fn to_move(&self) -> Side {
         self.to_move
     }
-    /// Turns played so far (of any kind: moves, huffs, illegal replies, passes).
+    /// Turns played so far (of any kind: moves, huffs, illegal replies).
     pub fn ply(&self) -> u32 {
         self.ply
     }

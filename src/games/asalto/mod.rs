@@ -78,9 +78,6 @@ impl Game for Asalto {
     fn play_illegal(&self, state: &mut State, _why: &Illegal) -> Option<Outcome> {
         self.play_illegal_turn(state)
     }
-    fn play_pass(&self, state: &mut State) -> Option<Outcome> {
-        self.end_turn(state)
-    }
     fn encode_board(&self, state: &State) -> Value {
         Value::Array(state.rows().into_iter().map(Value::String).collect())
     }

@@ -63,14 +63,6 @@ impl Game for Gomoku {
     fn play_illegal(&self, state: &mut State, _why: &Illegal) -> Option<Outcome> {
         Some(Outcome::win(state.to_move().other(), "illegal_move"))
     }
-    fn play_pass(&self, state: &mut State) -> Option<Outcome> {
-        // A side without a move faces a full board, which is a draw.
-        Some(
-            state
-                .decided()
-                .unwrap_or_else(|| Outcome::tie("board_full")),
-        )
-    }
     fn encode_board(&self, state: &State) -> Value {
         Value::Array(state.rows().into_iter().map(Value::String).collect())
     }

@@ -259,14 +259,10 @@ impl Game for Hinger {
     fn play_illegal(&self, state: &mut State, _why: &Illegal) -> Option<Outcome> {
         Some(Outcome::win(state.to_move().other(), "illegal_move"))
     }
-    fn play_pass(&self, state: &mut State) -> Option<Outcome> {
-        // Only an empty board leaves a side without a move.
-        if state.counters() == 0 {
-            Some(Outcome::tie("all_removed"))
-        } else {
-            state.pass();
-            None
-        }
+    fn start_outcome(&self, state: &State) -> Option<Outcome> {
+        // A board without counters (given, or drawn at density 0) is drawn before a move:
+        // play ends every other game the moment its last counter goes.
+        (state.counters() == 0).then(|| Outcome::tie("all_removed"))
     }
     fn encode_board(&self, state: &State) -> Value {
         json!(state.grid())

@@ -199,7 +199,9 @@ fn emptying_the_board_without_a_hinger_is_a_draw() {
     let mut moves = Vec::new();
     game.legal_moves(&s, &mut moves);
     assert!(moves.is_empty());
-    assert_eq!(game.play_pass(&mut s), Some(Outcome::tie("all_removed")));
+    // Play never reaches a position without moves; only a start can be one.
+    assert_eq!(game.start_outcome(&game.initial()), None);
+    assert_eq!(game.start_outcome(&s), Some(Outcome::tie("all_removed")));
     // Perft agrees: the last counter ends the game.
     assert_eq!(perft(&game, &game.initial(), 3), 3);
     assert_eq!(perft(&game, &game.initial(), 4), 0);
@@ -231,10 +233,7 @@ fn every_illegal_reply_loses_with_its_reason() {
         let why = parse_move(&s, &reply).expect_err(&reply.to_string());
         assert_eq!(why.code(), code, "{reply}: {why}");
         for mover in [Side::First, Side::Second] {
-            let mut after = s.clone();
-            if mover == Side::Second {
-                game.play_pass(&mut after);
-            }
+            let mut after = game.parse_board(&s.text(), mover).unwrap();
             assert_eq!(
                 game.play_illegal(&mut after, &why),
                 Some(Outcome::win(mover.other(), "illegal_move"))
@@ -389,21 +388,19 @@ proptest! {
         let mut s = game.initial();
         let start = s.counters();
         let mut moves = Vec::new();
-        let mut outcome = None;
+        let mut outcome = game.start_outcome(&s);
         for pick in picks {
-            moves.clear();
-            game.legal_moves(&s, &mut moves);
-            if moves.is_empty() {
-                outcome = game.play_pass(&mut s);
+            if outcome.is_some() {
                 break;
             }
+            moves.clear();
+            game.legal_moves(&s, &mut moves);
+            // A game in play always has a move: the last counter ends it.
+            prop_assert!(!moves.is_empty());
             let mv = moves[pick as usize % moves.len()];
             let was_hinger = hingers(&s).contains(&mv);
             outcome = game.play(&mut s, &mv);
             prop_assert_eq!(outcome.as_ref().is_some_and(|o| o.reason == "hinger"), was_hinger);
-            if outcome.is_some() {
-                break;
-            }
         }
         prop_assert!(u64::from(s.ply()) <= start);
         if start <= 40 {
@@ -529,5 +526,29 @@ fn the_referee_plays_from_the_start_number() {
             },
         );
         assert_eq!(first.as_ref(), Some(&boards[start as usize]));
+    }
+}
+
+#[test]
+fn a_board_without_counters_is_drawn_before_anyone_is_asked() {
+    use crate::engines::Scripted;
+    use crate::referee::{MatchConfig, play_game};
+    for game in [
+        Hinger::new(vec![vec![0, 0], vec![0, 0]]).unwrap(),
+        Hinger::random_starts(3, 3, 0.0, 5).unwrap(),
+    ] {
+        // Asked, either bot would send an illegal reply and lose.
+        let (mut a, mut b) = (Scripted(json!(null)), Scripted(json!(null)));
+        let record = play_game(
+            &game,
+            [&mut a, &mut b],
+            ["a", "b"],
+            &MatchConfig::default(),
+            &mut |_| {},
+        );
+        assert_eq!(record.winner, None);
+        assert_eq!(record.reason, "all_removed");
+        assert_eq!(record.plies, 0);
+        assert!(record.moves.is_empty());
     }
 }
