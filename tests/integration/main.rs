@@ -9,6 +9,7 @@ mod bots_process;
 mod common;
 mod games;
 mod league;
+mod outputs;
 mod play;
 mod sprt;
 mod zoo;
