@@ -11,5 +11,6 @@ mod games;
 mod league;
 mod outputs;
 mod play;
+mod readme;
 mod sprt;
 mod zoo;
