@@ -76,7 +76,7 @@ pub struct Config {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
             path: path.to_path_buf(),
             source,
         })?;

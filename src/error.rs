@@ -7,13 +7,22 @@ pub enum Error {
     /// The user asked for something that cannot be: exit code 2.
     #[error("{0}")]
     Usage(String),
+    /// Trouble with the harness's own files (writing results): exit code 1.
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// A file whose content is wrong: names the file, the line and what was expected.
-    #[error("{}:{line}: {message}", path.display())]
+    /// A file the user named that cannot be read (missing, a folder, no permission): bad
+    /// input, exit code 2.
+    #[error("cannot read {}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file whose content is wrong: names the file, the line (when one is to blame; 0
+    /// for the file as a whole) and what was expected.
+    #[error("{}{}: {message}", path.display(), at_line(*line))]
     Input {
         path: PathBuf,
         line: usize,
@@ -26,12 +35,21 @@ impl Error {
         Error::Usage(message.into())
     }
 
-    /// Usage and input errors exit 2 (like clap); I/O trouble exits 1.
+    /// Bad input of any kind (usage, a file's content, a file that cannot be read) exits
+    /// 2, like clap's usage errors; trouble writing results exits 1.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) | Error::Input { .. } => 2,
+            Error::Usage(_) | Error::Input { .. } | Error::Unreadable { .. } => 2,
             Error::Io { .. } => 1,
         }
+    }
+}
+
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}")
     }
 }
 

@@ -94,6 +94,30 @@ pub struct GameSummary {
     pub max_ms: [f64; 2],
     pub mean_ms: [f64; 2],
     pub seed: u64,
+    /// Why the game ended that way, in one short line ([`short_detail`]); empty for a
+    /// game that ended by the rules alone.
+    pub detail: String,
+}
+
+/// How a bot's own failure ended a game, for the per-bot counts of the standings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// No reply within the move or start-up limit.
+    Timeout,
+    /// An exception, a crash, a protocol error, a failed start or a broken resource limit.
+    Error,
+}
+
+impl Fault {
+    /// The fault behind a game's end reason, if the reason is a bot failure.
+    pub fn of_reason(reason: &str) -> Option<Fault> {
+        match reason {
+            "timeout" => Some(Fault::Timeout),
+            "crash" | "exception" | "spawn_failed" | "protocol_error" | "memory" | "cpu"
+            | "file_size" | "both_failed" => Some(Fault::Error),
+            _ => None,
+        }
+    }
 }
 
 impl GameSummary {
@@ -132,6 +156,208 @@ impl GameSummary {
             max_ms,
             mean_ms,
             seed: record.seed,
+            detail: short_detail(record),
         }
+    }
+
+    /// The seats whose own failure ended the game: the loser's, or both after
+    /// `both_failed`.
+    pub fn faults(&self) -> Vec<(usize, Fault)> {
+        let Some(fault) = Fault::of_reason(&self.reason) else {
+            return Vec::new();
+        };
+        match self.winner {
+            Some(w) => vec![(1 - w, fault)],
+            None => vec![(0, fault), (1, fault)],
+        }
+    }
+}
+
+/// The longest [`short_detail`], in characters: it must fit a table cell and a line.
+pub const DETAIL_CHARS: usize = 160;
+
+/// Why a game ended as it did, in one short line: for an exception, its type and message
+/// with the file and line of the bot's frame that raised it; for a failed start, a
+/// timeout or a crash, the first line of what the referee saw; for a game lost by an
+/// illegal move, the move and why it is illegal. Empty when the rules alone ended it.
+pub fn short_detail(record: &GameRecord) -> String {
+    let line = match &record.detail {
+        Some(detail) if detail.contains("Traceback (most recent call last)") => {
+            python_exception_line(detail)
+        }
+        Some(detail) if detail.contains("\n\tat ") => java_exception_line(detail),
+        Some(detail) => detail
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or_default()
+            .to_string(),
+        None => match record.moves.last() {
+            Some(last) if last.verdict == "illegal" && record.reason.starts_with("illegal") => {
+                format!(
+                    "{} played {}: {}",
+                    last.side,
+                    last.reply,
+                    last.reason.as_deref().unwrap_or("illegal")
+                )
+            }
+            _ => String::new(),
+        },
+    };
+    shorten(&line)
+}
+
+/// `Type: message (file.py, line N)` from a Python traceback, naming the innermost frame
+/// that is the bot's own file (not the adapter's `<string>` nor the import machinery).
+fn python_exception_line(traceback: &str) -> String {
+    let lines: Vec<&str> = traceback.lines().collect();
+    let message = lines
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let frame = lines.iter().rev().find_map(|l| {
+        let rest = l.trim().strip_prefix("File \"")?;
+        let (file, after) = rest.split_once('"')?;
+        if file.starts_with('<') {
+            return None;
+        }
+        let line = after
+            .trim_start_matches(", line ")
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .filter(|n| !n.is_empty())?;
+        let name = std::path::Path::new(file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.to_string());
+        Some(format!("{name}, line {line}"))
+    });
+    match frame {
+        Some(frame) => format!("{message} ({frame})"),
+        None => message.to_string(),
+    }
+}
+
+/// `Type: message (File.java, line N)` from a Java stack trace, naming the top frame
+/// that is neither the JDK's nor the driver's.
+fn java_exception_line(trace: &str) -> String {
+    let message = trace.lines().next().unwrap_or_default().trim();
+    let frame = trace.lines().find_map(|l| {
+        let frame = l.trim().strip_prefix("at ")?;
+        if frame.starts_with("java.") || frame.contains('/') || frame.starts_with("ArbiterDriver")
+        {
+            return None;
+        }
+        let (file, line) = frame.rsplit_once('(')?.1.strip_suffix(')')?.split_once(':')?;
+        Some(format!("{file}, line {line}"))
+    });
+    match frame {
+        Some(frame) => format!("{message} ({frame})"),
+        None => message.to_string(),
+    }
+}
+
+fn shorten(line: &str) -> String {
+    if line.chars().count() <= DETAIL_CHARS {
+        return line.to_string();
+    }
+    let mut cut: String = line.chars().take(DETAIL_CHARS - 3).collect();
+    cut.push_str("...");
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(reason: &str, detail: Option<&str>, moves: Vec<MoveRecord>) -> GameRecord {
+        GameRecord {
+            game: "gomoku".into(),
+            roles: vec!["white".into(), "black".into()],
+            players: BTreeMap::from([
+                ("white".to_string(), "a".to_string()),
+                ("black".to_string(), "b".to_string()),
+            ]),
+            winner: Some("black".into()),
+            reason: reason.into(),
+            detail: detail.map(String::from),
+            rounds: 1,
+            plies: moves.len() as u32,
+            illegal: BTreeMap::new(),
+            seed: 1,
+            start: 0,
+            start_board: Value::Null,
+            moves,
+            final_board: Value::Null,
+            logs: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn an_exception_detail_names_type_message_file_and_line() {
+        let traceback = "Traceback (most recent call last):\n  File \"<string>\", line 156, in main\n  File \"/home/t/bots/Team05.py\", line 16, in play_rebel\n    return self._play(board)\n  File \"/home/t/bots/helper.py\", line 12, in _play\n    raise RuntimeError(\"boom\")\nRuntimeError: boom\n";
+        let r = record("exception", Some(traceback), vec![]);
+        assert_eq!(short_detail(&r), "RuntimeError: boom (helper.py, line 12)");
+    }
+
+    #[test]
+    fn a_syntax_error_detail_names_the_bots_file_not_the_import_machinery() {
+        let traceback = "Traceback (most recent call last):\n  File \"<string>\", line 139, in main\n  File \"<frozen importlib._bootstrap>\", line 241, in _call_with_frames_removed\n  File \"/tmp/Bad.py\", line 2\n    def play_rebel(self, b)\n                           ^\nSyntaxError: expected ':'\n";
+        let r = record("exception", Some(traceback), vec![]);
+        assert_eq!(short_detail(&r), "SyntaxError: expected ':' (Bad.py, line 2)");
+    }
+
+    #[test]
+    fn a_java_exception_detail_names_the_players_frame() {
+        let trace = "java.lang.IllegalStateException: boom\n\tat PlayerThrows.chooseMove(PlayerThrows.java:11)\n\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n\tat ArbiterDriver.run(ArbiterDriver.java:123)\n";
+        let r = record("exception", Some(trace), vec![]);
+        assert_eq!(
+            short_detail(&r),
+            "java.lang.IllegalStateException: boom (PlayerThrows.java, line 11)"
+        );
+    }
+
+    #[test]
+    fn a_spawn_failure_detail_is_its_first_line_and_a_long_one_is_cut() {
+        let r = record("spawn_failed", Some("\ncannot start `x`: No such file\nmore"), vec![]);
+        assert_eq!(short_detail(&r), "cannot start `x`: No such file");
+        let long = "e".repeat(500);
+        let r = record("crash", Some(&long), vec![]);
+        let d = short_detail(&r);
+        assert_eq!(d.chars().count(), DETAIL_CHARS);
+        assert!(d.ends_with("..."));
+    }
+
+    #[test]
+    fn a_game_lost_by_an_illegal_move_names_the_move_and_why() {
+        let last = MoveRecord {
+            ply: 0,
+            side: "white".into(),
+            reply: serde_json::json!([9, 9]),
+            verdict: "illegal".into(),
+            reason: Some("off_board".into()),
+            time_ms: 1.0,
+        };
+        let r = record("illegal_move", None, vec![last]);
+        assert_eq!(short_detail(&r), "white played [9,9]: off_board");
+        assert_eq!(short_detail(&record("five_in_row", None, vec![])), "");
+    }
+
+    #[test]
+    fn faults_fall_on_the_loser_or_on_both_seats() {
+        let mut r = record("timeout", Some("no reply within 100 ms"), vec![]);
+        let s = GameSummary::of(0, &r);
+        assert_eq!(s.faults(), vec![(0, Fault::Timeout)]);
+        r.reason = "both_failed".into();
+        r.winner = None;
+        assert_eq!(
+            GameSummary::of(0, &r).faults(),
+            vec![(0, Fault::Error), (1, Fault::Error)]
+        );
+        r.reason = "five_in_row".into();
+        r.winner = Some("white".into());
+        assert!(GameSummary::of(0, &r).faults().is_empty());
     }
 }

@@ -83,6 +83,9 @@ pub struct LeagueOptions {
     /// Role-swapped pairs of games per pairing.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub pairs: u32,
+    /// No line per finished game: progress and the final table only.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -116,6 +119,9 @@ pub struct RunArgs {
     /// Games at once, overriding the file.
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+    /// No line per finished game: progress and the final table only.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -153,19 +159,20 @@ fn start(options: &LeagueOptions, format: Format, entrants: Vec<Entrant>) -> Res
     let m = &options.matches;
     let settings = m.game.settings()?;
     let tournament = m.tournament(format, entrants, options.pairs, options.out.clone());
-    dispatch(&settings, tournament, &|e| e)
+    dispatch(&settings, tournament, options.quiet, &|e| e)
 }
 
 /// Checks the bots against the game, then plays.
 fn dispatch(
     settings: &GameSettings,
     tournament: Tournament,
+    quiet: bool,
     locate: &dyn Fn(Error) -> Error,
 ) -> Result<i32, Error> {
     with_game!(settings, tournament.seed, |game| {
         check_entrants(&game, &tournament.entrants).map_err(locate)?;
         warn_oversubscribed(tournament.jobs);
-        play(&game, settings.rules(), &tournament)
+        play(&game, settings.rules(), &tournament, quiet)
     })
 }
 
@@ -204,18 +211,10 @@ fn play<G: Builtins>(
     game: &G,
     rules: serde_json::Map<String, serde_json::Value>,
     t: &Tournament,
+    quiet: bool,
 ) -> Result<i32, Error> {
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    if t.jobs > cores {
-        eprintln!(
-            "warning: {} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other",
-            t.jobs
-        );
-    }
     let stop = install_interrupt();
-    let mut progress = Progress::new();
+    let mut progress = Progress::new(quiet);
     let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
     progress.finish();
     println!("{}", report::standings_text(&summary.roles, &summary.table));
@@ -352,7 +351,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let bots_span = t.bots.span();
     eprintln!("tournament `{name}` from {}", config.path.display());
-    dispatch(&settings, tournament, &|e| {
+    dispatch(&settings, tournament, args.quiet, &|e| {
         config.error_at(bots_span.clone(), e.to_string())
     })
 }
@@ -449,8 +448,10 @@ pub(crate) fn install_interrupt() -> Arc<AtomicBool> {
     stop
 }
 
-/// A progress bar on a terminal, plain periodic lines otherwise.
+/// A line per finished game (unless quiet), under a progress bar on a terminal, with plain
+/// periodic lines otherwise.
 struct Progress {
+    quiet: bool,
     bar: Option<indicatif::ProgressBar>,
     last_line: Instant,
     started: Instant,
@@ -458,8 +459,9 @@ struct Progress {
 }
 
 impl Progress {
-    fn new() -> Self {
+    fn new(quiet: bool) -> Self {
         Progress {
+            quiet,
             bar: None,
             last_line: Instant::now(),
             started: Instant::now(),
@@ -499,11 +501,22 @@ impl Progress {
                 }
             }
             LeagueEvent::GameFinished {
+                summary,
                 done,
                 total,
                 leader,
-                ..
             } => {
+                if !self.quiet {
+                    let line = format!(
+                        "game {} ({done}/{total}): {}",
+                        summary.id,
+                        report::game_line(summary)
+                    );
+                    match &self.bar {
+                        Some(bar) => bar.println(line),
+                        None => println!("{line}"),
+                    }
+                }
                 let lead = leader
                     .map(|(bot, points)| format!("leader: {bot} ({points} points)"))
                     .unwrap_or_default();

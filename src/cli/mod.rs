@@ -66,7 +66,7 @@ pub fn main() -> i32 {
 
 /// Reads a file the user named, with the path in the error.
 fn read_file(path: &std::path::Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io {
+    std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
         path: path.to_path_buf(),
         source,
     })

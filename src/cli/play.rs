@@ -5,8 +5,7 @@ use crate::bots::Player;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::games::{Game, Side};
-use crate::record::GameRecord;
+use crate::record::GameSummary;
 use crate::referee::{Event, MatchConfig, play_game};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -174,7 +173,10 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         &config,
         &mut on_event,
     );
-    println!("{}", summary(game, &record));
+    println!(
+        "{}",
+        crate::report::game_line(&GameSummary::of(0, &record))
+    );
     if let Some(path) = &args.record {
         let json = serde_json::to_string_pretty(&record).expect("a record always serializes");
         std::fs::write(path, json + "\n").map_err(|source| Error::Io {
@@ -183,42 +185,4 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         })?;
     }
     Ok(0)
-}
-
-/// One line saying who won, how, and when.
-pub fn summary<G: Game>(game: &G, record: &GameRecord) -> String {
-    let who = |side: Side| {
-        let role = game.role_name(side);
-        format!(
-            "{role} {}",
-            record.players.get(role).map(String::as_str).unwrap_or("?")
-        )
-    };
-    let verdict = match (&record.winner, record.winner_name()) {
-        (Some(role), Some(name)) => format!("{role} ({name}) wins"),
-        _ => "tie".to_string(),
-    };
-    let illegal: Vec<String> = Side::BOTH
-        .iter()
-        .map(|s| {
-            format!(
-                "{} {}",
-                game.role_name(*s),
-                record.illegal.get(game.role_name(*s)).copied().unwrap_or(0)
-            )
-        })
-        .collect();
-    let detail = record
-        .detail
-        .as_deref()
-        .map(|d| format!("\ndetail: {}", d.lines().last().unwrap_or(d)))
-        .unwrap_or_default();
-    format!(
-        "{} vs {}: {verdict} by {} after {} rounds; illegal moves: {}{detail}",
-        who(Side::First),
-        who(Side::Second),
-        record.reason,
-        record.rounds,
-        illegal.join(", ")
-    )
 }

@@ -50,6 +50,7 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
         header.extend(roles.iter().map(|r| format!("{r}_{suffix}")));
     }
     header.push("seed".into());
+    header.push("detail".into());
     let mut sorted: Vec<&GameSummary> = games.iter().collect();
     sorted.sort_by_key(|g| g.id);
     let rows = sorted.into_iter().map(|g| {
@@ -62,9 +63,37 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
         row.extend(g.max_ms.iter().map(|&t| num(t)));
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());
+        row.push(g.detail.clone());
         row
     });
     csv_bytes(header, rows)
+}
+
+/// One line saying who played which role, who won, how, when, and why if a bot failed:
+/// what `play` prints and what a tournament prints as each game ends.
+pub fn game_line(g: &GameSummary) -> String {
+    let verdict = match g.winner {
+        Some(w) => format!("{} ({}) wins", g.roles[w], g.players[w]),
+        None => "tie".to_string(),
+    };
+    let detail = if g.detail.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", g.detail)
+    };
+    format!(
+        "{} {} vs {} {}: {verdict} by {} after {} rounds; illegal moves: {} {}, {} {}{detail}",
+        g.roles[0],
+        g.players[0],
+        g.roles[1],
+        g.players[1],
+        g.reason,
+        g.rounds,
+        g.roles[0],
+        g.illegal[0],
+        g.roles[1],
+        g.illegal[1]
+    )
 }
 
 /// standings.csv: the league table with marks and per-role results.
@@ -79,6 +108,7 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
         header.push(format!("{role}_games"));
         header.push(format!("{role}_wins"));
     }
+    header.extend(["illegal_moves", "timeouts", "errors"].map(String::from));
     let rows = table.iter().map(|s| {
         let mut row = vec![
             s.rank.to_string(),
@@ -88,7 +118,7 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
             s.losses.to_string(),
             s.ties.to_string(),
             num(s.points),
-            num(s.mark),
+            s.mark.map(num).unwrap_or_default(),
             elo(s.elo),
             elo(s.elo_low),
             elo(s.elo_high),
@@ -97,6 +127,7 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
             row.push(games.to_string());
             row.push(wins.to_string());
         }
+        row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
         row
     });
     csv_bytes(header, rows)
@@ -179,6 +210,7 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
     .map(String::from)
     .to_vec();
     header.extend(roles.iter().map(|r| format!("W as {r}")));
+    header.extend(["illegal", "timeouts", "errors"].map(String::from));
     t.set_header(header);
     for s in table {
         let mut row = vec![
@@ -189,14 +221,18 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
             s.losses.to_string(),
             s.ties.to_string(),
             num(s.points),
-            format!("{:.2}", s.mark),
+            s.mark
+                .map(|m| format!("{m:.2}"))
+                .unwrap_or_else(|| "-".into()),
             format!("{:+.0}", s.elo),
             format!("[{:+.0}, {:+.0}]", s.elo_low, s.elo_high),
         ];
         row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
+        row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
         t.add_row(row);
     }
-    for i in 2..9 {
+    let failure_columns = 10 + roles.len()..13 + roles.len();
+    for i in (2..9).chain(failure_columns) {
         if let Some(col) = t.column_mut(i) {
             col.set_cell_alignment(comfy_table::CellAlignment::Right);
         }

@@ -1,7 +1,7 @@
 //! Standings with the course mark m_i = 20 x_i / x_winner and Elo, and head-to-head results.
 
 use super::elo::{self, PairStats};
-use crate::record::GameSummary;
+use crate::record::{Fault, GameSummary};
 
 /// Points per game: a loss scores 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,8 +21,16 @@ pub struct Standing {
     pub ties: u32,
     /// x_i.
     pub points: f64,
-    /// m_i = 20 x_i / x_winner; 0 for everyone when nobody scored.
-    pub mark: f64,
+    /// m_i = 20 x_i / x_winner, x_winner being the best points of a scoring bot; 0 for
+    /// everyone when no scoring bot scored; `None` for a bot kept out of the marks.
+    pub mark: Option<f64>,
+    /// Illegal replies over all its games.
+    pub illegal_moves: u32,
+    /// Games it lost by not replying in time.
+    pub timeouts: u32,
+    /// Games it lost by its own failure: an exception, a crash, a protocol error, a
+    /// failed start or a broken resource limit.
+    pub errors: u32,
     /// Per role, in move order: (games, wins).
     pub by_role: [(u32, u32); 2],
     /// Elo (mean 0 over the league) with its 95% interval.
@@ -86,7 +94,10 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             losses: 0,
             ties: 0,
             points: 0.0,
-            mark: 0.0,
+            mark: None,
+            illegal_moves: 0,
+            timeouts: 0,
+            errors: 0,
             by_role: [(0, 0); 2],
             elo: 0.0,
             elo_low: 0.0,
@@ -114,16 +125,18 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
                 }
                 Some(_) => row.losses += 1,
             }
+            row.illegal_moves += game.illegal[seat];
+        }
+        for (seat, fault) in game.faults() {
+            if let Some(i) = index(&game.players[seat]) {
+                match fault {
+                    Fault::Timeout => rows[i].timeouts += 1,
+                    Fault::Error => rows[i].errors += 1,
+                }
+            }
         }
     }
-    let best = rows.iter().map(|r| r.points).fold(0.0f64, f64::max);
-    for row in &mut rows {
-        row.mark = if best > 0.0 {
-            20.0 * row.points / best
-        } else {
-            0.0
-        };
-    }
+    set_marks(&mut rows, &[]);
     rows.sort_by(|a, b| {
         b.points
             .total_cmp(&a.points)
@@ -137,6 +150,27 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
         };
     }
     rows
+}
+
+/// Sets every mark m_i = 20 x_i / x_winner, where x_winner is the best points of a bot not
+/// in `non_scoring` (reference bots a teacher adds to calibrate the league): they play and
+/// are ranked, but have no mark and do not set anyone's.
+pub fn set_marks(rows: &mut [Standing], non_scoring: &[String]) {
+    let scoring = |row: &Standing| !non_scoring.contains(&row.bot);
+    let best = rows
+        .iter()
+        .filter(|r| scoring(r))
+        .map(|r| r.points)
+        .fold(0.0f64, f64::max);
+    for row in rows {
+        row.mark = scoring(row).then(|| {
+            if best > 0.0 {
+                20.0 * row.points / best
+            } else {
+                0.0
+            }
+        });
+    }
 }
 
 /// `matrix[i][j]`: the points bot i scored against bot j.
@@ -228,6 +262,7 @@ mod tests {
             max_ms: [0.0; 2],
             mean_ms: [0.0; 2],
             seed: 0,
+            detail: String::new(),
         }
     }
 
@@ -260,8 +295,8 @@ mod tests {
                 (3, "b", 0, 4, 0, 0.0)
             ]
         );
-        let marks: Vec<f64> = table.iter().map(|s| s.mark).collect();
-        assert_eq!(marks, vec![20.0, 20.0 * 2.0 / 3.0, 0.0]);
+        let marks: Vec<Option<f64>> = table.iter().map(|s| s.mark).collect();
+        assert_eq!(marks, vec![Some(20.0), Some(20.0 * 2.0 / 3.0), Some(0.0)]);
         // a: as rebel (first role) games 0 and 2, both won; as officer games 1 (won) and 3 (tie).
         assert_eq!(table[0].by_role, [(2, 2), (2, 1)]);
         let h2h = head_to_head(&bots, &games, COURSE);
@@ -283,7 +318,7 @@ mod tests {
         assert!(
             table
                 .iter()
-                .all(|s| s.mark == 0.0 && s.points == 0.0 && s.rank == 1 && s.ties == 2)
+                .all(|s| s.mark == Some(0.0) && s.points == 0.0 && s.rank == 1 && s.ties == 2)
         );
     }
 
@@ -294,9 +329,53 @@ mod tests {
         let table = standings(&bots, &games, Scoring { win: 2.0, tie: 1.0 });
         assert_eq!(
             (table[0].bot.as_str(), table[0].points, table[0].mark),
-            ("x", 3.0, 20.0)
+            ("x", 3.0, Some(20.0))
         );
         assert_eq!((table[1].bot.as_str(), table[1].points), ("y", 1.0));
-        assert!((table[1].mark - 20.0 / 3.0).abs() < 1e-12);
+        assert!((table[1].mark.unwrap() - 20.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_non_scoring_baseline_that_wins_leaves_the_best_student_at_twenty() {
+        // The baseline beats both students; s1 beats s2 once.
+        let bots: Vec<String> = ["base", "s1", "s2"].map(String::from).to_vec();
+        let games = vec![
+            game(0, "base", "s1", Some(0)),
+            game(1, "s1", "base", Some(1)),
+            game(2, "base", "s2", Some(0)),
+            game(3, "s2", "base", Some(1)),
+            game(4, "s1", "s2", Some(0)),
+            game(5, "s2", "s1", None),
+        ];
+        let mut rows = standings(&bots, &games, COURSE);
+        assert_eq!(rows[1].mark, Some(20.0 / 4.0), "with the baseline scoring");
+        set_marks(&mut rows, &["base".to_string()]);
+        let marks: Vec<(&str, usize, Option<f64>)> = rows
+            .iter()
+            .map(|s| (s.bot.as_str(), s.rank, s.mark))
+            .collect();
+        assert_eq!(
+            marks,
+            vec![("base", 1, None), ("s1", 2, Some(20.0)), ("s2", 3, Some(0.0))]
+        );
+    }
+
+    #[test]
+    fn failures_and_illegal_moves_are_counted_per_bot() {
+        let bots: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let mut timeout = game(0, "a", "b", Some(1));
+        timeout.reason = "timeout".into();
+        timeout.illegal = [2, 1];
+        let mut crash = game(1, "b", "a", Some(1));
+        crash.reason = "crash".into();
+        let mut both = game(2, "a", "b", None);
+        both.reason = "both_failed".into();
+        let rule_win = game(3, "b", "a", Some(0));
+        let rows = standings(&bots, &[timeout, crash, both, rule_win], COURSE);
+        let counts: Vec<(&str, u32, u32, u32)> = rows
+            .iter()
+            .map(|s| (s.bot.as_str(), s.illegal_moves, s.timeouts, s.errors))
+            .collect();
+        assert_eq!(counts, vec![("b", 1, 0, 2), ("a", 2, 1, 1)]);
     }
 }

@@ -358,9 +358,16 @@ fn tournaments_toml_errors_name_the_file_line_and_key() {
         );
         assert!(stderr.contains(key), "expected `{key}` in:\n{stderr}");
     }
+    // A missing file is bad input like any other: exit 2.
     let (code, _, stderr) = run(arbiter().args(["run", "--config", "/no/such/tournaments.toml"]));
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("/no/such/tournaments.toml"), "{stderr}");
+    // An error about the file as a whole names no line (there is no line 0).
+    let toml = "[tournaments.t]\ngame = \"asalto\"\nbots = [{ spec = \"builtin:random\" }, { spec = \"builtin:greedy\" }]\n";
+    let (code, _, stderr) = run_config(dir.path(), toml, Some("nosuch"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no tournament `nosuch`"), "{stderr}");
+    assert!(!stderr.contains(":0:"), "{stderr}");
 }
 
 #[test]

@@ -10,6 +10,8 @@ mod common;
 mod differential;
 mod games;
 mod league;
+mod outputs;
 mod play;
+mod readme;
 mod sprt;
 mod zoo;

@@ -4,7 +4,7 @@ Plain course style: a class `Player` with `play_rebel(board)` and `play_officer(
 each taking the 7x7 board (a list of 7 lists of 1-character strings: 'R' rebel,
 'O' officer, '.' empty point, ' ' off the board) and returning a move as a list of
 [row, col] points: the piece's start, then each point it lands on. The rules are those of
-the course league (shared/rules/asalto.md), computed here without any help.
+the course league (docs/rules/asalto.md), computed here without any help.
 """
 
 import random

@@ -1,4 +1,4 @@
-//! Asalto, as the course league plays it (shared/rules/asalto.md): 24 rebels try to fill
+//! Asalto, as the course league plays it (docs/rules/asalto.md): 24 rebels try to fill
 //! the fortress, 2 officers try to capture them.
 //!
 //! - [`board`]: points, bitboards, line tables, the position and its text forms;

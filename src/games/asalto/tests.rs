@@ -1,4 +1,4 @@
-//! Tests of the Asalto engine against shared/rules/asalto.md: tables, board files, the
+//! Tests of the Asalto engine against docs/rules/asalto.md: tables, board files, the
 //! perft table, the data-driven positions of tests/data/asalto/cases.json, and property
 //! tests that hold the generator, the reply parser and both perft paths to each other.
 //!

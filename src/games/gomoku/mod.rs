@@ -1,4 +1,4 @@
-//! Gomoku on an 8x8 board, as the course league plays it (shared/rules/gomoku.md): five or
+//! Gomoku on an 8x8 board, as the course league plays it (docs/rules/gomoku.md): five or
 //! more in a row wins, a board where nobody can make five any more is drawn at once, and
 //! any illegal reply loses the game.
 //!

@@ -1,4 +1,4 @@
-//! Tests of the Gomoku rules against shared/rules/gomoku.md: the window tables, the perft
+//! Tests of the Gomoku rules against docs/rules/gomoku.md: the window tables, the perft
 //! table through both paths, wins in every direction, both draws, every illegal reason,
 //! the board text, and property tests over random positions and random replies.
 

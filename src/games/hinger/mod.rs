@@ -1,4 +1,4 @@
-//! Hinger, as the course coursework plays it (shared/rules/hinger.md): players take one
+//! Hinger, as the course coursework plays it (docs/rules/hinger.md): players take one
 //! counter at a time from a grid of piles; whoever takes the last counter of a cell that
 //! holds a region together (a hinger) wins at once; emptying the board without that is a
 //! draw; any illegal reply loses.

@@ -1,4 +1,4 @@
-//! Tests of the Hinger rules against shared/rules/hinger.md: the worked values of the
+//! Tests of the Hinger rules against docs/rules/hinger.md: the worked values of the
 //! assignment's Figure 1, non-binary piles, splits into three regions, the draw, every
 //! illegal reason, board text and random boards, and property tests that hold the hinger
 //! search to a plain recount of regions and the parser to the generator.

@@ -1,0 +1,205 @@
+//! The README runs as written: every `cargo run --release -- ...` command of its shell
+//! blocks is run (with short move limits) in a copy of the repository's files, and every
+//! link in the repository's Markdown resolves inside the repository.
+
+use crate::common::run;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The commands of the README's ```sh blocks, continuation lines joined, comments dropped.
+fn readme_commands() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut commands = Vec::new();
+    let mut in_block = false;
+    let mut pending = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_block = trimmed == "```sh";
+            continue;
+        }
+        if !in_block || trimmed.starts_with('#') || trimmed.is_empty() {
+            continue;
+        }
+        let (body, continued) = match trimmed.strip_suffix('\\') {
+            Some(body) => (body, true),
+            None => (trimmed, false),
+        };
+        pending.push_str(body);
+        pending.push(' ');
+        if !continued {
+            // A trailing comment is the reader's, not the shell's.
+            let command = match pending.find("  #") {
+                Some(i) => pending[..i].trim().to_string(),
+                None => pending.trim().to_string(),
+            };
+            commands.push(command);
+            pending.clear();
+        }
+    }
+    commands
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `args` with `flag`'s value set to `value`, added after the subcommand if absent.
+fn set_flag(args: &mut Vec<String>, flag: &str, value: &str) {
+    match args.iter().position(|a| a == flag) {
+        Some(i) => args[i + 1] = value.to_string(),
+        None => {
+            args.insert(1, value.to_string());
+            args.insert(1, flag.to_string());
+        }
+    }
+}
+
+#[test]
+fn every_readme_command_runs_as_written() {
+    let commands = readme_commands();
+    let prefix = "cargo run --release -- ";
+    let runnable: Vec<&String> = commands.iter().filter(|c| c.starts_with(prefix)).collect();
+    assert!(runnable.len() >= 10, "too few commands found: {commands:#?}");
+    for c in &commands {
+        assert!(
+            c.starts_with(prefix) || c == "cargo test --locked",
+            "a README command the test does not know how to run: {c}"
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path();
+    copy_tree(&root().join("bots"), &clone.join("bots"));
+    std::fs::create_dir_all(clone.join("results")).unwrap();
+    // The tournaments of tournaments.toml, with short moves.
+    let toml = std::fs::read_to_string(root().join("tournaments.toml")).unwrap();
+    let fast: Vec<String> = toml
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("limit_ms") {
+                "limit_ms = 100".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(clone.join("tournaments.toml"), fast.join("\n")).unwrap();
+    let binary = env!("CARGO_BIN_EXE_arbiter");
+
+    let mut failures = Vec::new();
+    for command in runnable {
+        let words = shlex::split(&command[prefix.len()..])
+            .unwrap_or_else(|| panic!("README command does not parse: {command}"));
+        let mut args: Vec<String> = words
+            .into_iter()
+            .map(|w| w.replace("./target/release/arbiter", binary))
+            .collect();
+        let sub = args[0].clone();
+        if ["play", "league", "gauntlet", "sprt"].contains(&sub.as_str()) {
+            set_flag(&mut args, "--limit-ms", "100");
+        }
+        if sub == "sprt" {
+            set_flag(&mut args, "--max-pairs", "2");
+        }
+        if sub == "perft" && args.get(2).is_some_and(|d| d.parse::<u32>().is_ok_and(|d| d > 4)) {
+            args[2] = "4".into();
+        }
+        let (code, stdout, stderr) = run(Command::new(binary).args(&args).current_dir(clone));
+        let fine = match sub.as_str() {
+            "sprt" => [0, 1, 3].contains(&code),
+            _ => code == 0,
+        };
+        if !fine {
+            failures.push(format!(
+                "{command}\n  ran: {args:?}\n  exit {code}\n  stdout: {}\n  stderr: {stderr}",
+                stdout.lines().rev().take(5).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "README commands failed:\n{}", failures.join("\n"));
+}
+
+/// Markdown files of the repository (not build output).
+fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().unwrap().is_dir() {
+            if !name.starts_with('.') && name != "target" && name != "results" {
+                markdown_files(&path, out);
+            }
+        } else if name.ends_with(".md") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_markdown_link_resolves_inside_the_repository() {
+    let root = root().canonicalize().unwrap();
+    let mut files = Vec::new();
+    markdown_files(&root, &mut files);
+    assert!(files.len() >= 5, "{files:?}");
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap_or_default();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let resolved = file.parent().unwrap().join(target);
+            let inside = resolved
+                .canonicalize()
+                .is_ok_and(|p| p.starts_with(&root));
+            if !inside {
+                broken.push(format!("{}: {target}", file.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "links that leave the repository or lead nowhere:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn nothing_in_the_repository_cites_files_outside_it() {
+    let root = root();
+    let mut offenders = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().unwrap().is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "results" {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            // Spelled in two halves so that this file does not cite it either.
+            let outside = ["shared", "/rules/"].concat();
+            if text.contains(&outside) {
+                offenders.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "files citing the team's folder outside the repository: {offenders:?}");
+}
