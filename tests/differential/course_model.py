@@ -1,5 +1,5 @@
 """An independent model of the course's Asalto referee, written from the rules page
-(shared/rules/asalto.md) and not from arbiter's code: the differential test plays the same
+(docs/rules/asalto.md) and not from arbiter's code: the differential test plays the same
 deterministic course bots through `arbiter play` and through this model and compares the
 games move by move.
 

@@ -1,5 +1,5 @@
 //! Differential test of Asalto against an independent model of the course referee
-//! (tests/differential/course_model.py, written from shared/rules/asalto.md): the same
+//! (tests/differential/course_model.py, written from docs/rules/asalto.md): the same
 //! deterministic course bots (tests/differential/scripted_bot.py) play a few hundred seeded
 //! games through `arbiter play --record` and through the model, and every game must agree
 //! on its winner, the class of its ending, its rounds, both illegal-move counts, the kind
