@@ -2,9 +2,8 @@
 //! a CI gate: exit 0 when H1 is accepted, 1 when H0 is, 3 when inconclusive.
 
 use super::games::with_game;
-use super::league::{
-    MatchOptions, check_entrants, cli_entrant, install_interrupt, warn_oversubscribed,
-};
+use super::league::{check_entrants, install_interrupt, warn_oversubscribed};
+use super::options::{MatchOptions, cli_entrant};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::stats::sprt::{Model, Verdict};
@@ -67,7 +66,7 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
     ];
     let tournament = args
         .matches
-        .tournament(Format::Gauntlet, entrants, 1, PathBuf::new());
+        .tournament(Format::Gauntlet, entrants, 1, PathBuf::new(), false);
     let settings = SprtSettings {
         elo0: args.elo0,
         elo1: args.elo1,
