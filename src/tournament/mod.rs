@@ -203,12 +203,14 @@ pub fn run<G: Builtins>(
         tie: plan.points_tie,
     };
     let names: Vec<String> = tournament.entrants.iter().map(|e| e.name.clone()).collect();
-    // Points kept as games arrive, for the live leader: recounting every game after each
-    // one would make a long league quadratic.
+    // Points and games kept as games arrive, for the live leader: recounting every game
+    // after each one would make a long league quadratic.
     let mut points = vec![0.0; names.len()];
+    let mut games = vec![0u32; names.len()];
     for row in league::standings(&names, &summaries, scoring) {
         if let Some(i) = names.iter().position(|n| *n == row.bot) {
             points[i] = row.points;
+            games[i] = row.games;
         }
     }
     let mut played = 0;
@@ -237,13 +239,16 @@ pub fn run<G: Builtins>(
                     Some(w) if w == seat => scoring.win,
                     Some(_) => 0.0,
                 };
-                points[[fixture.first, fixture.second][seat]] += earned;
+                let bot = [fixture.first, fixture.second][seat];
+                points[bot] += earned;
+                games[bot] += 1;
             }
-            // The best, ties broken by name as in the standings.
+            // The best score rate, ties broken by name as in the standings.
+            let rate = |i: usize| league::score_rate(points[i], games[i]);
             let leader = (0..names.len())
                 .max_by(|&a, &b| {
-                    points[a]
-                        .total_cmp(&points[b])
+                    rate(a)
+                        .total_cmp(&rate(b))
                         .then_with(|| names[b].cmp(&names[a]))
                 })
                 .map(|i| (names[i].as_str(), points[i]));
