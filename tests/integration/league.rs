@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn league_cmd(out: &Path, extra: &[&str], bots: &[&str]) -> std::process::Command {
+pub(crate) fn league_cmd(out: &Path, extra: &[&str], bots: &[&str]) -> std::process::Command {
     let mut cmd = arbiter();
     cmd.args(["league", "--game", "asalto", "--out"])
         .arg(out)
@@ -90,7 +90,7 @@ fn standings_of(dir: &Path) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn journal_ids(dir: &Path) -> Vec<u64> {
+pub(crate) fn journal_ids(dir: &Path) -> Vec<u64> {
     read(&dir.join("games.jsonl"))
         .lines()
         .skip(1)
@@ -298,7 +298,7 @@ fn bad_command_lines_exit_2_with_a_clear_message() {
     }
 }
 
-fn run_config(dir: &Path, toml: &str, name: Option<&str>) -> (i32, String, String) {
+pub(crate) fn run_config(dir: &Path, toml: &str, name: Option<&str>) -> (i32, String, String) {
     let config = dir.join("tournaments.toml");
     std::fs::write(&config, toml).unwrap();
     let mut cmd = arbiter();

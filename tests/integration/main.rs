@@ -10,5 +10,6 @@ mod common;
 mod games;
 mod league;
 mod play;
+mod resume;
 mod sprt;
 mod zoo;
