@@ -204,8 +204,8 @@ fn play<G: Builtins>(
 pub fn run(args: RunArgs) -> Result<i32, Error> {
     let config = Config::load(&args.config)?;
     let (name, t) = config.tournament(args.name.as_deref())?;
-    // Absolute, so the plan names the same folders whatever the current folder.
-    let base = std::path::absolute(config.base_dir()).unwrap_or_else(|_| config.base_dir());
+    // Canonical, so the plan names the same folders whatever the current folder.
+    let base = std::fs::canonicalize(config.base_dir()).unwrap_or_else(|_| config.base_dir());
     let kind = parse_game(&config, t)?;
     crate::config::check_game_keys(&config, t, kind)?;
     let mut entrants = Vec::new();

@@ -434,3 +434,55 @@ fn ctrl_c_stops_the_league_kills_every_bot_and_leaves_a_resumable_journal() {
     ids.sort();
     assert_eq!(ids, (0..24).collect::<Vec<_>>());
 }
+
+#[test]
+fn gauntlet_standings_rank_by_score_rate_with_games_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["gauntlet", "--game", "gomoku", "--pairs", "2", "--out"])
+        .arg(&out)
+        .args([
+            "--candidate",
+            "builtin:greedy",
+            "--baseline",
+            "builtin:random",
+            "builtin:alphabeta",
+            "r2=builtin:random",
+        ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("pts/game"), "{stdout}");
+    let rows = csv_rows(&out.join("standings.csv"));
+    let games: BTreeMap<String, u32> = rows
+        .iter()
+        .map(|r| (r["bot"].clone(), r["games"].parse().unwrap()))
+        .collect();
+    assert_eq!(games["greedy"], 12, "the candidate plays every game");
+    assert_eq!(games["random"], 4);
+    let rates: Vec<f64> = rows.iter().map(|r| r["rate"].parse().unwrap()).collect();
+    for (row, rate) in rows.iter().zip(&rates) {
+        let points: f64 = row["points"].parse().unwrap();
+        let games: f64 = row["games"].parse().unwrap();
+        assert!((points / games - rate).abs() < 1e-3, "{row:?}");
+    }
+    assert!(
+        rates.windows(2).all(|w| w[0] >= w[1]),
+        "ranked by score rate: {rows:?}"
+    );
+    // No table writes a negative zero.
+    for file in [
+        "games.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ] {
+        for row in csv_rows(&out.join(file)) {
+            for (column, value) in row {
+                assert!(
+                    !(value.starts_with("-0") && value.parse::<f64>() == Ok(0.0)),
+                    "{file} {column}: {value}"
+                );
+            }
+        }
+    }
+}

@@ -328,3 +328,98 @@ fn resuming_a_format_1_journal_is_refused_naming_what_it_lacks() {
     assert_eq!(code, 0, "{stderr}");
     assert!(out.join("games.jsonl.old").exists());
 }
+
+/// A tournaments.toml in `dir/cfg`, with a shell-script bot, a Java bot and a Python bot
+/// under `dir/cfg/bots`, all named by paths relative to the file.
+fn config_with_relative_bots(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bots = dir.join("cfg/bots");
+    std::fs::create_dir_all(&bots).unwrap();
+    let script = bots.join("proto.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nexec {} \"$@\"\n", served("random")),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for file in ["Player123456789.java", "Lines.java"] {
+        std::fs::copy(root.join("bots/java/examples").join(file), bots.join(file)).unwrap();
+    }
+    std::fs::copy(example_py("random_bot.py"), bots.join("Team01.py")).unwrap();
+    let config = dir.join("cfg/tournaments.toml");
+    std::fs::write(
+        &config,
+        "[tournaments.gomoku]\ngame = \"gomoku\"\nlimit_ms = 5000\nbots = [\n  { name = \"sh\", spec = \"./bots/proto.sh --game gomoku\" },\n  { spec = \"bots/Player123456789.java\" },\n]\n\n[tournaments.asalto]\ngame = \"asalto\"\nround_limit = 20\nbots = [\n  { name = \"sh\", spec = \"./bots/proto.sh\" },\n  { spec = \"bots/Team01.py\" },\n]\n",
+    )
+    .unwrap();
+    config
+}
+
+#[test]
+fn config_paths_are_relative_to_the_file_for_shell_java_and_python_bots() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_with_relative_bots(dir.path());
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    for name in ["asalto", "gomoku"] {
+        let (code, _, stderr) = run(arbiter().current_dir(&elsewhere).args([
+            "run",
+            "--config",
+            "../cfg/tournaments.toml",
+            name,
+        ]));
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let games = csv_rows(&dir.path().join("cfg/results").join(name).join("games.csv"));
+        assert_eq!(games.len(), 2, "{name}");
+        for g in &games {
+            assert!(
+                !["spawn_failed", "crash", "protocol_error"].contains(&g["reason"].as_str()),
+                "{name}: every bot started and played: {g:?}"
+            );
+        }
+    }
+    // Resumed from yet another folder, the plan is the same.
+    let (code, stdout, stderr) = run(arbiter()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .arg("asalto"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("this run played 0"), "{stdout}");
+}
+
+#[test]
+fn config_keys_that_do_not_apply_are_refused_with_the_key_line_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = "{ spec = \"builtin:random\" }, { spec = \"builtin:greedy\" }";
+    let py = example_py("random_bot.py");
+    let cases = [
+        (format!("[tournaments.t]\ngame = \"gomoku\"\nbots = [{two}]\nround_limit = 50\n"), ":4:", "`round_limit` is Asalto's round limit; gomoku has none"),
+        (format!("[tournaments.t]\ngame = \"gomoku\"\nbots = [{two}]\nrows = 3\n"), ":4:", "`rows` shapes Hinger's random starts; gomoku has none"),
+        (format!("[tournaments.t]\ngame = \"asalto\"\nbots = [{two}]\n\ndensity = 0.5\n"), ":5:", "`density` shapes Hinger's random starts; asalto has none"),
+        (format!("[tournaments.t]\ngame = \"hinger\"\nbots = [{two}]\nboards = [\"b.txt\"]\ncols = 4\n"), ":5:", "which `boards` replace"),
+        ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\" },\n  { spec = \"builtin:greedy\", python = \"python3\" },\n]\n".to_string(), ":5:", "`python` does not apply to the built-in bot `builtin:greedy`"),
+        ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\", dir = \"x\" },\n  { spec = \"builtin:greedy\" },\n]\n".to_string(), ":4:", "`dir` does not apply to the built-in bot"),
+        ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\", env = { A = \"1\" } },\n  { spec = \"builtin:greedy\" },\n]\n".to_string(), ":4:", "`env` does not apply to the built-in bot"),
+        ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\" },\n  { spec = \"builtin:greedy\", memory_mb = 100 },\n]\n".to_string(), ":5:", "`memory_mb` does not apply to the built-in bot"),
+        (format!("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  {{ spec = \"builtin:random\" }},\n  {{ spec = {:?}, python = \"python3\" }},\n]\n", served("greedy")), ":5:", "`python` is the interpreter of a course-style .py bot"),
+    ];
+    for (toml, line, why) in &cases {
+        let (code, _, stderr) = crate::league::run_config(dir.path(), toml, None);
+        assert_eq!(code, 2, "{toml}\n{stderr}");
+        assert!(
+            stderr.contains(&format!("tournaments.toml{line}")),
+            "expected {line} in:\n{stderr}"
+        );
+        assert!(stderr.contains(why), "expected `{why}` in:\n{stderr}");
+    }
+    // The same keys where they apply are accepted.
+    let toml = format!(
+        "[tournaments.t]\ngame = \"asalto\"\nround_limit = 20\nbots = [\n  {{ spec = \"builtin:random\" }},\n  {{ spec = {:?}, python = \"python3\", memory_mb = 2000 }},\n]\n",
+        py.to_str().unwrap()
+    );
+    let (code, _, stderr) = crate::league::run_config(dir.path(), &toml, None);
+    assert_eq!(code, 0, "{stderr}");
+}
