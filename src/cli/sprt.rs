@@ -52,6 +52,7 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
             args.elo1, args.elo0
         )));
     }
+    crate::stats::sprt::check_bounds(args.model, args.elo0, args.elo1).map_err(Error::usage)?;
     for (name, p) in [("--alpha", args.alpha), ("--beta", args.beta)] {
         if !(p > 0.0 && p < 0.5) {
             return Err(Error::usage(format!(

@@ -200,13 +200,9 @@ impl Journal {
                     )));
                 }
                 if let Some((offset, kind)) = read.tail {
-                    let file = OpenOptions::new().write(true).open(&path).map_err(io)?;
+                    let mut file = OpenOptions::new().append(true).open(&path).map_err(io)?;
                     match kind {
-                        Repair::Completed => {
-                            let mut file =
-                                OpenOptions::new().append(true).open(&path).map_err(io)?;
-                            file.write_all(b"\n").map_err(io)?;
-                        }
+                        Repair::Completed => file.write_all(b"\n").map_err(io)?,
                         Repair::Dropped => file.set_len(offset).map_err(io)?,
                     }
                     file.sync_data().map_err(io)?;
@@ -476,4 +472,109 @@ fn plan_difference(old: &Plan, new: &Plan) -> String {
         }
     }
     diffs.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        let bot = |name: &str| PlanBot {
+            name: name.into(),
+            spec: format!("builtin:{name}"),
+            ..PlanBot::default()
+        };
+        Plan {
+            format: "round_robin".into(),
+            game: "gomoku".into(),
+            roles: vec!["white".into(), "black".into()],
+            bots: vec![bot("random"), bot("greedy")],
+            pairs: 1,
+            seed: 1,
+            rules: serde_json::Map::new(),
+            points_win: 2.0,
+            points_tie: 1.0,
+            limit_ms: Some(200),
+            init_limit_ms: Some(30_000),
+        }
+    }
+
+    fn record() -> GameRecord {
+        serde_json::from_value(serde_json::json!({
+            "game": "gomoku", "roles": ["white", "black"],
+            "players": {"white": "random", "black": "greedy"},
+            "winner": "black", "reason": "five_in_row", "rounds": 5, "plies": 10,
+            "illegal": {"white": 0, "black": 0}, "seed": 7, "moves": [], "final_board": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn every_changed_setting_is_named_with_its_old_and_new_value() {
+        let old = plan();
+        let mut new = plan();
+        new.limit_ms = Some(5000);
+        new.bots[1].python = Some("python3.12".into());
+        new.bots[1].digest = Some("ab".into());
+        new.rules.insert("density".into(), 0.5.into());
+        let text = plan_difference(&old, &new);
+        for part in [
+            "limit_ms 200 there, 5000 now",
+            "bot greedy python unset there, python3.12 now",
+            "bot greedy digest unset there, ab now",
+            "rules {} there, {\"density\":0.5} now",
+        ] {
+            assert!(text.contains(part), "`{part}` in: {text}");
+        }
+        assert_eq!(text.matches(';').count(), 3, "{text}");
+    }
+
+    #[test]
+    fn a_torn_line_is_dropped_and_the_next_game_starts_on_a_line_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+        journal.append(0, &record()).unwrap();
+        drop(journal);
+        let path = dir.path().join(JOURNAL_FILE);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{whole}{{\"game\":1,\"rec")).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // Reading reports the damage and changes nothing.
+        let loaded = load(&path).unwrap();
+        assert_eq!(
+            (loaded.games.len(), loaded.repair),
+            (1, Some(Repair::Dropped))
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let (mut journal, loaded) = Journal::open(dir.path(), &plan(), false).unwrap();
+        assert_eq!(loaded.repair, Some(Repair::Dropped));
+        journal.append(1, &record()).unwrap();
+        drop(journal);
+        let loaded = load(&path).unwrap();
+        assert_eq!((loaded.games.len(), loaded.repair), (2, None));
+    }
+
+    #[test]
+    fn a_second_open_of_a_folder_is_refused_while_the_first_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+        let err = Journal::open(dir.path(), &plan(), false).err().unwrap();
+        assert!(
+            err.to_string().contains("another arbiter run is using"),
+            "{err}"
+        );
+        drop(journal);
+        assert!(Journal::open(dir.path(), &plan(), false).is_ok());
+    }
+
+    #[test]
+    fn a_journal_without_games_is_started_afresh_under_new_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Journal::open(dir.path(), &plan(), false).unwrap());
+        let mut new = plan();
+        new.limit_ms = Some(5000);
+        let (_, loaded) = Journal::open(dir.path(), &new, false).unwrap();
+        assert!(loaded.games.is_empty());
+        assert_eq!(load(&dir.path().join(JOURNAL_FILE)).unwrap().plan, new);
+    }
 }

@@ -57,6 +57,8 @@ pub fn run<G: Builtins>(
     on_pair: &mut dyn FnMut(&SprtStatus),
 ) -> Result<SprtStatus, Error> {
     sprt::check_bounds(settings.model, settings.elo0, settings.elo1).map_err(Error::usage)?;
+    // A bot the harness cannot start would lose every pair: no verdict from that.
+    super::setup::check(&tournament.entrants)?;
     let (lower, upper) = sprt::bounds(settings.alpha, settings.beta);
     let mut status = SprtStatus {
         verdict: Verdict::Inconclusive,
