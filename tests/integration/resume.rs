@@ -136,7 +136,7 @@ fn an_edited_bot_file_is_noticed_on_resume() {
 fn a_float_setting_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("hinger");
-    let mut cmd = || {
+    let cmd = || {
         let mut cmd = arbiter();
         cmd.args([
             "league",
