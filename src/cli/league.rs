@@ -106,6 +106,13 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         ),
         None => {}
     }
+    if loaded.version < 2 {
+        eprintln!(
+            "note: journal format {}: its plan lacks the limits, interpreter, confinement and \
+             bot digests; tables are rebuilt, but a run will not resume it",
+            loaded.version
+        );
+    }
     println!("{}", report::standings_text(&loaded.plan.roles, &table));
     println!("tables written to {}", args.dir.display());
     Ok(0)
@@ -173,15 +180,6 @@ fn play<G: Builtins>(
     rules: serde_json::Map<String, serde_json::Value>,
     t: &Tournament,
 ) -> Result<i32, Error> {
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    if t.jobs > cores {
-        eprintln!(
-            "warning: {} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other",
-            t.jobs
-        );
-    }
     let stop = install_interrupt();
     let mut progress = Progress::new();
     let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
