@@ -226,11 +226,24 @@ pub fn resolve_spec(spec: &str, base: &Path) -> String {
     let Some(first) = words.first_mut() else {
         return spec.to_string();
     };
-    let course = single && (first.ends_with(".py") || first.ends_with(".java"));
-    if (course || first.contains('/')) && Path::new(first.as_str()).is_relative() {
-        *first = base.join(&*first).to_string_lossy().into_owned();
+    if single && (first.ends_with(".py") || first.ends_with(".java")) {
+        if Path::new(first.as_str()).is_relative() {
+            *first = base.join(&*first).to_string_lossy().into_owned();
+        }
+    } else {
+        *first = resolve_program(first, base);
     }
     shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| spec.to_string())
+}
+
+/// An interpreter or program named in the file: a relative path (`venv/bin/python`) is
+/// relative to `base`; a bare name (`python3`) is looked up in `PATH` as written.
+pub fn resolve_program(program: &str, base: &Path) -> String {
+    if program.contains('/') && Path::new(program).is_relative() {
+        base.join(program).to_string_lossy().into_owned()
+    } else {
+        program.to_string()
+    }
 }
 
 /// Refuses the game settings that do not apply to `game`, naming the key, its line and why.
@@ -377,5 +390,10 @@ mod tests {
         assert_eq!(resolve_spec("python3 -u bot.py", base), "python3 -u bot.py");
         assert_eq!(resolve_spec("/opt/bot --x", base), "/opt/bot --x");
         assert_eq!(resolve_spec("builtin:random", base), "builtin:random");
+        assert_eq!(
+            resolve_program("venv/bin/python", base),
+            "/league/venv/bin/python"
+        );
+        assert_eq!(resolve_program("python3", base), "python3");
     }
 }

@@ -214,8 +214,9 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             .python
             .as_ref()
             .map(|p| p.get_ref().as_str())
-            .or(t.python.as_deref());
-        let spec = parse_spec(&spec_text, python).map_err(at)?;
+            .or(t.python.as_deref())
+            .map(|p| crate::config::resolve_program(p, &base));
+        let spec = parse_spec(&spec_text, python.as_deref()).map_err(at)?;
         crate::config::check_bot_keys(&config, bot, &spec)?;
         let name = match &bot.name {
             Some(n) if n.get_ref().trim().is_empty() => {
