@@ -1,9 +1,9 @@
-//! Standings with the course mark and Elo, and head-to-head results.
+//! Standings with the course mark m_i = 20 x_i / x_winner and Elo, and head-to-head results.
 //!
 //! Bots are ranked by score rate, points per game: in a complete round robin every bot
-//! plays as many games, so that is the order of points x_i and the mark is the course's
-//! m_i = 20 x_i / x_winner; in a gauntlet (the candidate plays every game, each baseline
-//! only its own) or an unfinished league, points alone would favour whoever played more.
+//! plays as many games, so that is the order of points x_i; in a gauntlet (the candidate
+//! plays every game, each baseline only its own) or an unfinished league, points alone
+//! would favour whoever played more.
 
 use super::elo::{self, PairStats};
 use crate::record::GameSummary;
@@ -28,8 +28,7 @@ pub struct Standing {
     pub points: f64,
     /// Points per game (0 before any game): what the ranking is by.
     pub rate: f64,
-    /// 20 r_i / r_best over the score rates r (the course's m_i = 20 x_i / x_winner when
-    /// every bot played as many games); 0 for everyone when nobody scored.
+    /// m_i = 20 x_i / x_winner; 0 for everyone when nobody scored.
     pub mark: f64,
     /// Per role, in move order: (games, wins).
     pub by_role: [(u32, u32); 2],
@@ -125,13 +124,11 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             }
         }
     }
+    let best = rows.iter().map(|r| r.points).fold(0.0f64, f64::max);
     for row in &mut rows {
         row.rate = score_rate(row.points, row.games);
-    }
-    let best = rows.iter().map(|r| r.rate).fold(0.0f64, f64::max);
-    for row in &mut rows {
         row.mark = if best > 0.0 {
-            20.0 * row.rate / best
+            20.0 * row.points / best
         } else {
             0.0
         };
@@ -338,7 +335,7 @@ mod tests {
             rows,
             vec![
                 (1, "b", 2, 2.0, 1.0, 20.0),
-                (2, "cand", 4, 2.0, 0.5, 10.0),
+                (2, "cand", 4, 2.0, 0.5, 20.0),
                 (3, "c", 2, 0.0, 0.0, 0.0)
             ]
         );
