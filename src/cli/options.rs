@@ -112,11 +112,20 @@ pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, E
     })
 }
 
-/// A bot spec as the user wrote it, with its python override applied.
+/// A bot spec as the user wrote it, with its python override applied. An interpreter
+/// given as a relative path is made absolute: the bot runs in its own folder.
 pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Error> {
     let mut spec = BotSpec::parse(text).map_err(|e| Error::usage(e.to_string()))?;
     if let BotSpec::CoursePython { python: p, .. } = &mut spec {
-        *p = python.map(str::to_string);
+        *p = python.map(|python| {
+            let path = std::path::Path::new(python);
+            match std::path::absolute(path) {
+                Ok(absolute) if python.contains('/') && path.is_relative() => {
+                    absolute.to_string_lossy().into_owned()
+                }
+                _ => python.to_string(),
+            }
+        });
     }
     Ok(spec)
 }

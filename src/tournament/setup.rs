@@ -1,9 +1,10 @@
 //! What a tournament's bots need from the harness's own setup, checked before any game,
 //! and the digest of the files each bot is made of.
 //!
-//! A missing interpreter, compiler or working folder is the harness's mistake, not the
+//! A missing interpreter, Java tool or working folder is the harness's mistake, not the
 //! bot's: journaling its games as forfeits would put a setup error in the table, so the
-//! run is refused before the first game instead. The digest goes into the journal's plan,
+//! run is refused before the first game instead. A command bot's own program is the bot:
+//! when it cannot be started, its games are lost by `spawn_failed`, as any bot failure. The digest goes into the journal's plan,
 //! so a bot file edited between two runs of one tournament is noticed on resume.
 
 use super::Entrant;
@@ -24,7 +25,7 @@ pub fn interpreter(spec: &BotSpec) -> Option<&str> {
     }
 }
 
-/// Refuses the run when a bot's working folder, interpreter, Java tools or program cannot
+/// Refuses the run when a bot's working folder, Python interpreter or Java tools cannot
 /// be found.
 pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
     for e in entrants {
@@ -43,10 +44,10 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
             ));
         }
         match &e.spec {
-            BotSpec::Builtin(_) => {}
+            BotSpec::Builtin(_) | BotSpec::Command(_) => {}
             BotSpec::CoursePython { .. } => {
                 let python = interpreter(&e.spec).unwrap_or_default();
-                if find_program(python, None).is_none() {
+                if find_program(python).is_none() {
                     return refuse(format!(
                         "the Python interpreter `{python}` is not found (name another with \
                          --python, or `python` in tournaments.toml)"
@@ -59,7 +60,7 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
                     ("ARBITER_JAVA", crate::bots::java::DEFAULT_JAVA),
                 ] {
                     let tool = std::env::var(variable).unwrap_or_else(|_| default.to_string());
-                    if find_program(&tool, None).is_none() {
+                    if find_program(&tool).is_none() {
                         return refuse(format!(
                             "the Java tool `{tool}` is not found (install a JDK, or name it \
                              in ${variable})"
@@ -67,32 +68,20 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
                     }
                 }
             }
-            BotSpec::Command(command) => {
-                if find_program(&command.program, e.cwd.as_deref()).is_none() {
-                    return refuse(format!(
-                        "its program `{}` is not found or not executable",
-                        command.program
-                    ));
-                }
-            }
         }
     }
     Ok(())
 }
 
-/// The executable file `program` names: a path (relative to `cwd` when given, as the
-/// bot is started there), or a bare name looked up in `PATH`.
-fn find_program(program: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+/// The executable file `program` names: a path, or a bare name looked up in `PATH`.
+fn find_program(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |p: &Path| {
         p.metadata()
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
     if program.contains('/') {
-        let path = match cwd {
-            Some(dir) if Path::new(program).is_relative() => dir.join(program),
-            _ => PathBuf::from(program),
-        };
+        let path = PathBuf::from(program);
         return executable(&path).then_some(path);
     }
     std::env::split_paths(&std::env::var_os("PATH")?)
