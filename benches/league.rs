@@ -52,6 +52,7 @@ fn child(jobs: usize) {
         init_limit: Duration::from_secs(30),
         jobs,
         out: dir.clone(),
+        force_new: false,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();

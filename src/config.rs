@@ -56,11 +56,11 @@ pub struct BotConfig {
     /// `builtin:NAME`, a `.py` course bot, or a command line; paths relative to the
     /// config file's folder.
     pub spec: Spanned<String>,
-    pub python: Option<String>,
-    /// Working directory, relative to the config file's folder.
-    pub dir: Option<String>,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub python: Option<Spanned<String>>,
+    /// Working directory, relative to the config file's folder (default for a command:
+    /// that folder).
+    pub dir: Option<Spanned<String>>,
+    pub env: Option<Spanned<BTreeMap<String, String>>>,
     pub memory_mb: Option<Spanned<u64>>,
     pub cpu_s: Option<Spanned<u64>>,
     pub file_mb: Option<Spanned<u64>>,
@@ -210,6 +210,133 @@ pub fn confinement(
     })
 }
 
+/// `spec` with its paths made relative to `base` (the config file's folder): a course
+/// bot's file, or a command's program when it is a path. A command's other words are read
+/// in its working folder, which is `base` unless `dir` says otherwise.
+pub fn resolve_spec(spec: &str, base: &Path) -> String {
+    let text = spec.trim();
+    if text.starts_with("builtin:") {
+        return spec.to_string();
+    }
+    let Some(mut words) = shlex::split(text) else {
+        // Unbalanced quotes: the spec's parser says so.
+        return spec.to_string();
+    };
+    let single = words.len() == 1;
+    let Some(first) = words.first_mut() else {
+        return spec.to_string();
+    };
+    if single && (first.ends_with(".py") || first.ends_with(".java")) {
+        if Path::new(first.as_str()).is_relative() {
+            *first = base.join(&*first).to_string_lossy().into_owned();
+        }
+    } else {
+        *first = resolve_program(first, base);
+    }
+    shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| spec.to_string())
+}
+
+/// An interpreter or program named in the file: a relative path (`venv/bin/python`) is
+/// relative to `base`; a bare name (`python3`) is looked up in `PATH` as written.
+pub fn resolve_program(program: &str, base: &Path) -> String {
+    if program.contains('/') && Path::new(program).is_relative() {
+        base.join(program).to_string_lossy().into_owned()
+    } else {
+        program.to_string()
+    }
+}
+
+/// Refuses the game settings that do not apply to `game`, naming the key, its line and why.
+pub fn check_game_keys(
+    config: &Config,
+    t: &TournamentConfig,
+    game: crate::games::GameKind,
+) -> Result<(), Error> {
+    use crate::games::GameKind;
+    let name = game.name();
+    if game != GameKind::Asalto
+        && let Some(v) = &t.round_limit
+    {
+        return Err(config.error_at(
+            v.span(),
+            format!("`round_limit` is Asalto's round limit; {name} has none"),
+        ));
+    }
+    if let Some(board) = t.boards.as_ref().and_then(|b| b.first())
+        && game != GameKind::Hinger
+    {
+        return Err(config.error_at(
+            board.span(),
+            format!("`boards` are Hinger start boards; {name} has none"),
+        ));
+    }
+    let random_starts = [
+        ("rows", t.rows.as_ref().map(|v| v.span())),
+        ("cols", t.cols.as_ref().map(|v| v.span())),
+        ("density", t.density.as_ref().map(|v| v.span())),
+    ];
+    for (key, span) in random_starts {
+        let Some(span) = span else { continue };
+        if game != GameKind::Hinger {
+            return Err(config.error_at(
+                span,
+                format!("`{key}` shapes Hinger's random starts; {name} has none"),
+            ));
+        }
+        if t.boards.as_ref().is_some_and(|b| !b.is_empty()) {
+            return Err(config.error_at(
+                span,
+                format!("`{key}` shapes Hinger's random starts, which `boards` replace"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses the keys of `bot` that do not apply to its kind (`spec` is its parsed spec),
+/// naming the key, its line and why.
+pub fn check_bot_keys(
+    config: &Config,
+    bot: &BotConfig,
+    spec: &crate::bots::spec::BotSpec,
+) -> Result<(), Error> {
+    use crate::bots::spec::BotSpec;
+    if matches!(spec, BotSpec::Builtin(_)) {
+        let keys = [
+            ("python", bot.python.as_ref().map(|v| v.span())),
+            ("dir", bot.dir.as_ref().map(|v| v.span())),
+            ("env", bot.env.as_ref().map(|v| v.span())),
+            ("memory_mb", bot.memory_mb.as_ref().map(|v| v.span())),
+            ("cpu_s", bot.cpu_s.as_ref().map(|v| v.span())),
+            ("file_mb", bot.file_mb.as_ref().map(|v| v.span())),
+            ("sandbox", bot.sandbox.as_ref().map(|v| v.span())),
+        ];
+        if let Some((key, Some(span))) = keys.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(config.error_at(
+                span,
+                format!(
+                    "`{key}` does not apply to the built-in bot `{}`: it runs inside arbiter, \
+                     not as a program",
+                    bot.spec.get_ref()
+                ),
+            ));
+        }
+    }
+    if let Some(python) = &bot.python
+        && !matches!(spec, BotSpec::CoursePython { .. })
+    {
+        return Err(config.error_at(
+            python.span(),
+            format!(
+                "`python` is the interpreter of a course-style .py bot; `{}` is not one (a \
+                 command names its own interpreter)",
+                bot.spec.get_ref()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The key of a `key = value` whose value starts at byte `offset`, if that is what is there.
 fn key_before(text: &str, offset: usize) -> Option<String> {
     let before = text.get(..offset)?.trim_end();
@@ -241,5 +368,32 @@ mod tests {
         assert!(Config::parse(Path::new("t.toml"), text.to_string()).is_err());
         assert_eq!(key_before("é= 1", 4).as_deref(), Some("é"));
         assert_eq!(key_before("x \u{feff}y = 1", 9).as_deref(), Some("y"));
+    }
+
+    #[test]
+    fn spec_paths_are_relative_to_the_config_folder_for_every_bot_kind() {
+        let base = Path::new("/league");
+        assert_eq!(
+            resolve_spec("./bots/proto.sh --fast", base),
+            "/league/./bots/proto.sh --fast"
+        );
+        assert_eq!(
+            resolve_spec("bots/Player1.java", base),
+            "/league/bots/Player1.java"
+        );
+        assert_eq!(resolve_spec("Team01.py", base), "/league/Team01.py");
+        assert_eq!(
+            resolve_spec("'my bots/T.py'", base),
+            "'/league/my bots/T.py'"
+        );
+        // Programs found in PATH, absolute paths and built-ins stay as written.
+        assert_eq!(resolve_spec("python3 -u bot.py", base), "python3 -u bot.py");
+        assert_eq!(resolve_spec("/opt/bot --x", base), "/opt/bot --x");
+        assert_eq!(resolve_spec("builtin:random", base), "builtin:random");
+        assert_eq!(
+            resolve_program("venv/bin/python", base),
+            "/league/venv/bin/python"
+        );
+        assert_eq!(resolve_program("python3", base), "python3");
     }
 }

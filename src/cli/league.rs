@@ -1,76 +1,21 @@
 //! `arbiter league`, `gauntlet`, `run` and `table`: tournaments from the command line or
 //! from tournaments.toml, with progress while they run and the standings at the end.
 
-use super::games::{GameOptions, GameSettings, with_game};
-use super::play::parse_spec;
+use super::games::{GameSettings, with_game};
+use super::options::{MatchOptions, cli_entrant, jobs_or_cores, parse_spec};
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::games::GameKind;
 use crate::report;
+use crate::tournament::journal::Repair;
 use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Options of every command that plays: limits, seed, interpreter, confinement.
-#[derive(clap::Args, Debug)]
-pub struct PlayOptions {
-    /// The move limit in milliseconds, measured by the referee.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub limit_ms: u64,
-    /// The start-up handshake limit in milliseconds.
-    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub init_limit_ms: u64,
-    /// The seed: every game's and bot's seed derives from it.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// The interpreter for course-style `.py` bots (default: python3 from PATH).
-    #[arg(long)]
-    pub python: Option<String>,
-    #[command(flatten)]
-    pub confine: super::confine::ConfineArgs,
-}
-
-/// Options of every command that plays games in parallel.
-#[derive(clap::Args, Debug)]
-pub struct MatchOptions {
-    #[command(flatten)]
-    pub game: GameOptions,
-    /// Games at once (default: the number of cores).
-    #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub jobs: Option<u32>,
-    #[command(flatten)]
-    pub play: PlayOptions,
-}
-
-impl MatchOptions {
-    /// A tournament of `entrants` with these options.
-    pub(crate) fn tournament(
-        &self,
-        format: Format,
-        mut entrants: Vec<Entrant>,
-        pairs: u32,
-        out: PathBuf,
-    ) -> Tournament {
-        for e in &mut entrants {
-            e.confine = self.play.confine.confinement();
-        }
-        Tournament {
-            format,
-            entrants,
-            pairs,
-            seed: self.play.seed,
-            move_limit: Duration::from_millis(self.play.limit_ms),
-            init_limit: Duration::from_millis(self.play.init_limit_ms),
-            jobs: jobs_or_cores(self.jobs.map(|j| j as usize)),
-            out,
-        }
-    }
-}
 
 /// Options of the tournament commands.
 #[derive(clap::Args, Debug)]
@@ -86,6 +31,9 @@ pub struct LeagueOptions {
     /// No line per finished game: progress and the final table only.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Start afresh although the folder holds a journal (kept as games.jsonl.old).
+    #[arg(long)]
+    pub force_new: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -122,6 +70,9 @@ pub struct RunArgs {
     /// No line per finished game: progress and the final table only.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Start afresh although the output folder holds a journal (kept as games.jsonl.old).
+    #[arg(long)]
+    pub force_new: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -149,8 +100,26 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
 }
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
-    let (plan, table) = tournament::rebuild_tables(&args.dir)?;
-    println!("{}", report::standings_text(&plan.roles, &table));
+    let (loaded, table) = tournament::rebuild_tables(&args.dir)?;
+    match loaded.repair {
+        Some(Repair::Dropped) => eprintln!(
+            "note: the journal's last line is torn (a run was killed mid-write): left out and \
+             left as it is; the next run on this folder drops it and plays that game again"
+        ),
+        Some(Repair::Completed) => eprintln!(
+            "note: the journal's last line lacks its newline: counted, and left as it is; the \
+             next run on this folder completes it"
+        ),
+        None => {}
+    }
+    if loaded.version < 2 {
+        eprintln!(
+            "note: journal format {}: its plan lacks the limits, interpreter, confinement and \
+             bot digests; tables are rebuilt, but a run will not resume it",
+            loaded.version
+        );
+    }
+    println!("{}", report::standings_text(&loaded.plan.roles, &table));
     println!("tables written to {}", args.dir.display());
     Ok(0)
 }
@@ -158,7 +127,13 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
 fn start(options: &LeagueOptions, format: Format, entrants: Vec<Entrant>) -> Result<i32, Error> {
     let m = &options.matches;
     let settings = m.game.settings()?;
-    let tournament = m.tournament(format, entrants, options.pairs, options.out.clone());
+    let tournament = m.tournament(
+        format,
+        entrants,
+        options.pairs,
+        options.out.clone(),
+        options.force_new,
+    );
     dispatch(&settings, tournament, options.quiet, &|e| e)
 }
 
@@ -235,21 +210,22 @@ fn play<G: Builtins>(
 pub fn run(args: RunArgs) -> Result<i32, Error> {
     let config = Config::load(&args.config)?;
     let (name, t) = config.tournament(args.name.as_deref())?;
-    let base = config.base_dir();
+    // Canonical, so the plan names the same folders whatever the current folder.
+    let base = std::fs::canonicalize(config.base_dir()).unwrap_or_else(|_| config.base_dir());
     let kind = parse_game(&config, t)?;
+    crate::config::check_game_keys(&config, t, kind)?;
     let mut entrants = Vec::new();
     for bot in t.bots.get_ref() {
         let at = |e: Error| config.error_at(bot.spec.span(), e.to_string());
-        let mut spec_text = bot.spec.get_ref().clone();
-        // A course bot's path is relative to the config file.
-        if !spec_text.contains(char::is_whitespace)
-            && spec_text.ends_with(".py")
-            && Path::new(&spec_text).is_relative()
-        {
-            spec_text = base.join(&spec_text).to_string_lossy().into_owned();
-        }
-        let python = bot.python.as_deref().or(t.python.as_deref());
-        let spec = parse_spec(&spec_text, python).map_err(at)?;
+        let spec_text = crate::config::resolve_spec(bot.spec.get_ref(), &base);
+        let python = bot
+            .python
+            .as_ref()
+            .map(|p| p.get_ref().as_str())
+            .or(t.python.as_deref())
+            .map(|p| crate::config::resolve_program(p, &base));
+        let spec = parse_spec(&spec_text, python.as_deref()).map_err(at)?;
+        crate::config::check_bot_keys(&config, bot, &spec)?;
         let name = match &bot.name {
             Some(n) if n.get_ref().trim().is_empty() => {
                 return Err(config.error_at(n.span(), "bot name is empty"));
@@ -257,13 +233,23 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             Some(n) => n.get_ref().clone(),
             None => spec.default_name(),
         };
+        // A command's words are read in its working folder: the config's, unless `dir`.
+        let cwd = match &bot.dir {
+            Some(d) => Some(base.join(d.get_ref())),
+            None if matches!(spec, crate::bots::spec::BotSpec::Command(_)) => Some(base.clone()),
+            None => None,
+        };
         let confine = crate::config::confinement(&config, t, bot)?;
         entrants.push(Entrant {
             name,
             spec_text: bot.spec.get_ref().clone(),
             spec,
-            cwd: bot.dir.as_ref().map(|d| base.join(d)),
-            env: bot.env.clone(),
+            cwd,
+            env: bot
+                .env
+                .as_ref()
+                .map(|e| e.get_ref().clone())
+                .unwrap_or_default(),
             confine,
         });
     }
@@ -310,6 +296,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             Some(out) => base.join(out),
             None => base.join("results").join(&name),
         },
+        force_new: args.force_new,
     };
     let mut boards = Vec::new();
     for board in t.boards.iter().flatten() {
@@ -329,18 +316,6 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         Some(d) => *d.get_ref(),
         None => 0.6,
     };
-    if !boards.is_empty() && kind != GameKind::Hinger {
-        let span = t
-            .boards
-            .as_ref()
-            .and_then(|b| b.first())
-            .map(|b| b.span())
-            .unwrap_or_default();
-        return Err(config.error_at(
-            span,
-            format!("`boards` are Hinger start boards; {} has none", kind.name()),
-        ));
-    }
     let settings = GameSettings {
         kind,
         round_limit: round_limit as u32,
@@ -381,31 +356,6 @@ fn parse_game(config: &Config, t: &TournamentConfig) -> Result<GameKind, Error> 
     })
 }
 
-/// `NAME=SPEC` or a SPEC, as written on the command line.
-pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, Error> {
-    let (name, spec_text) = match text.split_once('=') {
-        // `NAME=` only when NAME is a plain word: a command line may hold `=` too.
-        Some((name, spec))
-            if !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || "_-.".contains(c)) =>
-        {
-            (Some(name.to_string()), spec.to_string())
-        }
-        _ => (None, text.to_string()),
-    };
-    let spec = parse_spec(&spec_text, python)?;
-    Ok(Entrant {
-        name: name.unwrap_or_else(|| spec.default_name()),
-        spec_text,
-        spec,
-        cwd: None,
-        env: BTreeMap::new(),
-        confine: Default::default(),
-    })
-}
-
 /// Moves are timed by the wall clock: more games than cores steal time from bots.
 pub(crate) fn warn_oversubscribed(jobs: usize) {
     let cores = std::thread::available_parallelism()
@@ -416,14 +366,6 @@ pub(crate) fn warn_oversubscribed(jobs: usize) {
             "warning: {jobs} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other"
         );
     }
-}
-
-fn jobs_or_cores(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    })
 }
 
 /// Ctrl-C once: no new game starts and running ones are cancelled. Twice: exit at once.
@@ -474,12 +416,16 @@ impl Progress {
             LeagueEvent::Started {
                 total,
                 already_done,
-                dropped_torn_line,
+                repair,
             } => {
-                if dropped_torn_line {
-                    eprintln!(
+                match repair {
+                    Some(Repair::Dropped) => eprintln!(
                         "the journal's last line was torn (an earlier run was killed mid-write): dropped, that game is played again"
-                    );
+                    ),
+                    Some(Repair::Completed) => eprintln!(
+                        "the journal's last line had lost its newline (an earlier run was killed mid-write): the game is whole, the newline was added"
+                    ),
+                    None => {}
                 }
                 if already_done > 0 {
                     eprintln!("resuming: {already_done} of {total} games already played");

@@ -3,6 +3,7 @@
 mod confine;
 pub mod games;
 mod league;
+mod options;
 mod perft;
 mod play;
 mod sprt;
@@ -25,7 +26,9 @@ pub struct Cli {
 pub enum Command {
     /// Count the legal move sequences of a given length (a move-generator check).
     Perft(perft::PerftArgs),
-    /// Play one game between two bots and print the result.
+    /// Play one game between two bots and print the result. Exit 0 when the game was
+    /// played (whoever won), 1 when a bot could not be started (`spawn_failed`), 2 usage
+    /// error.
     Play(play::PlayArgs),
     /// Round-robin league: every pair of bots plays role-swapped pairs of games.
     League(league::LeagueArgs),

@@ -1,6 +1,7 @@
 //! `arbiter play` (one game, printed) and `arbiter bot` (a built-in bot over the protocol).
 
 use super::games::{GameOptions, with_game};
+use super::options::named_spec;
 use crate::bots::Player;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
@@ -14,7 +15,8 @@ use std::time::Duration;
 pub struct PlayArgs {
     #[command(flatten)]
     pub game: GameOptions,
-    /// Asalto's rebel bot: `builtin:NAME`, a course-style file, or a command line.
+    /// Asalto's rebel bot: `builtin:NAME`, a course-style file, or a command line, each
+    /// optionally named as `NAME=SPEC`.
     #[arg(long)]
     pub rebel: Option<String>,
     /// Asalto's officer bot.
@@ -33,7 +35,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub second: Option<String>,
     #[command(flatten)]
-    pub play: super::league::PlayOptions,
+    pub play: super::options::PlayOptions,
     /// Write the game record as JSON to this file.
     #[arg(long)]
     pub record: Option<PathBuf>,
@@ -96,15 +98,6 @@ fn unknown_builtin<G: Builtins>(game: &G, name: &str) -> Error {
     ))
 }
 
-/// A bot spec as the user wrote it, with its python override applied.
-pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Error> {
-    let mut spec = BotSpec::parse(text).map_err(|e| Error::usage(e.to_string()))?;
-    if let BotSpec::CoursePython { python: p, .. } = &mut spec {
-        *p = python.map(str::to_string);
-    }
-    Ok(spec)
-}
-
 fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     for role in ["rebel", "officer", "white", "black", "first", "second"] {
         if args.role_flag(role).is_some() && game.side_named(role).is_none() {
@@ -121,7 +114,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     let mut names = Vec::new();
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
-        let spec = parse_spec(text, args.play.python.as_deref())?;
+        let (name, _, spec) = named_spec(text, args.play.python.as_deref())?;
         if let BotSpec::Builtin(name) = &spec
             && game.builtin(name, 0).is_none()
         {
@@ -131,7 +124,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         if !matches!(spec, BotSpec::Builtin(_)) {
             super::confine::check(role, &confine)?;
         }
-        names.push(spec.default_name());
+        names.push(name);
         let player = crate::bots::open_player_in(&spec, game, None, &Default::default(), confine);
         players.push(player.map_err(Error::usage)?);
     }
@@ -183,6 +176,11 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
             path: path.clone(),
             source,
         })?;
+    }
+    // A bot that could not be started makes the game no evidence: say so to scripts.
+    if record.reason == crate::bots::FailureKind::Spawn.code() {
+        eprintln!("a bot could not be started: the game was not played (exit 1)");
+        return Ok(1);
     }
     Ok(0)
 }

@@ -2,9 +2,8 @@
 //! a CI gate: exit 0 when H1 is accepted, 1 when H0 is, 3 when inconclusive.
 
 use super::games::with_game;
-use super::league::{
-    MatchOptions, check_entrants, cli_entrant, install_interrupt, warn_oversubscribed,
-};
+use super::league::{check_entrants, install_interrupt, warn_oversubscribed};
+use super::options::{MatchOptions, cli_entrant};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::stats::sprt::{Model, Verdict};
@@ -53,6 +52,7 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
             args.elo1, args.elo0
         )));
     }
+    crate::stats::sprt::check_bounds(args.model, args.elo0, args.elo1).map_err(Error::usage)?;
     for (name, p) in [("--alpha", args.alpha), ("--beta", args.beta)] {
         if !(p > 0.0 && p < 0.5) {
             return Err(Error::usage(format!(
@@ -67,7 +67,7 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
     ];
     let tournament = args
         .matches
-        .tournament(Format::Gauntlet, entrants, 1, PathBuf::new());
+        .tournament(Format::Gauntlet, entrants, 1, PathBuf::new(), false);
     let settings = SprtSettings {
         elo0: args.elo0,
         elo1: args.elo1,

@@ -33,11 +33,25 @@ fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Ve
     writer.into_inner().expect("in-memory csv")
 }
 
+/// `x` to at most 3 decimals, shortest form; empty when not finite.
 fn num(x: f64) -> String {
     if x.is_finite() {
-        format!("{}", (x * 1000.0).round() / 1000.0)
+        // Adding 0.0 turns a -0.0 (from rounding a tiny negative) into 0.
+        format!("{}", (x * 1000.0).round() / 1000.0 + 0.0)
     } else {
         String::new()
+    }
+}
+
+/// `x` with `decimals` decimals (`+` sign when `signed`), never `-0.0`.
+fn fixed(x: f64, decimals: i32, signed: bool) -> String {
+    let scale = 10f64.powi(decimals);
+    let x = (x * scale).round() / scale + 0.0;
+    let d = decimals as usize;
+    if signed {
+        format!("{x:+.d$}")
+    } else {
+        format!("{x:.d$}")
     }
 }
 
@@ -99,8 +113,8 @@ pub fn game_line(g: &GameSummary) -> String {
 /// standings.csv: the league table with marks and per-role results.
 pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
     let mut header: Vec<String> = [
-        "rank", "bot", "games", "wins", "losses", "ties", "points", "mark", "elo", "elo_low",
-        "elo_high",
+        "rank", "bot", "games", "wins", "losses", "ties", "points", "rate", "mark", "elo",
+        "elo_low", "elo_high",
     ]
     .map(String::from)
     .to_vec();
@@ -118,6 +132,7 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
             s.losses.to_string(),
             s.ties.to_string(),
             num(s.points),
+            num(s.rate),
             s.mark.map(num).unwrap_or_default(),
             elo(s.elo),
             elo(s.elo_low),
@@ -135,7 +150,7 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
 
 fn elo(x: f64) -> String {
     if x.is_finite() {
-        format!("{x:.1}")
+        fixed(x, 1, false)
     } else {
         String::new()
     }
@@ -168,10 +183,10 @@ pub fn pairwise_csv(pairings: &[Pairing]) -> Vec<u8> {
             p.stats.ties.to_string(),
             p.stats.losses.to_string(),
             num(p.points),
-            format!("{:.4}", p.stats.score),
+            fixed(p.stats.score, 4, false),
             elo(p.stats.elo),
             elo(p.stats.elo_error),
-            format!("{:.4}", p.stats.los),
+            fixed(p.stats.los, 4, false),
         ]
     });
     csv_bytes(header, rows)
@@ -192,11 +207,11 @@ pub fn points_matrix_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
 /// The standings as a terminal table, with the fitted role advantage below it.
 pub fn standings_text(roles: &[String], table: &LeagueTable) -> String {
     format!(
-        "{}\nElo: mean 0, 95% intervals; fitted advantage of the {} role: {:+.1} ± {:.1}",
+        "{}\nElo: mean 0, 95% intervals; fitted advantage of the {} role: {} ± {}",
         standings_table(roles, &table.rows),
         roles.first().map(String::as_str).unwrap_or("first"),
-        table.role_advantage,
-        table.role_advantage_error
+        fixed(table.role_advantage, 1, true),
+        fixed(table.role_advantage_error, 1, false)
     )
 }
 
@@ -205,7 +220,7 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
     let mut header: Vec<String> = [
-        "#", "bot", "games", "W", "L", "T", "points", "mark", "Elo", "95% CI",
+        "#", "bot", "games", "W", "L", "T", "points", "pts/game", "mark", "Elo", "95% CI",
     ]
     .map(String::from)
     .to_vec();
@@ -221,21 +236,51 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
             s.losses.to_string(),
             s.ties.to_string(),
             num(s.points),
+            fixed(s.rate, 3, false),
             s.mark
-                .map(|m| format!("{m:.2}"))
+                .map(|m| fixed(m, 2, false))
                 .unwrap_or_else(|| "-".into()),
-            format!("{:+.0}", s.elo),
-            format!("[{:+.0}, {:+.0}]", s.elo_low, s.elo_high),
+            fixed(s.elo, 0, true),
+            format!(
+                "[{}, {}]",
+                fixed(s.elo_low, 0, true),
+                fixed(s.elo_high, 0, true)
+            ),
         ];
         row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
         row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
         t.add_row(row);
     }
-    let failure_columns = 10 + roles.len()..13 + roles.len();
-    for i in (2..9).chain(failure_columns) {
+    let failure_columns = 11 + roles.len()..14 + roles.len();
+    for i in (2..10).chain(failure_columns) {
         if let Some(col) = t.column_mut(i) {
             col.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_that_round_to_zero_are_written_without_a_minus_sign() {
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(-0.0001), "0");
+        assert_eq!(elo(-0.0), "0.0");
+        assert_eq!(elo(-0.04), "0.0");
+        assert_eq!(elo(-0.06), "-0.1");
+        assert_eq!(fixed(-0.4, 0, true), "+0");
+        assert_eq!(fixed(-0.6, 0, true), "-1");
+        assert_eq!(fixed(0.25, 4, false), "0.2500");
+        let pairing = Pairing {
+            bot: "a".into(),
+            opponent: "b".into(),
+            points: 1.0,
+            stats: crate::stats::elo::pair_stats(1, 0, 1),
+        };
+        let csv = String::from_utf8(pairwise_csv(&[pairing])).unwrap();
+        assert!(!csv.contains("-0"), "{csv}");
+    }
 }

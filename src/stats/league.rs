@@ -1,4 +1,9 @@
 //! Standings with the course mark m_i = 20 x_i / x_winner and Elo, and head-to-head results.
+//!
+//! Bots are ranked by score rate, points per game: in a complete round robin every bot
+//! plays as many games, so that is the order of points x_i; in a gauntlet (the candidate
+//! plays every game, each baseline only its own) or an unfinished league, points alone
+//! would favour whoever played more.
 
 use super::elo::{self, PairStats};
 use crate::record::{Fault, GameSummary};
@@ -21,6 +26,8 @@ pub struct Standing {
     pub ties: u32,
     /// x_i.
     pub points: f64,
+    /// Points per game (0 before any game): what the ranking is by.
+    pub rate: f64,
     /// m_i = 20 x_i / x_winner, x_winner being the best points of a scoring bot; 0 for
     /// everyone when no scoring bot scored; `None` for a bot kept out of the marks.
     pub mark: Option<f64>,
@@ -49,7 +56,7 @@ pub struct LeagueTable {
     pub role_advantage_error: f64,
 }
 
-/// Standings of `bots` over `games`, best first (ties in points by name), with Elo.
+/// Standings of `bots` over `games`, best score rate first (ties by name), with Elo.
 pub fn table(bots: &[String], games: &[GameSummary], scoring: Scoring) -> LeagueTable {
     let mut rows = standings(bots, games, scoring);
     let index = |name: &str| bots.iter().position(|b| b == name);
@@ -82,7 +89,7 @@ pub fn table(bots: &[String], games: &[GameSummary], scoring: Scoring) -> League
     }
 }
 
-/// Standings of `bots` over `games` by points alone, best first (ties in points by name).
+/// Standings of `bots` over `games` by score rate alone, best first (ties by name).
 pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
     let mut rows: Vec<Standing> = bots
         .iter()
@@ -94,6 +101,7 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             losses: 0,
             ties: 0,
             points: 0.0,
+            rate: 0.0,
             mark: None,
             illegal_moves: 0,
             timeouts: 0,
@@ -136,14 +144,13 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             }
         }
     }
+    for row in &mut rows {
+        row.rate = score_rate(row.points, row.games);
+    }
     set_marks(&mut rows, &[]);
-    rows.sort_by(|a, b| {
-        b.points
-            .total_cmp(&a.points)
-            .then_with(|| a.bot.cmp(&b.bot))
-    });
+    rows.sort_by(|a, b| b.rate.total_cmp(&a.rate).then_with(|| a.bot.cmp(&b.bot)));
     for i in 0..rows.len() {
-        rows[i].rank = if i > 0 && rows[i].points == rows[i - 1].points {
+        rows[i].rank = if i > 0 && rows[i].rate == rows[i - 1].rate {
             rows[i - 1].rank
         } else {
             i + 1
@@ -170,6 +177,15 @@ pub fn set_marks(rows: &mut [Standing], non_scoring: &[String]) {
                 0.0
             }
         });
+    }
+}
+
+/// Points per game; 0 before any game.
+pub fn score_rate(points: f64, games: u32) -> f64 {
+    if games == 0 {
+        0.0
+    } else {
+        points / games as f64
     }
 }
 
@@ -377,5 +393,32 @@ mod tests {
             .map(|s| (s.bot.as_str(), s.illegal_moves, s.timeouts, s.errors))
             .collect();
         assert_eq!(counts, vec![("b", 1, 0, 2), ("a", 2, 1, 1)]);
+    }
+
+    #[test]
+    fn a_gauntlet_ranks_by_score_rate_not_by_raw_points() {
+        // The candidate plays 4 games and wins 2 (2 points, rate 0.5); baseline b plays 2
+        // and wins both of its games against the candidate (2 points, rate 1); baseline c
+        // loses both (0 points).
+        let bots: Vec<String> = ["cand", "b", "c"].map(String::from).to_vec();
+        let games = vec![
+            game(0, "cand", "b", Some(1)),
+            game(1, "b", "cand", Some(0)),
+            game(2, "cand", "c", Some(0)),
+            game(3, "c", "cand", Some(1)),
+        ];
+        let table = standings(&bots, &games, COURSE);
+        let rows: Vec<(usize, &str, u32, f64, f64, Option<f64>)> = table
+            .iter()
+            .map(|s| (s.rank, s.bot.as_str(), s.games, s.points, s.rate, s.mark))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (1, "b", 2, 2.0, 1.0, Some(20.0)),
+                (2, "cand", 4, 2.0, 0.5, Some(20.0)),
+                (3, "c", 2, 0.0, 0.0, Some(0.0))
+            ]
+        );
     }
 }

@@ -21,6 +21,44 @@ pub enum Model {
     Logistic,
 }
 
+/// The largest |Elo| a normalized-model bound may have: fishtest's fixed-point search for
+/// the distribution of a given t-value starts from the uniform pair-score distribution
+/// (mean 1/2, sigma sqrt(1/8)), where a t-value of 2 sqrt(2) / 3 or more leaves the secular
+/// equation without a root. That is 2/3 of [`NELO_PER_T`], about 231.6 normalized Elo.
+pub fn normalized_limit() -> f64 {
+    2.0 / 3.0 * NELO_PER_T
+}
+
+/// Whether `model` can test H0 `elo0` against H1 `elo1`; the error says the range it can.
+pub fn check_bounds(model: Model, elo0: f64, elo1: f64) -> Result<(), String> {
+    match model {
+        Model::Normalized => {
+            let limit = normalized_limit();
+            for (name, elo) in [("--elo0", elo0), ("--elo1", elo1)] {
+                if elo.abs() >= limit {
+                    return Err(format!(
+                        "{name} {elo}: the normalized model can test bounds strictly between \
+                         -{limit:.1} and +{limit:.1} normalized Elo; use smaller bounds, or \
+                         --model logistic"
+                    ));
+                }
+            }
+        }
+        Model::Logistic => {
+            for (name, elo) in [("--elo0", elo0), ("--elo1", elo1)] {
+                let s = expected_score(elo);
+                if !(s > 0.0 && s < 1.0) {
+                    return Err(format!(
+                        "{name} {elo}: the logistic model needs an expected score strictly \
+                         between 0 and 1, which this Elo does not give in floating point"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// ln(beta / (1 - alpha)) and ln((1 - beta) / alpha).
 pub fn bounds(alpha: f64, beta: f64) -> (f64, f64) {
     ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
@@ -106,10 +144,12 @@ fn mle_t_value(pdf: &[(f64, f64); 5], t: f64) -> Option<[f64; 5]> {
 }
 
 /// The log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) for pentanomial counts
-/// `[LL, LD+DL, LW+DD+WL, DW+WD, WW]` from the candidate's side.
-pub fn llr(model: Model, elo0: f64, elo1: f64, counts: &[u64; 5]) -> f64 {
+/// `[LL, LD+DL, LW+DD+WL, DW+WD, WW]` from the candidate's side (0 before any pair).
+/// `None` when the model cannot compute it for these bounds (see [`check_bounds`]): never
+/// a made-up 0.
+pub fn llr(model: Model, elo0: f64, elo1: f64, counts: &[u64; 5]) -> Option<f64> {
     if counts.iter().sum::<u64>() == 0 {
-        return 0.0;
+        return Some(0.0);
     }
     let (total, pdf) = distribution(counts);
     let (p0, p1) = match model {
@@ -123,18 +163,19 @@ pub fn llr(model: Model, elo0: f64, elo1: f64, counts: &[u64; 5]) -> f64 {
             (mle_t_value(&pdf, t(elo0)), mle_t_value(&pdf, t(elo1)))
         }
     };
-    let (Some(p0), Some(p1)) = (p0, p1) else {
-        return 0.0;
-    };
-    total
+    let (p0, p1) = (p0?, p1?);
+    let llr = total
         * pdf
             .iter()
             .zip(p0.iter().zip(&p1))
             .map(|((_, p), (a, b))| p * (b.ln() - a.ln()))
-            .sum::<f64>()
+            .sum::<f64>();
+    llr.is_finite().then_some(llr)
 }
 
-/// The candidate's logistic Elo from pentanomial counts, with its 95% interval.
+/// The candidate's logistic Elo from pentanomial counts, with its 95% interval. An end of
+/// the interval the data cannot bound (a score interval reaching 0 or 1, as for a
+/// candidate that won every game) is infinite; the interval is never cut at the estimate.
 pub fn elo_estimate(counts: &[u64; 5]) -> (f64, f64, f64) {
     let pairs: u64 = counts.iter().sum();
     if pairs == 0 {
@@ -157,11 +198,19 @@ pub fn elo_estimate(counts: &[u64; 5]) -> (f64, f64, f64) {
     });
     let (smoothed_mean, var) = mean_var(&smoothed);
     let half = z95() * (var / n).sqrt();
-    let estimate = elo_of_score(clamp(mean));
+    let end = |s: f64| {
+        if s <= 0.0 {
+            f64::NEG_INFINITY
+        } else if s >= 1.0 {
+            f64::INFINITY
+        } else {
+            elo_of_score(s)
+        }
+    };
     (
-        estimate,
-        estimate.min(elo_of_score(clamp(smoothed_mean - half))),
-        estimate.max(elo_of_score(clamp(smoothed_mean + half))),
+        elo_of_score(clamp(mean)),
+        end(smoothed_mean - half),
+        end(smoothed_mean + half),
     )
 }
 
@@ -203,7 +252,7 @@ mod tests {
             ([57, 30, 10, 3, 0], 0.0, 50.0, -15.422_898_178),
         ];
         for (counts, e0, e1, expected) in cases {
-            let got = llr(Model::Logistic, e0, e1, &counts);
+            let got = llr(Model::Logistic, e0, e1, &counts).unwrap();
             assert!(
                 (got - expected).abs() < 1e-6,
                 "{counts:?} {e0} {e1}: {got} vs {expected}"
@@ -220,7 +269,7 @@ mod tests {
             ([57, 30, 10, 3, 0], 0.0, 50.0, -18.930_249_060),
         ];
         for (counts, e0, e1, expected) in cases {
-            let got = llr(Model::Normalized, e0, e1, &counts);
+            let got = llr(Model::Normalized, e0, e1, &counts).unwrap();
             assert!(
                 (got - expected).abs() < 1e-6,
                 "{counts:?} {e0} {e1}: {got} vs {expected}"
@@ -237,7 +286,7 @@ mod tests {
         let (s, var) = mean_var(&pdf);
         let (s0, s1) = (expected_score(0.0), expected_score(5.0));
         let approx = n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var);
-        let exact = llr(Model::Logistic, 0.0, 5.0, &counts);
+        let exact = llr(Model::Logistic, 0.0, 5.0, &counts).unwrap();
         assert!(
             (exact - approx).abs() < 0.01 * approx.abs().max(1.0),
             "{exact} vs {approx}"
@@ -246,11 +295,11 @@ mod tests {
 
     #[test]
     fn llr_grows_with_evidence_and_flips_with_the_side() {
-        let small = llr(Model::Logistic, 0.0, 10.0, &[2, 4, 8, 6, 4]);
-        let large = llr(Model::Logistic, 0.0, 10.0, &[20, 40, 80, 60, 40]);
+        let small = llr(Model::Logistic, 0.0, 10.0, &[2, 4, 8, 6, 4]).unwrap();
+        let large = llr(Model::Logistic, 0.0, 10.0, &[20, 40, 80, 60, 40]).unwrap();
         assert!(large > small && small > 0.0);
-        assert!(llr(Model::Logistic, 0.0, 10.0, &[40, 60, 80, 40, 20]) < 0.0);
-        assert_eq!(llr(Model::Logistic, 0.0, 10.0, &[0; 5]), 0.0);
+        assert!(llr(Model::Logistic, 0.0, 10.0, &[40, 60, 80, 40, 20]).unwrap() < 0.0);
+        assert_eq!(llr(Model::Logistic, 0.0, 10.0, &[0; 5]), Some(0.0));
     }
 
     #[test]
@@ -265,23 +314,74 @@ mod tests {
 
     #[test]
     fn elo_estimate_is_finite_and_ordered() {
-        for counts in [
-            [0, 0, 0, 0, 10],
-            [10, 0, 0, 0, 0],
-            [3, 5, 9, 5, 3],
-            [0, 0, 1, 0, 0],
-        ] {
+        for counts in [[3, 5, 9, 5, 3], [1, 6, 20, 9, 2], [40, 60, 80, 40, 20]] {
             let (e, lo, hi) = elo_estimate(&counts);
             assert!(
                 e.is_finite() && lo.is_finite() && hi.is_finite(),
                 "{counts:?}"
             );
-            assert!(lo <= e && e <= hi, "{counts:?}: {lo} {e} {hi}");
+            assert!(lo < e && e < hi, "{counts:?}: {lo} {e} {hi}");
         }
         let (e, _, _) = elo_estimate(&[3, 5, 9, 5, 3]);
         assert!(e.abs() < 1e-9);
-        // A unanimous run is far from a known Elo: its interval is wide, not a point.
-        let (e, lo, hi) = elo_estimate(&[0, 0, 0, 0, 17]);
-        assert!(e > 400.0 && hi - lo > 100.0, "{lo} {e} {hi}");
+    }
+
+    #[test]
+    fn an_all_win_interval_reaches_above_the_estimate() {
+        for pairs in [1, 17, 1000] {
+            // One pair bounds nothing; many bound the far end.
+            let bounded = pairs > 1;
+            let (e, lo, hi) = elo_estimate(&[0, 0, 0, 0, pairs]);
+            assert!(
+                e > 0.0 && lo.is_finite() == bounded,
+                "{pairs}: {lo} {e} {hi}"
+            );
+            assert!(
+                lo < e && hi > e,
+                "{pairs}: the interval [{lo}, {hi}] must hold {e} inside"
+            );
+            let (e, lo, hi) = elo_estimate(&[pairs, 0, 0, 0, 0]);
+            assert!(
+                lo < e && hi > e && hi.is_finite() == bounded,
+                "all lost, {pairs}: [{lo}, {hi}] {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn wide_normalized_bounds_are_refused_with_the_range_and_never_give_a_silent_zero() {
+        let limit = normalized_limit();
+        assert!((limit - 231.6).abs() < 0.1, "{limit}");
+        let err = check_bounds(Model::Normalized, 0.0, 300.0).unwrap_err();
+        assert!(
+            err.contains("--elo1 300") && err.contains("231.6") && err.contains("logistic"),
+            "{err}"
+        );
+        assert!(check_bounds(Model::Normalized, -240.0, 0.0).is_err());
+        assert!(check_bounds(Model::Logistic, 0.0, 300.0).is_ok());
+        assert!(check_bounds(Model::Logistic, 0.0, 1e6).is_err());
+        // Beyond the range the computation has no answer, and says so.
+        assert_eq!(llr(Model::Normalized, 0.0, 300.0, &[0, 0, 0, 0, 5]), None);
+        // Inside it, every outcome gives a number, and a run that wins everything decides.
+        let within = limit - 0.5;
+        for counts in [
+            [0, 0, 0, 0, 1],
+            [0, 0, 0, 0, 50],
+            [50, 0, 0, 0, 0],
+            [0, 0, 100, 0, 0],
+            [5, 5, 5, 5, 5],
+            [0, 1, 0, 3, 40],
+        ] {
+            for (e0, e1) in [(0.0, within), (-within, 0.0), (-within, within), (0.0, 5.0)] {
+                let value = llr(Model::Normalized, e0, e1, &counts);
+                assert!(
+                    value.is_some_and(f64::is_finite),
+                    "{counts:?} {e0} {e1}: {value:?}"
+                );
+            }
+        }
+        let (_, upper) = bounds(0.05, 0.05);
+        assert!(llr(Model::Normalized, 0.0, 200.0, &[0, 0, 0, 0, 20]).unwrap() > upper);
+        assert!(llr(Model::Logistic, 0.0, 300.0, &[0, 0, 0, 0, 20]).unwrap() > upper);
     }
 }

@@ -1,24 +1,42 @@
 //! The journal `games.jsonl`: the source of truth of a tournament run.
 //!
-//! Its first line names the plan (game, bots, pairs, seed); each further line is one
-//! finished game, written whole with a single `write` and flushed as the game ends. A
-//! crash can leave at most a torn last line, which resuming detects and drops. Lines are
-//! not fsynced one by one: a finished game survives the harness being killed at any
-//! moment; the journal is fsynced when a run ends, so a power loss can cost the games of
-//! the last few seconds, which a resume then plays again.
+//! Its first line names the plan: the schedule (game, bots, pairs, seed) and every
+//! setting that can change a result (limits, interpreter, confinement, each bot's folder,
+//! environment and a digest of its files). Each further line is one finished game,
+//! written whole with a single `write` and flushed as the game ends. A crash can leave at
+//! most one damaged last line: a line that lost only its newline is completed, a torn one
+//! is dropped (its game is played again), and the run says which. Lines are not fsynced
+//! one by one: a finished game survives the harness being killed at any moment; the
+//! journal is fsynced when a run ends, so a power loss can cost the games of the last few
+//! seconds, which a resume then plays again.
+//!
+//! One run at a time: a run holds an OS lock (`flock`) on `games.lock` in the folder for
+//! as long as it writes there. The kernel drops the lock when the run ends or is killed,
+//! so a lock never outlives its run.
+//!
+//! Format 1 (before the plan held the limits, interpreter, confinement and digests) is
+//! still read by [`load`] (`arbiter table`); a run refuses to resume it, since it cannot
+//! tell whether those settings changed.
 
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 pub const JOURNAL_FILE: &str = "games.jsonl";
-const FORMAT_VERSION: u32 = 1;
+/// Where `--force-new` keeps the journal it replaces.
+pub const REPLACED_FILE: &str = "games.jsonl.old";
+/// The file whose `flock` marks a run in progress.
+pub const LOCK_FILE: &str = "games.lock";
+const FORMAT_VERSION: u32 = 2;
+/// The oldest format [`load`] reads.
+const OLDEST_READABLE: u32 = 1;
 
-/// What decides the schedule: a journal written under one plan is never resumed under
-/// another.
+/// Everything that decides a tournament's results: a journal written under one plan is
+/// never resumed under another.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// `round_robin` or `gauntlet`.
@@ -35,12 +53,40 @@ pub struct Plan {
     /// League points for a win and a tie.
     pub points_win: f64,
     pub points_tie: f64,
+    /// The move and start-up limits in milliseconds (absent in format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_limit_ms: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One bot as the plan knows it. Every field but `name` and `spec` is absent in format 1
+/// and left out when it does not apply (a built-in bot has no files, folder or limits).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlanBot {
     pub name: String,
+    /// The specification as written.
     pub spec: String,
+    /// The interpreter of a course-style `.py` bot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// The working folder given for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_mb: Option<u64>,
+    /// `none` or `user`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+    /// SHA-256 over the files the bot is made of (see `tournament::setup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -61,78 +107,171 @@ struct EntryIn {
     record: GameRecord,
 }
 
-/// An open journal, appended to by one writer.
+/// What was wrong with the journal's last line, and what opening it for a run did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repair {
+    /// A whole game record that had lost its newline: the newline was added.
+    Completed,
+    /// A line cut short by a crash: removed; its game is played again.
+    Dropped,
+}
+
+/// An open journal, appended to by one writer that holds the folder's lock.
 pub struct Journal {
     file: File,
     path: PathBuf,
+    /// Bytes of whole lines: a failed write is cut back to this length.
+    len: u64,
+    /// A failed write could not be cut back: nothing more may be appended.
+    broken: bool,
+    _lock: File,
 }
 
 /// What a journal held when it was opened.
 pub struct Loaded {
     pub plan: Plan,
+    /// The format it was written in.
+    pub version: u32,
     /// Finished games in journal order, the first copy of each id.
     pub games: Vec<GameSummary>,
-    /// A torn last line was found and cut off.
-    pub dropped_torn_line: bool,
+    /// What was done about a damaged last line ([`load`] only reports it: `Dropped` then
+    /// means the torn line was left out of `games`, `Completed` that the line counts).
+    pub repair: Option<Repair>,
+}
+
+/// A journal's content as read, before anything is decided about it.
+struct Read {
+    /// `None` when the header line itself is torn: the journal holds no game.
+    header: Option<(u32, Plan)>,
+    games: Vec<GameSummary>,
+    /// A last line without its newline: its offset, and whether it is a whole line.
+    tail: Option<(u64, Repair)>,
 }
 
 impl Journal {
     /// Opens `dir/games.jsonl` for `plan`: creates it, or resumes it when it was written
-    /// under the same plan. Anything else is refused with the difference spelled out.
-    pub fn open(dir: &Path, plan: &Plan) -> Result<(Journal, Loaded), Error> {
+    /// under the same plan, after repairing a damaged last line. Anything else is refused
+    /// with every difference spelled out. `force_new` starts afresh, keeping the old
+    /// journal as `games.jsonl.old`.
+    pub fn open(dir: &Path, plan: &Plan, force_new: bool) -> Result<(Journal, Loaded), Error> {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io {
             path: dir.to_path_buf(),
             source,
         })?;
+        let lock = lock_folder(dir)?;
         let path = dir.join(JOURNAL_FILE);
         let io = |source| Error::Io {
             path: path.clone(),
             source,
         };
         let exists = path.metadata().map(|m| m.len() > 0).unwrap_or(false);
-        let loaded = if exists {
-            let loaded = load(&path)?;
-            if loaded.plan != *plan {
-                return Err(Error::usage(format!(
-                    "{} was written for another tournament ({}); use another output folder, or \
-                     delete it to start over",
-                    path.display(),
-                    plan_difference(&loaded.plan, plan)
-                )));
-            }
-            loaded
+        if exists && force_new {
+            std::fs::rename(&path, dir.join(REPLACED_FILE)).map_err(io)?;
+        }
+        let read = if exists && !force_new {
+            Some(read(&path)?)
         } else {
-            let mut file = File::create(&path).map_err(io)?;
-            let header = Header {
-                arbiter_journal: FORMAT_VERSION,
-                plan: plan.clone(),
-            };
-            let mut line = serde_json::to_string(&header).expect("a plan always serializes");
-            line.push('\n');
-            file.write_all(line.as_bytes()).map_err(io)?;
-            file.sync_data().map_err(io)?;
-            Loaded {
-                plan: plan.clone(),
-                games: Vec::new(),
-                dropped_torn_line: false,
+            None
+        };
+        let mut repair = None;
+        let games = match read {
+            // A journal with no game (or only a torn header) holds no result: it is
+            // started afresh under the new plan.
+            Some(read) if read.header.is_some() && !read.games.is_empty() => {
+                let (version, old) = read.header.expect("checked");
+                if version < FORMAT_VERSION {
+                    return Err(Error::usage(format!(
+                        "{} is in journal format {version}, which does not record the move \
+                         limits, the interpreter, the resource limits, the sandbox or a digest \
+                         of each bot's files, so a resume could mix settings; `arbiter table` \
+                         still reads it. To play on, start afresh: another output folder, or \
+                         --force-new (the old journal is kept as {REPLACED_FILE})",
+                        path.display()
+                    )));
+                }
+                if old != *plan {
+                    return Err(Error::usage(format!(
+                        "{} was written with other settings: {}. One table never mixes two \
+                         settings: rerun with the same settings to resume, or start afresh \
+                         with another output folder or --force-new (the old journal is kept \
+                         as {REPLACED_FILE})",
+                        path.display(),
+                        plan_difference(&old, plan)
+                    )));
+                }
+                if let Some((offset, kind)) = read.tail {
+                    let mut file = OpenOptions::new().append(true).open(&path).map_err(io)?;
+                    match kind {
+                        Repair::Completed => file.write_all(b"\n").map_err(io)?,
+                        Repair::Dropped => file.set_len(offset).map_err(io)?,
+                    }
+                    file.sync_data().map_err(io)?;
+                    repair = Some(kind);
+                }
+                read.games
+            }
+            _ => {
+                let mut file = File::create(&path).map_err(io)?;
+                let header = Header {
+                    arbiter_journal: FORMAT_VERSION,
+                    plan: plan.clone(),
+                };
+                let mut line = serde_json::to_string(&header).expect("a plan always serializes");
+                line.push('\n');
+                file.write_all(line.as_bytes()).map_err(io)?;
+                file.sync_data().map_err(io)?;
+                Vec::new()
             }
         };
         let file = OpenOptions::new().append(true).open(&path).map_err(io)?;
-        Ok((Journal { file, path }, loaded))
+        let len = file.metadata().map_err(io)?.len();
+        let journal = Journal {
+            file,
+            path,
+            len,
+            broken: false,
+            _lock: lock,
+        };
+        let loaded = Loaded {
+            plan: plan.clone(),
+            version: FORMAT_VERSION,
+            games,
+            repair,
+        };
+        Ok((journal, loaded))
     }
 
-    /// Appends one finished game as one line, in one write, and flushes it.
+    /// Appends one finished game as one line, in one write, and flushes it. A write that
+    /// fails is cut back, so the journal never holds a partial line followed by another.
     pub fn append(&mut self, id: u64, record: &GameRecord) -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: self.path.clone(),
+            source,
+        };
+        if self.broken {
+            return Err(io(std::io::Error::other(
+                "an earlier write failed and could not be undone: nothing more is appended",
+            )));
+        }
         let mut line = serde_json::to_string(&EntryOut { game: id, record })
             .expect("a record always serializes");
         line.push('\n');
-        self.file
+        match self
+            .file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|source| Error::Io {
-                path: self.path.clone(),
-                source,
-            })
+        {
+            Ok(()) => {
+                self.len += line.len() as u64;
+                Ok(())
+            }
+            Err(source) => {
+                if self.file.set_len(self.len).is_err() {
+                    self.broken = true;
+                }
+                Err(io(source))
+            }
+        }
     }
 
     /// Forces the journal to disk (at the end of a run).
@@ -144,58 +283,127 @@ impl Journal {
     }
 }
 
-/// Reads a journal without changing it, except for cutting a torn last line.
+/// Takes the folder's run lock, or says at once who holds it.
+fn lock_folder(dir: &Path) -> Result<File, Error> {
+    use rustix::fs::{FlockOperation, flock};
+    let path = dir.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(file),
+        Err(rustix::io::Errno::WOULDBLOCK) => Err(Error::usage(format!(
+            "another arbiter run is using {} (it holds the lock on {}): wait for it to end, \
+             or use another output folder",
+            dir.display(),
+            path.display()
+        ))),
+        Err(e) => Err(Error::Io {
+            path,
+            source: e.into(),
+        }),
+    }
+}
+
+/// Reads a journal without changing it (`arbiter table`). A damaged last line is left as
+/// it is and reported in [`Loaded::repair`]; a run on the folder repairs it.
 pub fn load(path: &Path) -> Result<Loaded, Error> {
+    let read = read(path)?;
+    let Some((version, plan)) = read.header else {
+        return Err(Error::Input {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the header line is torn (the run that created the journal was killed \
+                      while writing it): the journal holds no game; rerun the tournament to \
+                      start it afresh"
+                .into(),
+        });
+    };
+    Ok(Loaded {
+        plan,
+        version,
+        games: read.games,
+        repair: read.tail.map(|(_, kind)| kind),
+    })
+}
+
+fn read(path: &Path) -> Result<Read, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io)?;
     let mut reader = BufReader::new(file);
-    let mut line = String::new();
+    let mut line = Vec::new();
     let mut offset: u64 = 0;
-    let mut plan: Option<Plan> = None;
+    let mut header: Option<(u32, Plan)> = None;
     let mut games = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut number = 0usize;
-    let mut dropped_torn_line = false;
+    let mut tail = None;
     loop {
         line.clear();
-        let read = reader.read_line(&mut line).map_err(io)?;
+        let read = reader.read_until(b'\n', &mut line).map_err(io)?;
         if read == 0 {
             break;
         }
         number += 1;
-        let complete = line.ends_with('\n');
+        let complete = line.ends_with(b"\n");
         let bad = |message: String| Error::Input {
             path: path.to_path_buf(),
             line: number,
             message,
         };
-        if plan.is_none() {
-            let header: Header = serde_json::from_str(line.trim_end())
-                .map_err(|e| bad(format!("not an arbiter journal header: {e}")))?;
-            if header.arbiter_journal != FORMAT_VERSION {
-                return Err(bad(format!(
-                    "journal format {} is not supported",
-                    header.arbiter_journal
-                )));
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if number == 1 {
+            match serde_json::from_slice::<serde_json::Value>(text) {
+                Err(_) if !complete => {
+                    return Ok(Read {
+                        header: None,
+                        games,
+                        tail: Some((0, Repair::Dropped)),
+                    });
+                }
+                Err(e) => return Err(bad(format!("not an arbiter journal header: {e}"))),
+                Ok(value) => {
+                    let version = value
+                        .get("arbiter_journal")
+                        .and_then(|v| v.as_u64())
+                        .ok_or_else(|| {
+                            bad("not an arbiter journal header: no `arbiter_journal` number".into())
+                        })?;
+                    if !(OLDEST_READABLE as u64..=FORMAT_VERSION as u64).contains(&version) {
+                        return Err(bad(format!(
+                            "journal format {version} is not supported (this arbiter reads \
+                             formats {OLDEST_READABLE} to {FORMAT_VERSION})"
+                        )));
+                    }
+                    let h: Header = serde_json::from_value(value)
+                        .map_err(|e| bad(format!("not an arbiter journal header: {e}")))?;
+                    header = Some((version as u32, h.plan));
+                    if !complete {
+                        tail = Some((offset, Repair::Completed));
+                    }
+                }
             }
-            plan = Some(header.plan);
         } else {
-            match serde_json::from_str::<EntryIn>(line.trim_end()) {
+            match serde_json::from_slice::<EntryIn>(text) {
                 Ok(entry) => {
+                    if !complete {
+                        tail = Some((offset, Repair::Completed));
+                    }
                     if seen.insert(entry.game) {
                         games.push(GameSummary::of(entry.game, &entry.record));
                     }
                 }
-                // A crash mid-write leaves a last line without its newline: drop it, the
-                // game is played again.
                 Err(_) if !complete => {
-                    drop(reader);
-                    let file = OpenOptions::new().write(true).open(path).map_err(io)?;
-                    file.set_len(offset).map_err(io)?;
-                    dropped_torn_line = true;
+                    tail = Some((offset, Repair::Dropped));
                     break;
                 }
                 Err(e) => return Err(bad(format!("not a game record: {e}"))),
@@ -203,51 +411,170 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
         }
         offset += read as u64;
     }
-    let plan = plan.ok_or_else(|| Error::Input {
-        path: path.to_path_buf(),
-        line: 1,
-        message: "empty journal".into(),
-    })?;
-    Ok(Loaded {
-        plan,
+    if header.is_none() {
+        return Err(Error::Input {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "empty journal".into(),
+        });
+    }
+    Ok(Read {
+        header,
         games,
-        dropped_torn_line,
+        tail,
     })
 }
 
+/// Every setting that differs, as `name old there, new now`.
 fn plan_difference(old: &Plan, new: &Plan) -> String {
+    use serde_json::Value;
+    let show = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => "unset".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    let fields = |v: Value| match v {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
     let mut diffs = Vec::new();
-    if old.game != new.game {
-        diffs.push(format!("game {} there, {} now", old.game, new.game));
-    }
-    if old.format != new.format {
-        diffs.push(format!("{} there, {} now", old.format, new.format));
-    }
-    if old.bots != new.bots {
-        let names = |p: &Plan| {
+    let mut compare =
+        |prefix: &str, old: serde_json::Map<String, Value>, new: serde_json::Map<String, Value>| {
+            let mut keys: Vec<&String> = new.keys().collect();
+            keys.extend(old.keys().filter(|k| !new.contains_key(*k)));
+            for key in keys {
+                if key == "bots" || old.get(key) == new.get(key) {
+                    continue;
+                }
+                diffs.push(format!(
+                    "{prefix}{key} {} there, {} now",
+                    show(old.get(key)),
+                    show(new.get(key))
+                ));
+            }
+        };
+    let to_value = |p: &Plan| serde_json::to_value(p).expect("a plan always serializes");
+    compare("", fields(to_value(old)), fields(to_value(new)));
+    let names = |p: &Plan| p.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+    if names(old) != names(new) {
+        let list = |p: &Plan| {
             p.bots
                 .iter()
                 .map(|b| format!("{}={}", b.name, b.spec))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        diffs.push(format!("bots [{}] there, [{}] now", names(old), names(new)));
-    }
-    if old.pairs != new.pairs {
-        diffs.push(format!("{} pairs there, {} now", old.pairs, new.pairs));
-    }
-    if old.seed != new.seed {
-        diffs.push(format!("seed {} there, {} now", old.seed, new.seed));
-    }
-    if old.rules != new.rules {
-        diffs.push(format!(
-            "rules {} there, {} now",
-            serde_json::Value::Object(old.rules.clone()),
-            serde_json::Value::Object(new.rules.clone())
-        ));
-    }
-    if diffs.is_empty() {
-        diffs.push("scoring differs".into());
+        diffs.push(format!("bots [{}] there, [{}] now", list(old), list(new)));
+    } else {
+        for (a, b) in old.bots.iter().zip(&new.bots) {
+            let value = |bot: &PlanBot| fields(serde_json::to_value(bot).expect("serializes"));
+            compare(&format!("bot {} ", a.name), value(a), value(b));
+        }
     }
     diffs.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        let bot = |name: &str| PlanBot {
+            name: name.into(),
+            spec: format!("builtin:{name}"),
+            ..PlanBot::default()
+        };
+        Plan {
+            format: "round_robin".into(),
+            game: "gomoku".into(),
+            roles: vec!["white".into(), "black".into()],
+            bots: vec![bot("random"), bot("greedy")],
+            pairs: 1,
+            seed: 1,
+            rules: serde_json::Map::new(),
+            points_win: 2.0,
+            points_tie: 1.0,
+            limit_ms: Some(200),
+            init_limit_ms: Some(30_000),
+        }
+    }
+
+    fn record() -> GameRecord {
+        serde_json::from_value(serde_json::json!({
+            "game": "gomoku", "roles": ["white", "black"],
+            "players": {"white": "random", "black": "greedy"},
+            "winner": "black", "reason": "five_in_row", "rounds": 5, "plies": 10,
+            "illegal": {"white": 0, "black": 0}, "seed": 7, "moves": [], "final_board": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn every_changed_setting_is_named_with_its_old_and_new_value() {
+        let old = plan();
+        let mut new = plan();
+        new.limit_ms = Some(5000);
+        new.bots[1].python = Some("python3.12".into());
+        new.bots[1].digest = Some("ab".into());
+        new.rules.insert("density".into(), 0.5.into());
+        let text = plan_difference(&old, &new);
+        for part in [
+            "limit_ms 200 there, 5000 now",
+            "bot greedy python unset there, python3.12 now",
+            "bot greedy digest unset there, ab now",
+            "rules {} there, {\"density\":0.5} now",
+        ] {
+            assert!(text.contains(part), "`{part}` in: {text}");
+        }
+        assert_eq!(text.matches(';').count(), 3, "{text}");
+    }
+
+    #[test]
+    fn a_torn_line_is_dropped_and_the_next_game_starts_on_a_line_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+        journal.append(0, &record()).unwrap();
+        drop(journal);
+        let path = dir.path().join(JOURNAL_FILE);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{whole}{{\"game\":1,\"rec")).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // Reading reports the damage and changes nothing.
+        let loaded = load(&path).unwrap();
+        assert_eq!(
+            (loaded.games.len(), loaded.repair),
+            (1, Some(Repair::Dropped))
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let (mut journal, loaded) = Journal::open(dir.path(), &plan(), false).unwrap();
+        assert_eq!(loaded.repair, Some(Repair::Dropped));
+        journal.append(1, &record()).unwrap();
+        drop(journal);
+        let loaded = load(&path).unwrap();
+        assert_eq!((loaded.games.len(), loaded.repair), (2, None));
+    }
+
+    #[test]
+    fn a_second_open_of_a_folder_is_refused_while_the_first_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+        let err = Journal::open(dir.path(), &plan(), false).err().unwrap();
+        assert!(
+            err.to_string().contains("another arbiter run is using"),
+            "{err}"
+        );
+        drop(journal);
+        assert!(Journal::open(dir.path(), &plan(), false).is_ok());
+    }
+
+    #[test]
+    fn a_journal_without_games_is_started_afresh_under_new_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Journal::open(dir.path(), &plan(), false).unwrap());
+        let mut new = plan();
+        new.limit_ms = Some(5000);
+        let (_, loaded) = Journal::open(dir.path(), &new, false).unwrap();
+        assert!(loaded.games.is_empty());
+        assert_eq!(load(&dir.path().join(JOURNAL_FILE)).unwrap().plan, new);
+    }
 }

@@ -6,6 +6,7 @@
 
 pub mod journal;
 pub mod schedule;
+pub mod setup;
 pub mod sprt;
 
 use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
@@ -68,6 +69,8 @@ pub struct Tournament {
     /// Games at once.
     pub jobs: usize,
     pub out: PathBuf,
+    /// Start afresh even when `out` holds a journal (kept as `games.jsonl.old`).
+    pub force_new: bool,
 }
 
 /// What the runner tells whoever shows progress.
@@ -75,7 +78,8 @@ pub enum LeagueEvent<'a> {
     Started {
         total: usize,
         already_done: usize,
-        dropped_torn_line: bool,
+        /// What was done about a damaged last line of the journal.
+        repair: Option<journal::Repair>,
     },
     GameFinished {
         summary: &'a GameSummary,
@@ -106,30 +110,49 @@ impl Tournament {
         }
     }
 
+    /// The plan: the schedule and every setting that can change a result.
     fn plan<G: Builtins>(
         &self,
         game: &G,
         rules: serde_json::Map<String, serde_json::Value>,
-    ) -> Plan {
+    ) -> Result<Plan, Error> {
         let points = game.league_points();
-        Plan {
+        let bots = self
+            .entrants
+            .iter()
+            .map(|e| {
+                let program = !matches!(e.spec, BotSpec::Builtin(_));
+                let limits = e.confine.limits;
+                Ok(PlanBot {
+                    name: e.name.clone(),
+                    spec: e.spec_text.clone(),
+                    python: setup::interpreter(&e.spec).map(str::to_string),
+                    dir: e.cwd.as_ref().map(|d| d.to_string_lossy().into_owned()),
+                    env: e.env.clone(),
+                    memory_mb: limits.memory_mb,
+                    cpu_s: limits.cpu_s,
+                    file_mb: limits.file_mb,
+                    sandbox: program.then(|| match e.confine.sandbox {
+                        SandboxMode::None => "none".to_string(),
+                        SandboxMode::User => "user".to_string(),
+                    }),
+                    digest: setup::digest(&e.spec, e.cwd.as_deref())?,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Plan {
             format: self.format.name().into(),
             game: game.name().into(),
             roles: game.roles().iter().map(|r| r.to_string()).collect(),
-            bots: self
-                .entrants
-                .iter()
-                .map(|e| PlanBot {
-                    name: e.name.clone(),
-                    spec: e.spec_text.clone(),
-                })
-                .collect(),
+            bots,
             pairs: self.pairs,
             seed: self.seed,
             rules,
             points_win: points.win,
             points_tie: points.tie,
-        }
+            limit_ms: Some(self.move_limit.as_millis() as u64),
+            init_limit_ms: Some(self.init_limit.as_millis() as u64),
+        })
     }
 }
 
@@ -143,9 +166,10 @@ pub fn run<G: Builtins>(
     stop: &Arc<AtomicBool>,
     on_event: &mut dyn FnMut(LeagueEvent<'_>),
 ) -> Result<RunSummary, Error> {
-    let plan = tournament.plan(game, rules);
+    setup::check(&tournament.entrants)?;
+    let plan = tournament.plan(game, rules)?;
     let fixtures = tournament.fixtures();
-    let (mut journal, loaded) = Journal::open(&tournament.out, &plan)?;
+    let (mut journal, loaded) = Journal::open(&tournament.out, &plan, tournament.force_new)?;
     if tournament
         .entrants
         .iter()
@@ -171,7 +195,7 @@ pub fn run<G: Builtins>(
     on_event(LeagueEvent::Started {
         total,
         already_done: summaries.len(),
-        dropped_torn_line: loaded.dropped_torn_line,
+        repair: loaded.repair,
     });
 
     let scoring = Scoring {
@@ -179,12 +203,14 @@ pub fn run<G: Builtins>(
         tie: plan.points_tie,
     };
     let names: Vec<String> = tournament.entrants.iter().map(|e| e.name.clone()).collect();
-    // Points kept as games arrive, for the live leader: recounting every game after each
-    // one would make a long league quadratic.
+    // Points and games kept as games arrive, for the live leader: recounting every game
+    // after each one would make a long league quadratic.
     let mut points = vec![0.0; names.len()];
+    let mut games = vec![0u32; names.len()];
     for row in league::standings(&names, &summaries, scoring) {
         if let Some(i) = names.iter().position(|n| *n == row.bot) {
             points[i] = row.points;
+            games[i] = row.games;
         }
     }
     let mut played = 0;
@@ -213,13 +239,16 @@ pub fn run<G: Builtins>(
                     Some(w) if w == seat => scoring.win,
                     Some(_) => 0.0,
                 };
-                points[[fixture.first, fixture.second][seat]] += earned;
+                let bot = [fixture.first, fixture.second][seat];
+                points[bot] += earned;
+                games[bot] += 1;
             }
-            // The best, ties broken by name as in the standings.
+            // The best score rate, ties broken by name as in the standings.
+            let rate = |i: usize| league::score_rate(points[i], games[i]);
             let leader = (0..names.len())
                 .max_by(|&a, &b| {
-                    points[a]
-                        .total_cmp(&points[b])
+                    rate(a)
+                        .total_cmp(&rate(b))
                         .then_with(|| names[b].cmp(&names[a]))
                 })
                 .map(|i| (names[i].as_str(), points[i]));
@@ -407,9 +436,9 @@ pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<Le
     Ok(table)
 }
 
-/// Rebuilds every table of `dir` from its journal alone.
-pub fn rebuild_tables(dir: &Path) -> Result<(Plan, LeagueTable), Error> {
+/// Rebuilds every table of `dir` from its journal alone, which it only reads.
+pub fn rebuild_tables(dir: &Path) -> Result<(journal::Loaded, LeagueTable), Error> {
     let loaded = journal::load(&dir.join(journal::JOURNAL_FILE))?;
     let table = write_tables(dir, &loaded.plan, &loaded.games)?;
-    Ok((loaded.plan, table))
+    Ok((loaded, table))
 }

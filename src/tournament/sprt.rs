@@ -56,6 +56,9 @@ pub fn run<G: Builtins>(
     stop: &Arc<AtomicBool>,
     on_pair: &mut dyn FnMut(&SprtStatus),
 ) -> Result<SprtStatus, Error> {
+    sprt::check_bounds(settings.model, settings.elo0, settings.elo1).map_err(Error::usage)?;
+    // A bot the harness cannot start would lose every pair: no verdict from that.
+    super::setup::check(&tournament.entrants)?;
     let (lower, upper) = sprt::bounds(settings.alpha, settings.beta);
     let mut status = SprtStatus {
         verdict: Verdict::Inconclusive,
@@ -116,7 +119,14 @@ pub fn run<G: Builtins>(
                     settings.elo0,
                     settings.elo1,
                     &status.pentanomial,
-                );
+                )
+                .ok_or_else(|| {
+                    Error::usage(format!(
+                        "the {:?} model cannot compute the LLR of H0 elo {} against H1 elo {} \
+                         for pentanomial {:?}: no verdict is given",
+                        settings.model, settings.elo0, settings.elo1, status.pentanomial
+                    ))
+                })?;
                 let (estimate, low, high) = sprt::elo_estimate(&status.pentanomial);
                 status.elo = EloEstimate {
                     estimate,

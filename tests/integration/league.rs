@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn league_cmd(out: &Path, extra: &[&str], bots: &[&str]) -> std::process::Command {
+pub(crate) fn league_cmd(out: &Path, extra: &[&str], bots: &[&str]) -> std::process::Command {
     let mut cmd = arbiter();
     cmd.args(["league", "--game", "asalto", "--out"])
         .arg(out)
@@ -90,7 +90,7 @@ fn standings_of(dir: &Path) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn journal_ids(dir: &Path) -> Vec<u64> {
+pub(crate) fn journal_ids(dir: &Path) -> Vec<u64> {
     read(&dir.join("games.jsonl"))
         .lines()
         .skip(1)
@@ -298,7 +298,7 @@ fn bad_command_lines_exit_2_with_a_clear_message() {
     }
 }
 
-fn run_config(dir: &Path, toml: &str, name: Option<&str>) -> (i32, String, String) {
+pub(crate) fn run_config(dir: &Path, toml: &str, name: Option<&str>) -> (i32, String, String) {
     let config = dir.join("tournaments.toml");
     std::fs::write(&config, toml).unwrap();
     let mut cmd = arbiter();
@@ -440,4 +440,56 @@ fn ctrl_c_stops_the_league_kills_every_bot_and_leaves_a_resumable_journal() {
     let mut ids = journal_ids(&out);
     ids.sort();
     assert_eq!(ids, (0..24).collect::<Vec<_>>());
+}
+
+#[test]
+fn gauntlet_standings_rank_by_score_rate_with_games_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["gauntlet", "--game", "gomoku", "--pairs", "2", "--out"])
+        .arg(&out)
+        .args([
+            "--candidate",
+            "builtin:greedy",
+            "--baseline",
+            "builtin:random",
+            "builtin:alphabeta",
+            "r2=builtin:random",
+        ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("pts/game"), "{stdout}");
+    let rows = csv_rows(&out.join("standings.csv"));
+    let games: BTreeMap<String, u32> = rows
+        .iter()
+        .map(|r| (r["bot"].clone(), r["games"].parse().unwrap()))
+        .collect();
+    assert_eq!(games["greedy"], 12, "the candidate plays every game");
+    assert_eq!(games["random"], 4);
+    let rates: Vec<f64> = rows.iter().map(|r| r["rate"].parse().unwrap()).collect();
+    for (row, rate) in rows.iter().zip(&rates) {
+        let points: f64 = row["points"].parse().unwrap();
+        let games: f64 = row["games"].parse().unwrap();
+        assert!((points / games - rate).abs() < 1e-3, "{row:?}");
+    }
+    assert!(
+        rates.windows(2).all(|w| w[0] >= w[1]),
+        "ranked by score rate: {rows:?}"
+    );
+    // No table writes a negative zero.
+    for file in [
+        "games.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ] {
+        for row in csv_rows(&out.join(file)) {
+            for (column, value) in row {
+                assert!(
+                    !(value.starts_with("-0") && value.parse::<f64>() == Ok(0.0)),
+                    "{file} {column}: {value}"
+                );
+            }
+        }
+    }
 }

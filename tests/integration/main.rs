@@ -13,5 +13,6 @@ mod league;
 mod outputs;
 mod play;
 mod readme;
+mod resume;
 mod sprt;
 mod zoo;

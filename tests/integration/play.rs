@@ -115,3 +115,37 @@ fn arbiter_bot_answers_a_turn_without_a_legal_move_with_null() {
         );
     }
 }
+
+#[test]
+fn play_takes_name_equals_spec_like_the_other_commands() {
+    let (code, stdout, stderr) = run(arbiter().args([
+        "play",
+        "--game",
+        "gomoku",
+        "--white",
+        "alice=builtin:random",
+        "--black",
+        "bob=builtin:greedy",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("white alice vs black bob"),
+        "the names given are the players' names:\n{stdout}"
+    );
+}
+
+#[test]
+fn play_exits_1_when_a_bot_could_not_be_started() {
+    let (code, stdout, stderr) = run(arbiter().args([
+        "play",
+        "--game",
+        "gomoku",
+        "--white",
+        "ghost=/no/such/arbiter-bot",
+        "--black",
+        "builtin:random",
+    ]));
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("spawn_failed"), "{stdout}");
+    assert!(stderr.contains("could not be started"), "{stderr}");
+}

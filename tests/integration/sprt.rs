@@ -129,3 +129,52 @@ fn usage_errors_exit_2() {
     assert_eq!(code, 2);
     assert!(stderr.contains("nosuch"), "{stderr}");
 }
+
+#[test]
+fn wide_normalized_bounds_are_refused_and_the_logistic_model_decides_them() {
+    // Gomoku's greedy bot beats the random bot in every game of this seed.
+    let wide = |model: &str| {
+        run(arbiter().args([
+            "sprt",
+            "--game",
+            "gomoku",
+            "--candidate",
+            "builtin:greedy",
+            "--baseline",
+            "builtin:random",
+            "--seed",
+            "1",
+            "--elo0",
+            "0",
+            "--elo1",
+            "300",
+            "--model",
+            model,
+            "--max-pairs",
+            "50",
+            "--json",
+        ]))
+    };
+    let (code, stdout, stderr) = wide("normalized");
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("--elo1 300")
+            && stderr.contains("231.6")
+            && stderr.contains("--model logistic"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = wide("logistic");
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let v = final_json(&stdout);
+    assert_eq!(v["verdict"], "H1");
+    // Every pair won: the interval's top is above the estimate (unbounded: null in JSON).
+    let penta = v["pentanomial"].as_array().unwrap();
+    assert_eq!(penta[4].as_u64(), v["pairs"].as_u64(), "{v}");
+    let estimate = v["elo"]["estimate"].as_f64().unwrap();
+    assert!(v["elo"]["low"].as_f64().unwrap() < estimate, "{v}");
+    match v["elo"]["high"].as_f64() {
+        Some(high) => assert!(high > estimate, "{v}"),
+        None => assert!(v["elo"]["high"].is_null(), "{v}"),
+    }
+    assert!(stderr.contains("+inf]"), "{stderr}");
+}

@@ -1,0 +1,131 @@
+//! Options shared by every command that plays, and bots as written on the command line
+//! (`NAME=SPEC` or a SPEC).
+
+use super::games::GameOptions;
+use crate::bots::spec::BotSpec;
+use crate::error::Error;
+use crate::tournament::{Entrant, Format, Tournament};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options of every command that plays: limits, seed, interpreter, confinement.
+#[derive(clap::Args, Debug)]
+pub struct PlayOptions {
+    /// The move limit in milliseconds, measured by the referee.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit_ms: u64,
+    /// The start-up handshake limit in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub init_limit_ms: u64,
+    /// The seed: every game's and bot's seed derives from it.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The interpreter for course-style `.py` bots (default: python3 from PATH).
+    #[arg(long)]
+    pub python: Option<String>,
+    #[command(flatten)]
+    pub confine: super::confine::ConfineArgs,
+}
+
+/// Options of every command that plays games in parallel.
+#[derive(clap::Args, Debug)]
+pub struct MatchOptions {
+    #[command(flatten)]
+    pub game: GameOptions,
+    /// Games at once (default: the number of cores).
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    #[command(flatten)]
+    pub play: PlayOptions,
+}
+
+impl MatchOptions {
+    /// A tournament of `entrants` with these options.
+    pub(crate) fn tournament(
+        &self,
+        format: Format,
+        mut entrants: Vec<Entrant>,
+        pairs: u32,
+        out: PathBuf,
+        force_new: bool,
+    ) -> Tournament {
+        for e in &mut entrants {
+            e.confine = self.play.confine.confinement();
+        }
+        Tournament {
+            format,
+            entrants,
+            pairs,
+            seed: self.play.seed,
+            move_limit: Duration::from_millis(self.play.limit_ms),
+            init_limit: Duration::from_millis(self.play.init_limit_ms),
+            jobs: jobs_or_cores(self.jobs.map(|j| j as usize)),
+            out,
+            force_new,
+        }
+    }
+}
+
+/// Games at once: `jobs`, or one per core.
+pub(crate) fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
+/// A bot as written on the command line, `NAME=SPEC` or a SPEC: its name (given, or
+/// derived from the spec), the spec's text and the parsed spec.
+pub(crate) fn named_spec(
+    text: &str,
+    python: Option<&str>,
+) -> Result<(String, String, BotSpec), Error> {
+    let (name, spec_text) = match text.split_once('=') {
+        // `NAME=` only when NAME is a plain word: a command line may hold `=` too.
+        Some((name, spec))
+            if !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_-.".contains(c)) =>
+        {
+            (Some(name.to_string()), spec.to_string())
+        }
+        _ => (None, text.to_string()),
+    };
+    let spec = parse_spec(&spec_text, python)?;
+    let name = name.unwrap_or_else(|| spec.default_name());
+    Ok((name, spec_text, spec))
+}
+
+/// A tournament entrant as written on the command line: `NAME=SPEC` or a SPEC.
+pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, Error> {
+    let (name, spec_text, spec) = named_spec(text, python)?;
+    Ok(Entrant {
+        name,
+        spec_text,
+        spec,
+        cwd: None,
+        env: BTreeMap::new(),
+        confine: Default::default(),
+    })
+}
+
+/// A bot spec as the user wrote it, with its python override applied. An interpreter
+/// given as a relative path is made absolute: the bot runs in its own folder.
+pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Error> {
+    let mut spec = BotSpec::parse(text).map_err(|e| Error::usage(e.to_string()))?;
+    if let BotSpec::CoursePython { python: p, .. } = &mut spec {
+        *p = python.map(|python| {
+            let path = std::path::Path::new(python);
+            match std::path::absolute(path) {
+                Ok(absolute) if python.contains('/') && path.is_relative() => {
+                    absolute.to_string_lossy().into_owned()
+                }
+                _ => python.to_string(),
+            }
+        });
+    }
+    Ok(spec)
+}

@@ -1,0 +1,210 @@
+//! What a tournament's bots need from the harness's own setup, checked before any game,
+//! and the digest of the files each bot is made of.
+//!
+//! A missing interpreter, Java tool or working folder is the harness's mistake, not the
+//! bot's: journaling its games as forfeits would put a setup error in the table, so the
+//! run is refused before the first game instead. A command bot's own program is the bot:
+//! when it cannot be started, its games are lost by `spawn_failed`, as any bot failure. The digest goes into the journal's plan,
+//! so a bot file edited between two runs of one tournament is noticed on resume.
+
+use super::Entrant;
+use crate::bots::spec::BotSpec;
+use crate::error::Error;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The interpreter a course-style `.py` bot runs under.
+pub fn interpreter(spec: &BotSpec) -> Option<&str> {
+    match spec {
+        BotSpec::CoursePython { python, .. } => Some(
+            python
+                .as_deref()
+                .unwrap_or(crate::bots::python::DEFAULT_PYTHON),
+        ),
+        _ => None,
+    }
+}
+
+/// Refuses the run when a bot's working folder, Python interpreter or Java tools cannot
+/// be found.
+pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
+    for e in entrants {
+        let refuse = |what: String| {
+            Err(Error::usage(format!(
+                "bot {}: {what}; no game was played",
+                e.name
+            )))
+        };
+        if let Some(dir) = &e.cwd
+            && !dir.is_dir()
+        {
+            return refuse(format!(
+                "its working folder {} does not exist",
+                dir.display()
+            ));
+        }
+        match &e.spec {
+            BotSpec::Builtin(_) | BotSpec::Command(_) => {}
+            BotSpec::CoursePython { .. } => {
+                let python = interpreter(&e.spec).unwrap_or_default();
+                if find_program(python).is_none() {
+                    return refuse(format!(
+                        "the Python interpreter `{python}` is not found (name another with \
+                         --python, or `python` in tournaments.toml)"
+                    ));
+                }
+            }
+            BotSpec::CourseJava { .. } => {
+                for (variable, default) in [
+                    ("ARBITER_JAVAC", crate::bots::java::DEFAULT_JAVAC),
+                    ("ARBITER_JAVA", crate::bots::java::DEFAULT_JAVA),
+                ] {
+                    let tool = std::env::var(variable).unwrap_or_else(|_| default.to_string());
+                    if find_program(&tool).is_none() {
+                        return refuse(format!(
+                            "the Java tool `{tool}` is not found (install a JDK, or name it \
+                             in ${variable})"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The executable file `program` names: a path, or a bare name looked up in `PATH`.
+fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return executable(&path).then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+}
+
+/// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`
+/// bot's file and its folder's `.java` files, a command's program and arguments that name
+/// files (relative to its working folder). Sorted, without duplicates.
+pub fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
+    let siblings = |file: &Path, extension: &str| -> Result<Vec<PathBuf>, Error> {
+        let folder = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let entries = std::fs::read_dir(&folder).map_err(|source| Error::Unreadable {
+            path: folder.clone(),
+            source,
+        })?;
+        let mut files = vec![file.to_path_buf()];
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == extension) && path.is_file() {
+                files.push(path);
+            }
+        }
+        Ok(files)
+    };
+    let mut files = match spec {
+        BotSpec::Builtin(_) => Vec::new(),
+        BotSpec::CoursePython { file, .. } => siblings(file, "py")?,
+        BotSpec::CourseJava { file } => siblings(file, "java")?,
+        BotSpec::Command(command) => std::iter::once(&command.program)
+            .chain(&command.args)
+            .filter(|word| command.program == **word || !word.starts_with('-'))
+            .map(|word| match cwd {
+                Some(dir) => dir.join(word),
+                None => PathBuf::from(word),
+            })
+            .filter(|p| p.is_file())
+            .collect(),
+    };
+    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    files = files.into_iter().map(absolute).collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// SHA-256 (hex) over the names and contents of the bot's files; `None` for a bot made of
+/// no file (a built-in, or a command found in `PATH`).
+pub fn digest(spec: &BotSpec, cwd: Option<&Path>) -> Result<Option<String>, Error> {
+    let files = bot_files(spec, cwd)?;
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let mut hasher = Sha256::new();
+    for file in &files {
+        let bytes = std::fs::read(file).map_err(|source| Error::Unreadable {
+            path: file.clone(),
+            source,
+        })?;
+        // Names are hashed without their folder: moving a bot's folder is no edit.
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        hasher.update((name.len() as u64).to_le_bytes());
+        hasher.update(name.as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    let hash = hasher.finalize();
+    Ok(Some(hash.iter().map(|b| format!("{b:02x}")).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_changes_when_a_bot_file_or_its_helper_is_edited() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = dir.path().join("Team01.py");
+        std::fs::write(&bot, "class Player: pass\n").unwrap();
+        std::fs::write(dir.path().join("helper.py"), "X = 1\n").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not code").unwrap();
+        let spec = BotSpec::CoursePython {
+            file: bot.clone(),
+            python: None,
+        };
+        let first = digest(&spec, None).unwrap().unwrap();
+        assert_eq!(first.len(), 64);
+        std::fs::write(dir.path().join("notes.txt"), "other notes").unwrap();
+        assert_eq!(
+            digest(&spec, None).unwrap().unwrap(),
+            first,
+            "only .py files count"
+        );
+        std::fs::write(dir.path().join("helper.py"), "X = 2\n").unwrap();
+        let second = digest(&spec, None).unwrap().unwrap();
+        assert_ne!(second, first, "a helper module is part of the bot");
+        std::fs::write(&bot, "class Player: depth = 3\n").unwrap();
+        assert_ne!(digest(&spec, None).unwrap().unwrap(), second);
+        assert_eq!(
+            digest(&BotSpec::Builtin("random".into()), None).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_command_digest_covers_its_program_and_file_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bot.py"), "print()\n").unwrap();
+        let spec = BotSpec::parse("python3 -u bot.py --depth 3").unwrap();
+        let files = bot_files(&spec, Some(dir.path())).unwrap();
+        assert_eq!(
+            files,
+            vec![std::path::absolute(dir.path().join("bot.py")).unwrap()]
+        );
+        let BotSpec::Command(mut command) = spec else {
+            unreachable!()
+        };
+        command.program = "./bot.py".into();
+        let files = bot_files(&BotSpec::Command(command), Some(dir.path())).unwrap();
+        assert_eq!(files.len(), 1, "one file, named twice: {files:?}");
+    }
+}
