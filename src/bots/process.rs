@@ -93,15 +93,17 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 FailureKind::Protocol,
                 "a `move` where `ready` was due (the handshake)",
             ),
-            Got::Violation(why) => Failure::new(FailureKind::Protocol, format!("handshake: {why}")),
+            Got::Violation(_, why) => {
+                Failure::new(FailureKind::Protocol, format!("handshake: {why}"))
+            }
             Got::Overlong(_, n) => Failure::new(
                 FailureKind::Protocol,
                 format!("handshake: a line of {n} bytes, over the {MAX_LINE_BYTES}-byte limit"),
             ),
-            Got::Gone(failure) => {
+            Got::Gone(_, failure) => {
                 Failure::new(failure.kind, format!("before `ready`: {}", failure.detail))
             }
-            Got::TimedOut => {
+            Got::TimedOut(_) => {
                 run.kill();
                 Failure::new(
                     FailureKind::Timeout,
@@ -119,15 +121,17 @@ impl<G: Game> Player<G> for ProcessPlayer {
 
     fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
         let started = Instant::now();
-        let failed = |failure: Failure| TurnReply {
-            reply: Reply::Failed(failure),
-            elapsed: started.elapsed(),
-        };
         let Some(run) = self.run.as_mut().filter(|r| !r.killed) else {
-            return failed(Failure::new(FailureKind::Crash, "the bot is not running"));
+            return TurnReply {
+                reply: Reply::Failed(Failure::new(FailureKind::Crash, "the bot is not running")),
+                elapsed: Duration::ZERO,
+            };
         };
-        if let Err(failure) = run.drain_unsolicited() {
-            return failed(failure);
+        if let Err((at, failure)) = run.drain_unsolicited() {
+            return TurnReply {
+                reply: Reply::Failed(failure),
+                elapsed: at.saturating_duration_since(started),
+            };
         }
         let role = game.role_name(game.side_to_move(state)).to_string();
         // The move limit comes from the hello this bot was given; the referee holds the
@@ -140,44 +144,41 @@ impl<G: Game> Player<G> for ProcessPlayer {
             fields: game.turn_fields(state),
         });
         let deadline = deadline_after(sent, limit);
-        let since = |at: Instant| at.saturating_duration_since(sent);
-        match run.next(deadline) {
-            Got::Message(at, FromBot::Move { mv }) => TurnReply {
-                reply: Reply::Wire(mv),
-                elapsed: since(at),
-            },
-            Got::Message(at, FromBot::Error { message }) => TurnReply {
-                reply: Reply::Failed(run.exception(&message)),
-                elapsed: since(at),
-            },
-            Got::Message(at, FromBot::Ready { .. }) => TurnReply {
-                reply: Reply::Failed(Failure::new(
+        // Every outcome is timed when it was seen, before any cleanup or diagnosis.
+        let (at, reply) = match run.next(deadline) {
+            Got::Message(at, FromBot::Move { mv }) => (at, Reply::Wire(mv)),
+            Got::Message(at, FromBot::Error { message }) => {
+                (at, Reply::Failed(run.exception(&message)))
+            }
+            Got::Message(at, FromBot::Ready { .. }) => (
+                at,
+                Reply::Failed(Failure::new(
                     FailureKind::Protocol,
                     "a `ready` where a `move` was due",
                 )),
-                elapsed: since(at),
-            },
-            Got::Violation(why) => failed(Failure::new(FailureKind::Protocol, why)),
-            Got::Overlong(at, n) => TurnReply {
-                reply: Reply::Wire(serde_json::Value::String(format!(
+            ),
+            Got::Violation(at, why) => {
+                (at, Reply::Failed(Failure::new(FailureKind::Protocol, why)))
+            }
+            Got::Overlong(at, n) => (
+                at,
+                Reply::Wire(serde_json::Value::String(format!(
                     "{OVERLONG_REPLY_PREFIX} {n} bytes (limit {MAX_LINE_BYTES})>"
                 ))),
-                elapsed: since(at),
-            },
-            Got::Gone(failure) => failed(failure),
-            Got::TimedOut => {
+            ),
+            Got::Gone(at, failure) => (at, Reply::Failed(failure)),
+            Got::TimedOut(at) => {
                 run.kill();
-                TurnReply {
-                    reply: Reply::Failed(Failure::new(
-                        FailureKind::Timeout,
-                        format!(
-                            "no reply within {} ms (the bot was killed)",
-                            limit.as_millis()
-                        ),
-                    )),
-                    elapsed: started.elapsed(),
-                }
+                let why = format!(
+                    "no reply within {} ms (the bot was killed)",
+                    limit.as_millis()
+                );
+                (at, Reply::Failed(Failure::new(FailureKind::Timeout, why)))
             }
+        };
+        TurnReply {
+            reply,
+            elapsed: at.saturating_duration_since(sent),
         }
     }
 

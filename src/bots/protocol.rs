@@ -173,17 +173,15 @@ pub fn read_line_bounded<R: BufRead>(
             return Ok(match (total, over) {
                 (0, _) => LineRead::Eof,
                 (n, true) => LineRead::Overlong(n),
-                _ => {
-                    strip_cr(line);
-                    LineRead::Line
-                }
+                (n, false) => end_line(line, n, max),
             });
         }
         let newline = buf.iter().position(|&b| b == b'\n');
         let chunk = &buf[..newline.unwrap_or(buf.len())];
         total = total.saturating_add(chunk.len());
         if !over {
-            if line.len() + chunk.len() > max {
+            // One byte over the limit is held: it may be the `\r` of a `\r\n`.
+            if line.len() + chunk.len() > max.saturating_add(1) {
                 over = true;
                 *line = Vec::new();
             } else {
@@ -196,16 +194,21 @@ pub fn read_line_bounded<R: BufRead>(
             if over {
                 return Ok(LineRead::Overlong(total));
             }
-            strip_cr(line);
-            return Ok(LineRead::Line);
+            return Ok(end_line(line, total, max));
         }
     }
 }
 
-fn strip_cr(line: &mut Vec<u8>) {
+/// A complete line of `total` bytes: its `\r` removed, then held to the limit.
+fn end_line(line: &mut Vec<u8>, total: usize, max: usize) -> LineRead {
     if line.last() == Some(&b'\r') {
         line.pop();
     }
+    if line.len() > max {
+        *line = Vec::new();
+        return LineRead::Overlong(total);
+    }
+    LineRead::Line
 }
 
 /// The last `max` bytes of `text` (a traceback's end says most), marked when cut.
@@ -448,7 +451,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_of_exactly_the_bound_is_kept() {
+    fn a_line_of_exactly_the_bound_is_kept_before_lf_and_crlf() {
         let input = b"0123456789\n".to_vec();
         let mut line = Vec::new();
         let mut reader = &input[..];
@@ -457,6 +460,17 @@ mod tests {
             LineRead::Line
         );
         assert_eq!(line, b"0123456789");
+        let input = b"0123456789\r\n0123456789x\r\n".to_vec();
+        let mut reader = &input[..];
+        assert_eq!(
+            read_line_bounded(&mut reader, &mut line, 10).unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(line, b"0123456789");
+        assert_eq!(
+            read_line_bounded(&mut reader, &mut line, 10).unwrap(),
+            LineRead::Overlong(12)
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::spawn::{Running, lock};
 use crate::bots::Failure;
 use crate::bots::pipe::Piece;
 use crate::bots::protocol::{self, FromBot, Incoming, truncate};
+use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 /// How often a wait checks whether the bot has exited while a grandchild holds its stdout.
@@ -23,26 +24,35 @@ pub(super) enum Event {
     Eof,
 }
 
-/// What one wait for the bot brought.
+/// What one wait for the bot brought, with the moment it was seen.
 pub(super) enum Got {
     Message(Instant, FromBot),
-    Violation(String),
+    Violation(Instant, String),
     Overlong(Instant, usize),
-    /// The bot is gone (EOF, exit, broken pipe): why, as a crash or a broken limit.
-    Gone(Failure),
-    TimedOut,
+    /// The bot is gone (EOF, exit, broken pipe): when that was seen, and why, as a crash
+    /// or a broken limit.
+    Gone(Instant, Failure),
+    /// The deadline passed without a reply.
+    TimedOut(Instant),
 }
 
 impl Running {
     /// The next message from the bot's stdout, waiting until `until` at most; chatter is
-    /// kept in the chatter log and skipped, for as long as `chatter_until` allows.
+    /// kept in the chatter log and skipped, for as long as `chatter_until` allows. With
+    /// `watch_exit`, the wait also ends when the bot exits.
     pub(super) fn read_event(
         &mut self,
         until: Instant,
         chatter_until: Instant,
+        watch_exit: bool,
     ) -> Option<(Instant, Event)> {
         loop {
-            let piece = self.out.next(until)?;
+            let exit = self
+                .pidfd
+                .as_ref()
+                .filter(|_| watch_exit)
+                .map(|fd| fd.as_fd());
+            let piece = self.out.next(until, exit)?;
             let at = Instant::now();
             let event = match piece {
                 Piece::Line(line) => {
@@ -71,56 +81,63 @@ impl Running {
         }
     }
 
-    /// Waits for the next message until `deadline`, watching for the bot's exit.
+    /// Waits for the next message until `deadline`, watching for the bot's exit. Each
+    /// outcome carries the moment it was seen: the line's arrival, the exit, the end of
+    /// output, the failed write, the deadline; the diagnosis of a failure (exit status,
+    /// stderr) comes after and is not charged to the bot.
     pub(super) fn next(&mut self, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
         loop {
-            if let Ok(e) = self.write_errors.try_recv() {
-                return Got::Gone(self.gone(&format!("cannot write to the bot's stdin: {e}")));
+            if let Ok((at, e)) = self.write_errors.try_recv() {
+                let why = format!("cannot write to the bot's stdin: {e}");
+                return Got::Gone(at, self.gone(&why));
             }
             let now = Instant::now();
+            if exited_at.is_none() && self.exit_status().is_some() {
+                exited_at = Some(now);
+            }
             if let Some(at) = exited_at
-                && now.duration_since(at) >= DRAIN
+                && (now.duration_since(at) >= DRAIN || now >= deadline)
             {
-                return Got::Gone(self.gone("the bot exited"));
+                return Got::Gone(at, self.gone("the bot exited"));
             }
             if now >= deadline {
-                if exited_at.is_some() || self.exit_status().is_some() {
-                    return Got::Gone(self.gone("the bot exited"));
-                }
-                return Got::TimedOut;
+                return Got::TimedOut(now);
             }
-            let until = deadline.min(now + POLL);
-            match self.read_event(until, until) {
-                Some((at, event)) => match event {
-                    Event::Message(m) => return Got::Message(at, m),
-                    Event::Violation(v) => return Got::Violation(v),
-                    Event::Overlong(n) => return Got::Overlong(at, n),
-                    Event::Eof => return Got::Gone(self.gone("the bot closed its stdout")),
-                },
-                None => {
-                    if exited_at.is_none() && self.exit_status().is_some() {
-                        exited_at = Some(Instant::now());
-                    }
-                }
+            // Without an exit descriptor to wait on, the exit is looked for every POLL.
+            let watch = exited_at.is_none() && self.pidfd.is_some();
+            let until = match exited_at {
+                Some(at) => deadline.min(at + DRAIN),
+                None if watch => deadline,
+                None => deadline.min(now + POLL),
+            };
+            if let Some((at, event)) = self.read_event(until, until, watch) {
+                return match event {
+                    Event::Message(m) => Got::Message(at, m),
+                    Event::Violation(v) => Got::Violation(at, v),
+                    Event::Overlong(n) => Got::Overlong(at, n),
+                    Event::Eof => Got::Gone(at, self.gone("the bot closed its stdout")),
+                };
             }
         }
     }
 
     /// Messages that arrived while it was not the bot's turn. An `error` or the bot's
-    /// death counts; replies nobody asked for are noted in the chatter log and dropped.
-    pub(super) fn drain_unsolicited(&mut self) -> Result<(), Failure> {
+    /// death counts, with the moment it was seen; replies nobody asked for are noted in
+    /// the chatter log and dropped.
+    pub(super) fn drain_unsolicited(&mut self) -> Result<(), (Instant, Failure)> {
         let budget = Instant::now() + DRAIN_BUDGET;
         loop {
-            if let Ok(e) = self.write_errors.try_recv() {
-                return Err(self.gone(&format!("cannot write to the bot's stdin: {e}")));
+            if let Ok((at, e)) = self.write_errors.try_recv() {
+                let why = format!("cannot write to the bot's stdin: {e}");
+                return Err((at, self.gone(&why)));
             }
-            match self.read_event(Instant::now(), budget) {
-                Some((_, Event::Message(FromBot::Error { message }))) => {
-                    return Err(self.exception(&message));
+            match self.read_event(Instant::now(), budget, false) {
+                Some((at, Event::Message(FromBot::Error { message }))) => {
+                    return Err((at, self.exception(&message)));
                 }
-                Some((_, Event::Eof)) => {
-                    return Err(self.gone("the bot closed its stdout"));
+                Some((at, Event::Eof)) => {
+                    return Err((at, self.gone("the bot closed its stdout")));
                 }
                 Some((_, other)) => {
                     let what = match other {

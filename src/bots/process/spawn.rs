@@ -11,11 +11,13 @@ use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
 use crate::bots::{Failure, FailureKind};
 use rustix::process::{Pid, Signal};
 use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 /// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
 const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -84,7 +86,11 @@ pub(super) struct Running {
     pub(super) pgid: Pid,
     pub(super) to_stdin: Option<StdinEnd>,
     /// The writer thread's failures.
-    pub(super) write_errors: Receiver<String>,
+    pub(super) write_errors: Receiver<(Instant, String)>,
+    /// A descriptor that becomes readable when the leader exits (a pidfd), so that a
+    /// wait sees the exit at once; `None` where the kernel has none (the exit is then
+    /// looked for periodically).
+    pub(super) pidfd: Option<OwnedFd>,
     pub(super) out: pipe::Reader,
     pub(super) stderr: Arc<Mutex<Tail>>,
     pub(super) chatter: Arc<Mutex<Tail>>,
@@ -204,6 +210,7 @@ impl Running {
                 pending: pending.clone(),
             }),
             write_errors,
+            pidfd: rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok(),
             out,
             stderr: stderr.clone(),
             chatter: chatter.clone(),
@@ -282,7 +289,7 @@ fn write_stdin(
     stdin: Arc<ChildStdin>,
     messages: Receiver<Vec<u8>>,
     pending: Arc<AtomicUsize>,
-    errors: Sender<String>,
+    errors: Sender<(Instant, String)>,
 ) {
     for message in messages {
         let mut done = 0;
@@ -294,7 +301,7 @@ fn write_stdin(
                 }
                 Ok(n) => done += n,
                 Err(e) => {
-                    let _ = errors.send(e.to_string());
+                    let _ = errors.send((Instant::now(), e.to_string()));
                     return;
                 }
             }
