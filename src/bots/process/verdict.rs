@@ -1,5 +1,6 @@
 //! Why a bot that is gone failed: its exit status and last stderr lines as a `crash`, or
-//! the resource limit it broke; an `error` message as an `exception` (or `memory`).
+//! the resource limit it broke; an `error` message as an `exception` (or the limit its
+//! text names).
 
 use super::ERROR_MESSAGE_BYTES;
 use super::spawn::{Running, lock};
@@ -19,6 +20,11 @@ const MEMORY_MARKERS: &[&str] = &[
     "OutOfMemoryError",
     "out of memory",
 ];
+
+/// Lines that tell of a write past the file-size limit where the bot survived SIGXFSZ
+/// (Python and the JVM ignore it, so the write fails with EFBIG): `strerror(EFBIG)`, as
+/// in Python's `OSError: [Errno 27] File too large`, and the errno's name.
+const FILE_SIZE_MARKERS: &[&str] = &["File too large", "EFBIG"];
 
 impl Running {
     pub(super) fn stderr_text(&self, limit: Duration) -> String {
@@ -74,10 +80,20 @@ impl Running {
         {
             return FailureKind::Cpu;
         }
-        if self.limits.memory_mb.is_some() && mentions_memory_exhaustion(stderr_tail) {
-            return FailureKind::Memory;
+        self.limit_named(stderr_tail).unwrap_or(FailureKind::Crash)
+    }
+
+    /// The limit a bot's own words (its last stderr lines, its error message) say it ran
+    /// into, among the limits it has.
+    fn limit_named(&self, text: &str) -> Option<FailureKind> {
+        let named = |markers: &[&str]| markers.iter().any(|m| text.contains(m));
+        if self.limits.memory_mb.is_some() && named(MEMORY_MARKERS) {
+            return Some(FailureKind::Memory);
         }
-        FailureKind::Crash
+        if self.limits.file_mb.is_some() && named(FILE_SIZE_MARKERS) {
+            return Some(FailureKind::FileSize);
+        }
+        None
     }
 
     pub(super) fn limit_note(&self, kind: FailureKind) -> Option<String> {
@@ -93,12 +109,13 @@ impl Running {
         }
     }
 
-    /// An `error` message, as an exception or, under a memory limit, as running out of it.
+    /// An `error` message, as an exception or, when it names a limit the bot has (an
+    /// allocation failure, a file too large), as breaking that limit.
     pub(super) fn exception(&self, message: &serde_json::Value) -> Failure {
         let mut failure = exception(message);
-        if self.limits.memory_mb.is_some() && mentions_memory_exhaustion(&failure.detail) {
-            failure.kind = FailureKind::Memory;
-            if let Some(note) = self.limit_note(FailureKind::Memory) {
+        if let Some(kind) = self.limit_named(&failure.detail) {
+            failure.kind = kind;
+            if let Some(note) = self.limit_note(kind) {
                 failure.detail = format!("{note}: {}", failure.detail);
             }
         }
@@ -137,10 +154,6 @@ fn last_lines(text: &str, lines: usize, max: usize) -> String {
         .nth(lines.saturating_sub(1))
         .map_or(0, |(i, _)| i + 1);
     truncate_front(&trimmed[start..], max)
-}
-
-fn mentions_memory_exhaustion(text: &str) -> bool {
-    MEMORY_MARKERS.iter().any(|m| text.contains(m))
 }
 
 pub(super) fn exception(message: &serde_json::Value) -> Failure {
