@@ -3,6 +3,7 @@
 
 use super::games::{GameOptions, GameSettings, with_game};
 use super::play::parse_spec;
+use super::signals::graceful_stop;
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -12,8 +13,6 @@ use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
 use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Options of every command that plays: limits, seed, interpreter, confinement.
@@ -214,7 +213,7 @@ fn play<G: Builtins>(
             t.jobs
         );
     }
-    let stop = install_interrupt();
+    let stop = graceful_stop();
     let mut progress = Progress::new();
     let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
     progress.finish();
@@ -425,28 +424,6 @@ fn jobs_or_cores(jobs: Option<usize>) -> usize {
             .map(|n| n.get())
             .unwrap_or(1)
     })
-}
-
-/// Ctrl-C once: no new game starts and running ones are cancelled. Twice: exit at once.
-pub(crate) fn install_interrupt() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let result = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            crate::bots::process::kill_all_bots();
-            std::process::exit(130);
-        }
-        crate::bots::process::kill_all_bots();
-        eprintln!(
-            "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
-        );
-    });
-    if let Err(e) = result {
-        eprintln!(
-            "warning: cannot handle Ctrl-C ({e}); an interrupted run still resumes from its journal"
-        );
-    }
-    stop
 }
 
 /// A progress bar on a terminal, plain periodic lines otherwise.

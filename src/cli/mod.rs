@@ -5,6 +5,7 @@ pub mod games;
 mod league;
 mod perft;
 mod play;
+mod signals;
 mod sprt;
 
 use crate::error::Error;
@@ -45,6 +46,7 @@ pub enum Command {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    signals::install();
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),

@@ -1,0 +1,335 @@
+//! The zoo bots that hold the process layer to docs/PROTOCOL.md and docs/SECURITY.md: each
+//! case, in both roles (and under `--sandbox user` when root), gets the verdict the docs
+//! promise, with the bot's time taken when its reply or failure was seen, and leaves no
+//! process behind.
+
+use crate::common::{arbiter, read, run, served};
+use crate::zoo::{MOVE_MS, Played, lost_by, pythons_running, zoo_case, zoo_copy};
+use arbiter::bots::protocol::UNDECODABLE_MOVE_PREFIX;
+use arbiter::bots::spec::Limits;
+use std::time::{Duration, Instant};
+
+/// The time recorded for the zoo bot's last move (the one it failed on).
+fn last_move_ms(p: &Played) -> f64 {
+    p.record
+        .moves
+        .iter()
+        .rev()
+        .find(|m| m.side == p.zoo_role)
+        .map_or(f64::NAN, |m| m.time_ms)
+}
+
+/// Every reply of the zoo bot was judged illegal and the game went on to its end.
+fn every_reply_illegal(p: &Played) {
+    assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+    assert_eq!(p.record.illegal[p.zoo_role], 3, "{}", p.describe());
+}
+
+/// The zoo bot's replies, as recorded.
+fn zoo_replies(p: &Played) -> Vec<&serde_json::Value> {
+    let zoo = p.zoo_role;
+    p.record
+        .moves
+        .iter()
+        .filter(|m| m.side == zoo)
+        .map(|m| &m.reply)
+        .collect()
+}
+
+/// A limit the bot's failure (at once, on its first turn) is far inside, and that the old
+/// timing, which charged the cleanup to the bot, went past.
+const SHORT_MS: u64 = 500;
+
+#[test]
+fn closing_stdout_is_a_crash_timed_when_the_end_of_output_is_seen() {
+    zoo_case(
+        "closes_stdout.py",
+        &[],
+        Limits::default(),
+        SHORT_MS,
+        false,
+        |p, _| {
+            lost_by(p, "crash");
+            assert!(last_move_ms(p) < 0.5 * SHORT_MS as f64, "{}", p.describe());
+        },
+    );
+}
+
+#[test]
+fn exiting_while_a_grandchild_holds_the_pipes_is_a_crash_timed_at_the_exit() {
+    zoo_case(
+        "escapee.py",
+        &[],
+        Limits::default(),
+        SHORT_MS,
+        false,
+        |p, _| {
+            lost_by(p, "crash");
+            assert!(last_move_ms(p) < 0.5 * SHORT_MS as f64, "{}", p.describe());
+        },
+    );
+}
+
+#[test]
+fn a_python_bot_writing_past_its_file_limit_loses_by_file_size() {
+    let limits = Limits {
+        file_mb: Some(1),
+        ..Limits::default()
+    };
+    // Uncaught (the traceback in stderr, exit status 1) and reported (an `error`).
+    for args in [vec![], vec!["report".to_string()]] {
+        zoo_case("file_hog.py", &args, limits, MOVE_MS, false, |p, _| {
+            lost_by(p, "file_size");
+            let detail = p.record.detail.as_deref().unwrap_or("");
+            assert!(
+                detail.contains("file size limit of 1 MiB") && detail.contains("File too large"),
+                "{args:?}: {}",
+                p.describe()
+            );
+        });
+    }
+}
+
+#[test]
+fn a_lone_surrogate_move_is_an_illegal_move() {
+    zoo_case(
+        "surrogate_move.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            every_reply_illegal(p);
+            for reply in zoo_replies(p) {
+                assert_eq!(reply, "\u{fffd}", "{}", p.describe());
+            }
+        },
+    );
+}
+
+#[test]
+fn a_400_digit_integer_move_is_an_illegal_move_that_says_why() {
+    zoo_case(
+        "huge_int_move.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            every_reply_illegal(p);
+            for reply in zoo_replies(p) {
+                let text = reply.as_str().unwrap_or("");
+                assert!(
+                    text.starts_with(UNDECODABLE_MOVE_PREFIX)
+                        && text.contains("number out of range"),
+                    "{}",
+                    p.describe()
+                );
+            }
+        },
+    );
+}
+
+#[test]
+fn an_error_message_with_undecodable_bytes_is_an_exception_with_its_traceback() {
+    zoo_case(
+        "error_bytes.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            lost_by(p, "exception");
+            let detail = p.record.detail.as_deref().unwrap_or("");
+            assert!(
+                detail.contains("Traceback")
+                    && detail
+                        .contains("FileNotFoundError: no such model file: weights-\u{fffd}.bin"),
+                "{}",
+                p.describe()
+            );
+        },
+    );
+}
+
+#[test]
+fn a_helper_in_its_own_session_without_environment_does_not_outlive_its_game() {
+    // zoo_case checks that no process naming the script survives: the helper names it.
+    zoo_case(
+        "session_helper.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+        },
+    );
+}
+
+/// Zombie children of this process that are not group leaders and not in its own group:
+/// orphans inherited from bots (bot leaders lead their groups and are reaped by their
+/// owners; the tests' own commands share this process's group).
+fn inherited_zombies() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let my_group = rustix::process::getpgrp().as_raw_nonzero().get();
+    arbiter::bots::sandbox::processes()
+        .into_iter()
+        .filter(|p| p.state == 'Z' && p.ppid == me && p.pgrp != p.pid && p.pgrp != my_group)
+        .map(|p| p.pid)
+        .collect()
+}
+
+#[test]
+fn orphans_inherited_by_the_subreaper_are_reaped_as_they_arrive() {
+    zoo_case(
+        "zombie_maker.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+        },
+    );
+    // Other tests' orphans come and go meanwhile: none may stay.
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = inherited_zombies();
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < until, "zombies left: {left:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_legal_move_padded_to_exactly_the_line_limit_is_accepted_before_lf_and_crlf() {
+    for args in [vec![], vec!["crlf".to_string()]] {
+        zoo_case(
+            "padded_move.py",
+            &args,
+            Limits::default(),
+            5000,
+            false,
+            |p, _| {
+                assert_eq!(p.reason(), "round_limit", "{args:?}: {}", p.describe());
+                assert_eq!(
+                    p.record.illegal[p.zoo_role],
+                    0,
+                    "{args:?}: {}",
+                    p.describe()
+                );
+            },
+        );
+    }
+}
+
+#[test]
+fn a_second_reply_right_after_the_first_is_dropped_and_noted() {
+    zoo_case(
+        "double_reply.py",
+        &[],
+        Limits::default(),
+        MOVE_MS,
+        false,
+        |p, _| {
+            assert_eq!(p.reason(), "round_limit", "{}", p.describe());
+            assert_eq!(p.record.illegal[p.zoo_role], 0, "{}", p.describe());
+            let chatter = &p.record.logs[p.zoo_role].chatter;
+            assert!(
+                chatter.contains("[arbiter: ignored unsolicited"),
+                "{chatter}"
+            );
+        },
+    );
+}
+
+#[test]
+fn the_reference_bot_plays_hinger_in_both_roles() {
+    let dir = tempfile::tempdir().unwrap();
+    for served_first in [true, false] {
+        let bot = served("random");
+        let bot = format!("{bot} --game hinger");
+        let (first, second) = if served_first {
+            (bot.as_str(), "builtin:random")
+        } else {
+            ("builtin:random", bot.as_str())
+        };
+        let record = dir.path().join(format!("hinger-{served_first}.json"));
+        let mut cmd = arbiter();
+        cmd.args([
+            "play", "--game", "hinger", "--first", first, "--second", second,
+        ])
+        .args(["--limit-ms", "5000", "--record"])
+        .arg(&record);
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        let rec: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        let role = if served_first { "first" } else { "second" };
+        let served_moves = rec["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["side"] == role)
+            .count();
+        assert!(served_moves >= 1, "{rec}");
+        let reason = rec["reason"].as_str().unwrap();
+        assert!(
+            !["exception", "crash", "timeout", "protocol_error"].contains(&reason)
+                && rec["illegal"][role] == 0,
+            "{rec}"
+        );
+    }
+}
+
+/// `arbiter play` with a bot that sleeps on its turn, ended by `signal`: arbiter exits and
+/// no bot of the game survives.
+fn signal_ends_play_and_its_bots(signal: rustix::process::Signal) {
+    let copy = zoo_copy();
+    let roots = [copy.path().to_path_buf()];
+    let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
+    let mut child = arbiter()
+        .args([
+            "play",
+            "--rebel",
+            &script("sleeper.py"),
+            "--officer",
+            &script("polite.py"),
+        ])
+        .args(["--limit-ms", "60000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arbiter starts");
+    let until = Instant::now() + Duration::from_secs(20);
+    while pythons_running("sleeper.py", &roots).is_empty() {
+        assert!(Instant::now() < until, "the sleeper never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The sleeper is in its first turn once it started and answered hello: a moment more.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, signal).unwrap();
+    let until = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < until, "arbiter did not exit on {signal:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(!status.success(), "{signal:?}: {status:?}");
+    for bot in ["sleeper.py", "polite.py"] {
+        crate::zoo::assert_no_stray(bot, &roots);
+    }
+}
+
+#[test]
+fn sigint_sigterm_and_sighup_to_play_kill_its_bots() {
+    use rustix::process::Signal;
+    for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
+        signal_ends_play_and_its_bots(signal);
+    }
+}
