@@ -122,16 +122,6 @@ pub fn network_isolation_works() -> bool {
     })
 }
 
-/// Makes this process the reaper of orphans among its descendants, so that a bot's
-/// grandchild that escaped its process group is reparented to us (where the sweep finds
-/// and reaps it) rather than to init. Idempotent.
-pub fn become_subreaper() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    });
-}
-
 /// A unique marker for the processes of one bot run.
 pub fn new_token() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -360,7 +350,7 @@ pub fn processes() -> Vec<ProcInfo> {
     out
 }
 
-fn proc_info(pid: i32) -> Option<ProcInfo> {
+pub fn proc_info(pid: i32) -> Option<ProcInfo> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();

@@ -226,8 +226,12 @@ fn a_legal_move_padded_to_exactly_the_line_limit_is_accepted_before_lf_and_crlf(
     }
 }
 
+/// Replies are matched to turns by order alone (docs/PROTOCOL.md): a second reply is
+/// dropped and noted when it arrives before the next turn is sent, and taken as the answer
+/// to the next turn when it arrives after. Which one happens is a race the bot runs with
+/// the opponent's turn; either way a repeated legal move is no fault and the game goes on.
 #[test]
-fn a_second_reply_right_after_the_first_is_dropped_and_noted() {
+fn a_second_reply_right_after_the_first_is_no_fault_either_way() {
     zoo_case(
         "double_reply.py",
         &[],
@@ -237,11 +241,7 @@ fn a_second_reply_right_after_the_first_is_dropped_and_noted() {
         |p, _| {
             assert_eq!(p.reason(), "round_limit", "{}", p.describe());
             assert_eq!(p.record.illegal[p.zoo_role], 0, "{}", p.describe());
-            let chatter = &p.record.logs[p.zoo_role].chatter;
-            assert!(
-                chatter.contains("[arbiter: ignored unsolicited"),
-                "{chatter}"
-            );
+            assert_eq!(zoo_replies(p).len(), 3, "{}", p.describe());
         },
     );
 }

@@ -3,11 +3,11 @@
 
 use super::spawn::Running;
 use crate::bots::EndInfo;
+use crate::bots::cgroup;
 use crate::bots::protocol::ToBot;
+use crate::bots::reaper::leaders;
 use crate::bots::sandbox;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
-use std::collections::BTreeSet;
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
@@ -18,25 +18,19 @@ const TERM_GRACE: Duration = Duration::from_millis(200);
 /// The longest wait to reap a SIGKILLed bot (a process in uninterruptible sleep).
 const REAP_LIMIT: Duration = Duration::from_secs(2);
 
-/// The process groups of every bot started and not yet reaped, for [`kill_all_bots`].
-static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
-
-pub(super) fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
-    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// SIGKILLs the process group of every bot this process started and has not reaped yet,
-/// and every process of every sandboxed bot's uid.
+/// every process of every bot's cgroup, and every process of every sandboxed bot's uid.
 ///
 /// Bots run in their own process groups, so a Ctrl-C at the terminal does not reach them:
-/// the harness's SIGINT handling calls this (from a normal thread, not from inside a signal
-/// handler: it takes a lock) before it exits.
+/// the command line's handler of SIGINT, SIGTERM and SIGHUP calls this (from a normal
+/// thread, not from inside a signal handler: it takes locks) before arbiter exits.
 pub fn kill_all_bots() {
-    for &pgid in live_groups().iter() {
+    for &pgid in leaders().iter() {
         if let Some(pid) = Pid::from_raw(pgid) {
             let _ = rustix::process::kill_process_group(pid, Signal::KILL);
         }
     }
+    cgroup::kill_all();
     sandbox::kill_all_sandboxed();
 }
 
@@ -65,7 +59,7 @@ impl Running {
         }
         if let Ok(Some(_)) = self.child.wait_timeout(REAP_LIMIT) {
             self.reaped = true;
-            live_groups().remove(&self.pgid.as_raw_nonzero().get());
+            leaders().remove(&self.pgid.as_raw_nonzero().get());
         }
     }
 
@@ -97,10 +91,14 @@ impl Running {
     }
 
     /// Kills whatever of the bot is still around once its leader was dealt with: every
-    /// process of its uid (sandbox), or every descendant that left its process group.
+    /// process of its cgroup, then every process of its uid (sandbox), or every
+    /// descendant that left its process group.
     pub(super) fn sweep(&mut self) {
         if self.swept {
             return;
+        }
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
         }
         let leader = self.pgid.as_raw_nonzero().get();
         let unreaped = (!self.reaped).then_some(leader);
@@ -156,12 +154,12 @@ mod tests {
         let command = CommandSpec::new("sh").arg("-c").arg("sleep 30 & sleep 30");
         let mut run = Running::spawn(&command).expect("sh starts");
         let pgid = run.pgid.as_raw_nonzero().get();
-        assert!(live_groups().contains(&pgid));
+        assert!(leaders().contains(&pgid));
         kill_all_bots();
         let status = run.wait_exit(Duration::from_secs(2)).expect("killed");
         assert_eq!(status.terminating_signal(), Some(9));
         run.shut_down(None);
         assert!(run.reaped);
-        assert!(!live_groups().contains(&pgid));
+        assert!(!leaders().contains(&pgid));
     }
 }

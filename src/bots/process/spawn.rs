@@ -2,10 +2,11 @@
 //! threads that drain its stderr and finish writes to its stdin, and sending it messages.
 
 use super::read::POLL;
-use super::shutdown::live_groups;
 use super::{CHATTER_BYTES, STDERR_BYTES};
+use crate::bots::cgroup::{self, BotCgroup};
 use crate::bots::pipe;
 use crate::bots::protocol::{self, MAX_LINE_BYTES, ToBot};
+use crate::bots::reaper::{self, leaders};
 use crate::bots::sandbox::{self, ChildPlan, Sandbox};
 use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
 use crate::bots::{Failure, FailureKind};
@@ -106,6 +107,8 @@ pub(super) struct Running {
     pub(super) sandbox: Option<Sandbox>,
     /// Set once every process of the bot was swept away.
     pub(super) swept: bool,
+    /// The bot's cgroup, where one can be made: everything it started is in it.
+    pub(super) cgroup: Option<BotCgroup>,
 }
 
 impl Running {
@@ -114,7 +117,7 @@ impl Running {
         if let Some(why) = sandbox::unavailable(confine.sandbox) {
             return Err(Failure::new(FailureKind::Spawn, why));
         }
-        sandbox::become_subreaper();
+        reaper::become_subreaper();
         let token = sandbox::new_token();
         let mut program = command.program.clone();
         let mut args = command.args.clone();
@@ -164,8 +167,21 @@ impl Running {
             uid: jail.as_ref().map(|sb| sb.uid),
             no_network: jail.is_some() && sandbox::network_isolation_works(),
         };
-        // SAFETY: confine_child makes raw system calls only (no allocation, no locks).
-        unsafe { cmd.pre_exec(move || sandbox::confine_child(&plan)) };
+        let cgroup = BotCgroup::create();
+        let join = cgroup.as_ref().map(BotCgroup::procs_fd);
+        // SAFETY: join and confine_child make raw system calls only (no allocation, no
+        // locks). The cgroup is joined first, while the child may still write its files.
+        unsafe {
+            cmd.pre_exec(move || {
+                if let Some(procs) = join {
+                    cgroup::join(procs);
+                }
+                sandbox::confine_child(&plan)
+            })
+        };
+        // Registered under the lock it was started under: the reaper never sees it
+        // unregistered, even if it exits at once.
+        let mut registry = leaders();
         let mut child = cmd.spawn().map_err(|e| {
             let place = match &command.cwd {
                 Some(dir) => format!(" in `{}`", dir.display()),
@@ -177,7 +193,8 @@ impl Running {
             )
         })?;
         let pgid = Pid::from_child(&child);
-        live_groups().insert(pgid.as_raw_nonzero().get());
+        registry.insert(pgid.as_raw_nonzero().get());
+        drop(registry);
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
             return Err(abandon(
@@ -220,6 +237,7 @@ impl Running {
             limits: confine.limits,
             sandbox: jail,
             swept: false,
+            cgroup,
         };
         let spawned = std::thread::Builder::new()
             .name("bot-stderr".into())
@@ -266,7 +284,7 @@ fn abandon(child: &mut Child, pgid: Pid, why: String) -> Failure {
     let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
     let _ = child.kill();
     let _ = child.wait();
-    live_groups().remove(&pgid.as_raw_nonzero().get());
+    leaders().remove(&pgid.as_raw_nonzero().get());
     Failure::new(FailureKind::Spawn, why)
 }
 
