@@ -80,7 +80,7 @@ impl Played {
 
 /// One game of Shapes (6 plies, any list of points is a move) between `bot` and the polite
 /// bot, `bot` on `side`, both with the same confinement.
-fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
+pub(crate) fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
     let polite = zoo_bot("polite.py", &[], bot.confine);
     let mut zoo = ProcessPlayer::new(bot);
     let mut other = ProcessPlayer::new(polite);

@@ -4,9 +4,14 @@
 //! process behind.
 
 use crate::common::{arbiter, read, run, served};
-use crate::zoo::{MOVE_MS, Played, lost_by, pythons_running, zoo_case, zoo_copy};
+use crate::zoo::{
+    MOVE_MS, Played, assert_no_stray, lost_by, play, pythons_running, zoo_case, zoo_copy, zoo_dir,
+};
 use arbiter::bots::protocol::UNDECODABLE_MOVE_PREFIX;
+use arbiter::bots::python::course_command;
 use arbiter::bots::spec::Limits;
+use arbiter::bots::spec::{Confinement, SandboxMode};
+use arbiter::games::Side;
 use std::time::{Duration, Instant};
 
 /// The time recorded for the zoo bot's last move (the one it failed on).
@@ -150,6 +155,67 @@ fn an_error_message_with_undecodable_bytes_is_an_exception_with_its_traceback() 
             );
         },
     );
+}
+
+/// The course bot tests/zoo/course_odd.py misbehaving as `case`, through arbiter's course
+/// adapter, in both roles: each game goes to `check`.
+fn course_case(case: &str, limits: Limits, check: impl Fn(&Played)) {
+    for side in Side::BOTH {
+        let mut bot = course_command(&zoo_dir().join("course_odd.py"), None);
+        bot.env.insert("ZOO_CASE".into(), case.into());
+        bot.confine = Confinement {
+            limits,
+            sandbox: SandboxMode::None,
+        };
+        check(&play(bot, side, MOVE_MS));
+    }
+    assert_no_stray("course_odd.py", &[zoo_dir()]);
+}
+
+#[test]
+fn course_bots_returning_undecodable_values_make_illegal_moves() {
+    course_case("surrogate", Limits::default(), |p| {
+        every_reply_illegal(p);
+        assert!(
+            zoo_replies(p).iter().all(|r| *r == "\u{fffd}"),
+            "{}",
+            p.describe()
+        );
+    });
+    course_case("huge_int", Limits::default(), |p| {
+        every_reply_illegal(p);
+        let undecodable = |r: &&serde_json::Value| {
+            r.as_str()
+                .is_some_and(|t| t.starts_with(UNDECODABLE_MOVE_PREFIX))
+        };
+        assert!(zoo_replies(p).iter().all(undecodable), "{}", p.describe());
+    });
+}
+
+#[test]
+fn a_course_bot_raising_with_undecodable_bytes_is_an_exception_with_its_traceback() {
+    course_case("undecodable_error", Limits::default(), |p| {
+        lost_by(p, "exception");
+        let detail = p.record.detail.as_deref().unwrap_or("");
+        assert!(
+            detail.contains("Traceback") && detail.contains("weights-\u{fffd}.bin"),
+            "{}",
+            p.describe()
+        );
+    });
+}
+
+#[test]
+fn a_course_bot_writing_past_its_file_limit_loses_by_file_size() {
+    let limits = Limits {
+        file_mb: Some(1),
+        ..Limits::default()
+    };
+    course_case("file_hog", limits, |p| {
+        lost_by(p, "file_size");
+        let detail = p.record.detail.as_deref().unwrap_or("");
+        assert!(detail.contains("File too large"), "{}", p.describe());
+    });
 }
 
 #[test]
