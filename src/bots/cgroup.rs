@@ -7,8 +7,8 @@
 //! Made under arbiter's own cgroup, on the cgroup2 hierarchy (`/sys/fs/cgroup`, or the
 //! `unified` one of a hybrid setup), where arbiter may create folders and the kernel has
 //! `cgroup.kill` (Linux 5.14): checked once by starting a process in a probe cgroup.
-//! Elsewhere (no cgroup2, no write access, an older kernel) there is none, and the sweep
-//! by process group, token and parentage does the work alone.
+//! Elsewhere (no cgroup2, no write access, an older kernel, or `ARBITER_CGROUP=off`)
+//! there is none, and the sweep by process group, token and parentage does the work alone.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -19,6 +19,9 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
+
+/// Set to `off`, arbiter makes no cgroups (to compare, or where they misbehave).
+pub const DISABLE_VAR: &str = "ARBITER_CGROUP";
 
 /// How long a cgroup may take to empty after `cgroup.kill` before arbiter gives up on it.
 const EMPTY_LIMIT: Duration = Duration::from_secs(2);
@@ -136,6 +139,9 @@ fn usable_parent() -> Option<&'static Path> {
     static PARENT: OnceLock<Option<PathBuf>> = OnceLock::new();
     PARENT
         .get_or_init(|| {
+            if std::env::var_os(DISABLE_VAR).is_some_and(|v| v == "off") {
+                return None;
+            }
             let parent = own_cgroup()?;
             let probe = make(&parent).ok()?;
             let fd = probe.procs_fd();

@@ -378,6 +378,17 @@ fn has_token(pid: i32, token: &str) -> bool {
     environ.split(|&b| b == 0).any(|kv| kv == wanted.as_bytes())
 }
 
+/// Whether process `pid` carries some bot's token in its environment (while it lives).
+pub fn has_any_token(pid: i32) -> bool {
+    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let prefix = format!("{TOKEN_VAR}=");
+    environ
+        .split(|&b| b == 0)
+        .any(|kv| kv.starts_with(prefix.as_bytes()))
+}
+
 /// Reaps the zombies that are our children (reparented orphans) and match `which`.
 fn reap_zombies(procs: &[ProcInfo], which: impl Fn(&ProcInfo) -> bool) {
     let me = std::process::id() as i32;

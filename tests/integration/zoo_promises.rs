@@ -233,6 +233,39 @@ fn a_helper_in_its_own_session_without_environment_does_not_outlive_its_game() {
     );
 }
 
+/// Without a cgroup (`ARBITER_CGROUP=off`), a helper that left the bot's group and
+/// cleared its environment is still swept: found by its parent while the bot is stopped
+/// before it is killed (`sleep`: the bot times out), or, once the bot exited by itself and
+/// the helper was orphaned, as an orphan no running bot claims.
+#[test]
+fn without_a_cgroup_a_helper_in_its_own_session_is_still_swept() {
+    let copy = zoo_copy();
+    let roots = [copy.path().to_path_buf()];
+    let helper = format!(
+        "python3 -u {}",
+        copy.path().join("session_helper.py").display()
+    );
+    let polite = format!("python3 -u {}", copy.path().join("polite.py").display());
+    for args in ["", " sleep"] {
+        let helper = format!("{helper}{args}");
+        for (rebel, officer) in [(&helper, &polite), (&polite, &helper)] {
+            let mut cmd = arbiter();
+            cmd.env(arbiter::bots::cgroup::DISABLE_VAR, "off")
+                .args(["play", "--rebel", rebel, "--officer", officer])
+                .args(["--round-limit", "2", "--limit-ms", "1000"]);
+            let (code, stdout, stderr) = run(&mut cmd);
+            assert_eq!(code, 0, "{stdout}\n{stderr}");
+            let verdict = if args.is_empty() {
+                "round_limit"
+            } else {
+                "timeout"
+            };
+            assert!(stdout.contains(verdict), "{args:?}: {stdout}");
+            assert_no_stray("session_helper.py", &roots);
+        }
+    }
+}
+
 /// Zombie children of this process that are not group leaders and not in its own group:
 /// orphans inherited from bots (bot leaders lead their groups and are reaped by their
 /// owners; the tests' own commands share this process's group).

@@ -5,7 +5,7 @@ use super::spawn::Running;
 use crate::bots::EndInfo;
 use crate::bots::cgroup;
 use crate::bots::protocol::ToBot;
-use crate::bots::reaper::leaders;
+use crate::bots::reaper::{self, leaders};
 use crate::bots::sandbox;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
 use std::time::{Duration, Instant};
@@ -45,6 +45,18 @@ impl Running {
 
     /// SIGKILL to the whole group, and to the leader in case it left the group.
     pub(super) fn kill(&mut self) {
+        if !self.killed
+            && self.cgroup.is_none()
+            && self.sandbox.is_none()
+            && self.exit_status().is_none()
+        {
+            // Without a cgroup or a uid, a descendant that left the group and cleared its
+            // environment is known by its parent alone, which it loses when the leader
+            // dies: so the group is stopped and the leader's descendants are killed first.
+            self.signal_group(Signal::STOP);
+            let leader = self.pgid.as_raw_nonzero().get();
+            sandbox::sweep_descendants(Some(leader), leader, &self.token);
+        }
         self.signal_group(Signal::KILL);
         if !self.reaped {
             let _ = self.child.kill();
@@ -106,6 +118,9 @@ impl Running {
             Some(sb) => sb.sweep_except(unreaped),
             None => sandbox::sweep_descendants(unreaped, leader, &self.token),
         }
+        if self.cgroup.is_none() && self.sandbox.is_none() {
+            kill_unclaimed_orphans();
+        }
         self.swept = true;
     }
 
@@ -130,6 +145,26 @@ impl Running {
         self.to_stdin = None;
         self.reap();
         self.sweep();
+    }
+}
+
+/// Kills the orphans arbiter inherited that no running bot can claim: not in a running
+/// bot's process group, no bot's token in their environment. Only a bot's descendant that
+/// left its group, cleared its environment and lost its parent looks so: once its bot
+/// exited, nothing else tells whose it was, and no bot may keep a process past its game.
+fn kill_unclaimed_orphans() {
+    let orphans = reaper::living_inherited();
+    if orphans.is_empty() {
+        return;
+    }
+    let groups = leaders().clone();
+    for orphan in orphans {
+        if !groups.contains(&orphan.pgrp)
+            && !sandbox::has_any_token(orphan.pid)
+            && let Some(pid) = Pid::from_raw(orphan.pid)
+        {
+            let _ = rustix::process::kill_process(pid, Signal::KILL);
+        }
     }
 }
 
