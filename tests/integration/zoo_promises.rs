@@ -383,20 +383,21 @@ fn the_reference_bot_plays_hinger_in_both_roles() {
     }
 }
 
-/// `arbiter play` with a bot that sleeps on its turn, ended by `signal`: arbiter exits and
-/// no bot of the game survives.
-fn signal_ends_play_and_its_bots(signal: rustix::process::Signal) {
+/// `arbiter ARGS` running `sleeper.py` and `polite.py` (from a fresh copy of the zoo, in
+/// the order `bots` gives them: `--rebel`/`--officer` flags or positional bots), ended by
+/// `signals` sent one after the other once the sleeper sleeps on its turn: arbiter exits
+/// and no bot survives.
+fn signals_end_command_and_its_bots(
+    command: &[&str],
+    bots: impl Fn(String, String) -> Vec<String>,
+    signals: &[rustix::process::Signal],
+) {
     let copy = zoo_copy();
     let roots = [copy.path().to_path_buf()];
     let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
     let mut child = arbiter()
-        .args([
-            "play",
-            "--rebel",
-            &script("sleeper.py"),
-            "--officer",
-            &script("polite.py"),
-        ])
+        .args(command)
+        .args(bots(script("sleeper.py"), script("polite.py")))
         .args(["--limit-ms", "60000"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -410,16 +411,18 @@ fn signal_ends_play_and_its_bots(signal: rustix::process::Signal) {
     // The sleeper is in its first turn once it started and answered hello: a moment more.
     std::thread::sleep(Duration::from_millis(500));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, signal).unwrap();
+    for &signal in signals {
+        rustix::process::kill_process(pid, signal).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let until = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < until, "arbiter did not exit on {signal:?}");
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < until,
+            "{command:?} did not exit on {signals:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(!status.success(), "{signal:?}: {status:?}");
+    }
     for bot in ["sleeper.py", "polite.py"] {
         crate::zoo::assert_no_stray(bot, &roots);
     }
@@ -429,6 +432,33 @@ fn signal_ends_play_and_its_bots(signal: rustix::process::Signal) {
 fn sigint_sigterm_and_sighup_to_play_kill_its_bots() {
     use rustix::process::Signal;
     for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
-        signal_ends_play_and_its_bots(signal);
+        for sleeper_is_rebel in [true, false] {
+            let flags = |sleeper: String, polite: String| {
+                let (rebel, officer) = if sleeper_is_rebel {
+                    (sleeper, polite)
+                } else {
+                    (polite, sleeper)
+                };
+                vec!["--rebel".into(), rebel, "--officer".into(), officer]
+            };
+            signals_end_command_and_its_bots(&["play"], flags, &[signal]);
+        }
+    }
+}
+
+/// A league stops on a first SIGTERM (its running games cancelled, their bots killed) and
+/// quits on a second; either way no bot survives.
+#[test]
+fn sigterm_to_a_league_kills_its_bots() {
+    use rustix::process::Signal;
+    let dir = tempfile::tempdir().unwrap();
+    for (i, signals) in [vec![Signal::TERM], vec![Signal::TERM, Signal::TERM]]
+        .iter()
+        .enumerate()
+    {
+        let out = dir.path().join(format!("league-{i}"));
+        let out = out.to_string_lossy().into_owned();
+        let command = ["league", "--out", out.as_str(), "-j", "1"];
+        signals_end_command_and_its_bots(&command, |a, b| vec![a, b], signals);
     }
 }
