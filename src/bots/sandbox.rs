@@ -371,22 +371,56 @@ pub fn proc_info(pid: i32) -> Option<ProcInfo> {
 
 /// Whether process `pid` was started with `TOKEN_VAR=token` in its environment.
 fn has_token(pid: i32, token: &str) -> bool {
-    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
-        return false;
-    };
     let wanted = format!("{TOKEN_VAR}={token}");
-    environ.split(|&b| b == 0).any(|kv| kv == wanted.as_bytes())
+    environ_has(pid, |kv| kv == wanted.as_bytes())
 }
 
 /// Whether process `pid` carries some bot's token in its environment (while it lives).
 pub fn has_any_token(pid: i32) -> bool {
+    let prefix = format!("{TOKEN_VAR}=");
+    environ_has(pid, |kv| kv.starts_with(prefix.as_bytes()))
+}
+
+/// Whether an entry of process `pid`'s environment matches `wanted`.
+fn environ_has(pid: i32, wanted: impl Fn(&[u8]) -> bool) -> bool {
     let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
         return false;
     };
-    let prefix = format!("{TOKEN_VAR}=");
-    environ
-        .split(|&b| b == 0)
-        .any(|kv| kv.starts_with(prefix.as_bytes()))
+    environ.split(|&b| b == 0).any(wanted)
+}
+
+/// SIGKILLs, in one pass, every process of the bots this arbiter process started: in the
+/// groups `groups`, carrying a token of this run ([`new_token`] begins with arbiter's
+/// pid), and their descendants by parent pid. For when arbiter is about to exit: stop the
+/// groups first, so that no parentage is lost to a leader's death while this runs.
+pub fn kill_every_bot_process(groups: &[i32]) {
+    let me = std::process::id() as i32;
+    let prefix = format!("{TOKEN_VAR}={me}-");
+    let procs = processes();
+    let mut tree: BTreeSet<i32> = procs
+        .iter()
+        .filter(|p| {
+            p.pid != me
+                && p.state != 'Z'
+                && (groups.contains(&p.pgrp)
+                    || environ_has(p.pid, |kv| kv.starts_with(prefix.as_bytes())))
+        })
+        .map(|p| p.pid)
+        .collect();
+    loop {
+        let before = tree.len();
+        for p in &procs {
+            if tree.contains(&p.ppid) && p.pid != me {
+                tree.insert(p.pid);
+            }
+        }
+        if tree.len() == before {
+            break;
+        }
+    }
+    for pid in tree.into_iter().filter_map(Pid::from_raw) {
+        let _ = rustix::process::kill_process(pid, Signal::KILL);
+    }
 }
 
 /// Reaps the zombies that are our children (reparented orphans) and match `which`.

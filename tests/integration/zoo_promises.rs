@@ -383,28 +383,35 @@ fn the_reference_bot_plays_hinger_in_both_roles() {
     }
 }
 
-/// `arbiter ARGS` running `sleeper.py` and `polite.py` (from a fresh copy of the zoo, in
-/// the order `bots` gives them: `--rebel`/`--officer` flags or positional bots), ended by
-/// `signals` sent one after the other once the sleeper sleeps on its turn: arbiter exits
-/// and no bot survives.
+/// `arbiter ARGS` running `sleeper` (a zoo script and its arguments: one that sleeps on
+/// its turn) and `polite.py` (from a fresh copy of the zoo, in the order `bots` gives them:
+/// `--rebel`/`--officer` flags or positional bots), ended by `signals` sent one after the
+/// other once the sleeper sleeps: arbiter exits and no bot or helper survives.
 fn signals_end_command_and_its_bots(
     command: &[&str],
+    sleeper: &str,
     bots: impl Fn(String, String) -> Vec<String>,
     signals: &[rustix::process::Signal],
+    without_cgroup: bool,
 ) {
     let copy = zoo_copy();
     let roots = [copy.path().to_path_buf()];
     let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
-    let mut child = arbiter()
+    let sleeper_file = sleeper.split(' ').next().unwrap();
+    let mut cmd = arbiter();
+    if without_cgroup {
+        cmd.env(arbiter::bots::cgroup::DISABLE_VAR, "off");
+    }
+    let mut child = cmd
         .args(command)
-        .args(bots(script("sleeper.py"), script("polite.py")))
+        .args(bots(script(sleeper), script("polite.py")))
         .args(["--limit-ms", "60000"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("arbiter starts");
     let until = Instant::now() + Duration::from_secs(20);
-    while pythons_running("sleeper.py", &roots).is_empty() {
+    while pythons_running(sleeper_file, &roots).is_empty() {
         assert!(Instant::now() < until, "the sleeper never started");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -423,7 +430,7 @@ fn signals_end_command_and_its_bots(
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    for bot in ["sleeper.py", "polite.py"] {
+    for bot in [sleeper_file, "polite.py"] {
         crate::zoo::assert_no_stray(bot, &roots);
     }
 }
@@ -441,7 +448,7 @@ fn sigint_sigterm_and_sighup_to_play_kill_its_bots() {
                 };
                 vec!["--rebel".into(), rebel, "--officer".into(), officer]
             };
-            signals_end_command_and_its_bots(&["play"], flags, &[signal]);
+            signals_end_command_and_its_bots(&["play"], "sleeper.py", flags, &[signal], false);
         }
     }
 }
@@ -459,6 +466,24 @@ fn sigterm_to_a_league_kills_its_bots() {
         let out = dir.path().join(format!("league-{i}"));
         let out = out.to_string_lossy().into_owned();
         let command = ["league", "--out", out.as_str(), "-j", "1"];
-        signals_end_command_and_its_bots(&command, |a, b| vec![a, b], signals);
+        let bots = |a, b| vec![a, b];
+        signals_end_command_and_its_bots(&command, "sleeper.py", bots, signals, false);
     }
+}
+
+/// Without a cgroup, a signal still reaches a helper that left its bot's group and cleared
+/// its environment: found by its parent while the groups are stopped.
+#[test]
+fn without_a_cgroup_a_signal_to_play_kills_helpers_in_their_own_session() {
+    let flags = |sleeper: String, polite: String| {
+        vec!["--rebel".into(), sleeper, "--officer".into(), polite]
+    };
+    let sleeper = "session_helper.py sleep";
+    signals_end_command_and_its_bots(
+        &["play"],
+        sleeper,
+        flags,
+        &[rustix::process::Signal::TERM],
+        true,
+    );
 }

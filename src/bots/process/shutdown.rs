@@ -19,19 +19,33 @@ const TERM_GRACE: Duration = Duration::from_millis(200);
 const REAP_LIMIT: Duration = Duration::from_secs(2);
 
 /// SIGKILLs the process group of every bot this process started and has not reaped yet,
-/// every process of every bot's cgroup, and every process of every sandboxed bot's uid.
+/// every process of every bot's cgroup, every process of every sandboxed bot's uid, and
+/// what left the groups: the processes carrying a token of this run, the descendants of
+/// all these (found while the groups are stopped), the orphans this process inherited.
 ///
 /// Bots run in their own process groups, so a Ctrl-C at the terminal does not reach them:
 /// the command line's handler of SIGINT, SIGTERM and SIGHUP calls this (from a normal
 /// thread, not from inside a signal handler: it takes locks) before arbiter exits.
 pub fn kill_all_bots() {
-    for &pgid in leaders().iter() {
+    let groups: Vec<i32> = leaders().iter().copied().collect();
+    for &pgid in &groups {
+        if let Some(pid) = Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(pid, Signal::STOP);
+        }
+    }
+    sandbox::kill_every_bot_process(&groups);
+    for &pgid in &groups {
         if let Some(pid) = Pid::from_raw(pgid) {
             let _ = rustix::process::kill_process_group(pid, Signal::KILL);
         }
     }
     cgroup::kill_all();
     sandbox::kill_all_sandboxed();
+    for orphan in reaper::living_inherited() {
+        if let Some(pid) = Pid::from_raw(orphan.pid) {
+            let _ = rustix::process::kill_process(pid, Signal::KILL);
+        }
+    }
 }
 
 impl Running {
