@@ -407,9 +407,19 @@ pub fn kill_every_bot_process(groups: &[i32]) {
         })
         .map(|p| p.pid)
         .collect();
+    add_descendants(&mut tree, &procs);
+    for pid in tree.into_iter().filter_map(Pid::from_raw) {
+        let _ = rustix::process::kill_process(pid, Signal::KILL);
+    }
+}
+
+/// Adds to `tree` the descendants (by parent pid, among `procs`) of the processes in it,
+/// never this process.
+fn add_descendants(tree: &mut BTreeSet<i32>, procs: &[ProcInfo]) {
+    let me = std::process::id() as i32;
     loop {
         let before = tree.len();
-        for p in &procs {
+        for p in procs {
             if tree.contains(&p.ppid) && p.pid != me {
                 tree.insert(p.pid);
             }
@@ -417,9 +427,6 @@ pub fn kill_every_bot_process(groups: &[i32]) {
         if tree.len() == before {
             break;
         }
-    }
-    for pid in tree.into_iter().filter_map(Pid::from_raw) {
-        let _ = rustix::process::kill_process(pid, Signal::KILL);
     }
 }
 
@@ -454,18 +461,7 @@ pub fn sweep_descendants(leader: Option<i32>, pgid: i32, token: &str) {
                 tree.insert(p.pid);
             }
         }
-        // Close over parenthood: children of anything in the tree.
-        loop {
-            let before = tree.len();
-            for p in &procs {
-                if tree.contains(&p.ppid) && p.pid != me {
-                    tree.insert(p.pid);
-                }
-            }
-            if tree.len() == before {
-                break;
-            }
-        }
+        add_descendants(&mut tree, &procs);
         let alive: Vec<i32> = procs
             .iter()
             .filter(|p| Some(p.pid) != leader && p.state != 'Z' && tree.contains(&p.pid))
