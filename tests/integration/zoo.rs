@@ -538,6 +538,11 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         "fork_storm.py",
         "memory_hog.py",
         "escapee.py",
+        "error_bytes.py",
+        "surrogate_move.py",
+        "huge_int_move.py",
+        "session_helper.py",
+        "zombie_maker.py",
     ];
     if root {
         scripts.push("killer.py");
@@ -622,6 +627,28 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         reasons["memory_hog"]
     );
     expect("escapee", "crash");
+    expect("error_bytes", "exception");
+    // Their replies are illegal moves or legal ones: the game ends by the rules.
+    let rule_endings = [
+        "fortress_full",
+        "rebels_captured",
+        "officers_immobile",
+        "round_limit",
+    ];
+    for bot in [
+        "surrogate_move",
+        "huge_int_move",
+        "session_helper",
+        "zombie_maker",
+    ] {
+        assert!(
+            reasons[bot]
+                .iter()
+                .all(|r| rule_endings.contains(&r.as_str())),
+            "{bot}: {:?}",
+            reasons[bot]
+        );
+    }
     for script in &scripts {
         assert_no_stray(script, &[zoo.path().to_path_buf()]);
     }
