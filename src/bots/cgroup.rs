@@ -163,9 +163,40 @@ fn usable_parent() -> Option<&'static Path> {
                 .any(|l| l.starts_with("0::") && l.ends_with(&format!("/{name}")));
             let works = joined && probe.path.join("cgroup.kill").exists();
             drop(probe);
+            if works {
+                clear_dead_runs(&parent);
+            }
             works.then_some(parent)
         })
         .as_deref()
+}
+
+/// Kills what is left in the bots' cgroups of arbiter processes that are gone (killed by
+/// SIGKILL, which leaves no time to clean up) and removes those cgroups.
+fn clear_dead_runs(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("arbiter-")
+            .and_then(|rest| rest.split_once("-bot-"))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = entry.path();
+        kill_path(&path);
+        let until = Instant::now() + EMPTY_LIMIT;
+        while populated(&path) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = std::fs::remove_dir(&path);
+    }
 }
 
 /// The folder of this process's cgroup on the cgroup2 hierarchy.

@@ -12,6 +12,7 @@ use arbiter::bots::python::course_command;
 use arbiter::bots::spec::Limits;
 use arbiter::bots::spec::{Confinement, SandboxMode};
 use arbiter::games::Side;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The time recorded for the zoo bot's last move (the one it failed on).
@@ -486,4 +487,74 @@ fn without_a_cgroup_a_signal_to_play_kills_helpers_in_their_own_session() {
         &[rustix::process::Signal::TERM],
         true,
     );
+}
+
+/// An arbiter killed with SIGKILL cannot clean up: its bots stay, in their cgroups, until
+/// the next run that makes cgroups there kills them and removes the cgroups.
+#[test]
+fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
+    let copy = zoo_copy();
+    let roots = [copy.path().to_path_buf()];
+    let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
+    let mut child = arbiter()
+        .args([
+            "play",
+            "--rebel",
+            &script("sleeper.py"),
+            "--officer",
+            "builtin:random",
+        ])
+        .args(["--limit-ms", "60000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arbiter starts");
+    let until = Instant::now() + Duration::from_secs(20);
+    let sleeper = loop {
+        if let Some(&pid) = pythons_running("sleeper.py", &roots).first() {
+            break pid;
+        }
+        assert!(Instant::now() < until, "the sleeper never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let cgroup = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap_or_default();
+    let Some(path) = cgroup
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .filter(|p| p.contains(&format!("/arbiter-{}-bot-", child.id())))
+        .map(str::to_string)
+    else {
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(sleeper).unwrap(),
+            rustix::process::Signal::KILL,
+        );
+        eprintln!("no cgroups for bots here (not root, or no cgroup2): skipped");
+        return;
+    };
+    assert!(
+        !pythons_running("sleeper.py", &roots).is_empty(),
+        "survives a SIGKILLed arbiter"
+    );
+    // Any run that starts a bot program makes cgroups.
+    let polite = script("polite.py");
+    let (code, stdout, stderr) = run(arbiter().args([
+        "play",
+        "--rebel",
+        &polite,
+        "--officer",
+        "builtin:random",
+        "--round-limit",
+        "1",
+    ]));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_no_stray("sleeper.py", &roots);
+    let name = path.rsplit('/').next().unwrap();
+    let left: Vec<String> = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(|mount| format!("{mount}{path}"))
+        .filter(|dir| Path::new(dir).exists())
+        .collect();
+    assert!(left.is_empty(), "cgroup {name} left: {left:?}");
 }
