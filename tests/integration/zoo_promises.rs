@@ -384,6 +384,30 @@ fn the_reference_bot_plays_hinger_in_both_roles() {
     }
 }
 
+/// Starts `cmd`, an arbiter command whose bots include the zoo script `sleeper_file` from
+/// one of `roots`, with a long move limit; returns once the script runs: arbiter's process
+/// and the script's pid.
+fn start_until_running(
+    mut cmd: std::process::Command,
+    sleeper_file: &str,
+    roots: &[std::path::PathBuf],
+) -> (std::process::Child, i32) {
+    let child = cmd
+        .args(["--limit-ms", "60000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arbiter starts");
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(&pid) = pythons_running(sleeper_file, roots).first() {
+            return (child, pid);
+        }
+        assert!(Instant::now() < until, "{sleeper_file} never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `arbiter ARGS` running `sleeper` (a zoo script and its arguments: one that sleeps on
 /// its turn) and `polite.py` (from a fresh copy of the zoo, in the order `bots` gives them:
 /// `--rebel`/`--officer` flags or positional bots), ended by `signals` sent one after the
@@ -403,19 +427,9 @@ fn signals_end_command_and_its_bots(
     if without_cgroup {
         cmd.env(arbiter::bots::cgroup::DISABLE_VAR, "off");
     }
-    let mut child = cmd
-        .args(command)
-        .args(bots(script(sleeper), script("polite.py")))
-        .args(["--limit-ms", "60000"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("arbiter starts");
-    let until = Instant::now() + Duration::from_secs(20);
-    while pythons_running(sleeper_file, &roots).is_empty() {
-        assert!(Instant::now() < until, "the sleeper never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    cmd.args(command)
+        .args(bots(script(sleeper), script("polite.py")));
+    let (mut child, _) = start_until_running(cmd, sleeper_file, &roots);
     // The sleeper is in its first turn once it started and answered hello: a moment more.
     std::thread::sleep(Duration::from_millis(500));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
@@ -496,27 +510,10 @@ fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
     let copy = zoo_copy();
     let roots = [copy.path().to_path_buf()];
     let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
-    let mut child = arbiter()
-        .args([
-            "play",
-            "--rebel",
-            &script("sleeper.py"),
-            "--officer",
-            "builtin:random",
-        ])
-        .args(["--limit-ms", "60000"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("arbiter starts");
-    let until = Instant::now() + Duration::from_secs(20);
-    let sleeper = loop {
-        if let Some(&pid) = pythons_running("sleeper.py", &roots).first() {
-            break pid;
-        }
-        assert!(Instant::now() < until, "the sleeper never started");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut cmd = arbiter();
+    cmd.args(["play", "--rebel", &script("sleeper.py")])
+        .args(["--officer", "builtin:random"]);
+    let (mut child, sleeper) = start_until_running(cmd, "sleeper.py", &roots);
     child.kill().unwrap();
     child.wait().unwrap();
     let cgroup = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap_or_default();
