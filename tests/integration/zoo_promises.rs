@@ -387,12 +387,14 @@ fn the_reference_bot_plays_hinger_in_both_roles() {
 /// Starts `cmd`, an arbiter command whose bots include the zoo script `sleeper_file` from
 /// one of `roots`, with a long move limit; returns once the script runs: arbiter's process
 /// and the script's pid.
+// The caller waits for the returned child (the lint does not follow it out).
+#[allow(clippy::zombie_processes)]
 fn start_until_running(
     mut cmd: std::process::Command,
     sleeper_file: &str,
     roots: &[std::path::PathBuf],
 ) -> (std::process::Child, i32) {
-    let child = cmd
+    let mut child = cmd
         .args(["--limit-ms", "60000"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -403,7 +405,11 @@ fn start_until_running(
         if let Some(&pid) = pythons_running(sleeper_file, roots).first() {
             return (child, pid);
         }
-        assert!(Instant::now() < until, "{sleeper_file} never started");
+        if Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{sleeper_file} never started");
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
