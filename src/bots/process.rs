@@ -11,9 +11,9 @@
 //! that stops reading its stdin can at worst cost the move limit. Helper threads are never
 //! joined: each ends when its pipe closes, which killing the bot brings about.
 //!
-//! The parts, by concern: [`spawn`] starts and confines a bot and owns its pipes,
-//! [`read`] waits for its lines against a deadline, [`verdict`] says why a bot that is
-//! gone failed, [`shutdown`] ends it and everything it started.
+//! The parts, by concern: `spawn` starts and confines a bot and owns its pipes, `read`
+//! waits for its lines against a deadline, `verdict` says why a bot that is gone failed,
+//! `shutdown` ends it and everything it started.
 
 mod read;
 mod shutdown;
