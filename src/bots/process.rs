@@ -1,11 +1,13 @@
 //! Bots as subprocesses speaking the line protocol (docs/PROTOCOL.md): [`ProcessPlayer`]
 //! seats a bot program in a game.
 //!
-//! Each bot runs in its own process group so that it and everything it forks can be killed
-//! at once. The referee never blocks on a pipe: the bot's stdout and stdin are
-//! non-blocking and handled on the referee's own thread (stdout read line by line, bounded
-//! in length, with `poll` until the deadline; a turn written at once when the pipe takes
-//! it, which it does unless the bot stopped reading). Two helper threads per bot cover
+//! Each bot runs in its own process group (and its own cgroup where one can be made: see
+//! `super::cgroup`) so that it and everything it forks can be killed at once. The referee
+//! never blocks on a pipe: the bot's stdout and stdin are non-blocking and handled on the
+//! referee's own thread (stdout read line by line, bounded in length, with `poll` until
+//! the deadline, which the bot's exit also ends through its pidfd; a turn written at once
+//! when the pipe takes it, which it does unless the bot stopped reading). A reply or a
+//! failure is timed when it is seen, before any cleanup. Two helper threads per bot cover
 //! the rest: one drains stderr into a bounded tail, one finishes writes the pipe did not
 //! take at once. So a silent bot, a bot whose grandchild holds the pipe open, or a bot
 //! that stops reading its stdin can at worst cost the move limit. Helper threads are never
