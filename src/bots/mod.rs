@@ -3,12 +3,14 @@
 //! Bot misbehaviour is data: every way a bot can fail is a [`Failure`] the referee
 //! adjudicates, never a panic or an `Err` of the harness.
 
+pub mod cgroup;
 pub mod inprocess;
 pub mod java;
 pub mod pipe;
 pub mod process;
 pub mod protocol;
 pub mod python;
+pub mod reaper;
 pub mod sandbox;
 pub mod serve;
 pub mod spec;

@@ -6,7 +6,7 @@
 
 use rustix::event::{PollFd, PollFlags, Timespec};
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::process::{ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
@@ -95,7 +95,8 @@ impl LineBuffer {
             return None;
         }
         match pending.iter().position(|&b| b == b'\n') {
-            Some(i) if i > self.max => {
+            // The limit excludes the line's end, `\n` or `\r\n` alike.
+            Some(i) if i - usize::from(i > 0 && pending[i - 1] == b'\r') > self.max => {
                 self.start += i + 1;
                 Some(Piece::Overlong(i))
             }
@@ -107,7 +108,8 @@ impl LineBuffer {
                 }
                 Some(Piece::Line(line))
             }
-            None if pending.len() > self.max => {
+            // One byte over may be the `\r` of a `\r\n` still to come.
+            None if pending.len() > self.max + usize::from(pending.last() == Some(&b'\r')) => {
                 self.discarding = Some(pending.len());
                 self.buf.clear();
                 self.start = 0;
@@ -151,12 +153,13 @@ impl Reader {
         })
     }
 
-    /// The next piece, waiting for it until `until` at most (`None`: nothing yet).
+    /// The next piece, waiting for it until `until` at most (`None`: nothing yet), or
+    /// until `also` becomes readable (a process's pidfd: its exit).
     ///
     /// Before sleeping in `poll`, it retries the read for up to [`SPIN`] (never past
     /// `until`): a reply that comes that soon is then taken without a wake-up, which on
     /// a virtual machine whose idle CPUs halt costs tens of microseconds.
-    pub fn next(&mut self, until: Instant) -> Option<Piece> {
+    pub fn next(&mut self, until: Instant, also: Option<BorrowedFd<'_>>) -> Option<Piece> {
         let mut spin_until: Option<Instant> = None;
         loop {
             if let Some(piece) = self.lines.pop() {
@@ -175,7 +178,7 @@ impl Reader {
                         std::hint::spin_loop();
                         continue;
                     }
-                    if !wait_for(&self.pipe, PollFlags::IN, until - now) {
+                    if !wait_readable(&self.pipe, also, until - now) {
                         return None;
                     }
                 }
@@ -188,11 +191,32 @@ impl Reader {
 /// Waits until `fd` is ready for `flags` (or hung up), at most `limit`.
 pub fn wait_for(fd: &impl AsFd, flags: PollFlags, limit: std::time::Duration) -> bool {
     let mut fds = [PollFd::new(fd, flags)];
-    let timeout = Timespec {
+    let timeout = timespec(limit);
+    matches!(rustix::event::poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
+}
+
+/// Waits until `pipe` is readable (or hung up), at most `limit`; false when the time ran
+/// out or `also` became readable first.
+fn wait_readable(pipe: &impl AsFd, also: Option<BorrowedFd<'_>>, limit: Duration) -> bool {
+    let Some(also) = also else {
+        return wait_for(pipe, PollFlags::IN, limit);
+    };
+    let mut fds = [
+        PollFd::new(pipe, PollFlags::IN),
+        PollFd::new(&also, PollFlags::IN),
+    ];
+    let timeout = timespec(limit);
+    match rustix::event::poll(&mut fds, Some(&timeout)) {
+        Ok(n) if n > 0 => !fds[0].revents().is_empty(),
+        _ => false,
+    }
+}
+
+fn timespec(limit: Duration) -> Timespec {
+    Timespec {
         tv_sec: limit.as_secs().min(i64::MAX as u64) as i64,
         tv_nsec: limit.subsec_nanos() as _,
-    };
-    matches!(rustix::event::poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
+    }
 }
 
 /// Makes a bot's stdin non-blocking, so that a write never waits for the bot.
@@ -234,6 +258,24 @@ mod tests {
         assert_eq!(b.pop(), None);
         b.push(b"");
         assert_eq!(all(&mut b)[..2], [Piece::Line(b"f".to_vec()), Piece::Eof]);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_kept_before_lf_and_crlf_alike() {
+        for end in [&b"\n"[..], b"\r\n"] {
+            let mut b = LineBuffer::new(4);
+            b.push(b"abcd");
+            b.push(&end[..1]);
+            b.push(&end[1..]);
+            b.push(b"x");
+            b.push(end);
+            assert_eq!(b.pop(), Some(Piece::Line(b"abcd".to_vec())), "{end:?}");
+            assert_eq!(b.pop(), Some(Piece::Line(b"x".to_vec())), "{end:?}");
+            let mut b = LineBuffer::new(4);
+            b.push(b"abcde");
+            b.push(end);
+            assert!(matches!(b.pop(), Some(Piece::Overlong(_))), "{end:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! an incoming line into a message, a protocol violation (a JSON object that is no known
 //! message) or chatter (anything that is not a JSON object, which is skipped).
 
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::io::{self, BufRead};
@@ -93,8 +93,17 @@ pub fn classify<T: DeserializeOwned + Tagged>(line: &str) -> Incoming<T> {
     {
         return Incoming::Message(message);
     }
+    // JSON allows what serde_json cannot hold: a lone surrogate escape (Python's
+    // `json.dumps` writes one for a string from undecodable bytes) is read as U+FFFD, as
+    // undecodable bytes are; a number out of range or nesting too deep makes the message
+    // undecodable, which is said, not taken for chatter.
+    let repaired = repair_lone_surrogates(line);
+    let line = repaired.as_deref().unwrap_or(line);
     let value: Value = match serde_json::from_str(line) {
         Ok(v) => v,
+        Err(e) if line.starts_with('{') && serde_json::from_str::<IgnoredAny>(line).is_ok() => {
+            return undecodable(line, &e);
+        }
         Err(_) => return Incoming::Chatter,
     };
     let Value::Object(object) = value else {
@@ -120,17 +129,115 @@ pub fn classify<T: DeserializeOwned + Tagged>(line: &str) -> Incoming<T> {
     }
 }
 
+/// A JSON object that serde_json cannot represent (`why`): the message its `type` names,
+/// with the undecodable part said in it, when the direction has one for that type; else a
+/// protocol violation.
+fn undecodable<T: Tagged>(line: &str, why: &serde_json::Error) -> Incoming<T> {
+    #[derive(Deserialize)]
+    struct Envelope {
+        #[serde(rename = "type")]
+        kind: Option<Value>,
+    }
+    let kind = match serde_json::from_str::<Envelope>(line).map(|e| e.kind) {
+        Ok(Some(Value::String(kind))) => kind,
+        Ok(None) => return Incoming::Violation("a JSON object without a `type` field".into()),
+        Ok(Some(other)) => {
+            return Incoming::Violation(format!("`type` must be a string, not {}", short(&other)));
+        }
+        Err(e) => return Incoming::Violation(format!("a JSON object that cannot be decoded: {e}")),
+    };
+    match T::undecodable(&kind, &why.to_string()) {
+        Some(message) => Incoming::Message(message),
+        None => Incoming::Violation(format!(
+            "a `{}` message that cannot be decoded: {why}",
+            truncate(&kind, 80)
+        )),
+    }
+}
+
+/// `line` with every `\uXXXX` escape of a lone UTF-16 surrogate replaced by `\ufffd`;
+/// `None` when it has none. A backslash can only stand inside a JSON string, so the
+/// escapes are found without following the strings.
+fn repair_lone_surrogates(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let unit_at = |i: usize| -> Option<u16> {
+        if bytes.get(i) != Some(&b'\\') || bytes.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = line.get(i + 2..i + 6)?;
+        hex.bytes()
+            .all(|b| b.is_ascii_hexdigit())
+            .then(|| u16::from_str_radix(hex, 16).ok())?
+    };
+    let high = |u: u16| (0xD800..0xDC00).contains(&u);
+    let low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = unit_at(i) else {
+            // Another escape: skip the escaped character too (`\\` is one).
+            i += 2;
+            continue;
+        };
+        if high(unit) && unit_at(i + 6).is_some_and(low) {
+            i += 12;
+            continue;
+        }
+        if high(unit) || low(unit) {
+            let repaired = out.get_or_insert_with(String::new);
+            repaired.push_str(&line[copied..i]);
+            repaired.push_str("\\ufffd");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    out.map(|mut repaired| {
+        repaired.push_str(&line[copied..]);
+        repaired
+    })
+}
+
 /// The message types a direction knows, for [`classify`]'s error messages.
-pub trait Tagged {
+pub trait Tagged: Sized {
     const TYPES: &'static [&'static str];
+
+    /// The message of type `kind` that stands for one serde_json cannot decode (`why`),
+    /// if this direction has one.
+    fn undecodable(kind: &str, why: &str) -> Option<Self> {
+        let _ = (kind, why);
+        None
+    }
 }
 
 impl Tagged for ToBot {
     const TYPES: &'static [&'static str] = &["hello", "turn", "end"];
 }
 
+/// The move recorded for a `move` message that cannot be decoded: a string, which no game
+/// accepts as a move, so the turn is adjudicated as the illegal move it is.
+pub const UNDECODABLE_MOVE_PREFIX: &str = "<undecodable move:";
+
 impl Tagged for FromBot {
     const TYPES: &'static [&'static str] = &["ready", "move", "error"];
+
+    /// A `move` that cannot be decoded is an illegal move saying why; an `error` is still
+    /// the bot's exception.
+    fn undecodable(kind: &str, why: &str) -> Option<Self> {
+        match kind {
+            "move" => Some(FromBot::Move {
+                mv: Value::String(format!("{UNDECODABLE_MOVE_PREFIX} {why}>")),
+            }),
+            "error" => Some(FromBot::Error {
+                message: Value::String(format!("<an error message that cannot be decoded: {why}>")),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// One message as a protocol line, newline included.
@@ -173,17 +280,15 @@ pub fn read_line_bounded<R: BufRead>(
             return Ok(match (total, over) {
                 (0, _) => LineRead::Eof,
                 (n, true) => LineRead::Overlong(n),
-                _ => {
-                    strip_cr(line);
-                    LineRead::Line
-                }
+                (n, false) => end_line(line, n, max),
             });
         }
         let newline = buf.iter().position(|&b| b == b'\n');
         let chunk = &buf[..newline.unwrap_or(buf.len())];
         total = total.saturating_add(chunk.len());
         if !over {
-            if line.len() + chunk.len() > max {
+            // One byte over the limit is held: it may be the `\r` of a `\r\n`.
+            if line.len() + chunk.len() > max.saturating_add(1) {
                 over = true;
                 *line = Vec::new();
             } else {
@@ -196,16 +301,21 @@ pub fn read_line_bounded<R: BufRead>(
             if over {
                 return Ok(LineRead::Overlong(total));
             }
-            strip_cr(line);
-            return Ok(LineRead::Line);
+            return Ok(end_line(line, total, max));
         }
     }
 }
 
-fn strip_cr(line: &mut Vec<u8>) {
+/// A complete line of `total` bytes: its `\r` removed, then held to the limit.
+fn end_line(line: &mut Vec<u8>, total: usize, max: usize) -> LineRead {
     if line.last() == Some(&b'\r') {
         line.pop();
     }
+    if line.len() > max {
+        *line = Vec::new();
+        return LineRead::Overlong(total);
+    }
+    LineRead::Line
 }
 
 /// The last `max` bytes of `text` (a traceback's end says most), marked when cut.
@@ -414,6 +524,69 @@ mod tests {
     }
 
     #[test]
+    fn lone_surrogates_are_read_as_replacement_characters() {
+        assert_eq!(
+            from_bot(r#"{"type":"move","move":"\ud800"}"#),
+            Incoming::Message(FromBot::Move {
+                mv: json!("\u{fffd}")
+            })
+        );
+        let Incoming::Message(FromBot::Error { message }) = from_bot(
+            r#"{"type":"error","message":"Traceback: bad name \udcff\\udcff \ud83d\ude00"}"#,
+        ) else {
+            panic!("expected an error message")
+        };
+        assert_eq!(
+            message,
+            json!("Traceback: bad name \u{fffd}\\udcff \u{1f600}")
+        );
+        assert_eq!(
+            repair_lone_surrogates(r#"{"a":"\ud83d\ude00 \\ud800"}"#),
+            None
+        );
+        assert_eq!(
+            repair_lone_surrogates(r#"["\udc00\ud800","\ud800x"]"#).as_deref(),
+            Some(r#"["\ufffd\ufffd","\ufffdx"]"#)
+        );
+    }
+
+    #[test]
+    fn json_that_serde_json_cannot_hold_is_said_not_skipped() {
+        let huge = format!(
+            r#"{{"type":"move","move":[[{},2],[2,2]]}}"#,
+            "1".repeat(400)
+        );
+        let deep = format!(
+            r#"{{"type":"move","move":{}1{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for line in [huge, deep] {
+            let Incoming::Message(FromBot::Move { mv }) = from_bot(&line) else {
+                panic!("expected a move for {line:.60}")
+            };
+            assert!(
+                mv.as_str().unwrap().starts_with(UNDECODABLE_MOVE_PREFIX),
+                "{mv}"
+            );
+        }
+        let error = format!(r#"{{"type":"error","message":[{}]}}"#, "9".repeat(400));
+        assert!(matches!(
+            from_bot(&error),
+            Incoming::Message(FromBot::Error { .. })
+        ));
+        let ready = format!(r#"{{"type":"ready","name":{}}}"#, "9".repeat(400));
+        assert!(matches!(from_bot(&ready), Incoming::Violation(_)));
+        let untyped = format!(r#"{{"move":{}}}"#, "9".repeat(400));
+        assert!(matches!(from_bot(&untyped), Incoming::Violation(_)));
+        // Still chatter: what is not JSON at all.
+        assert_eq!(
+            from_bot(&format!("{{\"type\":\"move\",\"move\":{}", "9".repeat(400))),
+            Incoming::Chatter
+        );
+    }
+
+    #[test]
     fn surrounding_whitespace_and_crlf_are_tolerated() {
         assert_eq!(
             from_bot("  {\"type\":\"ready\"}\r"),
@@ -448,7 +621,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_of_exactly_the_bound_is_kept() {
+    fn a_line_of_exactly_the_bound_is_kept_before_lf_and_crlf() {
         let input = b"0123456789\n".to_vec();
         let mut line = Vec::new();
         let mut reader = &input[..];
@@ -457,6 +630,17 @@ mod tests {
             LineRead::Line
         );
         assert_eq!(line, b"0123456789");
+        let input = b"0123456789\r\n0123456789x\r\n".to_vec();
+        let mut reader = &input[..];
+        assert_eq!(
+            read_line_bounded(&mut reader, &mut line, 10).unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(line, b"0123456789");
+        assert_eq!(
+            read_line_bounded(&mut reader, &mut line, 10).unwrap(),
+            LineRead::Overlong(12)
+        );
     }
 
     #[test]

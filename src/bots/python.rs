@@ -5,6 +5,7 @@
 //! from the game and the file's name.
 
 use super::spec::CommandSpec;
+pub use super::spec::is_agent_file;
 use std::path::{Path, PathBuf};
 
 /// The adapter's source, embedded so that no file needs to be found at run time.
@@ -26,16 +27,6 @@ pub enum Adapter {
     Course,
     /// Hinger's `Agent` class: [`hinger_command`].
     Hinger,
-}
-
-/// Whether `file` is named like a Hinger course agent (`a3_agent.py`, `a3_agent_v2.py`,
-/// `agent.py`).
-pub fn is_agent_file(file: &Path) -> bool {
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    file.extension().is_some_and(|e| e == "py") && (stem == "agent" || stem.starts_with("a3_agent"))
 }
 
 /// The adapter for a course Python file in the game named `game`: Hinger's for every file

@@ -122,16 +122,6 @@ pub fn network_isolation_works() -> bool {
     })
 }
 
-/// Makes this process the reaper of orphans among its descendants, so that a bot's
-/// grandchild that escaped its process group is reparented to us (where the sweep finds
-/// and reaps it) rather than to init. Idempotent.
-pub fn become_subreaper() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    });
-}
-
 /// A unique marker for the processes of one bot run.
 pub fn new_token() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -360,7 +350,7 @@ pub fn processes() -> Vec<ProcInfo> {
     out
 }
 
-fn proc_info(pid: i32) -> Option<ProcInfo> {
+pub fn proc_info(pid: i32) -> Option<ProcInfo> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
@@ -381,11 +371,63 @@ fn proc_info(pid: i32) -> Option<ProcInfo> {
 
 /// Whether process `pid` was started with `TOKEN_VAR=token` in its environment.
 fn has_token(pid: i32, token: &str) -> bool {
+    let wanted = format!("{TOKEN_VAR}={token}");
+    environ_has(pid, |kv| kv == wanted.as_bytes())
+}
+
+/// Whether process `pid` carries some bot's token in its environment (while it lives).
+pub fn has_any_token(pid: i32) -> bool {
+    let prefix = format!("{TOKEN_VAR}=");
+    environ_has(pid, |kv| kv.starts_with(prefix.as_bytes()))
+}
+
+/// Whether an entry of process `pid`'s environment matches `wanted`.
+fn environ_has(pid: i32, wanted: impl Fn(&[u8]) -> bool) -> bool {
     let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
         return false;
     };
-    let wanted = format!("{TOKEN_VAR}={token}");
-    environ.split(|&b| b == 0).any(|kv| kv == wanted.as_bytes())
+    environ.split(|&b| b == 0).any(wanted)
+}
+
+/// SIGKILLs, in one pass, every process of the bots this arbiter process started: in the
+/// groups `groups`, carrying a token of this run ([`new_token`] begins with arbiter's
+/// pid), and their descendants by parent pid. For when arbiter is about to exit: stop the
+/// groups first, so that no parentage is lost to a leader's death while this runs.
+pub fn kill_every_bot_process(groups: &[i32]) {
+    let me = std::process::id() as i32;
+    let prefix = format!("{TOKEN_VAR}={me}-");
+    let procs = processes();
+    let mut tree: BTreeSet<i32> = procs
+        .iter()
+        .filter(|p| {
+            p.pid != me
+                && p.state != 'Z'
+                && (groups.contains(&p.pgrp)
+                    || environ_has(p.pid, |kv| kv.starts_with(prefix.as_bytes())))
+        })
+        .map(|p| p.pid)
+        .collect();
+    add_descendants(&mut tree, &procs);
+    for pid in tree.into_iter().filter_map(Pid::from_raw) {
+        let _ = rustix::process::kill_process(pid, Signal::KILL);
+    }
+}
+
+/// Adds to `tree` the descendants (by parent pid, among `procs`) of the processes in it,
+/// never this process.
+fn add_descendants(tree: &mut BTreeSet<i32>, procs: &[ProcInfo]) {
+    let me = std::process::id() as i32;
+    loop {
+        let before = tree.len();
+        for p in procs {
+            if tree.contains(&p.ppid) && p.pid != me {
+                tree.insert(p.pid);
+            }
+        }
+        if tree.len() == before {
+            break;
+        }
+    }
 }
 
 /// Reaps the zombies that are our children (reparented orphans) and match `which`.
@@ -419,18 +461,7 @@ pub fn sweep_descendants(leader: Option<i32>, pgid: i32, token: &str) {
                 tree.insert(p.pid);
             }
         }
-        // Close over parenthood: children of anything in the tree.
-        loop {
-            let before = tree.len();
-            for p in &procs {
-                if tree.contains(&p.ppid) && p.pid != me {
-                    tree.insert(p.pid);
-                }
-            }
-            if tree.len() == before {
-                break;
-            }
-        }
+        add_descendants(&mut tree, &procs);
         let alive: Vec<i32> = procs
             .iter()
             .filter(|p| Some(p.pid) != leader && p.state != 'Z' && tree.contains(&p.pid))

@@ -152,14 +152,32 @@ fn position<G: Game>(game: &G, role: &str, board: &Value) -> Result<G::State, St
         Value::String(s) => s.clone(),
         Value::Array(rows) => rows
             .iter()
-            .map(|row| row.as_str().map(str::to_string))
+            .map(row_text)
             .collect::<Option<Vec<_>>>()
-            .ok_or("the board is not a list of strings")?
+            .ok_or("the board is not a list of rows (strings, or lists of numbers)")?
             .join("\n"),
-        _ => return Err("the board is neither a string nor a list of strings".into()),
+        _ => return Err("the board is neither a string nor a list of rows".into()),
     };
     game.parse_board(&text, side)
         .map_err(|e| format!("cannot read the board: {e}"))
+}
+
+/// One row of a wire board as a line of the board-file format: a string as it is (Asalto,
+/// Gomoku), a list of cells as its items separated by spaces (Hinger's counts).
+fn row_text(row: &Value) -> Option<String> {
+    match row {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(cells) => cells
+            .iter()
+            .map(|cell| match cell {
+                Value::Number(n) => Some(n.to_string()),
+                Value::String(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|cells| cells.join(" ")),
+        _ => None,
+    }
 }
 
 fn send(output: &mut impl Write, message: &FromBot) -> io::Result<()> {
@@ -296,6 +314,17 @@ mod tests {
                 json!({"type":"move","move":-2}),
             ]
         );
+    }
+
+    #[test]
+    fn a_board_of_number_rows_is_read_as_space_separated_lines() {
+        let input = format!(
+            "{HELLO}\n{}\n",
+            r#"{"type":"turn","role":"north","board":[[1,0],["to-move:7"]]}"#
+        );
+        assert_eq!(run("plays", &input)[1], json!({"type":"move","move":7}));
+        assert_eq!(row_text(&json!([1, 0, 2])).as_deref(), Some("1 0 2"));
+        assert_eq!(row_text(&json!([1, [0]])), None);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! program's command line.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A program to start: command line, working directory and environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +73,16 @@ impl CommandSpec {
         self.args.push(arg.into());
         self
     }
+}
+
+/// Whether `file` is named like a Hinger course agent (`a3_agent.py`, `a3_agent_v2.py`,
+/// `agent.py`).
+pub fn is_agent_file(file: &Path) -> bool {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    file.extension().is_some_and(|e| e == "py") && (stem == "agent" || stem.starts_with("a3_agent"))
 }
 
 /// How a bot is reached.
@@ -147,16 +157,14 @@ impl BotSpec {
         }
         match self {
             BotSpec::Builtin(name) => name.clone(),
-            BotSpec::CoursePython { file, .. } if super::python::is_agent_file(file) => {
-                std::path::absolute(file)
-                    .ok()
-                    .and_then(|f| {
-                        f.parent()?
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                    })
-                    .unwrap_or_else(|| stem(file))
-            }
+            BotSpec::CoursePython { file, .. } if is_agent_file(file) => std::path::absolute(file)
+                .ok()
+                .and_then(|f| {
+                    f.parent()?
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                })
+                .unwrap_or_else(|| stem(file)),
             BotSpec::CoursePython { file, .. } | BotSpec::CourseJava { file } => stem(file),
             BotSpec::Command(c) => {
                 // `python3 bot.py` is named after the script, not the interpreter;

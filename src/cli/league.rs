@@ -3,6 +3,7 @@
 
 use super::games::{GameSettings, with_game};
 use super::options::{MatchOptions, cli_entrant, jobs_or_cores, parse_spec};
+use super::signals::graceful_stop;
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -13,8 +14,6 @@ use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Options of the tournament commands.
@@ -188,7 +187,7 @@ fn play<G: Builtins>(
     t: &Tournament,
     quiet: bool,
 ) -> Result<i32, Error> {
-    let stop = install_interrupt();
+    let stop = graceful_stop();
     let mut progress = Progress::new(quiet);
     let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
     progress.finish();
@@ -366,28 +365,6 @@ pub(crate) fn warn_oversubscribed(jobs: usize) {
             "warning: {jobs} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other"
         );
     }
-}
-
-/// Ctrl-C once: no new game starts and running ones are cancelled. Twice: exit at once.
-pub(crate) fn install_interrupt() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let result = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            crate::bots::process::kill_all_bots();
-            std::process::exit(130);
-        }
-        crate::bots::process::kill_all_bots();
-        eprintln!(
-            "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
-        );
-    });
-    if let Err(e) = result {
-        eprintln!(
-            "warning: cannot handle Ctrl-C ({e}); an interrupted run still resumes from its journal"
-        );
-    }
-    stop
 }
 
 /// A line per finished game (unless quiet), under a progress bar on a terminal, with plain

@@ -6,6 +6,7 @@ mod league;
 mod options;
 mod perft;
 mod play;
+mod signals;
 mod sprt;
 
 use crate::error::Error;
@@ -48,6 +49,7 @@ pub enum Command {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    signals::install();
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),

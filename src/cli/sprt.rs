@@ -2,8 +2,9 @@
 //! a CI gate: exit 0 when H1 is accepted, 1 when H0 is, 3 when inconclusive.
 
 use super::games::with_game;
-use super::league::{check_entrants, install_interrupt, warn_oversubscribed};
+use super::league::{check_entrants, warn_oversubscribed};
 use super::options::{MatchOptions, cli_entrant};
+use super::signals::graceful_stop;
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::stats::sprt::{Model, Verdict};
@@ -107,7 +108,7 @@ fn test<G: Builtins>(
         settings.alpha,
         settings.beta
     );
-    let stop = install_interrupt();
+    let stop = graceful_stop();
     let status = sprt::run(game, tournament, settings, &stop, &mut |s| {
         eprintln!("{}", progress_line(s))
     })?;

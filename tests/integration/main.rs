@@ -16,3 +16,4 @@ mod readme;
 mod resume;
 mod sprt;
 mod zoo;
+mod zoo_promises;

@@ -13,7 +13,7 @@ use arbiter::referee::{MatchConfig, play_game};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const MOVE_MS: u64 = 1000;
+pub(crate) const MOVE_MS: u64 = 1000;
 const INIT_MS: u64 = 5000;
 /// Starting two Pythons, noticing a dead bot, killing and sweeping: time beyond the limits
 /// a game may take (generous: the tests share two cores with everything else).
@@ -48,24 +48,24 @@ pub fn zoo_bot(script: &str, args: &[String], confine: Confinement) -> CommandSp
     c
 }
 
-struct Played {
-    record: GameRecord,
-    zoo_role: &'static str,
-    other_role: &'static str,
-    elapsed: Duration,
+pub(crate) struct Played {
+    pub(crate) record: GameRecord,
+    pub(crate) zoo_role: &'static str,
+    pub(crate) other_role: &'static str,
+    pub(crate) elapsed: Duration,
 }
 
 impl Played {
-    fn reason(&self) -> &str {
+    pub(crate) fn reason(&self) -> &str {
         &self.record.reason
     }
-    fn zoo_lost(&self) -> bool {
+    pub(crate) fn zoo_lost(&self) -> bool {
         self.record.winner.as_deref() == Some(self.other_role)
     }
-    fn zoo_stderr(&self) -> &str {
+    pub(crate) fn zoo_stderr(&self) -> &str {
         &self.record.logs[self.zoo_role].stderr
     }
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "zoo bot as {}: {} won by {} after {} plies in {:?}; detail: {:?}",
             self.zoo_role,
@@ -80,7 +80,7 @@ impl Played {
 
 /// One game of Shapes (6 plies, any list of points is a move) between `bot` and the polite
 /// bot, `bot` on `side`, both with the same confinement.
-fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
+pub(crate) fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
     let polite = zoo_bot("polite.py", &[], bot.confine);
     let mut zoo = ProcessPlayer::new(bot);
     let mut other = ProcessPlayer::new(polite);
@@ -123,7 +123,7 @@ fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
 
 /// `script` in both roles and every mode, all at once; checks the time bound and that no
 /// process of it survives, then hands each game to `check`.
-fn zoo_case(
+pub(crate) fn zoo_case(
     script: &str,
     args: &[String],
     limits: Limits,
@@ -165,7 +165,7 @@ fn zoo_case(
 
 /// A copy of the zoo in a fresh folder that any user may read: its bots' processes are
 /// told apart from those of the other tests by their path.
-fn zoo_copy() -> tempfile::TempDir {
+pub(crate) fn zoo_copy() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -180,7 +180,7 @@ fn zoo_copy() -> tempfile::TempDir {
 
 /// The Python processes running `script` from one of the folders `roots` (zombies have
 /// no command line: not counted).
-fn pythons_running(script: &str, roots: &[PathBuf]) -> Vec<i32> {
+pub(crate) fn pythons_running(script: &str, roots: &[PathBuf]) -> Vec<i32> {
     processes_with(script)
         .into_iter()
         .filter(|pid| {
@@ -225,7 +225,7 @@ fn rss_mib() -> u64 {
         .map_or(0, |kb| kb / 1024)
 }
 
-fn lost_by(p: &Played, reason: &str) {
+pub(crate) fn lost_by(p: &Played, reason: &str) {
     assert!(
         p.zoo_lost() && p.reason() == reason,
         "expected a loss by {reason}: {}",
@@ -538,6 +538,11 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         "fork_storm.py",
         "memory_hog.py",
         "escapee.py",
+        "error_bytes.py",
+        "surrogate_move.py",
+        "huge_int_move.py",
+        "session_helper.py",
+        "zombie_maker.py",
     ];
     if root {
         scripts.push("killer.py");
@@ -622,6 +627,28 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         reasons["memory_hog"]
     );
     expect("escapee", "crash");
+    expect("error_bytes", "exception");
+    // Their replies are illegal moves or legal ones: the game ends by the rules.
+    let rule_endings = [
+        "fortress_full",
+        "rebels_captured",
+        "officers_immobile",
+        "round_limit",
+    ];
+    for bot in [
+        "surrogate_move",
+        "huge_int_move",
+        "session_helper",
+        "zombie_maker",
+    ] {
+        assert!(
+            reasons[bot]
+                .iter()
+                .all(|r| rule_endings.contains(&r.as_str())),
+            "{bot}: {:?}",
+            reasons[bot]
+        );
+    }
     for script in &scripts {
         assert_no_stray(script, &[zoo.path().to_path_buf()]);
     }

@@ -1,0 +1,165 @@
+//! Waiting for a bot's next message against a deadline, watching for its exit, and
+//! reading what it sent while it was not its turn.
+
+use super::spawn::{Running, lock};
+use crate::bots::Failure;
+use crate::bots::pipe::Piece;
+use crate::bots::protocol::{self, FromBot, Incoming, truncate};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+/// How often a wait checks whether the bot has exited while a grandchild holds its stdout.
+pub(super) const POLL: Duration = Duration::from_millis(50);
+/// After the bot exited, how long its last lines may take to come through the pipe.
+const DRAIN: Duration = Duration::from_millis(150);
+/// Before a turn, how long unsolicited output may be read and noted at most (a bot that
+/// floods its stdout between turns cannot hold the referee longer).
+const DRAIN_BUDGET: Duration = Duration::from_millis(20);
+
+/// What the bot's stdout brought.
+pub(super) enum Event {
+    Message(FromBot),
+    Violation(String),
+    Overlong(usize),
+    Eof,
+}
+
+/// What one wait for the bot brought, with the moment it was seen.
+pub(super) enum Got {
+    Message(Instant, FromBot),
+    Violation(Instant, String),
+    Overlong(Instant, usize),
+    /// The bot is gone (EOF, exit, broken pipe): when that was seen, and why, as a crash
+    /// or a broken limit.
+    Gone(Instant, Failure),
+    /// The deadline passed without a reply.
+    TimedOut(Instant),
+}
+
+impl Running {
+    /// The next message from the bot's stdout, waiting until `until` at most; chatter is
+    /// kept in the chatter log and skipped, for as long as `chatter_until` allows. With
+    /// `watch_exit`, the wait also ends when the bot exits.
+    pub(super) fn read_event(
+        &mut self,
+        until: Instant,
+        chatter_until: Instant,
+        watch_exit: bool,
+    ) -> Option<(Instant, Event)> {
+        loop {
+            let exit = self
+                .pidfd
+                .as_ref()
+                .filter(|_| watch_exit)
+                .map(|fd| fd.as_fd());
+            let piece = self.out.next(until, exit)?;
+            let at = Instant::now();
+            let event = match piece {
+                Piece::Line(line) => {
+                    let text = String::from_utf8_lossy(&line);
+                    match protocol::classify::<FromBot>(&text) {
+                        Incoming::Message(m) => Event::Message(m),
+                        Incoming::Violation(why) => {
+                            Event::Violation(format!("{why} in line {}", truncate(&text, 200)))
+                        }
+                        Incoming::Chatter => {
+                            let mut tail = lock(&self.chatter);
+                            tail.push(&line);
+                            tail.push(b"\n");
+                            drop(tail);
+                            if at >= chatter_until {
+                                return None;
+                            }
+                            continue;
+                        }
+                    }
+                }
+                Piece::Overlong(n) => Event::Overlong(n),
+                Piece::Eof => Event::Eof,
+            };
+            return Some((at, event));
+        }
+    }
+
+    /// Waits for the next message until `deadline`, watching for the bot's exit. Each
+    /// outcome carries the moment it was seen: the line's arrival, the exit, the end of
+    /// output, the failed write, the deadline; the diagnosis of a failure (exit status,
+    /// stderr) comes after and is not charged to the bot.
+    pub(super) fn next(&mut self, deadline: Instant) -> Got {
+        let mut exited_at: Option<Instant> = None;
+        loop {
+            if let Ok((at, e)) = self.write_errors.try_recv() {
+                let why = format!("cannot write to the bot's stdin: {e}");
+                return Got::Gone(at, self.gone(&why));
+            }
+            let now = Instant::now();
+            if exited_at.is_none() && self.exit_status().is_some() {
+                exited_at = Some(now);
+            }
+            if let Some(at) = exited_at
+                && (now.duration_since(at) >= DRAIN || now >= deadline)
+            {
+                return Got::Gone(at, self.gone("the bot exited"));
+            }
+            if now >= deadline {
+                return Got::TimedOut(now);
+            }
+            // Without an exit descriptor to wait on, the exit is looked for every POLL.
+            let watch = exited_at.is_none() && self.pidfd.is_some();
+            let until = match exited_at {
+                Some(at) => deadline.min(at + DRAIN),
+                None if watch => deadline,
+                None => deadline.min(now + POLL),
+            };
+            if let Some((at, event)) = self.read_event(until, until, watch) {
+                return match event {
+                    Event::Message(m) => Got::Message(at, m),
+                    Event::Violation(v) => Got::Violation(at, v),
+                    Event::Overlong(n) => Got::Overlong(at, n),
+                    Event::Eof => Got::Gone(at, self.gone("the bot closed its stdout")),
+                };
+            }
+        }
+    }
+
+    /// Messages that arrived while it was not the bot's turn. An `error` or the bot's
+    /// death counts, with the moment it was seen; replies nobody asked for are noted in
+    /// the chatter log and dropped.
+    pub(super) fn drain_unsolicited(&mut self) -> Result<(), (Instant, Failure)> {
+        let budget = Instant::now() + DRAIN_BUDGET;
+        loop {
+            if let Ok((at, e)) = self.write_errors.try_recv() {
+                let why = format!("cannot write to the bot's stdin: {e}");
+                return Err((at, self.gone(&why)));
+            }
+            match self.read_event(Instant::now(), budget, false) {
+                Some((at, Event::Message(FromBot::Error { message }))) => {
+                    return Err((at, self.exception(&message)));
+                }
+                Some((at, Event::Eof)) => {
+                    return Err((at, self.gone("the bot closed its stdout")));
+                }
+                Some((_, other)) => {
+                    let what = match other {
+                        Event::Message(m) => truncate(&protocol::encode(&m), 200),
+                        Event::Violation(v) => v,
+                        Event::Overlong(n) => format!("an over-long line of {n} bytes"),
+                        Event::Eof => String::new(),
+                    };
+                    let note = format!("[arbiter: ignored unsolicited {}]\n", what.trim_end());
+                    lock(&self.chatter).push(note.as_bytes());
+                    if Instant::now() >= budget {
+                        return Ok(());
+                    }
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+/// `from + limit`, for any limit a configuration can hold (no overflow panic).
+pub(super) fn deadline_after(from: Instant, limit: Duration) -> Instant {
+    const FAR: Duration = Duration::from_secs(365 * 24 * 3600);
+    from.checked_add(limit.min(FAR)).unwrap_or(from)
+}

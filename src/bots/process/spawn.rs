@@ -1,0 +1,344 @@
+//! Starting a bot: its command, confinement (limits, sandbox) and pipes, the helper
+//! threads that drain its stderr and finish writes to its stdin, and sending it messages.
+
+use super::read::POLL;
+use super::{CHATTER_BYTES, STDERR_BYTES};
+use crate::bots::cgroup::{self, BotCgroup};
+use crate::bots::pipe;
+use crate::bots::protocol::{self, MAX_LINE_BYTES, ToBot};
+use crate::bots::reaper::{self, leaders};
+use crate::bots::sandbox::{self, ChildPlan, Sandbox};
+use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
+use crate::bots::{Failure, FailureKind};
+use rustix::process::{Pid, Signal};
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
+const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The referee's end of the bot's stdin: written directly while nothing is queued, else
+/// through the writer thread's queue (which keeps the order).
+pub(super) struct StdinEnd {
+    pub(super) pipe: Arc<ChildStdin>,
+    pub(super) queue: Sender<Vec<u8>>,
+    /// Messages queued and not completely written yet.
+    pub(super) pending: Arc<AtomicUsize>,
+}
+
+/// A bounded tail of a byte stream.
+pub(super) struct Tail {
+    pub(super) cap: usize,
+    pub(super) buf: Vec<u8>,
+    pub(super) dropped: u64,
+    pub(super) closed: bool,
+}
+
+impl Tail {
+    pub(super) fn new(cap: usize) -> Arc<Mutex<Tail>> {
+        Arc::new(Mutex::new(Tail {
+            cap,
+            buf: Vec::new(),
+            dropped: 0,
+            closed: false,
+        }))
+    }
+
+    pub(super) fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+        // Cut only when well over the bound, so the front is not moved on every push.
+        if self.buf.len() > 2 * self.cap {
+            let cut = self.buf.len() - self.cap;
+            self.buf.drain(..cut);
+            self.dropped += cut as u64;
+        }
+    }
+
+    pub(super) fn text(&self) -> String {
+        let start = self.buf.len().saturating_sub(self.cap);
+        let dropped = self.dropped + start as u64;
+        let body = String::from_utf8_lossy(&self.buf[start..]);
+        if dropped > 0 {
+            format!("[{dropped} earlier bytes dropped]\n{body}")
+        } else {
+            body.into_owned()
+        }
+    }
+}
+
+pub(super) fn lock(tail: &Mutex<Tail>) -> MutexGuard<'_, Tail> {
+    // A helper thread that panicked left plain bytes behind: still usable.
+    tail.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A started bot process and its helper threads' ends.
+pub(super) struct Running {
+    pub(super) child: Child,
+    pub(super) pgid: Pid,
+    pub(super) to_stdin: Option<StdinEnd>,
+    /// The writer thread's failures.
+    pub(super) write_errors: Receiver<(Instant, String)>,
+    /// A descriptor that becomes readable when the leader exits (a pidfd), so that a
+    /// wait sees the exit at once; `None` where the kernel has none (the exit is then
+    /// looked for periodically).
+    pub(super) pidfd: Option<OwnedFd>,
+    pub(super) out: pipe::Reader,
+    pub(super) stderr: Arc<Mutex<Tail>>,
+    pub(super) chatter: Arc<Mutex<Tail>>,
+    /// Set once the group got SIGKILL: nothing more is sent.
+    pub(super) killed: bool,
+    /// Set once the leader is reaped: from then on its pid may belong to a stranger, so
+    /// the group is never signalled again.
+    pub(super) reaped: bool,
+    /// In every process's environment ([`sandbox::TOKEN_VAR`]): finds escaped descendants.
+    pub(super) token: String,
+    pub(super) limits: Limits,
+    /// The uid and folder of a sandboxed bot.
+    pub(super) sandbox: Option<Sandbox>,
+    /// Set once every process of the bot was swept away.
+    pub(super) swept: bool,
+    /// The bot's cgroup, where one can be made: everything it started is in it.
+    pub(super) cgroup: Option<BotCgroup>,
+}
+
+impl Running {
+    pub(super) fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
+        let confine = command.confine;
+        if let Some(why) = sandbox::unavailable(confine.sandbox) {
+            return Err(Failure::new(FailureKind::Spawn, why));
+        }
+        reaper::become_subreaper();
+        let token = sandbox::new_token();
+        let mut program = command.program.clone();
+        let mut args = command.args.clone();
+        let mut cwd = command.cwd.clone();
+        let mut jail = None;
+        if confine.sandbox == SandboxMode::User {
+            let source = command.cwd.as_deref().map(absolute);
+            let sb = Sandbox::create(source.as_deref()).map_err(|e| {
+                Failure::new(
+                    FailureKind::Spawn,
+                    format!("cannot prepare the bot's sandbox: {e}"),
+                )
+            })?;
+            if let Some(source) = &source {
+                // Paths into the bot's folder now point into its copy.
+                let moved = |text: &mut String| {
+                    if let Ok(rest) = std::path::Path::new(text.as_str()).strip_prefix(source) {
+                        *text = sb.workdir.join(rest).to_string_lossy().into_owned();
+                    }
+                };
+                moved(&mut program);
+                args.iter_mut().for_each(moved);
+            }
+            cwd = Some(sb.workdir.clone());
+            jail = Some(sb);
+        }
+        let mut cmd = Command::new(&program);
+        cmd.args(&args);
+        if let Some(sb) = &jail {
+            cmd.env_clear()
+                .env("PATH", SANDBOX_PATH)
+                .env("HOME", &sb.workdir)
+                .env("TMPDIR", &sb.workdir)
+                .env("LANG", "C.UTF-8");
+        }
+        cmd.envs(&command.env)
+            .env(sandbox::TOKEN_VAR, &token)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = &cwd {
+            cmd.current_dir(dir);
+        }
+        let plan = ChildPlan {
+            limits: confine.limits,
+            uid: jail.as_ref().map(|sb| sb.uid),
+            no_network: jail.is_some() && sandbox::network_isolation_works(),
+        };
+        let cgroup = BotCgroup::create();
+        let join = cgroup.as_ref().map(BotCgroup::procs_fd);
+        // SAFETY: join and confine_child make raw system calls only (no allocation, no
+        // locks). The cgroup is joined first, while the child may still write its files.
+        unsafe {
+            cmd.pre_exec(move || {
+                if let Some(procs) = join {
+                    cgroup::join(procs);
+                }
+                sandbox::confine_child(&plan)
+            })
+        };
+        // Registered under the lock it was started under: the reaper never sees it
+        // unregistered, even if it exits at once.
+        let mut registry = leaders();
+        let mut child = cmd.spawn().map_err(|e| {
+            let place = match &command.cwd {
+                Some(dir) => format!(" in `{}`", dir.display()),
+                None => String::new(),
+            };
+            Failure::new(
+                FailureKind::Spawn,
+                format!("cannot start `{}`{place}: {e}", command.program),
+            )
+        })?;
+        let pgid = Pid::from_child(&child);
+        registry.insert(pgid.as_raw_nonzero().get());
+        drop(registry);
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
+            return Err(abandon(
+                &mut child,
+                pgid,
+                "the bot's pipes are missing".into(),
+            ));
+        };
+        let out = pipe::Reader::new(stdout, MAX_LINE_BYTES)
+            .and_then(|out| pipe::nonblocking_stdin(&stdin).map(|()| out));
+        let stderr = Tail::new(STDERR_BYTES);
+        let chatter = Tail::new(CHATTER_BYTES);
+        let (errors_tx, write_errors) = mpsc::channel();
+        let (queue, stdin_rx) = mpsc::channel();
+        let stdin = Arc::new(stdin);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let out = match out {
+            Ok(out) => out,
+            Err(e) => {
+                let why = format!("cannot set up the bot's pipes: {e}");
+                return Err(abandon(&mut child, pgid, why));
+            }
+        };
+        let mut run = Running {
+            child,
+            pgid,
+            to_stdin: Some(StdinEnd {
+                pipe: stdin.clone(),
+                queue,
+                pending: pending.clone(),
+            }),
+            write_errors,
+            pidfd: rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok(),
+            out,
+            stderr: stderr.clone(),
+            chatter: chatter.clone(),
+            killed: false,
+            reaped: false,
+            token,
+            limits: confine.limits,
+            sandbox: jail,
+            swept: false,
+            cgroup,
+        };
+        let spawned = std::thread::Builder::new()
+            .name("bot-stderr".into())
+            .spawn(move || drain_stderr(stderr_pipe, stderr))
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name("bot-stdin".into())
+                    .spawn(move || write_stdin(stdin, stdin_rx, pending, errors_tx))
+            });
+        if let Err(e) = spawned {
+            run.kill();
+            return Err(Failure::new(
+                FailureKind::Spawn,
+                format!("cannot start a helper thread: {e}"),
+            ));
+        }
+        Ok(run)
+    }
+
+    /// Sends one message to the bot: at once when the pipe takes it, else the rest
+    /// through the writer thread. A dead pipe shows up as a write error.
+    pub(super) fn send(&self, message: &ToBot) {
+        let Some(end) = &self.to_stdin else {
+            return;
+        };
+        let bytes = protocol::encode(message).into_bytes();
+        let rest = if end.pending.load(Ordering::SeqCst) == 0 {
+            match pipe::write_now(&end.pipe, &bytes) {
+                Ok(n) if n == bytes.len() => return,
+                Ok(n) => bytes[n..].to_vec(),
+                // The writer meets the same error and reports it.
+                Err(_) => bytes,
+            }
+        } else {
+            bytes
+        };
+        end.pending.fetch_add(1, Ordering::SeqCst);
+        let _ = end.queue.send(rest);
+    }
+}
+
+/// Kills and reaps a bot that could not be set up; the spawn failure that says why.
+fn abandon(child: &mut Child, pgid: Pid, why: String) -> Failure {
+    let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+    let _ = child.kill();
+    let _ = child.wait();
+    leaders().remove(&pgid.as_raw_nonzero().get());
+    Failure::new(FailureKind::Spawn, why)
+}
+
+fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match stderr.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => lock(&tail).push(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+    lock(&tail).closed = true;
+}
+
+/// Finishes the writes the pipe did not take at once, in order, waiting for the bot to
+/// read (the pipe is non-blocking). Ends when the queue closes or the pipe breaks.
+fn write_stdin(
+    stdin: Arc<ChildStdin>,
+    messages: Receiver<Vec<u8>>,
+    pending: Arc<AtomicUsize>,
+    errors: Sender<(Instant, String)>,
+) {
+    for message in messages {
+        let mut done = 0;
+        while done < message.len() {
+            // SIGPIPE is ignored in Rust programs, so a dead reader is an EPIPE error here.
+            match pipe::write_now(&stdin, &message[done..]) {
+                Ok(0) => {
+                    pipe::wait_for(&*stdin, rustix::event::PollFlags::OUT, POLL);
+                }
+                Ok(n) => done += n,
+                Err(e) => {
+                    let _ = errors.send((Instant::now(), e.to_string()));
+                    return;
+                }
+            }
+        }
+        pending.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_keeps_the_end_and_marks_the_cut() {
+        let tail = Tail::new(10);
+        let mut t = lock(&tail);
+        t.push(b"0123456789");
+        assert_eq!(t.text(), "0123456789");
+        t.push(b"abcdefghijklmnopqrstuvwxyz");
+        assert_eq!(t.text(), "[26 earlier bytes dropped]\nqrstuvwxyz");
+    }
+}

@@ -1,0 +1,43 @@
+//! What every command does when a signal would end arbiter (SIGINT, SIGTERM, SIGHUP).
+//!
+//! Bots run in their own process groups, so a Ctrl-C at the terminal, or a signal sent to
+//! arbiter alone, does not reach them: the handler, installed once for every command,
+//! kills every bot before arbiter exits. A command that can stop cleanly (a league keeps
+//! its journal) asks for [`graceful_stop`]: the first signal then only sets its flag (the
+//! running games are cancelled: their bots are killed), a second one exits at once.
+
+use crate::bots::process::kill_all_bots;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// The flag of the command that stops by itself on a signal, if it asked for one.
+static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+/// The exit status after a signal, as a shell reports SIGINT's.
+const EXIT_ON_SIGNAL: i32 = 130;
+
+/// Installs the handler (once, before any command runs).
+pub fn install() {
+    let result = ctrlc::set_handler(|| {
+        // From the handler's own thread, not a signal context: taking locks is fine.
+        kill_all_bots();
+        match GRACEFUL.get() {
+            Some(flag) if !flag.swap(true, Ordering::SeqCst) => eprintln!(
+                "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
+            ),
+            _ => std::process::exit(EXIT_ON_SIGNAL),
+        }
+    });
+    if let Err(e) = result {
+        eprintln!(
+            "warning: cannot handle SIGINT, SIGTERM and SIGHUP ({e}): bots may outlive an interrupted arbiter"
+        );
+    }
+}
+
+/// The flag a signal sets instead of ending arbiter: the caller stops when it is set.
+pub fn graceful_stop() -> Arc<AtomicBool> {
+    GRACEFUL
+        .get_or_init(|| Arc::new(AtomicBool::new(false)))
+        .clone()
+}
