@@ -655,12 +655,12 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 /// The limit is split into the player's thread stack (an eighth, 16 to 256 MiB), the
 /// JVM's fixed reservations (code cache and class space capped at 32 MiB, metaspace at
 /// 96 MiB, [`JVM_OVERHEAD_MB`] in all) and the heap (`-Xmx`, the rest, at least
-/// [`MIN_HEAP_MB`]). Under about 480 MiB the JVM cannot start.
+/// [`MIN_HEAP_MB`]). Under [`min_memory_mb`] the JVM cannot start.
 pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
     let Some(limit) = memory_mb else {
         return (Vec::new(), STACK_MB);
     };
-    let stack = (limit / 8).clamp(16, STACK_MB);
+    let stack = stack_mb(limit);
     let heap = limit
         .saturating_sub(JVM_OVERHEAD_MB + stack)
         .max(MIN_HEAP_MB);
@@ -716,27 +716,43 @@ const JVM_START_FAILURES: &[&str] = &[
     "Failed to start thread",
 ];
 
+/// The least memory limit under which [`memory_flags`] leaves the heap its minimum, in
+/// MiB: the least a JVM is expected to start under.
+pub fn min_memory_mb() -> u64 {
+    (JVM_OVERHEAD_MB..)
+        .find(|&mb| mb >= JVM_OVERHEAD_MB + stack_mb(mb) + MIN_HEAP_MB)
+        .unwrap_or(u64::MAX)
+}
+
+/// The player thread's stack under a memory limit: an eighth of it, 16 to 256 MiB.
+fn stack_mb(memory_mb: u64) -> u64 {
+    (memory_mb / 8).clamp(16, STACK_MB)
+}
+
 /// A failure before `ready` of a JVM that could not start under the memory limit becomes a
-/// `spawn_failed` that says so.
+/// `spawn_failed` that says so: one with the JVM's own message about reserving memory, or
+/// any crash under a limit below [`min_memory_mb`] (so little that the launcher may die
+/// of SIGSEGV before it can say anything).
 fn jvm_start_failure(failure: Failure, limits: &Limits) -> Failure {
     let Some(mb) = limits.memory_mb else {
         return failure;
     };
-    let could_not_start = matches!(failure.kind, FailureKind::Crash | FailureKind::Memory)
-        && JVM_START_FAILURES
-            .iter()
-            .any(|m| failure.detail.contains(m));
-    if !could_not_start {
+    let crashed = matches!(failure.kind, FailureKind::Crash | FailureKind::Memory);
+    let said_so = JVM_START_FAILURES
+        .iter()
+        .any(|m| failure.detail.contains(m));
+    if !crashed || !(said_so || mb < min_memory_mb()) {
         return failure;
     }
     let (flags, stack) = memory_flags(Some(mb));
     Failure::new(
         FailureKind::Spawn,
         format!(
-            "the JVM cannot start under the memory limit of {mb} MiB (--memory-mb sets \
-             RLIMIT_AS, the address space, and a JVM reserves about {} MiB beyond its heap; \
-             flags used: {} -Darbiter.stack.mb={stack}): {}",
+            "the JVM cannot start under the memory limit of {mb} MiB: --memory-mb sets \
+             RLIMIT_AS (address space), and a JVM reserves about {} MiB beyond its heap, so \
+             give it at least {} MiB (flags used: {} -Darbiter.stack.mb={stack}); {}",
             JVM_OVERHEAD_MB + stack,
+            min_memory_mb(),
             flags.join(" "),
             failure.detail
         ),
@@ -979,6 +995,9 @@ mod tests {
         let (flags, stack) = memory_flags(Some(1024));
         assert_eq!(stack, 128);
         assert_eq!(flags[0], format!("-Xmx{}m", 1024 - JVM_OVERHEAD_MB - 128));
+        assert_eq!(min_memory_mb(), 475);
+        let (flags, stack) = memory_flags(Some(min_memory_mb()));
+        assert_eq!((flags[0].as_str(), stack), ("-Xmx16m", 59));
         let (flags, stack) = memory_flags(Some(4096));
         assert_eq!((flags[0].as_str(), stack), ("-Xmx3440m", 256));
         // Too little for a JVM: the smallest heap, and the start fails with a clear detail.

@@ -12,3 +12,4 @@ mod league;
 mod play;
 mod sprt;
 mod zoo;
+mod zoo_java;
