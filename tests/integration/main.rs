@@ -7,6 +7,7 @@ mod bots_common;
 mod bots_course;
 mod bots_process;
 mod common;
+mod differential_java;
 mod games;
 mod league;
 mod play;
