@@ -324,3 +324,96 @@ fn a_missing_compiler_is_a_clear_spawn_failure() {
     let err = java::compile(&example("NoSuchPlayer.java")).unwrap_err();
     assert!(err.contains("cannot read"), "{err}");
 }
+
+/// A flat folder as the course lays it out: a player looping with `GomokuBoard.ROWS`, one
+/// simulating on `new GomokuBoard()`, one extending `SequencePlayer` in a file named
+/// otherwise, one whose class is not named after its file, one with a helper class, and
+/// one that does not compile. A league of them (sandboxed and limited, when root): every
+/// game of the broken one is its `spawn_failed` with javac's message; every other game is
+/// played to its end.
+#[test]
+fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file() {
+    if !have_jdk("course_players_play_unchanged_from_one_flat_folder...") {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let players = root.join("tests/data/gomoku/java/players");
+    for (from, name) in [
+        (players.join("Backward.java"), "Backward.java"),
+        (players.join("Simulator.java"), "Simulator.java"),
+        (example("Player123456789.java"), "Player123456789.java"),
+        (example("Lines.java"), "Lines.java"),
+    ] {
+        std::fs::copy(from, dir.path().join(name)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("Lazy.java"),
+        "class LazySeq extends SequencePlayer {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Broken.java"),
+        "public class Broken extends GomokuPlayer { this does not compile }\n",
+    )
+    .unwrap();
+    let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let out = dir.path().join("league");
+    let mut cmd = crate::common::arbiter();
+    cmd.args([
+        "league",
+        "--game",
+        "gomoku",
+        "--limit-ms",
+        "10000",
+        "--memory-mb",
+        "1024",
+    ])
+    .args(["--cpu-s", "60", "--file-mb", "8", "--out"])
+    .arg(&out);
+    if arbiter::bots::sandbox::is_root() {
+        cmd.args(["--sandbox", "user"]);
+    }
+    for name in [
+        "Backward.java",
+        "Simulator.java",
+        "Player123456789.java",
+        "Lazy.java",
+        "Broken.java",
+    ] {
+        cmd.arg(file(name));
+    }
+    let (code, stdout, stderr) = crate::common::run(&mut cmd);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = crate::common::csv_rows(&out.join("games.csv"));
+    assert_eq!(games.len(), 20);
+    for g in &games {
+        let broken = g["white"] == "Broken" || g["black"] == "Broken";
+        if broken {
+            assert_eq!(g["reason"], "spawn_failed", "{g:?}");
+            assert_ne!(g["winner"], "Broken", "{g:?}");
+        } else {
+            assert!(
+                ["five_in_row", "no_window_left", "board_full"].contains(&g["reason"].as_str()),
+                "{g:?}"
+            );
+        }
+    }
+    let names: std::collections::BTreeSet<&str> =
+        games.iter().map(|g| g["white"].as_str()).collect();
+    assert_eq!(
+        names.into_iter().collect::<Vec<_>>(),
+        [
+            "BackwardPlayer",
+            "Broken",
+            "LazySeq",
+            "Player123456789",
+            "Simulator"
+        ]
+    );
+    let journal = crate::common::read(&out.join("games.jsonl"));
+    assert!(journal.contains("javac could not compile"), "{journal}");
+    assert!(journal.contains("Broken.java"), "{journal}");
+}

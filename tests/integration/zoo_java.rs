@@ -77,12 +77,13 @@ fn play(
 }
 
 /// `name` from the zoo in both colours and every mode, two games at a time; each record
-/// goes to `check` with the Java player's colour and mode. Afterwards no JVM of it runs.
+/// goes to `check` with the Java player's colour, the mode and the zoo's folder.
+/// Afterwards no JVM of it runs.
 fn zoo_case(
     name: &str,
     limits: Limits,
     move_ms: u64,
-    check: impl Fn(&GameRecord, &str, SandboxMode) + Sync,
+    check: impl Fn(&GameRecord, &str, SandboxMode, &Path) + Sync,
 ) {
     if !have_jdk(name) {
         return;
@@ -105,7 +106,7 @@ fn zoo_case(
                 .collect();
             for game in games {
                 let (record, colour) = game.join().expect("the game thread");
-                check(&record, colour, mode);
+                check(&record, colour, mode, zoo.path());
             }
         });
         // The class folder's name is in every JVM's command line, sandboxed copy or not.
@@ -127,7 +128,7 @@ fn a_java_player_writing_past_the_file_limit_loses_by_file_size() {
         file_mb: Some(1),
         ..Limits::default()
     };
-    zoo_case("BigWriter", limits, 20_000, |record, colour, _| {
+    zoo_case("BigWriter", limits, 20_000, |record, colour, _, _| {
         lost_by(record, colour, "file_size");
         let detail = record.detail.as_deref().unwrap_or("");
         assert!(
@@ -144,7 +145,7 @@ fn a_java_player_allocating_without_end_loses_by_memory() {
         memory_mb: Some(768),
         ..Limits::default()
     };
-    zoo_case("MemoryHog", limits, 20_000, |record, colour, _| {
+    zoo_case("MemoryHog", limits, 20_000, |record, colour, _, _| {
         lost_by(record, colour, "memory");
         let detail = record.detail.as_deref().unwrap_or("");
         assert!(detail.contains("memory limit of 768 MiB"), "{detail}");
@@ -159,7 +160,7 @@ fn a_java_player_spinning_the_cpu_loses_by_cpu() {
         ..Limits::default()
     };
     // The move limit is far beyond the CPU budget: only the CPU limit can end the game.
-    zoo_case("Spinner", limits, 60_000, |record, colour, _| {
+    zoo_case("Spinner", limits, 60_000, |record, colour, _, _| {
         lost_by(record, colour, "cpu");
         let detail = record.detail.as_deref().unwrap_or("");
         assert!(detail.contains("CPU limit of 2 s used up"), "{detail}");
@@ -183,9 +184,7 @@ fn a_sandboxed_java_player_runs_under_its_own_uid_in_its_private_folder_with_the
         file_mb: Some(2),
         ..Limits::default()
     };
-    let zoo = zoo_copy();
-    let folder = zoo.path().to_path_buf();
-    zoo_case("Reporter", limits, 20_000, |record, colour, mode| {
+    zoo_case("Reporter", limits, 20_000, |record, colour, mode, zoo| {
         assert!(
             ["five_in_row", "no_window_left", "board_full"].contains(&record.reason.as_str()),
             "the reporter plays to the end: {record:?}"
@@ -193,6 +192,8 @@ fn a_sandboxed_java_player_runs_under_its_own_uid_in_its_private_folder_with_the
         let log = &record.logs[colour].stderr;
         let uid: u32 = reported(log, "uid")[0].parse().unwrap();
         let at = PathBuf::from(reported(log, "folder")[0]);
+        // Its folder holds its own files (in the sandbox, a copy of them).
+        assert_eq!(reported(log, "own source"), ["true"], "{log}");
         let limit = |what: &str| {
             reported(log, "limit")
                 .into_iter()
@@ -232,7 +233,7 @@ fn a_sandboxed_java_player_runs_under_its_own_uid_in_its_private_folder_with_the
             }
             SandboxMode::None => {
                 assert_eq!(uid, rustix::process::getuid().as_raw(), "{log}");
-                let _ = &folder;
+                assert_eq!(at, zoo, "{log}");
             }
         }
     });
@@ -283,7 +284,7 @@ fn a_jvm_starts_under_the_least_memory_limit_arbiter_allows_for_it() {
         memory_mb: Some(java::min_memory_mb()),
         ..Limits::default()
     };
-    zoo_case("Reporter", limits, 20_000, |record, colour, _| {
+    zoo_case("Reporter", limits, 20_000, |record, colour, _, _| {
         assert!(
             ["five_in_row", "no_window_left", "board_full"].contains(&record.reason.as_str()),
             "the reporter ({colour}) plays to the end: {record:?}"
@@ -297,7 +298,7 @@ fn a_lone_surrogate_in_an_exception_message_is_still_an_exception() {
         "Surrogate",
         Limits::default(),
         20_000,
-        |record, colour, _| {
+        |record, colour, _, _| {
             lost_by(record, colour, "exception");
             let detail = record.detail.as_deref().unwrap_or("");
             assert!(

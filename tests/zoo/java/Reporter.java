@@ -15,6 +15,7 @@ public class Reporter extends SequencePlayer {
             }
         }
         System.out.println("folder " + Paths.get("").toAbsolutePath());
+        System.out.println("own source " + Files.exists(Paths.get("Reporter.java")));
         System.out.println("PATH " + System.getenv("PATH"));
         System.out.println("HOME " + System.getenv("HOME"));
         System.out.println("classpath " + System.getProperty("java.class.path"));
