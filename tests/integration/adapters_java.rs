@@ -1,7 +1,9 @@
-//! Course-style Java Gomoku bots through `javac` and the embedded driver: the example bot
-//! plays whole games against every built-in engine in both colours, a bot that does not
-//! compile is a spawn failure with javac's message, a bot that throws or returns null loses
-//! by `exception`, and no JVM outlives its game. Skipped (with a message) without a JDK.
+//! Course-style Java Gomoku players through `javac`, the course environment and the
+//! embedded driver: the example player plays whole games against every built-in engine in
+//! both colours, a player that does not compile is a spawn failure with javac's message, a
+//! player that throws or returns null loses by `exception`, players of one flat course
+//! folder play unchanged beside a broken file, the submission's own classes win over the
+//! environment's, and no JVM outlives its game. Skipped (with a message) without a JDK.
 
 use crate::bots_common as common;
 
@@ -280,7 +282,8 @@ fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
     let mut bytes = b"// Auteur: \xe9tudiant\n".to_vec();
     bytes.extend_from_slice(bot.as_bytes());
     std::fs::write(dir.path().join("Player42.java"), bytes).unwrap();
-    // A student's copy of the API, in the default package: not compiled (arbiter's is).
+    // A student's copy of the API in the default package: not the player's package's
+    // `GomokuPlayer`, so never compiled (the environment's, in league.bots, is).
     std::fs::write(
         dir.path().join("GomokuPlayer.java"),
         "public abstract class GomokuPlayer { broken on purpose }",
@@ -416,4 +419,41 @@ fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file()
     let journal = crate::common::read(&out.join("games.jsonl"));
     assert!(journal.contains("javac could not compile"), "{journal}");
     assert!(journal.contains("Broken.java"), "{journal}");
+}
+
+/// A class of the environment's name that the submission provides (here its own
+/// `SequencePlayer`, playing the last empty cell) wins over arbiter's.
+#[test]
+fn a_submissions_own_environment_class_wins_over_arbiters() {
+    if !have_jdk("a_submissions_own_environment_class_wins...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        dir.path().join("SequencePlayer.java"),
+        format!(
+            "// {stamp}\nimport java.awt.Color;\n\
+             public class SequencePlayer extends GomokuPlayer {{\n\
+             \x20   public Move chooseMove(Color[][] b, Color me) {{\n\
+             \x20       for (int r = 7; r >= 0; r--) for (int c = 7; c >= 0; c--)\n\
+             \x20           if (b[r][c] == null) return new Move(r, c);\n\
+             \x20       return null;\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Mine.java"),
+        "class Mine extends SequencePlayer {}\n",
+    )
+    .unwrap();
+    let (mut mine, pgid) = WatchedJava::new(&dir.path().join("Mine.java"));
+    let mut engine = builtin("random");
+    let record = play([&mut mine, &mut engine], &[pgid], 5);
+    assert_eq!(
+        record.moves[0].reply,
+        serde_json::json!([7, 7]),
+        "{record:?}"
+    );
+    assert_eq!(record.logs["white"].announced_name.as_deref(), Some("Mine"));
 }
