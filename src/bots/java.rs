@@ -381,10 +381,11 @@ fn sources_under(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             let hidden = entry.file_name().to_string_lossy().starts_with('.');
             if kind.is_dir() && !hidden && depth < MAX_SOURCE_DEPTH {
                 walk(&path, depth + 1, out);
-            } else if kind.is_file() && path.extension().is_some_and(|e| e == "java") {
-                if let Ok(bytes) = std::fs::read(&path) {
-                    out.push((path, bytes));
-                }
+            } else if kind.is_file()
+                && path.extension().is_some_and(|e| e == "java")
+                && let Ok(bytes) = std::fs::read(&path)
+            {
+                out.push((path, bytes));
             }
         }
     }
@@ -598,6 +599,7 @@ impl Javac<'_> {
             .arg(self.encoding)
             .arg("-nowarn")
             .arg("-implicit:class")
+            .arg("-proc:none")
             .arg("-d")
             .arg(&classes)
             .arg("-cp")

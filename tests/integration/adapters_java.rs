@@ -363,7 +363,9 @@ fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file()
     )
     .unwrap();
     let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
-    let out = dir.path().join("league");
+    // Not inside the players' folder: a sandbox copies that folder while the league writes.
+    let results = tempfile::tempdir().unwrap();
+    let out = results.path().join("league");
     let mut cmd = crate::common::arbiter();
     cmd.args([
         "league",
@@ -392,15 +394,16 @@ fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file()
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let games = crate::common::csv_rows(&out.join("games.csv"));
     assert_eq!(games.len(), 20);
+    let journal = crate::common::read(&out.join("games.jsonl"));
     for g in &games {
         let broken = g["white"] == "Broken" || g["black"] == "Broken";
         if broken {
-            assert_eq!(g["reason"], "spawn_failed", "{g:?}");
+            assert_eq!(g["reason"], "spawn_failed", "{g:?}\n{journal}");
             assert_ne!(g["winner"], "Broken", "{g:?}");
         } else {
             assert!(
                 ["five_in_row", "no_window_left", "board_full"].contains(&g["reason"].as_str()),
-                "{g:?}"
+                "{g:?}\n{journal}"
             );
         }
     }
@@ -416,7 +419,6 @@ fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file()
             "Simulator"
         ]
     );
-    let journal = crate::common::read(&out.join("games.jsonl"));
     assert!(journal.contains("javac could not compile"), "{journal}");
     assert!(journal.contains("Broken.java"), "{journal}");
 }
@@ -456,4 +458,43 @@ fn a_submissions_own_environment_class_wins_over_arbiters() {
         "{record:?}"
     );
     assert_eq!(record.logs["white"].announced_name.as_deref(), Some("Mine"));
+}
+
+/// A player in package `a.b` kept in `…/a/b/` finds its helper there (the source root is
+/// the folder above `a`) and the environment in its package.
+#[test]
+fn a_packaged_player_in_its_package_folders_finds_its_helpers_and_the_environment() {
+    if !have_jdk("a_packaged_player_in_its_package_folders...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("a/b");
+    std::fs::create_dir_all(&package).unwrap();
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        package.join("Base.java"),
+        format!("// {stamp}\npackage a.b;\nabstract class Base extends SequencePlayer {{}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("P.java"),
+        "package a.b;\npublic class P extends Base {\n    int rows = GomokuBoard.ROWS;\n}\n",
+    )
+    .unwrap();
+    let compiled = java::compile(&package.join("P.java")).expect("compiles");
+    assert_eq!(compiled.class, "a.b.P");
+    for class in ["P", "Base", "SequencePlayer", "GomokuBoard"] {
+        assert!(
+            compiled.dir.join(format!("a/b/{class}.class")).is_file(),
+            "{class}"
+        );
+    }
+    let (mut player, pgid) = WatchedJava::new(&package.join("P.java"));
+    let mut engine = builtin("random");
+    let record = play([&mut player, &mut engine], &[pgid], 6);
+    assert_eq!(
+        record.moves[0].reply,
+        serde_json::json!([0, 0]),
+        "{record:?}"
+    );
 }
