@@ -6,7 +6,8 @@
 //! `RandomPlayer`, from ../shared/rules/gomoku.md) and the driver are embedded in arbiter.
 //! A player's file is compiled alone, with its own folder and then the environment as
 //! source paths: javac pulls in exactly the classes the player uses, the player's own
-//! before ours, and a broken unrelated file in the folder plays no part. The class files
+//! before ours (arbiter adds the files of helpers javac cannot find by name), and a broken
+//! unrelated file in the folder plays no part. The class files
 //! go to a cache folder named after a hash of everything javac could read, under
 //! `$ARBITER_JAVA_CACHE` or the system's temporary folder. Compilation happens at the
 //! player's first start; parallel games of one league wait for one compilation, and a
@@ -263,16 +264,110 @@ fn source_file(root: &Path, package: Option<&str>, name: &str) -> PathBuf {
     root.join(format!("{relative}.java"))
 }
 
+/// What javac can see of a player's folder besides the player's file: the source root, and
+/// the classes of the player's package declared in files not named after them (`class
+/// Node` in `Helpers.java`), which javac cannot find by name on the source path.
+struct Folder {
+    root: PathBuf,
+    package: Option<String>,
+    strays: BTreeMap<String, (PathBuf, ClassDecl)>,
+}
+
+impl Folder {
+    fn of(file: &Path, package: Option<&str>) -> Folder {
+        let root = source_root(file, package);
+        let dir = match package {
+            Some(p) => root.join(p.replace('.', "/")),
+            None => root.clone(),
+        };
+        let mut strays = BTreeMap::new();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "java") && p != file && p.is_file())
+            .collect();
+        paths.sort();
+        for path in paths {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            if package_of(&text).as_deref() != package {
+                continue;
+            }
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            for decl in top_level_classes(&text) {
+                if decl.name != stem {
+                    strays
+                        .entry(decl.name.clone())
+                        .or_insert_with(|| (path.clone(), decl));
+                }
+            }
+        }
+        Folder {
+            root,
+            package: package.map(str::to_string),
+            strays,
+        }
+    }
+
+    /// The declaration of the class `name` (as the player's package writes it) in the
+    /// folder: in the file of its name, else a stray.
+    fn find(&self, name: &str) -> Option<ClassDecl> {
+        let simple = name.rsplit('.').next().unwrap_or(name);
+        let path = source_file(&self.root, self.package.as_deref(), name);
+        let named = std::fs::read(&path).ok().and_then(|text| {
+            top_level_classes(&String::from_utf8_lossy(&text))
+                .into_iter()
+                .find(|d| d.name == simple)
+        });
+        named.or_else(|| {
+            (!name.contains('.'))
+                .then(|| self.strays.get(simple).map(|(_, d)| d.clone()))
+                .flatten()
+        })
+    }
+
+    /// The files of strays the player's file uses, directly or through each other: javac
+    /// must be given them, since it cannot find them by name.
+    fn strays_used(&self, source: &str) -> Vec<PathBuf> {
+        let mut declared: std::collections::BTreeSet<String> = top_level_classes(source)
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        let mut added: Vec<PathBuf> = Vec::new();
+        let mut texts = vec![source.to_string()];
+        while let Some(text) = texts.pop() {
+            let code = code_only(&text);
+            for word in tokens(&code) {
+                // `Cells.last(b)` uses `Cells`.
+                let name = word.split('.').next().unwrap_or(word);
+                let Some((path, _)) = self.strays.get(name) else {
+                    continue;
+                };
+                if declared.contains(name) || added.contains(path) {
+                    continue;
+                }
+                let Ok(bytes) = std::fs::read(path) else {
+                    continue;
+                };
+                let helper = String::from_utf8_lossy(&bytes).into_owned();
+                declared.extend(top_level_classes(&helper).into_iter().map(|d| d.name));
+                added.push(path.clone());
+                texts.push(helper);
+            }
+        }
+        added.sort();
+        added
+    }
+}
+
 /// Whether a class extending `superclass` is a `GomokuPlayer`: the chain of superclasses
-/// is followed through the player's own file, its source root (the player's classes win)
-/// and the course environment.
-fn extends_player(
-    superclass: &str,
-    own: &[ClassDecl],
-    root: &Path,
-    package: Option<&str>,
-    depth: usize,
-) -> bool {
+/// is followed through the player's own file, its folder (the player's classes win) and
+/// the course environment.
+fn extends_player(superclass: &str, own: &[ClassDecl], folder: &Folder, depth: usize) -> bool {
     let simple = superclass.rsplit('.').next().unwrap_or(superclass);
     if simple == "GomokuPlayer" {
         return true;
@@ -280,25 +375,15 @@ fn extends_player(
     if depth >= MAX_SUPERCLASSES {
         return false;
     }
-    let next = |decls: &[ClassDecl]| {
-        decls
-            .iter()
-            .find(|d| d.name == simple)
-            .map(|d| d.superclass.clone())
-    };
-    let found = if superclass.contains('.') {
-        None
-    } else {
-        next(own)
-    };
-    let found = found.or_else(|| {
-        let path = source_file(root, package, superclass);
-        let text = std::fs::read(&path).ok()?;
-        next(&top_level_classes(&String::from_utf8_lossy(&text)))
-    });
-    match found {
-        Some(Some(up)) => extends_player(&up, own, root, package, depth + 1),
-        Some(None) => false,
+    let mine = (!superclass.contains('.'))
+        .then(|| own.iter().find(|d| d.name == simple).cloned())
+        .flatten();
+    match mine.or_else(|| folder.find(superclass)) {
+        Some(ClassDecl {
+            superclass: Some(up),
+            ..
+        }) => extends_player(&up, own, folder, depth + 1),
+        Some(_) => false,
         None => ENVIRONMENT_PLAYERS.contains(&simple),
     }
 }
@@ -311,7 +396,7 @@ pub fn player_class(file: &Path) -> Result<String, String> {
         std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     let source = String::from_utf8_lossy(&bytes);
     let package = package_of(&source);
-    let root = source_root(file, package.as_deref());
+    let folder = Folder::of(file, package.as_deref());
     let classes = top_level_classes(&source);
     let players: Vec<&ClassDecl> = classes
         .iter()
@@ -319,7 +404,7 @@ pub fn player_class(file: &Path) -> Result<String, String> {
             !c.is_abstract
                 && c.superclass
                     .as_deref()
-                    .is_some_and(|s| extends_player(s, &classes, &root, package.as_deref(), 0))
+                    .is_some_and(|s| extends_player(s, &classes, &folder, 0))
         })
         .collect();
     let names = |list: &[&ClassDecl]| {
@@ -473,7 +558,12 @@ pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
     let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     let class = player_class(&file)?;
     let package = class.rsplit_once('.').map(|(p, _)| p.to_string());
-    let root = source_root(&file, package.as_deref());
+    let folder = Folder::of(&file, package.as_deref());
+    let root = folder.root.clone();
+    let player_source = std::fs::read(&file)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let strays = folder.strays_used(&player_source);
     let sources = sources_under(&root);
     let encoding = encoding(&sources);
     let mut hash = Fnv::new();
@@ -508,6 +598,7 @@ pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
             let job = Javac {
                 javac,
                 file: &file,
+                strays: &strays,
                 root: &root,
                 package: package.as_deref(),
                 encoding,
@@ -519,11 +610,13 @@ pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
     .clone()
 }
 
-/// One compilation: the player's file alone, the driver, and whatever they use from the
-/// source root and then the environment.
+/// One compilation: the player's file, the driver, and whatever they use from the source
+/// root and then the environment (plus the helper files javac cannot find by name).
 struct Javac<'a> {
     javac: &'a str,
     file: &'a Path,
+    /// Helper files javac cannot find by name, given to it with the player's.
+    strays: &'a [PathBuf],
     root: &'a Path,
     package: Option<&'a str>,
     encoding: &'static str,
@@ -607,6 +700,7 @@ impl Javac<'_> {
             .arg("-sourcepath")
             .arg(&sourcepath)
             .arg(self.file)
+            .args(self.strays)
             .arg(&written[0].0)
             .current_dir(work)
             .env_remove("CLASSPATH")
@@ -951,6 +1045,28 @@ mod tests {
         assert!(
             err.contains("Two.java") && err.contains("several players (A, B)"),
             "{err}"
+        );
+        // Through a class declared in a file of another name, which javac is then given.
+        write(
+            "Helpers.java",
+            "abstract class Base2 extends GomokuPlayer {}\nclass Node { Leaf leaf; }\nclass Leaf {}",
+        );
+        write("Unused.java", "class Unused {}");
+        let stray = write(
+            "P3.java",
+            "class P3 extends Base2 { Object n = Node.class; }",
+        );
+        assert_eq!(player_class(&stray).unwrap(), "P3");
+        let folder = Folder::of(&stray, None);
+        assert_eq!(
+            folder.strays_used("class P3 extends Base2 { Object n = Node.class; }"),
+            [dir.path().join("Helpers.java")]
+        );
+        // A class the player declares itself is its own, not a stray's.
+        assert!(
+            folder
+                .strays_used("class P4 extends GomokuPlayer {} class Node {}")
+                .is_empty()
         );
         // A loop of superclasses ends.
         let cycle = write("Cycle.java", "class X extends Y {}\nclass Y extends X {}");

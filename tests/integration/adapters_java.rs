@@ -498,3 +498,46 @@ fn a_packaged_player_in_its_package_folders_finds_its_helpers_and_the_environmen
         "{record:?}"
     );
 }
+
+/// A helper class declared in a file of another name (`class Cells` in `Helpers.java`),
+/// which javac cannot find on its source path, is given to javac with the player; the
+/// folder's other files are still left out.
+#[test]
+fn a_helper_declared_in_a_file_of_another_name_is_compiled_with_the_player() {
+    if !have_jdk("a_helper_declared_in_a_file_of_another_name...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        dir.path().join("Helpers.java"),
+        format!(
+            "// {stamp}\nimport java.awt.Color;\nclass Cells {{\n\
+             \x20   static Move last(Color[][] b) {{\n\
+             \x20       for (int r = GomokuBoard.ROWS - 1; r >= 0; r--)\n\
+             \x20           for (int c = GomokuBoard.COLS - 1; c >= 0; c--)\n\
+             \x20               if (b[r][c] == null) return new Move(r, c);\n\
+             \x20       return null;\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("Other.java"), "class Other { broken }\n").unwrap();
+    std::fs::write(
+        dir.path().join("UsesCells.java"),
+        "import java.awt.Color;\npublic class UsesCells extends GomokuPlayer {\n\
+         \x20   public Move chooseMove(Color[][] b, Color me) { return Cells.last(b); }\n}\n",
+    )
+    .unwrap();
+    let file = dir.path().join("UsesCells.java");
+    let compiled = java::compile(&file).expect("compiles");
+    assert!(compiled.dir.join("Cells.class").is_file());
+    assert!(!compiled.dir.join("Other.class").exists());
+    let (mut player, pgid) = WatchedJava::new(&file);
+    let mut engine = builtin("random");
+    let record = play([&mut player, &mut engine], &[pgid], 7);
+    assert_eq!(
+        record.moves[0].reply,
+        serde_json::json!([7, 7]),
+        "{record:?}"
+    );
+}
