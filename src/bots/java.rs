@@ -60,7 +60,7 @@ pub const JAVA_OPTS_VAR: &str = "ARBITER_JAVA_OPTS";
 
 /// Address space a JVM takes beyond its heap and the player's thread stack: the runtime
 /// image mapped whole (about 120 MiB), code cache, class space, metaspace, libraries and
-/// the JVM's own threads. Measured at about 330 MiB for OpenJDK 17 with the flags of
+/// the JVM's own threads. Measured at about 320 MiB for OpenJDK 17 with the flags of
 /// [`memory_flags`]; the rest is margin.
 pub const JVM_OVERHEAD_MB: u64 = 400;
 /// The smallest heap arbiter gives a JVM.
@@ -770,8 +770,8 @@ pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
 }
 
 /// The command that runs a compiled player under `limits`: `java -Djava.awt.headless=true
-/// -XX:+UseSerialGC -XX:-UsePerfData [memory flags] -Darbiter.stack.mb=N [$ARBITER_JAVA_OPTS]
-/// -cp DIR ArbiterDriver CLASS`. The serial collector keeps one JVM from starting a
+/// -XX:+UseSerialGC -XX:-UsePerfData -XX:ErrorFile=/dev/null -XX:ReplayDataFile=/dev/null
+/// [memory flags] -Darbiter.stack.mb=N [$ARBITER_JAVA_OPTS] -cp DIR ArbiterDriver CLASS`. The serial collector keeps one JVM from starting a
 /// garbage-collector thread per core while many bots share the machine; without perf data
 /// the JVM writes nothing to /tmp. The class folder is carried into a sandbox (its copy is
 /// private to the bot).
@@ -780,7 +780,11 @@ pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits) -> CommandS
     let mut command = CommandSpec::new(java)
         .arg("-Djava.awt.headless=true")
         .arg("-XX:+UseSerialGC")
-        .arg("-XX:-UsePerfData");
+        .arg("-XX:-UsePerfData")
+        // A crashing JVM would leave its report in the bot's folder (the original one,
+        // without the sandbox); its summary still reaches the bot's logs.
+        .arg("-XX:ErrorFile=/dev/null")
+        .arg("-XX:ReplayDataFile=/dev/null");
     command.args.extend(flags);
     command.args.push(format!("-Darbiter.stack.mb={stack}"));
     if let Ok(extra) = std::env::var(JAVA_OPTS_VAR) {
@@ -825,28 +829,35 @@ fn stack_mb(memory_mb: u64) -> u64 {
     (memory_mb / 8).clamp(16, STACK_MB)
 }
 
-/// A failure before `ready` of a JVM that could not start under the memory limit becomes a
-/// `spawn_failed` that says so: one with the JVM's own message about reserving memory, or
-/// any crash under a limit below [`min_memory_mb`] (so little that the launcher may die
-/// of SIGSEGV before it can say anything).
+/// A failure before `ready` of a JVM under a memory limit becomes a `spawn_failed` that
+/// says the JVM did not start under it. The driver answers the handshake with `ready` or
+/// an `error` (a player's constructor or static initialiser that fails, even by running
+/// out of memory, is an `error`), so a JVM that crashes or exits before either never got
+/// to run the player: it could not reserve its memory. Its own words about that (on
+/// stderr, or on stdout, which is the bot's chatter log) or a crash without a word (a
+/// launcher short of address space dies of SIGSEGV) are all that can be seen.
 fn jvm_start_failure(failure: Failure, limits: &Limits) -> Failure {
     let Some(mb) = limits.memory_mb else {
         return failure;
     };
-    let crashed = matches!(failure.kind, FailureKind::Crash | FailureKind::Memory);
-    let said_so = JVM_START_FAILURES
-        .iter()
-        .any(|m| failure.detail.contains(m));
-    if !crashed || !(said_so || mb < min_memory_mb()) {
+    if !matches!(failure.kind, FailureKind::Crash | FailureKind::Memory) {
         return failure;
     }
     let (flags, stack) = memory_flags(Some(mb));
+    let said = if JVM_START_FAILURES
+        .iter()
+        .any(|m| failure.detail.contains(m))
+    {
+        ""
+    } else {
+        " (its own message, if any, is in its chatter log)"
+    };
     Failure::new(
         FailureKind::Spawn,
         format!(
-            "the JVM cannot start under the memory limit of {mb} MiB: --memory-mb sets \
-             RLIMIT_AS (address space), and a JVM reserves about {} MiB beyond its heap, so \
-             give it at least {} MiB (flags used: {} -Darbiter.stack.mb={stack}); {}",
+            "the JVM did not start under the memory limit of {mb} MiB{said}: --memory-mb \
+             sets RLIMIT_AS (address space), and a JVM reserves about {} MiB beyond its heap, \
+             so give it at least {} MiB (flags used: {} -Darbiter.stack.mb={stack}); {}",
             JVM_OVERHEAD_MB + stack,
             min_memory_mb(),
             flags.join(" "),
@@ -1135,10 +1146,13 @@ mod tests {
         assert!(
             failure
                 .detail
-                .starts_with("the JVM cannot start under the memory limit of 128 MiB"),
+                .starts_with("the JVM did not start under the memory limit of 128 MiB"),
             "{}",
             failure.detail
         );
+        // A player's constructor that fails is the player's exception, limit or not.
+        let thrown = Failure::new(FailureKind::Exception, "cannot build P: OutOfMemoryError");
+        assert_eq!(jvm_start_failure(thrown.clone(), &limits), thrown);
         // Without a memory limit, a crash stays a crash.
         let crash = Failure::new(
             FailureKind::Crash,

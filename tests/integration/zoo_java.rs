@@ -273,7 +273,7 @@ fn a_jvm_that_cannot_start_under_the_memory_limit_fails_to_spawn_and_says_so() {
     assert_eq!(record.winner.as_deref(), Some("black"));
     let detail = record.detail.unwrap_or_default();
     assert!(
-        detail.contains("the JVM cannot start under the memory limit of 64 MiB"),
+        detail.contains("the JVM did not start under the memory limit of 64 MiB"),
         "{detail}"
     );
 }
