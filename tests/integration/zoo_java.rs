@@ -248,34 +248,43 @@ fn a_jvm_that_cannot_start_under_the_memory_limit_fails_to_spawn_and_says_so() {
     let spec =
         arbiter::bots::spec::BotSpec::parse(&zoo.path().join("Reporter.java").to_string_lossy())
             .unwrap();
-    let confine = Confinement {
-        limits: Limits {
-            memory_mb: Some(64),
-            ..Limits::default()
-        },
-        sandbox: SandboxMode::None,
-    };
-    let mut bot = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), confine).unwrap();
-    let mut engine = InProcess::seeded("random", Box::new(|seed| Gomoku.builtin("random", seed)));
-    let config = MatchConfig {
-        move_limit: Duration::from_secs(10),
-        init_limit: Duration::from_secs(30),
-        ..MatchConfig::default()
-    };
-    let record = play_game(
-        &Gomoku,
-        [bot.as_mut(), &mut engine],
-        ["a", "b"],
-        &config,
-        &mut |_| {},
-    );
-    assert_eq!(record.reason, "spawn_failed", "{record:?}");
-    assert_eq!(record.winner.as_deref(), Some("black"));
-    let detail = record.detail.unwrap_or_default();
-    assert!(
-        detail.contains("the JVM did not start under the memory limit of 64 MiB"),
-        "{detail}"
-    );
+    // 64 MiB: the launcher dies of SIGSEGV without a word; 300 MiB: the JVM reports that
+    // it cannot reserve its memory, and would write a crash report into its folder.
+    for mb in [64, 300] {
+        let confine = Confinement {
+            limits: Limits {
+                memory_mb: Some(mb),
+                ..Limits::default()
+            },
+            sandbox: SandboxMode::None,
+        };
+        let mut bot = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), confine).unwrap();
+        let mut engine =
+            InProcess::seeded("random", Box::new(|seed| Gomoku.builtin("random", seed)));
+        let config = MatchConfig {
+            move_limit: Duration::from_secs(10),
+            init_limit: Duration::from_secs(30),
+            ..MatchConfig::default()
+        };
+        let record = play_game(
+            &Gomoku,
+            [bot.as_mut(), &mut engine],
+            ["a", "b"],
+            &config,
+            &mut |_| {},
+        );
+        assert_eq!(record.reason, "spawn_failed", "{record:?}");
+        assert_eq!(record.winner.as_deref(), Some("black"));
+        let detail = record.detail.clone().unwrap_or_default();
+        let expected = format!("the JVM did not start under the memory limit of {mb} MiB");
+        assert!(detail.contains(&expected), "{detail}");
+        let crash_reports: Vec<_> = std::fs::read_dir(zoo.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("hs_err"))
+            .collect();
+        assert!(crash_reports.is_empty(), "{crash_reports:?}");
+    }
 }
 
 #[test]
