@@ -773,9 +773,9 @@ pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
 /// -XX:+UseSerialGC -XX:-UsePerfData -XX:ErrorFile=/dev/null -XX:ReplayDataFile=/dev/null
 /// [memory flags] -Darbiter.stack.mb=N [$ARBITER_JAVA_OPTS] -cp DIR ArbiterDriver CLASS`. The serial collector keeps one JVM from starting a
 /// garbage-collector thread per core while many bots share the machine; without perf data
-/// the JVM writes nothing to /tmp. The class folder is carried into a sandbox (its copy is
-/// private to the bot).
-pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits) -> CommandSpec {
+/// the JVM writes nothing to /tmp. `extra` holds more JVM options ([`JAVA_OPTS_VAR`]). The
+/// class folder is carried into a sandbox (its copy is private to the bot).
+pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits, extra: &str) -> CommandSpec {
     let (flags, stack) = memory_flags(limits.memory_mb);
     let mut command = CommandSpec::new(java)
         .arg("-Djava.awt.headless=true")
@@ -787,11 +787,9 @@ pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits) -> CommandS
         .arg("-XX:ReplayDataFile=/dev/null");
     command.args.extend(flags);
     command.args.push(format!("-Darbiter.stack.mb={stack}"));
-    if let Ok(extra) = std::env::var(JAVA_OPTS_VAR) {
-        command
-            .args
-            .extend(extra.split_whitespace().map(str::to_string));
-    }
+    command
+        .args
+        .extend(extra.split_whitespace().map(str::to_string));
     let dir = compiled.dir.to_string_lossy().into_owned();
     command = command
         .arg("-cp")
@@ -932,7 +930,8 @@ impl<G: Game> Player<G> for JavaPlayer {
         self.inner = None;
         let compiled = compile(&self.file).map_err(|e| Failure::new(FailureKind::Spawn, e))?;
         let limits = self.confine.limits;
-        let mut command = run_command(&compiled, &java_program(), &limits);
+        let extra = std::env::var(JAVA_OPTS_VAR).unwrap_or_default();
+        let mut command = run_command(&compiled, &java_program(), &limits, &extra);
         command.cwd = self.cwd.clone();
         command.confine = self.confine;
         command
@@ -1105,7 +1104,7 @@ mod tests {
             dir: PathBuf::from("/cache/P-1"),
             class: "P".into(),
         };
-        let c = run_command(&compiled, "java", &Limits::default());
+        let c = run_command(&compiled, "java", &Limits::default(), "");
         assert_eq!(c.program, "java");
         let tail: Vec<&str> = c.args.iter().rev().take(4).map(String::as_str).collect();
         assert_eq!(tail, ["P", "ArbiterDriver", "/cache/P-1", "-cp"]);
@@ -1113,6 +1112,16 @@ mod tests {
         assert!(c.args.contains(&"-Darbiter.stack.mb=256".to_string()));
         assert!(!c.args.iter().any(|a| a.starts_with("-Xmx")));
         assert_eq!(c.carried, [PathBuf::from("/cache/P-1")]);
+        // Options of one's own come after arbiter's, so that they win.
+        let limits = Limits {
+            memory_mb: Some(1024),
+            ..Limits::default()
+        };
+        let c = run_command(&compiled, "java", &limits, " -Xmx700m  -Dx=1 ");
+        let at = |flag: &str| c.args.iter().position(|a| a == flag).unwrap();
+        assert!(at("-Xmx496m") < at("-Xmx700m"));
+        assert_eq!(at("-Dx=1") + 1, at("-cp"));
+        assert_eq!(c.env.get("MALLOC_ARENA_MAX").map(String::as_str), Some("1"));
         assert!(DRIVER.contains("class ArbiterDriver"));
         assert!(
             GOMOKU_PLAYER.contains("abstract Move chooseMove(Color[][] board, Color myColour)")
