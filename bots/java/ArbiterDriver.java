@@ -31,11 +31,14 @@ import java.util.Map;
  * (board[row][col]: Color.white, Color.black or null). An exception, an error (a stack
  * overflow, say) or a null move is reported as an `error` message: the bot loses by
  * `exception`. The bot is reached by reflection only, so it may live in a named package
- * (arbiter compiles GomokuPlayer and Move into that package). JDK only, Java 8 or newer.
+ * (arbiter compiles the course environment into that package). Strings sent are valid
+ * JSON for any Java string (a lone surrogate becomes U+FFFD). JDK only, Java 8 or newer.
  */
 public final class ArbiterDriver {
-    /** The bot runs on a thread with a large stack: course bots often recurse deeply. */
-    private static final long STACK_BYTES = 256L << 20;
+    /** The bot runs on a thread with a large stack: course bots often recurse deeply. Under
+     * a memory limit arbiter passes a smaller one (-Darbiter.stack.mb), since the stack is
+     * reserved address space. */
+    private static final long STACK_BYTES = Long.getLong("arbiter.stack.mb", 256L) << 20;
 
     private final BufferedReader in;
     private final PrintStream out;
@@ -243,7 +246,15 @@ public final class ArbiterDriver {
                 case '\r': b.append("\\r"); break;
                 case '\t': b.append("\\t"); break;
                 default:
-                    if (ch < 0x20 || Character.isSurrogate(ch)) {
+                    if (Character.isHighSurrogate(ch) && i + 1 < s.length()
+                            && Character.isLowSurrogate(s.charAt(i + 1))) {
+                        // A pair is one character, written as UTF-8.
+                        b.append(ch).append(s.charAt(++i));
+                    } else if (Character.isSurrogate(ch)) {
+                        // A lone surrogate has no UTF-8 form, and its \\u escape is refused
+                        // by strict JSON readers (serde_json): the replacement character.
+                        b.append("\\ufffd");
+                    } else if (ch < 0x20) {
                         b.append(String.format("\\u%04x", (int) ch));
                     } else {
                         b.append(ch);

@@ -179,7 +179,9 @@ pub fn open_player_in<G: Builtins>(
             file,
             python.as_deref(),
         ))),
-        BotSpec::CourseJava { file } => Ok(Box::new(java::JavaPlayer::new(file, cwd, env))),
+        BotSpec::CourseJava { file } => Ok(Box::new(
+            java::JavaPlayer::new(file, cwd, env).confined(confine),
+        )),
         BotSpec::Command(command) => Ok(program(command.clone())),
     }
 }

@@ -184,6 +184,20 @@ impl Sandbox {
         Ok(sandbox)
     }
 
+    /// Copies the folder `from` into the bot's folder as `.arbiter-NAME` (NAME: its own
+    /// name), owned by the uid like the rest, and returns the copy's path. The bot's own
+    /// files are already there: a name taken by one of them is an error.
+    pub fn carry_in(&self, from: &Path) -> io::Result<PathBuf> {
+        let name = from.file_name().unwrap_or_default().to_string_lossy();
+        let target = self.workdir.join(format!(".arbiter-{name}"));
+        std::fs::create_dir(&target)?;
+        let mut budget = MAX_COPY_BYTES;
+        copy_tree(from, &target, self.uid, &mut budget)?;
+        chown(&target, self.uid)?;
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700))?;
+        Ok(target)
+    }
+
     /// SIGKILLs every process running as the sandbox's uid, until none is left (bounded
     /// by two seconds), and reaps those reparented to us.
     pub fn sweep(&self) {

@@ -14,6 +14,10 @@ pub struct CommandSpec {
     pub env: BTreeMap<String, String>,
     /// Resource limits and isolation, applied before the program starts.
     pub confine: Confinement,
+    /// Folders the program reads besides its working folder (a Java bot's compiled
+    /// classes): used where they are, or under `--sandbox user` copied into the bot's
+    /// private folder, with the arguments that point into them rewritten to the copy.
+    pub carried: Vec<PathBuf>,
 }
 
 /// Resource limits for one bot process (each process it forks inherits them).
@@ -67,6 +71,7 @@ impl CommandSpec {
             cwd: None,
             env: BTreeMap::new(),
             confine: Confinement::default(),
+            carried: Vec::new(),
         }
     }
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
@@ -96,8 +101,8 @@ pub enum BotSpec {
         file: PathBuf,
         python: Option<String>,
     },
-    /// A course-style Java Gomoku bot (`PlayerNNN.java`, a class extending `GomokuPlayer`),
-    /// compiled with its folder's helper classes and run through the Java driver.
+    /// A course-style Java Gomoku bot (`PlayerNNN.java`, a class that is a `GomokuPlayer`),
+    /// compiled in the course's environment and run through the Java driver.
     CourseJava { file: PathBuf },
     /// A program that speaks the protocol itself.
     Command(CommandSpec),
@@ -146,7 +151,7 @@ impl BotSpec {
         Ok(BotSpec::Command(command))
     }
 
-    /// A short default name: the builtin's name, the file stem (a Java bot's class name; for
+    /// A short default name: the builtin's name, the file stem (a Java bot's player class; for
     /// a Hinger `a3_agent.py`, whose name every team shares, its folder's name), or the
     /// program's stem.
     pub fn default_name(&self) -> String {
@@ -165,7 +170,8 @@ impl BotSpec {
                         .map(|n| n.to_string_lossy().into_owned())
                 })
                 .unwrap_or_else(|| stem(file)),
-            BotSpec::CoursePython { file, .. } | BotSpec::CourseJava { file } => stem(file),
+            BotSpec::CoursePython { file, .. } => stem(file),
+            BotSpec::CourseJava { file } => super::java::default_name(file),
             BotSpec::Command(c) => {
                 // `python3 bot.py` is named after the script, not the interpreter;
                 // `arbiter bot greedy` after the program and its last word.

@@ -1,7 +1,9 @@
-//! Course-style Java Gomoku bots through `javac` and the embedded driver: the example bot
-//! plays whole games against every built-in engine in both colours, a bot that does not
-//! compile is a spawn failure with javac's message, a bot that throws or returns null loses
-//! by `exception`, and no JVM outlives its game. Skipped (with a message) without a JDK.
+//! Course-style Java Gomoku players through `javac`, the course environment and the
+//! embedded driver: the example player plays whole games against every built-in engine in
+//! both colours, a player that does not compile is a spawn failure with javac's message, a
+//! player that throws or returns null loses by `exception`, players of one flat course
+//! folder play unchanged beside a broken file, the submission's own classes win over the
+//! environment's, and no JVM outlives its game. Skipped (with a message) without a JDK.
 
 use crate::bots_common as common;
 
@@ -280,7 +282,8 @@ fn a_packaged_bot_with_its_own_api_copy_compiles_once_for_parallel_games() {
     let mut bytes = b"// Auteur: \xe9tudiant\n".to_vec();
     bytes.extend_from_slice(bot.as_bytes());
     std::fs::write(dir.path().join("Player42.java"), bytes).unwrap();
-    // A student's copy of the API, in the default package: not compiled (arbiter's is).
+    // A student's copy of the API in the default package: not the player's package's
+    // `GomokuPlayer`, so never compiled (the environment's, in league.bots, is).
     std::fs::write(
         dir.path().join("GomokuPlayer.java"),
         "public abstract class GomokuPlayer { broken on purpose }",
@@ -323,4 +326,218 @@ fn a_missing_compiler_is_a_clear_spawn_failure() {
     );
     let err = java::compile(&example("NoSuchPlayer.java")).unwrap_err();
     assert!(err.contains("cannot read"), "{err}");
+}
+
+/// A flat folder as the course lays it out: a player looping with `GomokuBoard.ROWS`, one
+/// simulating on `new GomokuBoard()`, one extending `SequencePlayer` in a file named
+/// otherwise, one whose class is not named after its file, one with a helper class, and
+/// one that does not compile. A league of them (sandboxed and limited, when root): every
+/// game of the broken one is its `spawn_failed` with javac's message; every other game is
+/// played to its end.
+#[test]
+fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file() {
+    if !have_jdk("course_players_play_unchanged_from_one_flat_folder...") {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let players = root.join("tests/data/gomoku/java/players");
+    for (from, name) in [
+        (players.join("Backward.java"), "Backward.java"),
+        (players.join("Simulator.java"), "Simulator.java"),
+        (example("Player123456789.java"), "Player123456789.java"),
+        (example("Lines.java"), "Lines.java"),
+    ] {
+        std::fs::copy(from, dir.path().join(name)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("Lazy.java"),
+        "class LazySeq extends SequencePlayer {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Broken.java"),
+        "public class Broken extends GomokuPlayer { this does not compile }\n",
+    )
+    .unwrap();
+    let file = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    // Not inside the players' folder: a sandbox copies that folder while the league writes.
+    let results = tempfile::tempdir().unwrap();
+    let out = results.path().join("league");
+    let mut cmd = crate::common::arbiter();
+    cmd.args([
+        "league",
+        "--game",
+        "gomoku",
+        "--limit-ms",
+        "10000",
+        "--memory-mb",
+        "1024",
+    ])
+    .args(["--cpu-s", "60", "--file-mb", "8", "--out"])
+    .arg(&out);
+    if arbiter::bots::sandbox::is_root() {
+        cmd.args(["--sandbox", "user"]);
+    }
+    for name in [
+        "Backward.java",
+        "Simulator.java",
+        "Player123456789.java",
+        "Lazy.java",
+        "Broken.java",
+    ] {
+        cmd.arg(file(name));
+    }
+    let (code, stdout, stderr) = crate::common::run(&mut cmd);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = crate::common::csv_rows(&out.join("games.csv"));
+    assert_eq!(games.len(), 20);
+    let journal = crate::common::read(&out.join("games.jsonl"));
+    for g in &games {
+        let broken = g["white"] == "Broken" || g["black"] == "Broken";
+        if broken {
+            assert_eq!(g["reason"], "spawn_failed", "{g:?}\n{journal}");
+            assert_ne!(g["winner"], "Broken", "{g:?}");
+        } else {
+            assert!(
+                ["five_in_row", "no_window_left", "board_full"].contains(&g["reason"].as_str()),
+                "{g:?}\n{journal}"
+            );
+        }
+    }
+    let names: std::collections::BTreeSet<&str> =
+        games.iter().map(|g| g["white"].as_str()).collect();
+    assert_eq!(
+        names.into_iter().collect::<Vec<_>>(),
+        [
+            "BackwardPlayer",
+            "Broken",
+            "LazySeq",
+            "Player123456789",
+            "Simulator"
+        ]
+    );
+    assert!(journal.contains("javac could not compile"), "{journal}");
+    assert!(journal.contains("Broken.java"), "{journal}");
+}
+
+/// A class of the environment's name that the submission provides (here its own
+/// `SequencePlayer`, playing the last empty cell) wins over arbiter's.
+#[test]
+fn a_submissions_own_environment_class_wins_over_arbiters() {
+    if !have_jdk("a_submissions_own_environment_class_wins...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        dir.path().join("SequencePlayer.java"),
+        format!(
+            "// {stamp}\nimport java.awt.Color;\n\
+             public class SequencePlayer extends GomokuPlayer {{\n\
+             \x20   public Move chooseMove(Color[][] b, Color me) {{\n\
+             \x20       for (int r = 7; r >= 0; r--) for (int c = 7; c >= 0; c--)\n\
+             \x20           if (b[r][c] == null) return new Move(r, c);\n\
+             \x20       return null;\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Mine.java"),
+        "class Mine extends SequencePlayer {}\n",
+    )
+    .unwrap();
+    let (mut mine, pgid) = WatchedJava::new(&dir.path().join("Mine.java"));
+    let mut engine = builtin("random");
+    let record = play([&mut mine, &mut engine], &[pgid], 5);
+    assert_eq!(
+        record.moves[0].reply,
+        serde_json::json!([7, 7]),
+        "{record:?}"
+    );
+    assert_eq!(record.logs["white"].announced_name.as_deref(), Some("Mine"));
+}
+
+/// A player in package `a.b` kept in `…/a/b/` finds its helper there (the source root is
+/// the folder above `a`) and the environment in its package.
+#[test]
+fn a_packaged_player_in_its_package_folders_finds_its_helpers_and_the_environment() {
+    if !have_jdk("a_packaged_player_in_its_package_folders...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("a/b");
+    std::fs::create_dir_all(&package).unwrap();
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        package.join("Base.java"),
+        format!("// {stamp}\npackage a.b;\nabstract class Base extends SequencePlayer {{}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("P.java"),
+        "package a.b;\npublic class P extends Base {\n    int rows = GomokuBoard.ROWS;\n}\n",
+    )
+    .unwrap();
+    let compiled = java::compile(&package.join("P.java")).expect("compiles");
+    assert_eq!(compiled.class, "a.b.P");
+    for class in ["P", "Base", "SequencePlayer", "GomokuBoard"] {
+        assert!(
+            compiled.dir.join(format!("a/b/{class}.class")).is_file(),
+            "{class}"
+        );
+    }
+    let (mut player, pgid) = WatchedJava::new(&package.join("P.java"));
+    let mut engine = builtin("random");
+    let record = play([&mut player, &mut engine], &[pgid], 6);
+    assert_eq!(
+        record.moves[0].reply,
+        serde_json::json!([0, 0]),
+        "{record:?}"
+    );
+}
+
+/// A helper class declared in a file of another name (`class Cells` in `Helpers.java`),
+/// which javac cannot find on its source path, is given to javac with the player; the
+/// folder's other files are still left out.
+#[test]
+fn a_helper_declared_in_a_file_of_another_name_is_compiled_with_the_player() {
+    if !have_jdk("a_helper_declared_in_a_file_of_another_name...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        dir.path().join("Helpers.java"),
+        format!(
+            "// {stamp}\nimport java.awt.Color;\nclass Cells {{\n\
+             \x20   static Move last(Color[][] b) {{\n\
+             \x20       for (int r = GomokuBoard.ROWS - 1; r >= 0; r--)\n\
+             \x20           for (int c = GomokuBoard.COLS - 1; c >= 0; c--)\n\
+             \x20               if (b[r][c] == null) return new Move(r, c);\n\
+             \x20       return null;\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("Other.java"), "class Other { broken }\n").unwrap();
+    std::fs::write(
+        dir.path().join("UsesCells.java"),
+        "import java.awt.Color;\npublic class UsesCells extends GomokuPlayer {\n\
+         \x20   public Move chooseMove(Color[][] b, Color me) { return Cells.last(b); }\n}\n",
+    )
+    .unwrap();
+    let file = dir.path().join("UsesCells.java");
+    let compiled = java::compile(&file).expect("compiles");
+    assert!(compiled.dir.join("Cells.class").is_file());
+    assert!(!compiled.dir.join("Other.class").exists());
+    let (mut player, pgid) = WatchedJava::new(&file);
+    let mut engine = builtin("random");
+    let record = play([&mut player, &mut engine], &[pgid], 7);
+    assert_eq!(
+        record.moves[0].reply,
+        serde_json::json!([7, 7]),
+        "{record:?}"
+    );
 }

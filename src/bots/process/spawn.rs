@@ -141,6 +141,22 @@ impl Running {
                 moved(&mut program);
                 args.iter_mut().for_each(moved);
             }
+            // Folders the command needs besides the bot's own (a Java player's compiled
+            // classes) are copied in too, and the arguments naming them follow.
+            for from in &command.carried {
+                let copy = sb.carry_in(from).map_err(|e| {
+                    let what = format!(
+                        "cannot copy `{}` into the bot's sandbox: {e}",
+                        from.display()
+                    );
+                    Failure::new(FailureKind::Spawn, what)
+                })?;
+                for arg in args.iter_mut() {
+                    if let Ok(rest) = std::path::Path::new(arg.as_str()).strip_prefix(from) {
+                        *arg = copy.join(rest).to_string_lossy().into_owned();
+                    }
+                }
+            }
             cwd = Some(sb.workdir.clone());
             jail = Some(sb);
         }

@@ -1,0 +1,5 @@
+public class Columns extends Scripted {
+    public Columns() {
+        super("none", 0);
+    }
+}

@@ -1,0 +1,5 @@
+public class NegativeAt4 extends Scripted {
+    public NegativeAt4() {
+        super("negative", 4);
+    }
+}

@@ -1,0 +1,5 @@
+public class NullAt5 extends Scripted {
+    public NullAt5() {
+        super("null", 5);
+    }
+}

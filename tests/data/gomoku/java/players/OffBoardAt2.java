@@ -1,0 +1,5 @@
+public class OffBoardAt2 extends Scripted {
+    public OffBoardAt2() {
+        super("off", 2);
+    }
+}
