@@ -5,7 +5,7 @@ import java.awt.Color;
  * The course's Gomoku 8x8 board, as arbiter provides it to players: the constants players
  * loop with (GomokuBoard.ROWS, GomokuBoard.COLS) and the public methods a player may call
  * on a board of its own to simulate a game. The rules are those of
- * ../shared/rules/gomoku.md: white moves first; five or more in a row wins; the game is
+ * docs/rules/gomoku.md: white moves first; five or more in a row wins; the game is
  * drawn at once when no five-cell window can be completed any more, or on a full board.
  *
  * It is a java.awt.Canvas as in the course, but arbiter never shows it (players run

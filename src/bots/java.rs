@@ -3,7 +3,7 @@
 //! bots/java/ArbiterDriver.java, which speaks the protocol on the player's behalf.
 //!
 //! The course environment (`GomokuBoard`, `GomokuPlayer`, `Move`, `SequencePlayer`,
-//! `RandomPlayer`, from ../shared/rules/gomoku.md) and the driver are embedded in arbiter.
+//! `RandomPlayer`, from docs/rules/gomoku.md) and the driver are embedded in arbiter.
 //! A player's file is compiled alone, with its own folder and then the environment as
 //! source paths: javac pulls in exactly the classes the player uses, the player's own
 //! before ours (arbiter adds the files of helpers javac cannot find by name), and a broken
