@@ -65,6 +65,8 @@ pub struct BotConfig {
     pub cpu_s: Option<Spanned<u64>>,
     pub file_mb: Option<Spanned<u64>>,
     pub sandbox: Option<Spanned<String>>,
+    /// `false`: kept out of the course marks (a reference bot); default true.
+    pub scoring: Option<Spanned<bool>>,
 }
 
 /// A parsed config with what is needed to point at its lines.

@@ -33,6 +33,10 @@ pub struct LeagueOptions {
     /// Start afresh although the folder holds a journal (kept as games.jsonl.old).
     #[arg(long)]
     pub force_new: bool,
+    /// A bot kept out of the course marks (a reference bot): it plays and is ranked, but
+    /// has no mark and does not set x_winner. Repeat for several.
+    #[arg(long = "non-scoring", value_name = "NAME")]
+    pub non_scoring: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -78,6 +82,10 @@ pub struct RunArgs {
 pub struct TableArgs {
     /// A tournament's output folder.
     pub dir: PathBuf,
+    /// Marks leaving out these bots instead of the ones the tournament was run with.
+    /// Repeat for several.
+    #[arg(long = "non-scoring", value_name = "NAME")]
+    pub non_scoring: Vec<String>,
 }
 
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
@@ -99,7 +107,8 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
 }
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
-    let (loaded, table) = tournament::rebuild_tables(&args.dir)?;
+    let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
+    let (loaded, table) = tournament::rebuild_tables(&args.dir, listed)?;
     match loaded.repair {
         Some(Repair::Dropped) => eprintln!(
             "note: the journal's last line is torn (a run was killed mid-write): left out and \
@@ -123,9 +132,20 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn start(options: &LeagueOptions, format: Format, entrants: Vec<Entrant>) -> Result<i32, Error> {
+fn start(
+    options: &LeagueOptions,
+    format: Format,
+    mut entrants: Vec<Entrant>,
+) -> Result<i32, Error> {
     let m = &options.matches;
     let settings = m.game.settings()?;
+    let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
+    for name in &options.non_scoring {
+        tournament::check_bot_name(name, &names)?;
+    }
+    for e in &mut entrants {
+        e.non_scoring = options.non_scoring.contains(&e.name);
+    }
     let tournament = m.tournament(
         format,
         entrants,
@@ -250,6 +270,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                 .map(|e| e.get_ref().clone())
                 .unwrap_or_default(),
             confine,
+            non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
         });
     }
     let positive = |v: Option<(u64, std::ops::Range<usize>)>,

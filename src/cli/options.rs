@@ -109,6 +109,7 @@ pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, E
         cwd: None,
         env: BTreeMap::new(),
         confine: Default::default(),
+        non_scoring: false,
     })
 }
 

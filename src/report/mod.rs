@@ -206,8 +206,22 @@ pub fn points_matrix_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
 
 /// The standings as a terminal table, with the fitted role advantage below it.
 pub fn standings_text(roles: &[String], table: &LeagueTable) -> String {
+    let unmarked: Vec<&str> = table
+        .rows
+        .iter()
+        .filter(|s| s.mark.is_none())
+        .map(|s| s.bot.as_str())
+        .collect();
+    let note = if unmarked.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nMarks leave out the non-scoring {}: 20 goes to the best of the others.",
+            unmarked.join(", ")
+        )
+    };
     format!(
-        "{}\nElo: mean 0, 95% intervals; fitted advantage of the {} role: {} ± {}",
+        "{}\nElo: mean 0, 95% intervals; fitted advantage of the {} role: {} ± {}{note}",
         standings_table(roles, &table.rows),
         roles.first().map(String::as_str).unwrap_or("first"),
         fixed(table.role_advantage, 1, true),

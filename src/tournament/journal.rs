@@ -87,6 +87,21 @@ pub struct PlanBot {
     /// SHA-256 over the files the bot is made of (see `tournament::setup`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// Kept out of the course marks (a reference bot): it plays and is ranked, but has no
+    /// mark and does not set x_winner. Absent (false) in format 1 and for scoring bots.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub non_scoring: bool,
+}
+
+impl Plan {
+    /// The bots kept out of the course marks.
+    pub fn non_scoring(&self) -> Vec<String> {
+        self.bots
+            .iter()
+            .filter(|b| b.non_scoring)
+            .map(|b| b.name.clone())
+            .collect()
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -190,13 +205,24 @@ impl Journal {
                     )));
                 }
                 if old != *plan {
+                    let difference = plan_difference(&old, plan);
+                    // Who is kept out of the marks changes no game: say how to re-mark
+                    // without playing again.
+                    let marks_only = if difference.contains("non_scoring") {
+                        format!(
+                            ". To mark the games played with other bots kept out of the marks, \
+                             rebuild the tables instead: arbiter table {} --non-scoring NAME",
+                            path.parent().unwrap_or(Path::new(".")).display()
+                        )
+                    } else {
+                        String::new()
+                    };
                     return Err(Error::usage(format!(
-                        "{} was written with other settings: {}. One table never mixes two \
-                         settings: rerun with the same settings to resume, or start afresh \
-                         with another output folder or --force-new (the old journal is kept \
-                         as {REPLACED_FILE})",
+                        "{} was written with other settings: {difference}. One table never \
+                         mixes two settings: rerun with the same settings to resume, or start \
+                         afresh with another output folder or --force-new (the old journal is \
+                         kept as {REPLACED_FILE}){marks_only}",
                         path.display(),
-                        plan_difference(&old, plan)
                     )));
                 }
                 if let Some((offset, kind)) = read.tail {

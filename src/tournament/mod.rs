@@ -38,6 +38,8 @@ pub struct Entrant {
     pub env: BTreeMap<String, String>,
     /// Resource limits and isolation for a program or course bot.
     pub confine: Confinement,
+    /// Kept out of the course marks (a reference bot a teacher adds to calibrate).
+    pub non_scoring: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +139,7 @@ impl Tournament {
                         SandboxMode::User => "user".to_string(),
                     }),
                     digest: setup::digest(&e.spec, e.cwd.as_deref())?,
+                    non_scoring: e.non_scoring,
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
@@ -410,14 +413,26 @@ fn check_against_schedule(
     Ok(())
 }
 
-/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`.
+/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
+/// marks leaving out the plan's non-scoring bots.
 pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
+    write_tables_marking(dir, plan, games, &plan.non_scoring())
+}
+
+/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
+pub fn write_tables_marking(
+    dir: &Path,
+    plan: &Plan,
+    games: &[GameSummary],
+    non_scoring: &[String],
+) -> Result<LeagueTable, Error> {
     let scoring = Scoring {
         win: plan.points_win,
         tie: plan.points_tie,
     };
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let table = league::table(&names, games, scoring);
+    let mut table = league::table(&names, games, scoring);
+    league::set_marks(&mut table.rows, non_scoring);
     report::write_atomic(
         &dir.join("games.csv"),
         &report::games_csv(&plan.roles, games),
@@ -436,9 +451,35 @@ pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<Le
     Ok(table)
 }
 
-/// Rebuilds every table of `dir` from its journal alone, which it only reads.
-pub fn rebuild_tables(dir: &Path) -> Result<(journal::Loaded, LeagueTable), Error> {
+/// Rebuilds every table of `dir` from its journal alone, which it only reads; the marks
+/// leave out `non_scoring` when given, else the journal's non-scoring bots.
+pub fn rebuild_tables(
+    dir: &Path,
+    non_scoring: Option<&[String]>,
+) -> Result<(journal::Loaded, LeagueTable), Error> {
     let loaded = journal::load(&dir.join(journal::JOURNAL_FILE))?;
-    let table = write_tables(dir, &loaded.plan, &loaded.games)?;
+    let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
+    let listed = match non_scoring {
+        Some(list) => {
+            for name in list {
+                check_bot_name(name, &names)?;
+            }
+            list.to_vec()
+        }
+        None => loaded.plan.non_scoring(),
+    };
+    let table = write_tables_marking(dir, &loaded.plan, &loaded.games, &listed)?;
     Ok((loaded, table))
+}
+
+/// A bot name the user gave (`--non-scoring NAME`) must be one of the tournament's.
+pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
+    if names.contains(&name) {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "--non-scoring {name}: no bot of that name; the bots are {}",
+            names.join(", ")
+        )))
+    }
 }

@@ -108,3 +108,72 @@ fn play_prints_the_same_one_line_detail() {
         "{stdout}"
     );
 }
+
+/// Marks by the course formula over the scoring bots: 20 x_i / the best scoring x.
+fn check_marks(rows: &[std::collections::BTreeMap<String, String>], non_scoring: &[&str]) {
+    let points = |r: &std::collections::BTreeMap<String, String>| r["points"].parse::<f64>().unwrap();
+    let best = rows
+        .iter()
+        .filter(|r| !non_scoring.contains(&r["bot"].as_str()))
+        .map(points)
+        .fold(0.0, f64::max);
+    for row in rows {
+        if non_scoring.contains(&row["bot"].as_str()) {
+            assert_eq!(row["mark"], "", "{row:?}");
+        } else {
+            let expected = if best > 0.0 { 20.0 * points(row) / best } else { 0.0 };
+            let mark: f64 = row["mark"].parse().unwrap();
+            assert!((mark - expected).abs() < 0.001, "{row:?}: expected {expected}");
+        }
+    }
+}
+
+#[test]
+fn a_non_scoring_baseline_plays_and_ranks_but_the_best_scoring_bot_gets_twenty() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ns");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["league", "-q", "--limit-ms", "200", "--seed", "5", "--non-scoring", "ref"])
+        .arg("--out")
+        .arg(&out)
+        .args(["ref=builtin:alphabeta", "builtin:greedy", "builtin:random"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("non-scoring ref"), "{stdout}");
+    let rows = csv_rows(&out.join("standings.csv"));
+    assert_eq!(rows.len(), 3, "the baseline is in the table");
+    assert_eq!(rows.iter().find(|r| r["bot"] == "ref").unwrap()["games"], "4");
+    check_marks(&rows, &["ref"]);
+    // The journal remembers it: `table` gives the same marks, and can mark differently.
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    check_marks(&csv_rows(&out.join("standings.csv")), &["ref"]);
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out).args(["--non-scoring", "random"]));
+    assert_eq!(code, 0, "{stderr}");
+    check_marks(&csv_rows(&out.join("standings.csv")), &["random"]);
+    // A name that is no bot of the tournament is refused, naming the bots.
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out).args(["--non-scoring", "nobody"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("nobody") && stderr.contains("ref, greedy, random"), "{stderr}");
+}
+
+#[test]
+fn scoring_false_in_tournaments_toml_keeps_a_bot_out_of_the_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = "default = \"t\"\n[tournaments.t]\ngame = \"gomoku\"\nlimit_ms = 200\nout = \"out\"\nbots = [\n  { spec = \"builtin:alphabeta\", scoring = false },\n  { spec = \"builtin:greedy\" },\n  { spec = \"builtin:random\" },\n]\n";
+    std::fs::write(dir.path().join("tournaments.toml"), toml).unwrap();
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["run", "-q", "--config"])
+        .arg(dir.path().join("tournaments.toml")));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("non-scoring alphabeta"), "{stdout}");
+    check_marks(&csv_rows(&dir.path().join("out/standings.csv")), &["alphabeta"]);
+    // Changing who scores is a change of the tournament's settings, named on resume.
+    let toml = toml.replace(", scoring = false", "");
+    std::fs::write(dir.path().join("tournaments.toml"), toml).unwrap();
+    let (code, _, stderr) = run(arbiter()
+        .args(["run", "-q", "--config"])
+        .arg(dir.path().join("tournaments.toml")));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("non_scoring"), "{stderr}");
+    assert!(stderr.contains("arbiter table"), "re-marking without replaying is offered: {stderr}");
+}
