@@ -340,6 +340,13 @@ fn lock_folder(dir: &Path) -> Result<File, Error> {
 /// Reads a journal without changing it (`arbiter table`). A damaged last line is left as
 /// it is and reported in [`Loaded::repair`]; a run on the folder repairs it.
 pub fn load(path: &Path) -> Result<Loaded, Error> {
+    // A folder without a journal is the user's mistake (a wrong path), not the harness's.
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
     let read = read(path)?;
     let Some((version, plan)) = read.header else {
         return Err(Error::Input {

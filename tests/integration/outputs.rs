@@ -85,7 +85,10 @@ fn quiet_leaves_out_the_lines_per_game() {
     let (code, stdout, stderr) = failing_league(&dir.path().join("q"), &["--quiet"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.lines().any(|l| l.starts_with("game ")), "{stdout}");
-    assert!(stdout.contains("raiser"), "the table is still printed: {stdout}");
+    assert!(
+        stdout.contains("raiser"),
+        "the table is still printed: {stdout}"
+    );
 }
 
 #[test]
@@ -111,7 +114,8 @@ fn play_prints_the_same_one_line_detail() {
 
 /// Marks by the course formula over the scoring bots: 20 x_i / the best scoring x.
 fn check_marks(rows: &[std::collections::BTreeMap<String, String>], non_scoring: &[&str]) {
-    let points = |r: &std::collections::BTreeMap<String, String>| r["points"].parse::<f64>().unwrap();
+    let points =
+        |r: &std::collections::BTreeMap<String, String>| r["points"].parse::<f64>().unwrap();
     let best = rows
         .iter()
         .filter(|r| !non_scoring.contains(&r["bot"].as_str()))
@@ -121,9 +125,16 @@ fn check_marks(rows: &[std::collections::BTreeMap<String, String>], non_scoring:
         if non_scoring.contains(&row["bot"].as_str()) {
             assert_eq!(row["mark"], "", "{row:?}");
         } else {
-            let expected = if best > 0.0 { 20.0 * points(row) / best } else { 0.0 };
+            let expected = if best > 0.0 {
+                20.0 * points(row) / best
+            } else {
+                0.0
+            };
             let mark: f64 = row["mark"].parse().unwrap();
-            assert!((mark - expected).abs() < 0.001, "{row:?}: expected {expected}");
+            assert!(
+                (mark - expected).abs() < 0.001,
+                "{row:?}: expected {expected}"
+            );
         }
     }
 }
@@ -133,7 +144,16 @@ fn a_non_scoring_baseline_plays_and_ranks_but_the_best_scoring_bot_gets_twenty()
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ns");
     let (code, stdout, stderr) = run(arbiter()
-        .args(["league", "-q", "--limit-ms", "200", "--seed", "5", "--non-scoring", "ref"])
+        .args([
+            "league",
+            "-q",
+            "--limit-ms",
+            "200",
+            "--seed",
+            "5",
+            "--non-scoring",
+            "ref",
+        ])
         .arg("--out")
         .arg(&out)
         .args(["ref=builtin:alphabeta", "builtin:greedy", "builtin:random"]));
@@ -141,19 +161,31 @@ fn a_non_scoring_baseline_plays_and_ranks_but_the_best_scoring_bot_gets_twenty()
     assert!(stdout.contains("non-scoring ref"), "{stdout}");
     let rows = csv_rows(&out.join("standings.csv"));
     assert_eq!(rows.len(), 3, "the baseline is in the table");
-    assert_eq!(rows.iter().find(|r| r["bot"] == "ref").unwrap()["games"], "4");
+    assert_eq!(
+        rows.iter().find(|r| r["bot"] == "ref").unwrap()["games"],
+        "4"
+    );
     check_marks(&rows, &["ref"]);
     // The journal remembers it: `table` gives the same marks, and can mark differently.
     let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
     assert_eq!(code, 0, "{stderr}");
     check_marks(&csv_rows(&out.join("standings.csv")), &["ref"]);
-    let (code, _, stderr) = run(arbiter().arg("table").arg(&out).args(["--non-scoring", "random"]));
+    let (code, _, stderr) = run(arbiter()
+        .arg("table")
+        .arg(&out)
+        .args(["--non-scoring", "random"]));
     assert_eq!(code, 0, "{stderr}");
     check_marks(&csv_rows(&out.join("standings.csv")), &["random"]);
     // A name that is no bot of the tournament is refused, naming the bots.
-    let (code, _, stderr) = run(arbiter().arg("table").arg(&out).args(["--non-scoring", "nobody"]));
+    let (code, _, stderr) = run(arbiter()
+        .arg("table")
+        .arg(&out)
+        .args(["--non-scoring", "nobody"]));
     assert_eq!(code, 2);
-    assert!(stderr.contains("nobody") && stderr.contains("ref, greedy, random"), "{stderr}");
+    assert!(
+        stderr.contains("nobody") && stderr.contains("ref, greedy, random"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -166,7 +198,10 @@ fn scoring_false_in_tournaments_toml_keeps_a_bot_out_of_the_marks() {
         .arg(dir.path().join("tournaments.toml")));
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("non-scoring alphabeta"), "{stdout}");
-    check_marks(&csv_rows(&dir.path().join("out/standings.csv")), &["alphabeta"]);
+    check_marks(
+        &csv_rows(&dir.path().join("out/standings.csv")),
+        &["alphabeta"],
+    );
     // Changing who scores is a change of the tournament's settings, named on resume.
     let toml = toml.replace(", scoring = false", "");
     std::fs::write(dir.path().join("tournaments.toml"), toml).unwrap();
@@ -175,5 +210,103 @@ fn scoring_false_in_tournaments_toml_keeps_a_bot_out_of_the_marks() {
         .arg(dir.path().join("tournaments.toml")));
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("non_scoring"), "{stderr}");
-    assert!(stderr.contains("arbiter table"), "re-marking without replaying is offered: {stderr}");
+    assert!(
+        stderr.contains("arbiter table"),
+        "re-marking without replaying is offered: {stderr}"
+    );
+}
+
+#[test]
+fn exit_codes_match_the_documentation() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let cases: Vec<(Vec<String>, i32, &str)> = vec![
+        // Bad input of any kind: 2.
+        (
+            vec!["table".into(), missing.display().to_string()],
+            2,
+            "cannot read",
+        ),
+        (
+            vec![
+                "run".into(),
+                "--config".into(),
+                missing.join("t.toml").display().to_string(),
+            ],
+            2,
+            "cannot read",
+        ),
+        (
+            [
+                "play",
+                "--game",
+                "hinger",
+                "--first",
+                "builtin:random",
+                "--second",
+                "builtin:random",
+                "--board",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([missing.join("b.board").display().to_string()])
+            .collect(),
+            2,
+            "cannot read",
+        ),
+        (
+            [
+                "league",
+                "--out",
+                "/tmp/unused",
+                "builtin:random",
+                "builtin:nosuch",
+            ]
+            .map(String::from)
+            .to_vec(),
+            2,
+            "nosuch",
+        ),
+        (
+            ["league", "--limit-ms", "0"].map(String::from).to_vec(),
+            2,
+            "limit",
+        ),
+        // A run whose results cannot be written failed: 1.
+        (
+            [
+                "league",
+                "-q",
+                "--out",
+                "/proc/arbiter-cannot-write-here",
+                "builtin:random",
+                "builtin:greedy",
+            ]
+            .map(String::from)
+            .to_vec(),
+            1,
+            "/proc/arbiter-cannot-write-here",
+        ),
+        // A game played, whoever won: 0.
+        (
+            [
+                "play",
+                "--game",
+                "gomoku",
+                "--white",
+                "builtin:random",
+                "--black",
+                "builtin:greedy",
+            ]
+            .map(String::from)
+            .to_vec(),
+            0,
+            "",
+        ),
+    ];
+    for (args, expected, says) in cases {
+        let (code, stdout, stderr) = run(arbiter().args(&args));
+        assert_eq!(code, expected, "{args:?}\n{stdout}\n{stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
 }
