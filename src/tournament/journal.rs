@@ -10,7 +10,7 @@
 //! journal is fsynced when a run ends, so a power loss can cost the games of the last few
 //! seconds, which a resume then plays again.
 //!
-//! One run at a time: a run holds an OS lock (`flock`) on `games.lock` in the folder for
+//! One run at a time: a run holds an OS lock (a POSIX record lock) on `games.lock` in the folder for
 //! as long as it writes there. The kernel drops the lock when the run ends or is killed,
 //! so a lock never outlives its run.
 //!
@@ -139,7 +139,7 @@ pub struct Journal {
     len: u64,
     /// A failed write could not be cut back: nothing more may be appended.
     broken: bool,
-    _lock: File,
+    _lock: FolderLock,
 }
 
 /// What a journal held when it was opened.
@@ -310,9 +310,45 @@ impl Journal {
 }
 
 /// Takes the folder's run lock, or says at once who holds it.
-fn lock_folder(dir: &Path) -> Result<File, Error> {
-    use rustix::fs::{FlockOperation, flock};
+/// A run's hold on its folder: the record lock on `games.lock`, and the folder's place in
+/// this process's own list (a record lock does not exclude its own process).
+struct FolderLock {
+    _file: File,
+    key: PathBuf,
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        locked_here().remove(&self.key);
+    }
+}
+
+fn locked_here() -> std::sync::MutexGuard<'static, std::collections::HashSet<PathBuf>> {
+    static LOCKED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<PathBuf>>> =
+        std::sync::OnceLock::new();
+    LOCKED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+fn lock_folder(dir: &Path) -> Result<FolderLock, Error> {
     let path = dir.join(LOCK_FILE);
+    let busy = || {
+        Error::usage(format!(
+            "another arbiter run is using {} (it holds the lock on {}): wait for it to end, \
+             or use another output folder",
+            dir.display(),
+            path.display()
+        ))
+    };
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut here = locked_here();
+    // Checked before the file is opened: closing any descriptor of a file drops this
+    // process's record locks on it, so a refused second open must not touch it.
+    if here.contains(&key) {
+        return Err(busy());
+    }
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -322,18 +358,35 @@ fn lock_folder(dir: &Path) -> Result<File, Error> {
             path: path.clone(),
             source,
         })?;
-    match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => Ok(file),
-        Err(rustix::io::Errno::WOULDBLOCK) => Err(Error::usage(format!(
-            "another arbiter run is using {} (it holds the lock on {}): wait for it to end, \
-             or use another output folder",
-            dir.display(),
-            path.display()
-        ))),
-        Err(e) => Err(Error::Io {
-            path,
-            source: e.into(),
-        }),
+    match lock_whole_file(&file) {
+        Ok(()) => {
+            here.insert(key.clone());
+            Ok(FolderLock { _file: file, key })
+        }
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EACCES)) => Err(busy()),
+        Err(source) => Err(Error::Io { path, source }),
+    }
+}
+
+/// Takes a POSIX record lock (`fcntl(F_SETLK)`) on the whole file, without waiting.
+///
+/// Not `flock`: a flock belongs to the open file, which a bot being started shares until it
+/// execs, so an arbiter killed at that moment would leave its lock to the bot for a while. A
+/// record lock belongs to this process alone and goes when it ends.
+fn lock_whole_file(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: an all-zero `flock` is valid (every field is an integer); the ones that
+    // matter are set below.
+    let mut range: libc::flock = unsafe { std::mem::zeroed() };
+    range.l_type = libc::F_WRLCK as libc::c_short;
+    range.l_whence = libc::SEEK_SET as libc::c_short;
+    range.l_start = 0;
+    range.l_len = 0; // to the end, however long
+    // SAFETY: the descriptor is open for the call, and `range` outlives it.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &range) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
@@ -596,6 +649,16 @@ mod tests {
             err.to_string().contains("another arbiter run is using"),
             "{err}"
         );
+        // The refusal left the first run's lock in place, against other processes too.
+        let try_lock =
+            "import fcntl, sys; fcntl.lockf(open(sys.argv[1], 'a'), fcntl.LOCK_EX | fcntl.LOCK_NB)";
+        let other = std::process::Command::new("python3")
+            .args(["-c", try_lock])
+            .arg(dir.path().join(LOCK_FILE))
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("python3 runs");
+        assert!(!other.success(), "another process took the lock");
         drop(journal);
         assert!(Journal::open(dir.path(), &plan(), false).is_ok());
     }
