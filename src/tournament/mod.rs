@@ -6,6 +6,7 @@
 
 pub mod journal;
 pub mod schedule;
+pub mod preflight;
 pub mod setup;
 pub mod sprt;
 
