@@ -320,7 +320,8 @@ pub fn bot_source<'a>(
     match (&bot.spec, &bot.folder) {
         (Some(_), Some(folder)) => Err(config.error_at(
             folder.span(),
-            "a bot has `spec` (one bot) or `folder` (a folder of submissions, one bot per              entry), not both",
+            "a bot has `spec` (one bot) or `folder` (a folder of submissions, one bot per \
+             entry), not both",
         )),
         (Some(spec), None) => match &bot.pattern {
             Some(p) => Err(config.error_at(
@@ -333,11 +334,13 @@ pub fn bot_source<'a>(
             let misplaced = [
                 (
                     bot.name.as_ref().map(|v| v.span()),
-                    "`name`: the bots of a `folder` are named after their entries (file stem                      or folder name)",
+                    "`name`: the bots of a `folder` are named after their entries (file stem \
+                     or folder name)",
                 ),
                 (
                     bot.dir.as_ref().map(|v| v.span()),
-                    "`dir` is the working folder of a bot named by `spec`; each bot of a                      `folder` runs in its own folder",
+                    "`dir` is the working folder of a bot named by `spec`; each bot of a \
+                     `folder` runs in its own folder",
                 ),
             ];
             if let Some((Some(span), why)) = misplaced.into_iter().find(|(s, _)| s.is_some()) {
@@ -351,7 +354,7 @@ pub fn bot_source<'a>(
         (None, None) => Err(match &bot.dir {
             Some(dir) => config.error_at(
                 dir.span(),
-                "this bot has no `spec`: `dir` is the working folder of the bot `spec` names;                  for a folder of submissions (one bot per entry) write `folder = \"...\"`",
+                "this bot has no `spec`: `dir` is the working folder of the bot `spec` names; for a folder of submissions (one bot per entry) write `folder = \"...\"`",
             ),
             None => config.error_at(
                 bots,

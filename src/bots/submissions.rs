@@ -202,8 +202,7 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
         }
         GameKind::Hinger => is_agent_file(file),
         GameKind::Gomoku => {
-            file.extension().is_some_and(|e| e == "java")
-                && super::java::player_class(file).is_ok()
+            file.extension().is_some_and(|e| e == "java") && super::java::player_class(file).is_ok()
         }
     }
 }

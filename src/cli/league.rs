@@ -3,8 +3,8 @@
 
 use super::games::{GameSettings, with_game};
 use super::options::{MatchOptions, cli_entrant, jobs_or_cores, parse_spec};
-use super::submissions::{SubmissionOptions, cli_entrants};
 use super::signals::graceful_stop;
+use super::submissions::{SubmissionOptions, cli_entrants};
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -379,9 +379,13 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let bots_span = t.bots.span();
     eprintln!("tournament `{name}` from {}", config.path.display());
-    dispatch(&settings, tournament, args.quiet, args.submissions.check, &|e| {
-        config.error_at(bots_span.clone(), e.to_string())
-    })
+    dispatch(
+        &settings,
+        tournament,
+        args.quiet,
+        args.submissions.check,
+        &|e| config.error_at(bots_span.clone(), e.to_string()),
+    )
 }
 
 fn spanned<T: Copy + Into<u64>>(

@@ -196,7 +196,13 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
             let key: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
             let unpack = std::env::temp_dir().join("arbiter-check").join(key);
             entrants.extend(folder_entrants(
-                folder, text, settings.kind, None, &unpack, python, args.strict,
+                folder,
+                text,
+                settings.kind,
+                None,
+                &unpack,
+                python,
+                args.strict,
             )?);
         } else {
             entrants.push(cli_entrant(text, python)?);

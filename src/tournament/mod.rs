@@ -5,8 +5,8 @@
 //! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
 
 pub mod journal;
-pub mod schedule;
 pub mod preflight;
+pub mod schedule;
 pub mod setup;
 pub mod sprt;
 

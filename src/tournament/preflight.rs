@@ -72,16 +72,18 @@ const IMPORT_ERRORS: [&str; 5] = [
     "TabError",
 ];
 
-fn status_of(kind: FailureKind, detail: &str) -> Status {
+/// The status a failure gives, and the error shown for it: an exception as one line
+/// (its type, message, file and line), anything else as the referee worded it.
+fn verdict(kind: FailureKind, detail: String) -> (Status, String) {
+    let error = crate::record::exception_line(&detail).unwrap_or(detail);
+    (status_of(kind, &error), error)
+}
+
+fn status_of(kind: FailureKind, error: &str) -> Status {
+    let exception_type = error.split(':').next().unwrap_or_default().trim();
     match kind {
         FailureKind::Spawn => Status::ImportError,
-        FailureKind::Exception
-            if IMPORT_ERRORS
-                .iter()
-                .any(|e| detail.split(':').next().is_some_and(|t| t.trim() == *e)) =>
-        {
-            Status::ImportError
-        }
+        FailureKind::Exception if IMPORT_ERRORS.contains(&exception_type) => Status::ImportError,
         FailureKind::Exception => Status::Exception,
         FailureKind::Timeout => Status::Timeout,
         FailureKind::Memory => Status::Memory,
@@ -134,7 +136,7 @@ pub fn check_one<G: Builtins>(
         };
         let started = Instant::now();
         let failure = match player.start(game, &setup) {
-            Err(f) => Some((status_of(f.kind, &f.detail), f.detail)),
+            Err(f) => Some(verdict(f.kind, f.detail)),
             Ok(_) => {
                 let took = started.elapsed();
                 row.startup = Some(row.startup.map_or(took, |t| t.max(took)));
@@ -143,7 +145,7 @@ pub fn check_one<G: Builtins>(
                     row.moves[side.index()] = Some(reply.elapsed);
                 }
                 match reply.reply {
-                    Reply::Failed(f) => Some((status_of(f.kind, &f.detail), f.detail)),
+                    Reply::Failed(f) => Some(verdict(f.kind, f.detail)),
                     Reply::Checked(_) => None,
                     Reply::Wire(value) => game.parse_move(&state, &value).err().map(|why| {
                         (
