@@ -1,10 +1,10 @@
-"""Team 13: a fixed-depth minimax (three plies) over the helper's score, printing a line per
+"""Team 13: a fixed-depth minimax (two plies) over the helper's score, printing a line per
 move (course bots print; arbiter keeps it in the bot's log, never on the protocol).
 Deterministic, like most course bots."""
 
 from utils import officer_moves, play, rebel_steps, score
 
-DEPTH = 3
+DEPTH = 2
 
 
 def value(board, depth, rebels_to_move):
@@ -22,7 +22,7 @@ class Player:
             return None
         pick = max if rebels else min
         best = pick(moves, key=lambda m: value(play(board, m), DEPTH - 1, not rebels))
-        print("Team03 considered", len(moves), "moves")
+        print("Team13 considered", len(moves), "moves")
         return best
 
     def play_rebel(self, board):
