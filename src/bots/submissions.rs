@@ -102,10 +102,7 @@ pub fn scan(
         } else if is_bot_file(&entry, game) {
             Ok((stem.clone(), entry.clone()))
         } else {
-            Err(format!(
-                "not a bot: expected a {} a folder or a .zip",
-                bot_file_kind(game)
-            ))
+            Err(format!("not a bot: expected {}", bot_file_kind(game)))
         };
         match identified {
             Ok((name, file)) => {
@@ -133,9 +130,9 @@ fn file_name(path: &Path) -> String {
 /// What a course bot of `game` is, for messages.
 fn bot_file_kind(game: GameKind) -> &'static str {
     match game {
-        GameKind::Asalto => "Team*.py file with a `Player` class,",
-        GameKind::Hinger => "team folder (with its a3_agent.py),",
-        GameKind::Gomoku => ".java file with a GomokuPlayer class,",
+        GameKind::Asalto => "a Team*.py file with a `Player` class, a folder or a .zip",
+        GameKind::Hinger => "a team's folder (with its a3_agent.py) or a .zip",
+        GameKind::Gomoku => "a .java file with a GomokuPlayer class, a folder or a .zip",
     }
 }
 
@@ -286,6 +283,49 @@ mod tests {
         assert!(wildcard("*.zip", "a.b.zip"));
         assert!(!wildcard("*.zip", "a.zip.py"));
         assert!(wildcard("*", ""));
+    }
+
+    #[test]
+    fn hinger_and_gomoku_teams_are_found_by_their_course_files() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let hinger = dir.path().join("hinger");
+        for file in ["a1_state.py", "a3_agent.py"] {
+            let to = hinger.join("team07").join(file);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(root.join("bots/python/examples/hinger").join(file), to).unwrap();
+        }
+        std::fs::write(hinger.join("Team08.py"), "class Player:\n    pass\n").unwrap();
+        let found = scan(&hinger, GameKind::Hinger, None, dir.path()).unwrap();
+        assert_eq!(found.bots.len(), 1, "{found:?}");
+        assert_eq!(found.bots[0].name, "team07");
+        assert!(found.bots[0].file.ends_with("team07/a3_agent.py"));
+        assert!(
+            found.skipped[0].reason.starts_with("not a bot"),
+            "{found:?}"
+        );
+
+        let gomoku = dir.path().join("gomoku");
+        let examples = root.join("bots/java/examples");
+        let team = gomoku.join("team09");
+        std::fs::create_dir_all(&team).unwrap();
+        for file in ["Player123456789.java", "Lines.java"] {
+            std::fs::copy(examples.join(file), team.join(file)).unwrap();
+        }
+        std::fs::copy(
+            examples.join("PlayerNull.java"),
+            gomoku.join("PlayerNull.java"),
+        )
+        .unwrap();
+        let found = scan(&gomoku, GameKind::Gomoku, None, dir.path()).unwrap();
+        let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["PlayerNull", "team09"], "{found:?}");
+        assert!(found.bots[1].file.ends_with("Player123456789.java"));
+        assert!(matches!(
+            found.bots[1].spec(None),
+            BotSpec::CourseJava { .. }
+        ));
+        assert!(found.skipped.is_empty(), "{found:?}");
     }
 
     #[test]
