@@ -258,6 +258,15 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             crate::config::BotSource::Spec(written) => written,
             crate::config::BotSource::Folder { folder, pattern } => {
                 let at = |e: Error| config.error_at(folder.span(), e.to_string());
+                if let Some(p) = &bot.python
+                    && kind == GameKind::Gomoku
+                {
+                    return Err(config.error_at(
+                        p.span(),
+                        "`python` is the interpreter of course-style .py bots; the bots of a \
+                         Gomoku folder are Java players",
+                    ));
+                }
                 let path = base.join(folder.get_ref());
                 if !path.is_dir() {
                     return Err(at(Error::usage(format!(
