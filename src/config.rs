@@ -54,8 +54,13 @@ pub struct BotConfig {
     /// Defaults to the name derived from the spec (file stem, builtin name).
     pub name: Option<Spanned<String>>,
     /// `builtin:NAME`, a `.py` course bot, or a command line; paths relative to the
-    /// config file's folder.
-    pub spec: Spanned<String>,
+    /// config file's folder. A bot has this or `folder`.
+    pub spec: Option<Spanned<String>>,
+    /// A folder of submissions, relative to the config file's folder: every entry of it
+    /// is a bot (see `bots::submissions`).
+    pub folder: Option<Spanned<String>>,
+    /// With `folder`: only the entries whose names match (`*` and `?` wildcards).
+    pub pattern: Option<Spanned<String>>,
     pub python: Option<Spanned<String>>,
     /// Working directory, relative to the config file's folder (default for a command:
     /// that folder).
@@ -295,11 +300,78 @@ pub fn check_game_keys(
     Ok(())
 }
 
-/// Refuses the keys of `bot` that do not apply to its kind (`spec` is its parsed spec),
-/// naming the key, its line and why.
+/// Where a bot of the file comes from.
+pub enum BotSource<'a> {
+    /// One bot, as `spec` names it.
+    Spec(&'a Spanned<String>),
+    /// Every bot of a folder of submissions, the entries matching `pattern`.
+    Folder {
+        folder: &'a Spanned<String>,
+        pattern: Option<&'a str>,
+    },
+}
+
+/// Whether `bot` is one bot (`spec`) or a folder of submissions (`folder`), refusing the
+/// keys that do not go with it, naming the key, its line and why. `bots` is the span of
+/// the tournament's bot list, for a bot that has neither.
+pub fn bot_source<'a>(
+    config: &Config,
+    bot: &'a BotConfig,
+    bots: std::ops::Range<usize>,
+) -> Result<BotSource<'a>, Error> {
+    match (&bot.spec, &bot.folder) {
+        (Some(_), Some(folder)) => Err(config.error_at(
+            folder.span(),
+            "a bot has `spec` (one bot) or `folder` (a folder of submissions, one bot per \
+             entry), not both",
+        )),
+        (Some(spec), None) => match &bot.pattern {
+            Some(p) => Err(config.error_at(
+                p.span(),
+                "`pattern` chooses entries of a `folder` of submissions; this bot is a `spec`",
+            )),
+            None => Ok(BotSource::Spec(spec)),
+        },
+        (None, Some(folder)) => {
+            let misplaced = [
+                (
+                    bot.name.as_ref().map(|v| v.span()),
+                    "`name`: the bots of a `folder` are named after their entries (file stem \
+                     or folder name)",
+                ),
+                (
+                    bot.dir.as_ref().map(|v| v.span()),
+                    "`dir` is the working folder of a bot named by `spec`; each bot of a \
+                     `folder` runs in its own folder",
+                ),
+            ];
+            if let Some((Some(span), why)) = misplaced.into_iter().find(|(s, _)| s.is_some()) {
+                return Err(config.error_at(span, why));
+            }
+            Ok(BotSource::Folder {
+                folder,
+                pattern: bot.pattern.as_ref().map(|p| p.get_ref().as_str()),
+            })
+        }
+        (None, None) => Err(match &bot.dir {
+            Some(dir) => config.error_at(
+                dir.span(),
+                "this bot has no `spec`: `dir` is the working folder of the bot `spec` names; for a folder of submissions (one bot per entry) write `folder = \"...\"`",
+            ),
+            None => config.error_at(
+                bots,
+                "a bot needs `spec` (one bot) or `folder` (a folder of submissions)",
+            ),
+        }),
+    }
+}
+
+/// Refuses the keys of `bot` that do not apply to its kind (`spec` is its parsed spec,
+/// `text` as written), naming the key, its line and why.
 pub fn check_bot_keys(
     config: &Config,
     bot: &BotConfig,
+    text: &str,
     spec: &crate::bots::spec::BotSpec,
 ) -> Result<(), Error> {
     use crate::bots::spec::BotSpec;
@@ -319,7 +391,7 @@ pub fn check_bot_keys(
                 format!(
                     "`{key}` does not apply to the built-in bot `{}`: it runs inside arbiter, \
                      not as a program",
-                    bot.spec.get_ref()
+                    text
                 ),
             ));
         }
@@ -332,7 +404,7 @@ pub fn check_bot_keys(
             format!(
                 "`python` is the interpreter of a course-style .py bot; `{}` is not one (a \
                  command names its own interpreter)",
-                bot.spec.get_ref()
+                text
             ),
         ));
     }

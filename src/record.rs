@@ -182,16 +182,14 @@ pub const DETAIL_CHARS: usize = 160;
 /// illegal move, the move and why it is illegal. Empty when the rules alone ended it.
 pub fn short_detail(record: &GameRecord) -> String {
     let line = match &record.detail {
-        Some(detail) if detail.contains("Traceback (most recent call last)") => {
-            python_exception_line(detail)
-        }
-        Some(detail) if detail.contains("\n\tat ") => java_exception_line(detail),
-        Some(detail) => detail
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or_default()
-            .to_string(),
+        Some(detail) => exception_line(detail).unwrap_or_else(|| {
+            detail
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or_default()
+                .to_string()
+        }),
         None => match record.moves.last() {
             Some(last) if last.verdict == "illegal" && record.reason.starts_with("illegal") => {
                 format!(
@@ -205,6 +203,18 @@ pub fn short_detail(record: &GameRecord) -> String {
         },
     };
     shorten(&line)
+}
+
+/// `Type: message (file, line N)` when `detail` is a Python traceback or a Java stack
+/// trace; `None` for anything else.
+pub fn exception_line(detail: &str) -> Option<String> {
+    if detail.contains("Traceback (most recent call last)") {
+        Some(python_exception_line(detail))
+    } else if detail.contains("\n\tat ") {
+        Some(java_exception_line(detail))
+    } else {
+        None
+    }
 }
 
 /// `Type: message (file.py, line N)` from a Python traceback, naming the innermost frame

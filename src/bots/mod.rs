@@ -14,6 +14,7 @@ pub mod reaper;
 pub mod sandbox;
 pub mod serve;
 pub mod spec;
+pub mod submissions;
 
 use crate::engines::Builtins;
 use crate::games::{Game, Side};

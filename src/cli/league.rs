@@ -4,6 +4,7 @@
 use super::games::{GameSettings, with_game};
 use super::options::{MatchOptions, cli_entrant, jobs_or_cores, parse_spec};
 use super::signals::graceful_stop;
+use super::submissions::{SubmissionOptions, cli_entrants};
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -43,8 +44,11 @@ pub struct LeagueOptions {
 pub struct LeagueArgs {
     #[command(flatten)]
     pub options: LeagueOptions,
-    /// The bots: `NAME=SPEC` or a SPEC (`builtin:NAME`, a `.py` file, a command line).
-    #[arg(required = true, num_args = 2..)]
+    #[command(flatten)]
+    pub submissions: SubmissionOptions,
+    /// The bots: `NAME=SPEC`, a SPEC (`builtin:NAME`, a `.py` file, a command line), or a
+    /// folder of submissions (every bot in it).
+    #[arg(required = true, num_args = 1..)]
     pub bots: Vec<String>,
 }
 
@@ -76,6 +80,8 @@ pub struct RunArgs {
     /// Start afresh although the output folder holds a journal (kept as games.jsonl.old).
     #[arg(long)]
     pub force_new: bool,
+    #[command(flatten)]
+    pub submissions: SubmissionOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -89,12 +95,19 @@ pub struct TableArgs {
 }
 
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
-    let entrants = args
-        .bots
-        .iter()
-        .map(|b| cli_entrant(b, args.options.matches.play.python.as_deref()))
-        .collect::<Result<Vec<_>, _>>()?;
-    start(&args.options, Format::RoundRobin, entrants)
+    let entrants = cli_entrants(
+        &args.bots,
+        args.options.matches.game.game,
+        args.options.matches.play.python.as_deref(),
+        &args.options.out,
+        args.submissions.strict,
+    )?;
+    start(
+        &args.options,
+        Format::RoundRobin,
+        entrants,
+        args.submissions.check,
+    )
 }
 
 pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
@@ -103,7 +116,7 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     for b in &args.baseline {
         entrants.push(cli_entrant(b, python)?);
     }
-    start(&args.options, Format::Gauntlet, entrants)
+    start(&args.options, Format::Gauntlet, entrants, false)
 }
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
@@ -136,6 +149,7 @@ fn start(
     options: &LeagueOptions,
     format: Format,
     mut entrants: Vec<Entrant>,
+    check: bool,
 ) -> Result<i32, Error> {
     let m = &options.matches;
     let settings = m.game.settings()?;
@@ -153,18 +167,23 @@ fn start(
         options.out.clone(),
         options.force_new,
     );
-    dispatch(&settings, tournament, options.quiet, &|e| e)
+    dispatch(&settings, tournament, options.quiet, check, &|e| e)
 }
 
-/// Checks the bots against the game, then plays.
+/// Checks the bots against the game (and, with `check`, runs each once), then plays.
 fn dispatch(
     settings: &GameSettings,
     tournament: Tournament,
     quiet: bool,
+    check: bool,
     locate: &dyn Fn(Error) -> Error,
 ) -> Result<i32, Error> {
     with_game!(settings, tournament.seed, |game| {
         check_entrants(&game, &tournament.entrants).map_err(locate)?;
+        if check && !super::submissions::preflight(&game, &tournament)? {
+            eprintln!("a bot failed the check: no game was played");
+            return Ok(1);
+        }
         warn_oversubscribed(tournament.jobs);
         play(&game, settings.rules(), &tournament, quiet)
     })
@@ -233,18 +252,67 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     let base = std::fs::canonicalize(config.base_dir()).unwrap_or_else(|_| config.base_dir());
     let kind = parse_game(&config, t)?;
     crate::config::check_game_keys(&config, t, kind)?;
+    let out = match &t.out {
+        Some(out) => base.join(out),
+        None => base.join("results").join(&name),
+    };
     let mut entrants = Vec::new();
     for bot in t.bots.get_ref() {
-        let at = |e: Error| config.error_at(bot.spec.span(), e.to_string());
-        let spec_text = crate::config::resolve_spec(bot.spec.get_ref(), &base);
         let python = bot
             .python
             .as_ref()
             .map(|p| p.get_ref().as_str())
             .or(t.python.as_deref())
             .map(|p| crate::config::resolve_program(p, &base));
+        let env = bot
+            .env
+            .as_ref()
+            .map(|e| e.get_ref().clone())
+            .unwrap_or_default();
+        let confine = crate::config::confinement(&config, t, bot)?;
+        let written = match crate::config::bot_source(&config, bot, t.bots.span())? {
+            crate::config::BotSource::Spec(written) => written,
+            crate::config::BotSource::Folder { folder, pattern } => {
+                let at = |e: Error| config.error_at(folder.span(), e.to_string());
+                if let Some(p) = &bot.python
+                    && kind == GameKind::Gomoku
+                {
+                    return Err(config.error_at(
+                        p.span(),
+                        "`python` is the interpreter of course-style .py bots; the bots of a \
+                         Gomoku folder are Java players",
+                    ));
+                }
+                let path = base.join(folder.get_ref());
+                if !path.is_dir() {
+                    return Err(at(Error::usage(format!(
+                        "`folder`: {} is not a folder of submissions",
+                        path.display()
+                    ))));
+                }
+                let found = super::submissions::folder_entrants(
+                    &path,
+                    folder.get_ref(),
+                    kind,
+                    pattern,
+                    &super::submissions::unpack_dir(&out, &path),
+                    python.as_deref(),
+                    args.submissions.strict,
+                )
+                .map_err(at)?;
+                entrants.extend(found.into_iter().map(|e| Entrant {
+                    env: env.clone(),
+                    confine,
+                    non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
+                    ..e
+                }));
+                continue;
+            }
+        };
+        let at = |e: Error| config.error_at(written.span(), e.to_string());
+        let spec_text = crate::config::resolve_spec(written.get_ref(), &base);
         let spec = parse_spec(&spec_text, python.as_deref()).map_err(at)?;
-        crate::config::check_bot_keys(&config, bot, &spec)?;
+        crate::config::check_bot_keys(&config, bot, written.get_ref(), &spec)?;
         let name = match &bot.name {
             Some(n) if n.get_ref().trim().is_empty() => {
                 return Err(config.error_at(n.span(), "bot name is empty"));
@@ -258,17 +326,12 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             None if matches!(spec, crate::bots::spec::BotSpec::Command(_)) => Some(base.clone()),
             None => None,
         };
-        let confine = crate::config::confinement(&config, t, bot)?;
         entrants.push(Entrant {
             name,
-            spec_text: bot.spec.get_ref().clone(),
+            spec_text: written.get_ref().clone(),
             spec,
             cwd,
-            env: bot
-                .env
-                .as_ref()
-                .map(|e| e.get_ref().clone())
-                .unwrap_or_default(),
+            env,
             confine,
             non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
         });
@@ -312,10 +375,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                 .map(|j| j as usize)
                 .or((jobs_cfg > 0).then_some(jobs_cfg as usize)),
         ),
-        out: match &t.out {
-            Some(out) => base.join(out),
-            None => base.join("results").join(&name),
-        },
+        out,
         force_new: args.force_new,
     };
     let mut boards = Vec::new();
@@ -346,9 +406,13 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let bots_span = t.bots.span();
     eprintln!("tournament `{name}` from {}", config.path.display());
-    dispatch(&settings, tournament, args.quiet, &|e| {
-        config.error_at(bots_span.clone(), e.to_string())
-    })
+    dispatch(
+        &settings,
+        tournament,
+        args.quiet,
+        args.submissions.check,
+        &|e| config.error_at(bots_span.clone(), e.to_string()),
+    )
 }
 
 fn spanned<T: Copy + Into<u64>>(

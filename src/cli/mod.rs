@@ -8,6 +8,7 @@ mod perft;
 mod play;
 mod signals;
 mod sprt;
+mod submissions;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -42,6 +43,10 @@ pub enum Command {
     Sprt(sprt::SprtArgs),
     /// Rebuild every table of a tournament folder from its journal.
     Table(league::TableArgs),
+    /// Start each bot (or each bot of a folder of submissions) under the tournament's
+    /// limits, time its start-up and one move as each role, and print a table. Exit 0 when
+    /// all pass, 1 when one fails, 2 on bad input.
+    Check(submissions::CheckArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
 }
@@ -59,6 +64,7 @@ pub fn main() -> i32 {
         Command::Run(args) => league::run(args),
         Command::Table(args) => league::table(args),
         Command::Sprt(args) => sprt::run(args),
+        Command::Check(args) => submissions::check(args),
     };
     match result {
         Ok(code) => code,

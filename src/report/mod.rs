@@ -3,6 +3,8 @@
 //! Every file is written to a temporary sibling and renamed over the old one, so a reader
 //! (or a crash) never sees half a table.
 
+pub mod check;
+
 use crate::error::Error;
 use crate::record::GameSummary;
 use crate::stats::league::{LeagueTable, Pairing, Standing};

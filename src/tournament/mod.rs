@@ -5,6 +5,7 @@
 //! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
 
 pub mod journal;
+pub mod preflight;
 pub mod schedule;
 pub mod setup;
 pub mod sprt;

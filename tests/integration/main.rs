@@ -16,6 +16,7 @@ mod play;
 mod readme;
 mod resume;
 mod sprt;
+mod submissions;
 mod zoo;
 mod zoo_java;
 mod zoo_promises;

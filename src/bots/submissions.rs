@@ -1,0 +1,338 @@
+//! A folder of submissions as a source of bots: each entry of the folder is one team's
+//! bot, found the way the course hands them in.
+//!
+//! An entry is a course bot file (`TeamXX.py`, a Gomoku `.java` player), a subfolder holding
+//! one team's submission with its helper files, or a `.zip` of such a subfolder. A zip is
+//! extracted once into a private folder (the caller chooses where: beside a tournament's
+//! results), and extracted again only when the archive changes, so a resumed tournament
+//! sees the same files and the same digests. An entry whose bot cannot be identified is
+//! not an error here: it is returned with the reason, and the caller decides whether that
+//! stops the run.
+
+use super::spec::{BotSpec, is_agent_file};
+use crate::error::Error;
+use crate::games::GameKind;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// One bot found in the folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The entry's file stem or folder name.
+    pub name: String,
+    /// The entry in the submissions folder (the file, subfolder or zip).
+    pub entry: PathBuf,
+    /// The course bot file that runs (inside the extracted folder for a zip).
+    pub file: PathBuf,
+}
+
+/// An entry that is left out, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub entry: PathBuf,
+    pub reason: String,
+}
+
+/// What a folder holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Submissions {
+    pub bots: Vec<Found>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl Found {
+    /// The bot's spec: a course Python bot under `python`, or a Java player.
+    pub fn spec(&self, python: Option<&str>) -> BotSpec {
+        if self.file.extension().is_some_and(|e| e == "java") {
+            BotSpec::CourseJava {
+                file: self.file.clone(),
+            }
+        } else {
+            BotSpec::CoursePython {
+                file: self.file.clone(),
+                python: python.map(str::to_string),
+            }
+        }
+    }
+}
+
+/// The entries of `folder` whose names match `pattern` (`*` any run of characters, `?` one;
+/// default every entry), each identified as a bot of `game` or skipped with the reason.
+/// Zips are extracted under `unpack_to`. Hidden entries and `__pycache__` are ignored. Two
+/// bots of one name are an error naming both entries.
+pub fn scan(
+    folder: &Path,
+    game: GameKind,
+    pattern: Option<&str>,
+    unpack_to: &Path,
+) -> Result<Submissions, Error> {
+    let unreadable = |path: &Path, source| Error::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map_err(|e| unreadable(folder, e))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = file_name(p);
+            !name.starts_with('.')
+                && name != "__pycache__"
+                && pattern.is_none_or(|pat| wildcard(pat, &name))
+        })
+        .collect();
+    entries.sort();
+    let mut found = Submissions::default();
+    for entry in entries {
+        let name = file_name(&entry);
+        let stem = entry
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| name.clone());
+        let extension = entry
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let identified = if entry.is_dir() {
+            identify(&entry, game).map(|file| (name.clone(), file))
+        } else if extension == "zip" {
+            let target = unpack_to.join(&stem);
+            unpack(&entry, &target)?;
+            identify(&target, game).map(|file| (stem.clone(), file))
+        } else if is_bot_file(&entry, game) {
+            Ok((stem.clone(), entry.clone()))
+        } else {
+            Err(format!("not a bot: expected {}", bot_file_kind(game)))
+        };
+        match identified {
+            Ok((name, file)) => {
+                if let Some(other) = found.bots.iter().find(|b| b.name == name) {
+                    return Err(Error::usage(format!(
+                        "two submissions are named `{name}`: {} and {}; rename one",
+                        other.entry.display(),
+                        entry.display()
+                    )));
+                }
+                found.bots.push(Found { name, entry, file });
+            }
+            Err(reason) => found.skipped.push(Skipped { entry, reason }),
+        }
+    }
+    Ok(found)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// What a course bot of `game` is, for messages.
+fn bot_file_kind(game: GameKind) -> &'static str {
+    match game {
+        GameKind::Asalto => "a Team*.py file with a `Player` class, a folder or a .zip",
+        GameKind::Hinger => "a team's folder (with its a3_agent.py) or a .zip",
+        GameKind::Gomoku => "a .java file with a GomokuPlayer class, a folder or a .zip",
+    }
+}
+
+/// Whether a loose file of the folder is itself a bot: what a team's folder must hold
+/// (a Hinger agent, named `a3_agent.py` by every team, always comes in its team's folder).
+fn is_bot_file(file: &Path, game: GameKind) -> bool {
+    game != GameKind::Hinger && is_candidate(file, game)
+}
+
+/// The one course bot of `game` in a team's folder, else why there is none. A folder that
+/// holds nothing but one subfolder (the usual shape of a zip) is looked into.
+fn identify(folder: &Path, game: GameKind) -> Result<PathBuf, String> {
+    let mut files = Vec::new();
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(folder)
+        .map_err(|e| format!("cannot read the folder: {e}"))?
+        .flatten()
+    {
+        let path = entry.path();
+        let name = file_name(&path);
+        if name.starts_with('.') || name == "__pycache__" || name == "__MACOSX" {
+            continue;
+        }
+        if path.is_dir() {
+            folders.push(path);
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let candidates: Vec<&PathBuf> = files.iter().filter(|f| is_candidate(f, game)).collect();
+    match candidates.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] if files.is_empty() && folders.len() == 1 => identify(&folders[0], game),
+        [] => Err(format!("no bot: {}", wanted(game))),
+        several => Err(format!(
+            "several candidates ({}): {}",
+            several
+                .iter()
+                .map(|f| file_name(f))
+                .collect::<Vec<_>>()
+                .join(", "),
+            wanted(game)
+        )),
+    }
+}
+
+/// What a team's folder must hold exactly one of.
+fn wanted(game: GameKind) -> &'static str {
+    match game {
+        GameKind::Asalto => "expected exactly one Team*.py file with a `Player` class",
+        GameKind::Hinger => "expected exactly one a3_agent.py",
+        GameKind::Gomoku => "expected exactly one .java file with a GomokuPlayer class",
+    }
+}
+
+fn is_candidate(file: &Path, game: GameKind) -> bool {
+    let name = file_name(file);
+    match game {
+        GameKind::Asalto => {
+            name.to_lowercase().starts_with("team")
+                && name.ends_with(".py")
+                && std::fs::read_to_string(file).is_ok_and(|text| defines_player(&text))
+        }
+        GameKind::Hinger => is_agent_file(file),
+        GameKind::Gomoku => {
+            file.extension().is_some_and(|e| e == "java") && super::java::player_class(file).is_ok()
+        }
+    }
+}
+
+/// Whether Python source defines a top-level `class Player`.
+fn defines_player(source: &str) -> bool {
+    source.lines().any(|line| {
+        line.strip_prefix("class Player")
+            .is_some_and(|rest| rest.trim_start().starts_with(['(', ':']))
+    })
+}
+
+/// `*` matches any run of characters, `?` one character; everything else itself.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    // The classic backtracking match: remember the last `*` and retry one character later.
+    let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
+    while j < t.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+/// The file in an extracted folder that records which archive it came from.
+const UNPACKED_MARK: &str = ".arbiter-zip-sha256";
+
+/// Extracts `zip` into `target` unless `target` already holds this very archive.
+fn unpack(zip: &Path, target: &Path) -> Result<(), Error> {
+    let bytes = std::fs::read(zip).map_err(|source| Error::Unreadable {
+        path: zip.to_path_buf(),
+        source,
+    })?;
+    let hash: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mark = target.join(UNPACKED_MARK);
+    if std::fs::read_to_string(&mark).is_ok_and(|m| m.trim() == hash) {
+        return Ok(());
+    }
+    let failed = |what: String| Error::usage(format!("{}: {what}", zip.display()));
+    if target.exists() {
+        std::fs::remove_dir_all(target)
+            .map_err(|e| failed(format!("cannot clear {}: {e}", target.display())))?;
+    }
+    std::fs::create_dir_all(target)
+        .map_err(|e| failed(format!("cannot create {}: {e}", target.display())))?;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| failed(format!("not a readable zip archive: {e}")))?;
+    // `extract` refuses entries that would land outside `target`.
+    archive
+        .extract(target)
+        .map_err(|e| failed(format!("cannot extract into {}: {e}", target.display())))?;
+    std::fs::write(&mark, &hash)
+        .map_err(|e| failed(format!("cannot write {}: {e}", mark.display())))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_whole_names() {
+        assert!(wildcard("Team*", "Team05.py"));
+        assert!(wildcard("Team??.py", "Team05.py"));
+        assert!(!wildcard("Team??.py", "Team5.py"));
+        assert!(wildcard("*.zip", "a.b.zip"));
+        assert!(!wildcard("*.zip", "a.zip.py"));
+        assert!(wildcard("*", ""));
+    }
+
+    #[test]
+    fn hinger_and_gomoku_teams_are_found_by_their_course_files() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let hinger = dir.path().join("hinger");
+        for file in ["a1_state.py", "a3_agent.py"] {
+            let to = hinger.join("team07").join(file);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(root.join("bots/python/examples/hinger").join(file), to).unwrap();
+        }
+        std::fs::write(hinger.join("Team08.py"), "class Player:\n    pass\n").unwrap();
+        let found = scan(&hinger, GameKind::Hinger, None, dir.path()).unwrap();
+        assert_eq!(found.bots.len(), 1, "{found:?}");
+        assert_eq!(found.bots[0].name, "team07");
+        assert!(found.bots[0].file.ends_with("team07/a3_agent.py"));
+        assert!(
+            found.skipped[0].reason.starts_with("not a bot"),
+            "{found:?}"
+        );
+
+        let gomoku = dir.path().join("gomoku");
+        let examples = root.join("bots/java/examples");
+        let team = gomoku.join("team09");
+        std::fs::create_dir_all(&team).unwrap();
+        for file in ["Player123456789.java", "Lines.java"] {
+            std::fs::copy(examples.join(file), team.join(file)).unwrap();
+        }
+        std::fs::copy(
+            examples.join("PlayerNull.java"),
+            gomoku.join("PlayerNull.java"),
+        )
+        .unwrap();
+        let found = scan(&gomoku, GameKind::Gomoku, None, dir.path()).unwrap();
+        let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["PlayerNull", "team09"], "{found:?}");
+        assert!(found.bots[1].file.ends_with("Player123456789.java"));
+        assert!(matches!(
+            found.bots[1].spec(None),
+            BotSpec::CourseJava { .. }
+        ));
+        assert!(found.skipped.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_player_class_is_found_only_at_the_top_level() {
+        assert!(defines_player("import x\nclass Player:\n  pass\n"));
+        assert!(defines_player("class Player(object):\n  pass\n"));
+        assert!(!defines_player("class PlayerHelper:\n  pass\n"));
+        assert!(!defines_player("  class Player:\n"));
+    }
+}

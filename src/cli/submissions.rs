@@ -1,0 +1,229 @@
+//! Folders of submissions on the command line and in tournaments.toml, `arbiter check`,
+//! and the preflight check of `league --check` and `run --check`.
+
+use super::games::{GameOptions, with_game};
+use super::options::{PlayOptions, cli_entrant, jobs_or_cores, parse_spec};
+use crate::bots::spec::BotSpec;
+use crate::bots::submissions::{self, Submissions};
+use crate::engines::Builtins;
+use crate::error::Error;
+use crate::games::GameKind;
+use crate::tournament::preflight;
+use crate::tournament::{Entrant, Tournament};
+use sha2::Digest;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Options of the tournament commands about folders of submissions and the preflight.
+#[derive(clap::Args, Debug, Default)]
+pub struct SubmissionOptions {
+    /// Stop before any game when an entry of a submissions folder is not a bot.
+    #[arg(long)]
+    pub strict: bool,
+    /// Check every bot first (as `arbiter check`), and stop before any game if one fails.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub game: GameOptions,
+    /// Bots checked at once (default: the number of cores).
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    #[command(flatten)]
+    pub play: PlayOptions,
+    /// Stop before checking when an entry of a submissions folder is not a bot.
+    #[arg(long)]
+    pub strict: bool,
+    /// The bots: `NAME=SPEC`, a SPEC, or a folder of submissions.
+    #[arg(required = true, num_args = 1..)]
+    pub bots: Vec<String>,
+}
+
+/// Where the zips of the submissions folder `folder` are extracted for a run whose
+/// results go to `out`: one private folder per submissions folder.
+pub fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
+    let name = folder
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "submissions".into());
+    out.join("unpacked").join(name)
+}
+
+/// The bots of a submissions folder, with the entries left out printed (or, when
+/// `strict`, an error listing them). `shown` is the folder as the user wrote it, which
+/// each bot's spec in the journal is written under.
+pub fn folder_entrants(
+    folder: &Path,
+    shown: &str,
+    game: GameKind,
+    pattern: Option<&str>,
+    unpack_to: &Path,
+    python: Option<&str>,
+    strict: bool,
+) -> Result<Vec<Entrant>, Error> {
+    let Submissions { bots, skipped } = submissions::scan(folder, game, pattern, unpack_to)?;
+    let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+    eprintln!(
+        "{} bot{} in {shown}: {}",
+        bots.len(),
+        if bots.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    );
+    for s in &skipped {
+        eprintln!("  left out {}: {}", s.entry.display(), s.reason);
+    }
+    if strict && !skipped.is_empty() {
+        return Err(Error::usage(format!(
+            "--strict: {} entr{} of {shown} {} not a bot (listed above); no game was played",
+            skipped.len(),
+            if skipped.len() == 1 { "y" } else { "ies" },
+            if skipped.len() == 1 { "is" } else { "are" },
+        )));
+    }
+    let mut entrants = Vec::new();
+    for bot in bots {
+        let file = bot.file.to_string_lossy().into_owned();
+        // Through the same parser as a file named by hand, so the interpreter is resolved
+        // alike.
+        let spec = match bot.spec(None) {
+            BotSpec::CoursePython { .. } => parse_spec(&shlex_quote(&file), python)?,
+            other => other,
+        };
+        let entry = bot
+            .entry
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        entrants.push(Entrant {
+            name: bot.name,
+            // Stable across runs: the folder as written and the entry's name.
+            spec_text: format!("{}/{entry}", shown.trim_end_matches('/')),
+            spec,
+            cwd: None,
+            env: BTreeMap::new(),
+            confine: Default::default(),
+            non_scoring: false,
+        });
+    }
+    Ok(entrants)
+}
+
+fn shlex_quote(text: &str) -> String {
+    shlex::try_quote(text)
+        .map(|q| q.into_owned())
+        .unwrap_or_else(|_| text.to_string())
+}
+
+/// The bots as written on the command line: each `NAME=SPEC`, a SPEC, or a folder of
+/// submissions (every bot in it).
+pub fn cli_entrants(
+    bots: &[String],
+    game: GameKind,
+    python: Option<&str>,
+    out: &Path,
+    strict: bool,
+) -> Result<Vec<Entrant>, Error> {
+    let mut entrants = Vec::new();
+    for text in bots {
+        let folder = Path::new(text);
+        if folder.is_dir() {
+            entrants.extend(folder_entrants(
+                folder,
+                text,
+                game,
+                None,
+                &unpack_dir(out, folder),
+                python,
+                strict,
+            )?);
+        } else {
+            entrants.push(cli_entrant(text, python)?);
+        }
+    }
+    Ok(entrants)
+}
+
+/// Checks every bot of a tournament and prints the table; whether all passed.
+pub fn preflight<G: Builtins>(game: &G, t: &Tournament) -> Result<bool, Error> {
+    run_checks(game, &t.entrants, t.move_limit, t.init_limit, t.jobs)
+}
+
+fn run_checks<G: Builtins>(
+    game: &G,
+    entrants: &[Entrant],
+    move_limit: Duration,
+    init_limit: Duration,
+    jobs: usize,
+) -> Result<bool, Error> {
+    crate::tournament::setup::check(entrants)?;
+    for e in entrants {
+        if !matches!(e.spec, BotSpec::Builtin(_)) {
+            super::confine::check(&e.name, &e.confine)?;
+        }
+    }
+    eprintln!(
+        "checking {} bot{}: start-up within {} ms, one move as each role within {} ms",
+        entrants.len(),
+        if entrants.len() == 1 { "" } else { "s" },
+        init_limit.as_millis(),
+        move_limit.as_millis()
+    );
+    let rows = preflight::check_all(game, entrants, move_limit, init_limit, jobs);
+    println!("{}", crate::report::check::check_table(game.roles(), &rows));
+    let failed = rows.iter().filter(|r| !r.ok()).count();
+    if failed > 0 {
+        println!("{failed} of {} bots failed the check", rows.len());
+    } else {
+        println!("all {} bots passed the check", rows.len());
+    }
+    Ok(failed == 0)
+}
+
+/// `arbiter check`: exit 0 when every bot passed, 1 when one failed, 2 on bad input.
+pub fn check(args: CheckArgs) -> Result<i32, Error> {
+    let settings = args.game.settings()?;
+    let python = args.play.python.as_deref();
+    let mut entrants = Vec::new();
+    for text in &args.bots {
+        let folder = Path::new(text);
+        if folder.is_dir() {
+            // Zips are extracted once per folder, and again only when they change.
+            let absolute = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+            let hash = sha2::Sha256::digest(absolute.to_string_lossy().as_bytes());
+            let key: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+            let unpack = std::env::temp_dir().join("arbiter-check").join(key);
+            entrants.extend(folder_entrants(
+                folder,
+                text,
+                settings.kind,
+                None,
+                &unpack,
+                python,
+                args.strict,
+            )?);
+        } else {
+            entrants.push(cli_entrant(text, python)?);
+        }
+    }
+    let mut names = std::collections::HashSet::new();
+    for e in &mut entrants {
+        e.confine = args.play.confine.confinement();
+        if !names.insert(e.name.clone()) {
+            return Err(Error::usage(format!(
+                "two bots are named `{}`: give them distinct names (NAME=SPEC)",
+                e.name
+            )));
+        }
+    }
+    let move_limit = Duration::from_millis(args.play.limit_ms);
+    let init_limit = Duration::from_millis(args.play.init_limit_ms);
+    let jobs = jobs_or_cores(args.jobs.map(|j| j as usize));
+    with_game!(settings, args.play.seed, |game| {
+        let ok = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
+        Ok(if ok { 0 } else { 1 })
+    })
+}

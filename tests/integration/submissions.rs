@@ -1,0 +1,283 @@
+//! A folder of submissions as a bot source, and the preflight check of every bot.
+
+use crate::common::*;
+use std::io::Write;
+use std::path::Path;
+
+/// The example team's self-contained random bot, as a team would hand it in.
+fn random_bot() -> String {
+    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
+}
+
+/// A random bot whose moves come from a helper module `utils`, which must be its own team's
+/// (`utils.WHO == who`).
+fn bot_using_utils(who: &str) -> String {
+    format!(
+        "import utils\n\nif utils.WHO != {who:?}:\n    raise ImportError('imported the utils of ' + utils.WHO)\n\n\
+         class Player(utils.Player):\n    pass\n"
+    )
+}
+
+fn utils_of(who: &str) -> String {
+    format!("{}\nWHO = {who:?}\n", random_bot())
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn write_zip(path: &Path, files: &[(&str, &str)]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, text) in files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+/// Good bots of every shape, and entries that are no bot: a folder with none, one with
+/// two candidates, a stray file.
+fn good_folder(dir: &Path) {
+    write(&dir.join("Team21.py"), &random_bot());
+    write(&dir.join("alpha/TeamAlpha.py"), &bot_using_utils("alpha"));
+    write(&dir.join("alpha/utils.py"), &utils_of("alpha"));
+    write(&dir.join("beta/Team_beta.py"), &bot_using_utils("beta"));
+    write(&dir.join("beta/utils.py"), &utils_of("beta"));
+    write_zip(
+        &dir.join("Team22.zip"),
+        &[
+            ("Team22/Team22.py", &bot_using_utils("zip")),
+            ("Team22/utils.py", &utils_of("zip")),
+        ],
+    );
+    write(&dir.join("empty_team/notes.txt"), "we ran out of time\n");
+    write(&dir.join("twice/TeamX.py"), &random_bot());
+    write(&dir.join("twice/TeamY.py"), &random_bot());
+    write(&dir.join("README.txt"), "submissions of the class\n");
+}
+
+/// Bots that fail the check, each in its own way.
+fn bad_bots(dir: &Path) {
+    write(
+        &dir.join("Team31.py"),
+        "import no_such_module_here\n\nclass Player:\n    pass\n",
+    );
+    write(
+        &dir.join("Team32.py"),
+        "class Player:\n    def __init__(self):\n        raise ValueError('no weights file')\n",
+    );
+    write(
+        &dir.join("Team33.py"),
+        "import time\n\nclass Player:\n    def __init__(self):\n        time.sleep(60)\n",
+    );
+    write(
+        &dir.join("Team34.py"),
+        "class Player:\n    def play_rebel(self, board):\n        return [[0, 0], [1, 1]]\n\n    \
+         def play_officer(self, board):\n        return [[0, 0], [1, 1]]\n",
+    );
+}
+
+/// The check table's rows: bot name to (status, error column).
+fn table_rows(stdout: &str) -> Vec<(String, String, String)> {
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    for line in stdout.lines().filter(|l| l.contains('┆')) {
+        let cells: Vec<String> = line
+            .trim_matches(|c| c == '│' || c == ' ')
+            .split('┆')
+            .map(|c| c.trim().to_string())
+            .collect();
+        if cells[0] == "bot" {
+            continue;
+        }
+        if cells[0].is_empty() {
+            // A continuation line of the error column.
+            if let Some(last) = rows.last_mut() {
+                last.2.push('\n');
+                last.2.push_str(&cells[5]);
+            }
+            continue;
+        }
+        rows.push((cells[0].clone(), cells[1].clone(), cells[5].clone()));
+    }
+    rows
+}
+
+#[test]
+fn the_check_table_gives_each_bot_of_a_folder_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = dir.path().join("subs");
+    good_folder(&subs);
+    bad_bots(&subs);
+    let (code, stdout, stderr) = run(arbiter()
+        .args([
+            "check",
+            "-j",
+            "2",
+            "--init-limit-ms",
+            "3000",
+            "--limit-ms",
+            "5000",
+        ])
+        .arg(&subs));
+    assert_eq!(
+        code, 1,
+        "a failing bot makes the check fail\n{stdout}\n{stderr}"
+    );
+    let rows = table_rows(&stdout);
+    let statuses: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|(n, s, _)| (n.as_str(), s.as_str()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("Team21", "ok"),
+            ("Team22", "ok"),
+            ("Team31", "import error"),
+            ("Team32", "exception"),
+            ("Team33", "timeout"),
+            ("Team34", "illegal first move"),
+            ("alpha", "ok"),
+            ("beta", "ok"),
+        ],
+        "{stdout}"
+    );
+    let error = |name: &str| &rows.iter().find(|r| r.0 == name).unwrap().2;
+    assert!(error("Team31").contains("ModuleNotFoundError"), "{stdout}");
+    assert!(error("Team32").contains("no weights file"), "{stdout}");
+    assert!(error("Team34").contains("illegal"), "{stdout}");
+    assert!(error("Team21").is_empty(), "{stdout}");
+    // The bots list and the entries left out, with the reason.
+    assert!(
+        stderr.contains("8 bots in")
+            && stderr.contains("Team21, Team22, Team31, Team32, Team33, Team34, alpha, beta"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("README.txt: not a bot"), "{stderr}");
+    assert!(stderr.contains("empty_team: no bot"), "{stderr}");
+    assert!(
+        stderr.contains("twice: several candidates (TeamX.py, TeamY.py)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_check_of_good_bots_passes_and_strict_refuses_a_folder_with_strays() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = dir.path().join("subs");
+    write(&subs.join("Team21.py"), &random_bot());
+    write(&subs.join("alpha/TeamAlpha.py"), &bot_using_utils("alpha"));
+    write(&subs.join("alpha/utils.py"), &utils_of("alpha"));
+    let (code, stdout, stderr) = run(arbiter().args(["check", "-j", "2"]).arg(&subs));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("all 2 bots passed the check"), "{stdout}");
+    write(&subs.join("notes.txt"), "stray\n");
+    let (code, _, stderr) = run(arbiter().args(["check", "--strict"]).arg(&subs));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--strict") && stderr.contains("notes.txt: not a bot"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_league_over_a_folder_plays_every_good_bot_and_resumes_with_the_same_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = dir.path().join("subs");
+    good_folder(&subs);
+    let out = dir.path().join("league");
+    let league = || {
+        let mut cmd = arbiter();
+        cmd.args(["league", "-q", "-j", "2", "--limit-ms", "1000", "--out"])
+            .arg(&out)
+            .arg(&subs);
+        cmd
+    };
+    let (code, stdout, stderr) = run(&mut league());
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let standings = csv_rows(&out.join("standings.csv"));
+    let mut bots: Vec<&str> = standings.iter().map(|r| r["bot"].as_str()).collect();
+    bots.sort();
+    assert_eq!(bots, ["Team21", "Team22", "alpha", "beta"]);
+    for row in &standings {
+        assert_eq!(row["games"], "6", "{row:?}");
+        assert_eq!(
+            row["errors"], "0",
+            "each bot imports its own utils: {row:?}"
+        );
+    }
+    assert!(
+        out.join("unpacked/subs/Team22/Team22/Team22.py").is_file(),
+        "the zip is extracted beside the results"
+    );
+    // The plan's specs and digests are the same on a second run: it resumes.
+    let (code, stdout, stderr) = run(&mut league());
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("this run played 0"), "{stdout}");
+}
+
+#[test]
+fn two_submissions_of_one_name_are_an_error_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = dir.path().join("subs");
+    write(&subs.join("Team40.py"), &random_bot());
+    write(&subs.join("Team40/Team40.py"), &random_bot());
+    let out = dir.path().join("out");
+    let (code, _, stderr) = run(arbiter()
+        .args(["league", "--out"])
+        .arg(&out)
+        .arg(&subs)
+        .arg("builtin:random"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("two submissions are named `Team40`")
+            && stderr.contains(&subs.join("Team40").display().to_string())
+            && stderr.contains(&subs.join("Team40.py").display().to_string()),
+        "{stderr}"
+    );
+    assert!(!out.join("games.jsonl").exists(), "no game was played");
+}
+
+#[test]
+fn tournaments_toml_takes_a_folder_with_a_pattern_and_names_a_misused_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    good_folder(&dir.path().join("subs"));
+    let config = dir.path().join("t.toml");
+    write(
+        &config,
+        "[tournaments.class]\ngame = \"asalto\"\nlimit_ms = 1000\nbots = [\n    \
+         { folder = \"subs\", pattern = \"Team2*\" },\n    { spec = \"builtin:greedy\" },\n]\n",
+    );
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["run", "class", "-q", "--check", "--config"])
+        .arg(&config));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("all 3 bots passed the check"), "{stdout}");
+    let standings = csv_rows(&dir.path().join("results/class/standings.csv"));
+    let mut bots: Vec<&str> = standings.iter().map(|r| r["bot"].as_str()).collect();
+    bots.sort();
+    assert_eq!(bots, ["Team21", "Team22", "greedy"]);
+
+    write(
+        &config,
+        "[tournaments.class]\ngame = \"asalto\"\nbots = [\n    { dir = \"subs\" },\n]\n",
+    );
+    let (code, _, stderr) = run(arbiter().args(["run", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("t.toml:4:") && stderr.contains("`dir`") && stderr.contains("folder = "),
+        "{stderr}"
+    );
+    write(
+        &config,
+        "[tournaments.class]\ngame = \"asalto\"\nbots = [\n    { folder = \"subs\", name = \"x\" },\n]\n",
+    );
+    let (code, _, stderr) = run(arbiter().args(["run", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("t.toml:4:") && stderr.contains("`name`"),
+        "{stderr}"
+    );
+}
