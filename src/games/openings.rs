@@ -304,6 +304,28 @@ mod tests {
         assert!(err.message.contains("expected a JSON array"), "{err}");
     }
 
+    /// With deterministic bots a pair's games are fixed by its opening, so the distinct
+    /// openings of 100 pairs are its distinct pairs: the documented defaults are the
+    /// smallest plies giving at least 95 of 100.
+    #[test]
+    fn default_random_plies_are_the_fewest_giving_95_distinct_pairs_in_100() {
+        fn distinct<G: Game>(game: &G, plies: u32) -> usize {
+            (0..100)
+                .map(|pair| to_line(&pair_opening(game, plies, 1, pair).unwrap()))
+                .collect::<HashSet<_>>()
+                .len()
+        }
+        fn check<G: Game>(game: &G) {
+            let OpeningKind::Moves { default_plies } = game.openings() else {
+                panic!("{} has move openings", game.name());
+            };
+            assert!(distinct(game, default_plies) >= 95, "{}", game.name());
+            assert!(distinct(game, default_plies - 1) < 95, "{}", game.name());
+        }
+        check(&Asalto::default());
+        check(&Gomoku);
+    }
+
     #[test]
     fn a_shuffled_book_order_is_a_permutation_fixed_by_the_seed() {
         let order = book_order(10, true, 3);

@@ -51,7 +51,7 @@ impl Game for Asalto {
     }
     fn openings(&self) -> crate::games::openings::OpeningKind {
         // Measured: README, "Openings".
-        crate::games::openings::OpeningKind::Moves { default_plies: 4 }
+        crate::games::openings::OpeningKind::Moves { default_plies: 5 }
     }
     fn initial(&self) -> State {
         State::initial()

@@ -34,7 +34,7 @@ impl Game for Gomoku {
     }
     fn openings(&self) -> crate::games::openings::OpeningKind {
         // Measured: README, "Openings".
-        crate::games::openings::OpeningKind::Moves { default_plies: 4 }
+        crate::games::openings::OpeningKind::Moves { default_plies: 2 }
     }
     fn initial(&self) -> State {
         State::initial()
