@@ -279,7 +279,10 @@ pub fn check_game_keys(
     let move_openings = [
         ("random_plies", t.random_plies.as_ref().map(|v| v.span())),
         ("openings", t.openings.as_ref().map(|v| v.span())),
-        ("openings_order", t.openings_order.as_ref().map(|v| v.span())),
+        (
+            "openings_order",
+            t.openings_order.as_ref().map(|v| v.span()),
+        ),
     ];
     for (key, span) in move_openings {
         if let Some(span) = span

@@ -94,13 +94,9 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
             safe(&entrants[1].name)
         ))
     });
-    let mut tournament = args.matches.tournament(
-        Format::Sprt,
-        entrants,
-        args.max_pairs,
-        out,
-        args.force_new,
-    );
+    let mut tournament =
+        args.matches
+            .tournament(Format::Sprt, entrants, args.max_pairs, out, args.force_new);
     let settings = SprtSettings {
         elo0: args.elo0,
         elo1: args.elo1,

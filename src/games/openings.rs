@@ -295,11 +295,15 @@ mod tests {
         let text = "# two openings\n[[3,3],[2,3]]\n\n[[1,1],[1,1]]\n";
         let err = parse_book(&game, text).unwrap_err();
         assert_eq!(err.line, 4);
-        assert!(err.message.starts_with("ply 2: [1,1] is not a legal"), "{err}");
+        assert!(
+            err.message.starts_with("ply 2: [1,1] is not a legal"),
+            "{err}"
+        );
         assert_eq!(parse_book(&game, "# nothing\n\n").unwrap_err().line, 0);
-        assert_eq!(parse_book(&game, "[[3,3]]\n").unwrap(), vec![vec![
-            serde_json::json!([3, 3])
-        ]]);
+        assert_eq!(
+            parse_book(&game, "[[3,3]]\n").unwrap(),
+            vec![vec![serde_json::json!([3, 3])]]
+        );
         let err = parse_book(&game, "{\"a\":1}\n").unwrap_err();
         assert!(err.message.contains("expected a JSON array"), "{err}");
     }

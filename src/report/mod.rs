@@ -93,9 +93,11 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
 /// sprt.csv: one row per counted pair (`pair` as in games.csv, from 0), the test as it
 /// stood after it.
 pub fn sprt_csv(history: &[crate::tournament::sprt::SprtStatus]) -> Vec<u8> {
-    let mut header: Vec<String> = ["pair", "llr", "lower", "upper", "elo", "elo_low", "elo_high"]
-        .map(String::from)
-        .to_vec();
+    let mut header: Vec<String> = [
+        "pair", "llr", "lower", "upper", "elo", "elo_low", "elo_high",
+    ]
+    .map(String::from)
+    .to_vec();
     header.extend((0..5).map(|i| format!("pairs_{}", ["0", "0.5", "1", "1.5", "2"][i])));
     let rows = history.iter().map(|s| {
         // An interval with no finite end (no loss yet, or no win) leaves the cell empty.

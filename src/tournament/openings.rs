@@ -124,7 +124,13 @@ impl DistinctPairs {
             pairs += 1;
             let mut key: Vec<(&str, &str, &str)> = games
                 .iter()
-                .map(|g| (g.players[0].as_str(), g.players[1].as_str(), g.replay.as_str()))
+                .map(|g| {
+                    (
+                        g.players[0].as_str(),
+                        g.players[1].as_str(),
+                        g.replay.as_str(),
+                    )
+                })
                 .collect();
             key.sort();
             seen.insert(key);
