@@ -465,3 +465,26 @@ fn hinger_refuses_move_openings_and_its_start_boards_are_its_openings() {
         assert!(games[0].starts_with("[["), "the start board: {}", games[0]);
     }
 }
+
+#[test]
+fn the_shipped_books_are_valid_and_every_line_reaches_a_different_position() {
+    fn check<G: Game>(game: &G, file: &str) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("bots/openings")
+            .join(file);
+        let book = arbiter::games::openings::parse_book(game, &read(&path))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(book.len(), 1000, "{file}");
+        let positions: HashSet<String> = book
+            .iter()
+            .map(|line| {
+                let mut state = game.initial();
+                play_opening(game, &mut state, line).unwrap();
+                format!("{:?}", game.encode_board(&state))
+            })
+            .collect();
+        assert_eq!(positions.len(), 1000, "{file}");
+    }
+    check(&Asalto::default(), "asalto.txt");
+    check(&Gomoku, "gomoku.txt");
+}
