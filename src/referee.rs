@@ -1,6 +1,7 @@
 //! Plays one game between two seated bots and returns its record.
 //!
 //! The referee knows no game: rules come through [`Game`], bots through [`Player`]. It
+//! plays the game's opening (if any) through the same trait before the bots are asked,
 //! enforces the move limit on every reply (a bot that answers late loses even when its
 //! answer arrived), adjudicates failures, and reports each turn as an [`Event`].
 
