@@ -53,6 +53,7 @@ fn child(jobs: usize) {
         jobs,
         out: dir.clone(),
         force_new: false,
+        openings: arbiter::tournament::openings::Openings::Standard,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();

@@ -38,6 +38,12 @@ pub struct TournamentConfig {
     pub rows: Option<Spanned<u32>>,
     pub cols: Option<Spanned<u32>>,
     pub density: Option<Spanned<f64>>,
+    /// Each pair starts with this many random plies (0: the standard start).
+    pub random_plies: Option<Spanned<u32>>,
+    /// An opening book, relative to the config file's folder.
+    pub openings: Option<Spanned<String>>,
+    /// `sequential` (default) or `random`.
+    pub openings_order: Option<Spanned<String>>,
     /// The interpreter for course-style `.py` bots that name none.
     pub python: Option<String>,
     /// Limits and isolation of every bot program (docs/SECURITY.md); a bot may override.
@@ -277,6 +283,27 @@ pub fn check_game_keys(
             format!("`boards` are Hinger start boards; {name} has none"),
         ));
     }
+    let move_openings = [
+        ("random_plies", t.random_plies.as_ref().map(|v| v.span())),
+        ("openings", t.openings.as_ref().map(|v| v.span())),
+        (
+            "openings_order",
+            t.openings_order.as_ref().map(|v| v.span()),
+        ),
+    ];
+    for (key, span) in move_openings {
+        if let Some(span) = span
+            && game == GameKind::Hinger
+        {
+            return Err(config.error_at(
+                span,
+                format!(
+                    "`{key}` chooses move openings; {name}'s openings are its start boards \
+                     (`boards`, or random starts)"
+                ),
+            ));
+        }
+    }
     let random_starts = [
         ("rows", t.rows.as_ref().map(|v| v.span())),
         ("cols", t.cols.as_ref().map(|v| v.span())),
@@ -364,6 +391,50 @@ pub fn bot_source<'a>(
             ),
         }),
     }
+}
+
+/// The openings the tournament asks for (`random_plies`, `openings`, `openings_order`),
+/// refusing keys that do not go together, with their line. A run without them plays
+/// from the standard start.
+pub fn opening_choice(
+    config: &Config,
+    t: &TournamentConfig,
+    base: &Path,
+) -> Result<crate::cli::OpeningChoice, Error> {
+    use crate::cli::OpeningChoice;
+    if let (Some(plies), Some(_)) = (&t.random_plies, &t.openings) {
+        return Err(config.error_at(
+            plies.span(),
+            "`random_plies` and `openings` are two ways to choose the openings: give one",
+        ));
+    }
+    let shuffled = match &t.openings_order {
+        None => false,
+        Some(o) if t.openings.is_none() => {
+            return Err(config.error_at(
+                o.span(),
+                "`openings_order` orders the lines of an `openings` book; there is none",
+            ));
+        }
+        Some(o) => match o.get_ref().as_str() {
+            "sequential" => false,
+            "random" => true,
+            other => {
+                return Err(config.error_at(
+                    o.span(),
+                    format!("openings_order `{other}`: expected sequential or random"),
+                ));
+            }
+        },
+    };
+    Ok(match (&t.random_plies, &t.openings) {
+        (_, Some(book)) => OpeningChoice::Book {
+            file: base.join(book.get_ref()),
+            shuffled,
+        },
+        (Some(plies), None) => OpeningChoice::RandomPlies(*plies.get_ref()),
+        (None, None) => OpeningChoice::Default,
+    })
 }
 
 /// Refuses the keys of `bot` that do not apply to its kind (`spec` is its parsed spec,

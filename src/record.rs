@@ -33,6 +33,12 @@ pub struct GameRecord {
     /// The board the game started from, in the protocol's encoding.
     #[serde(default)]
     pub start_board: Value,
+    /// The opening: for a game whose openings are moves, the moves the referee played
+    /// from `start_board` before the bots were asked (`[]`: none; `moves` follow it); for
+    /// a game whose openings are its start boards (Hinger), that board. `null` in records
+    /// written before openings existed.
+    #[serde(default)]
+    pub opening: Value,
     pub moves: Vec<MoveRecord>,
     /// The board when the game ended, in the protocol's encoding.
     pub final_board: Value,
@@ -97,6 +103,13 @@ pub struct GameSummary {
     /// Why the game ended that way, in one short line ([`short_detail`]); empty for a
     /// game that ended by the rules alone.
     pub detail: String,
+    /// The pair: shared by the two games of a role-swapped pair (the record's `start`).
+    pub pair: u64,
+    /// The opening as compact JSON (`[]` for the standard start).
+    pub opening: String,
+    /// A digest of the start, the opening and every reply: two games with the same one
+    /// were played move for move alike.
+    pub replay: String,
 }
 
 /// How a bot's own failure ended a game, for the per-bot counts of the standings.
@@ -157,6 +170,12 @@ impl GameSummary {
             mean_ms,
             seed: record.seed,
             detail: short_detail(record),
+            pair: record.start,
+            opening: match &record.opening {
+                Value::Null => "[]".to_string(),
+                opening => opening.to_string(),
+            },
+            replay: replay_digest(record),
         }
     }
 
@@ -171,6 +190,20 @@ impl GameSummary {
             None => vec![(0, fault), (1, fault)],
         }
     }
+}
+
+/// A digest of what makes a game the game it was: its start, its opening and the replies
+/// of each turn, in order (not the times, seeds or bot logs).
+fn replay_digest(record: &GameRecord) -> String {
+    use sha2::{Digest, Sha256};
+    let replies: Vec<(&str, &Value, &str)> = record
+        .moves
+        .iter()
+        .map(|m| (m.side.as_str(), &m.reply, m.verdict.as_str()))
+        .collect();
+    let text = serde_json::json!([record.start_board, record.opening, replies]).to_string();
+    let hash = Sha256::digest(text.as_bytes());
+    hash.iter().take(12).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The longest [`short_detail`], in characters: it must fit a table cell and a line.
@@ -302,6 +335,7 @@ mod tests {
             seed: 1,
             start: 0,
             start_board: Value::Null,
+            opening: Value::Null,
             moves,
             final_board: Value::Null,
             logs: BTreeMap::new(),

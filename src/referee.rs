@@ -1,10 +1,12 @@
 //! Plays one game between two seated bots and returns its record.
 //!
 //! The referee knows no game: rules come through [`Game`], bots through [`Player`]. It
+//! plays the game's opening (if any) through the same trait before the bots are asked,
 //! enforces the move limit on every reply (a bot that answers late loses even when its
 //! answer arrived), adjudicates failures, and reports each turn as an [`Event`].
 
 use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup};
+use crate::games::openings::{OpeningKind, play_opening};
 use crate::games::{Game, Outcome, ReasonCode, Side};
 use crate::record::{BotLogRecord, GameRecord, MoveRecord};
 use serde_json::Value;
@@ -24,6 +26,9 @@ pub struct MatchConfig {
     pub seed: u64,
     /// The start number handed to [`Game::start_position`].
     pub start: u64,
+    /// Moves the referee plays from the start before the bots are asked (a game whose
+    /// openings are moves only; see [`Game::openings`]).
+    pub opening: Vec<Value>,
     /// When set, the game stops before the next turn with the reason `cancelled`.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -43,6 +48,7 @@ impl Default for MatchConfig {
             init_limit: Duration::from_secs(30),
             seed: 0,
             start: 0,
+            opening: Vec::new(),
             cancel: None,
         }
     }
@@ -88,9 +94,25 @@ pub fn play_game<G: Game>(
     let start_board = game.encode_board(&state);
     let mut moves = Vec::new();
     let mut illegal = [0u32; 2];
-    let mut plies = 0u32;
+    // The opening's plies are the game's: they count for a round limit and in `plies`.
+    let mut plies = config.opening.len() as u32;
+    // Tournaments check openings before any game; one that fails here is no result of the
+    // bots, so the game is a tie that says why.
+    let bad_opening = play_opening(game, &mut state, &config.opening).err();
+    let opening = match game.openings() {
+        OpeningKind::Moves { .. } => Value::Array(config.opening.clone()),
+        OpeningKind::StartBoards => start_board.clone(),
+    };
 
-    let (outcome, detail, announced) = match start_both(game, &mut seats, config) {
+    let started = match bad_opening {
+        Some(e) => Err((
+            Outcome::tie("bad_opening"),
+            format!("opening {e}"),
+            [None, None],
+        )),
+        None => start_both(game, &mut seats, config),
+    };
+    let (outcome, detail, announced) = match started {
         Err((outcome, detail, announced)) => (outcome, Some(detail), announced),
         Ok(announced) => {
             on_event(Event::Started { state: &state });
@@ -151,6 +173,7 @@ pub fn play_game<G: Game>(
         seed: config.seed,
         start: config.start,
         start_board,
+        opening,
         moves,
         final_board: game.encode_board(&state),
         logs,

@@ -2,7 +2,9 @@
 //! from tournaments.toml, with progress while they run and the standings at the end.
 
 use super::games::{GameSettings, with_game};
-use super::options::{MatchOptions, cli_entrant, jobs_or_cores, parse_spec};
+use super::options::{
+    MatchOptions, OpeningChoice, OpeningOptions, cli_entrant, jobs_or_cores, parse_spec,
+};
 use super::signals::graceful_stop;
 use super::submissions::{SubmissionOptions, cli_entrants};
 use crate::config::{Config, TournamentConfig};
@@ -38,6 +40,8 @@ pub struct LeagueOptions {
     /// has no mark and does not set x_winner. Repeat for several.
     #[arg(long = "non-scoring", value_name = "NAME")]
     pub non_scoring: Vec<String>,
+    #[command(flatten)]
+    pub openings: OpeningOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -133,10 +137,15 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         ),
         None => {}
     }
-    if loaded.version < 2 {
+    if loaded.version < 3 {
+        let lacks = if loaded.version < 2 {
+            "the limits, interpreter, confinement, bot digests and openings"
+        } else {
+            "the openings (its games started from the standard start)"
+        };
         eprintln!(
-            "note: journal format {}: its plan lacks the limits, interpreter, confinement and \
-             bot digests; tables are rebuilt, but a run will not resume it",
+            "note: journal format {}: its plan lacks {lacks}; tables are rebuilt, but a run \
+             will not resume it",
             loaded.version
         );
     }
@@ -167,19 +176,31 @@ fn start(
         options.out.clone(),
         options.force_new,
     );
-    dispatch(&settings, tournament, options.quiet, check, &|e| e)
+    let choice = options.openings.choice();
+    let random_by_default = format != Format::RoundRobin;
+    dispatch(
+        &settings,
+        tournament,
+        (&choice, random_by_default),
+        options.quiet,
+        check,
+        &|e| e,
+    )
 }
 
 /// Checks the bots against the game (and, with `check`, runs each once), then plays.
+/// `openings`: what was asked, and whether random plies are the default.
 fn dispatch(
     settings: &GameSettings,
-    tournament: Tournament,
+    mut tournament: Tournament,
+    openings: (&OpeningChoice, bool),
     quiet: bool,
     check: bool,
     locate: &dyn Fn(Error) -> Error,
 ) -> Result<i32, Error> {
     with_game!(settings, tournament.seed, |game| {
         check_entrants(&game, &tournament.entrants).map_err(locate)?;
+        tournament.openings = openings.0.resolve(&game, openings.1)?;
         if check && !super::submissions::preflight(&game, &tournament)? {
             eprintln!("a bot failed the check: no game was played");
             return Ok(1);
@@ -238,6 +259,7 @@ fn play<G: Builtins>(
         t.out.display(),
         summary.played
     );
+    report_distinct(&summary.distinct);
     if summary.interrupted {
         eprintln!("interrupted: rerun the same command to resume");
         return Ok(130);
@@ -377,6 +399,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         ),
         out,
         force_new: args.force_new,
+        openings: crate::tournament::openings::Openings::Standard,
     };
     let mut boards = Vec::new();
     for board in t.boards.iter().flatten() {
@@ -404,11 +427,13 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         cols: limited(&t.cols, "cols", 5)? as usize,
         density,
     };
+    let choice = crate::config::opening_choice(&config, t, &base)?;
     let bots_span = t.bots.span();
     eprintln!("tournament `{name}` from {}", config.path.display());
     dispatch(
         &settings,
         tournament,
+        (&choice, false),
         args.quiet,
         args.submissions.check,
         &|e| config.error_at(bots_span.clone(), e.to_string()),
@@ -438,6 +463,15 @@ fn parse_game(config: &Config, t: &TournamentConfig) -> Result<GameKind, Error> 
             ),
         )
     })
+}
+
+/// `distinct pairs: K of N`, and the warning when some pair was a replay.
+pub(crate) fn report_distinct(distinct: &tournament::openings::DistinctPairs) {
+    let (line, warning) = distinct.report();
+    println!("{line}");
+    if let Some(warning) = warning {
+        eprintln!("{warning}");
+    }
 }
 
 /// Moves are timed by the wall clock: more games than cores steal time from bots.

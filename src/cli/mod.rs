@@ -3,12 +3,15 @@
 mod confine;
 pub mod games;
 mod league;
+mod openings;
 mod options;
 mod perft;
 mod play;
 mod signals;
 mod sprt;
 mod submissions;
+
+pub use options::OpeningChoice;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -41,6 +44,9 @@ pub enum Command {
     /// Sequential test: is the candidate stronger than the baseline? Exit 0 yes (H1),
     /// 1 no (H0), 3 inconclusive, 2 usage error.
     Sprt(sprt::SprtArgs),
+    /// Print K random openings of N plies, each reaching a different position still in
+    /// play, one a line in the format `--openings` reads.
+    Openings(openings::OpeningsArgs),
     /// Rebuild every table of a tournament folder from its journal.
     Table(league::TableArgs),
     /// Start each bot (or each bot of a folder of submissions) under the tournament's
@@ -65,6 +71,7 @@ pub fn main() -> i32 {
         Command::Table(args) => league::table(args),
         Command::Sprt(args) => sprt::run(args),
         Command::Check(args) => submissions::check(args),
+        Command::Openings(args) => openings::run(args),
     };
     match result {
         Ok(code) => code,

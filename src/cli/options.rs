@@ -4,6 +4,9 @@
 use super::games::GameOptions;
 use crate::bots::spec::BotSpec;
 use crate::error::Error;
+use crate::games::Game;
+use crate::games::openings::OpeningKind;
+use crate::tournament::openings::Openings;
 use crate::tournament::{Entrant, Format, Tournament};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,6 +29,82 @@ pub struct PlayOptions {
     pub python: Option<String>,
     #[command(flatten)]
     pub confine: super::confine::ConfineArgs,
+}
+
+/// How a tournament's pairs start.
+#[derive(clap::Args, Debug)]
+pub struct OpeningOptions {
+    /// Each pair starts with N random plies drawn from the seed (0: the standard start).
+    /// Default: the standard start for league and run, the game's measured number for
+    /// gauntlet and sprt (README, "Openings").
+    #[arg(long, value_name = "N", conflicts_with = "openings")]
+    pub random_plies: Option<u32>,
+    /// An opening book: one JSON array of moves a line; pair i plays line i, cycling.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// The order the book's lines are played in.
+    #[arg(long, value_enum, requires = "openings")]
+    pub openings_order: Option<OpeningsOrder>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OpeningsOrder {
+    /// The book's order.
+    Sequential,
+    /// Shuffled by the seed.
+    Random,
+}
+
+/// The openings asked for, before the game is known.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpeningChoice {
+    /// Nothing asked: the command's default.
+    Default,
+    RandomPlies(u32),
+    Book {
+        file: PathBuf,
+        shuffled: bool,
+    },
+}
+
+impl OpeningOptions {
+    pub fn choice(&self) -> OpeningChoice {
+        match (&self.openings, self.random_plies) {
+            (Some(file), _) => OpeningChoice::Book {
+                file: file.clone(),
+                shuffled: self.openings_order == Some(OpeningsOrder::Random),
+            },
+            (None, Some(n)) => OpeningChoice::RandomPlies(n),
+            (None, None) => OpeningChoice::Default,
+        }
+    }
+}
+
+impl OpeningChoice {
+    /// The openings for `game`: `random_by_default` is true for gauntlet and sprt. A game
+    /// whose openings are its start boards (Hinger) refuses move openings.
+    pub fn resolve<G: Game>(&self, game: &G, random_by_default: bool) -> Result<Openings, Error> {
+        let default_plies = match game.openings() {
+            OpeningKind::Moves { default_plies } => default_plies,
+            OpeningKind::StartBoards => {
+                return match self {
+                    OpeningChoice::Default => Ok(Openings::Standard),
+                    _ => Err(Error::usage(format!(
+                        "{}'s openings are its start boards (--board, or random starts):                          --random-plies and --openings (random_plies and openings in                          tournaments.toml) do not apply",
+                        game.name()
+                    ))),
+                };
+            }
+        };
+        Ok(match self {
+            OpeningChoice::Default if random_by_default => Openings::Random {
+                plies: default_plies,
+            },
+            OpeningChoice::Default | OpeningChoice::RandomPlies(0) => Openings::Standard,
+            OpeningChoice::RandomPlies(n) => Openings::Random { plies: *n },
+            OpeningChoice::Book { file, shuffled } => Openings::read_book(game, file, *shuffled)?,
+        })
+    }
 }
 
 /// Options of every command that plays games in parallel.
@@ -63,6 +142,8 @@ impl MatchOptions {
             jobs: jobs_or_cores(self.jobs.map(|j| j as usize)),
             out,
             force_new,
+            // Set once the game is known (`OpeningChoice::resolve`).
+            openings: Openings::Standard,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::games::with_game;
 use super::league::{check_entrants, warn_oversubscribed};
-use super::options::{MatchOptions, cli_entrant};
+use super::options::{MatchOptions, OpeningOptions, cli_entrant};
 use super::signals::graceful_stop;
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -39,8 +39,17 @@ pub struct SprtArgs {
     #[arg(long, value_enum, default_value = "normalized")]
     pub model: Model,
     /// Stop after this many role-swapped pairs, inconclusive.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_pairs: u64,
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_pairs: u32,
+    /// The output folder (journal, tables, sprt.csv); rerun the same command to resume
+    /// (default: results/sprt-CANDIDATE-vs-BASELINE).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Start afresh although the folder holds a journal (kept as games.jsonl.old).
+    #[arg(long)]
+    pub force_new: bool,
+    #[command(flatten)]
+    pub openings: OpeningOptions,
     /// Print a final JSON line instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -66,28 +75,52 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
         cli_entrant(&args.candidate, python)?,
         cli_entrant(&args.baseline, python)?,
     ];
-    let tournament = args
-        .matches
-        .tournament(Format::Gauntlet, entrants, 1, PathBuf::new(), false);
+    let out = args.out.clone().unwrap_or_else(|| {
+        // Only characters every file system takes: names may hold anything.
+        let safe = |name: &str| -> String {
+            name.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        PathBuf::from("results").join(format!(
+            "sprt-{}-vs-{}",
+            safe(&entrants[0].name),
+            safe(&entrants[1].name)
+        ))
+    });
+    let mut tournament =
+        args.matches
+            .tournament(Format::Sprt, entrants, args.max_pairs, out, args.force_new);
     let settings = SprtSettings {
         elo0: args.elo0,
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
         model: args.model,
-        max_pairs: args.max_pairs,
     };
     let game_settings = args.matches.game.settings()?;
-    with_game!(game_settings, tournament.seed, |game| test(
-        &game,
-        &tournament,
-        &settings,
-        args.json
-    ))
+    let choice = args.openings.choice();
+    with_game!(game_settings, tournament.seed, |game| {
+        tournament.openings = choice.resolve(&game, true)?;
+        test(
+            &game,
+            game_settings.rules(),
+            &tournament,
+            &settings,
+            args.json,
+        )
+    })
 }
 
 fn test<G: Builtins>(
     game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
     tournament: &Tournament,
     settings: &SprtSettings,
     json: bool,
@@ -109,21 +142,31 @@ fn test<G: Builtins>(
         settings.beta
     );
     let stop = graceful_stop();
-    let status = sprt::run(game, tournament, settings, &stop, &mut |s| {
+    let run = sprt::run(game, rules, tournament, settings, &stop, &mut |s| {
         eprintln!("{}", progress_line(s))
     })?;
+    if run.resumed > 0 {
+        eprintln!(
+            "resumed {}: {} games were already played",
+            run.out.display(),
+            run.resumed
+        );
+    }
+    let status = run.status;
     let interrupted = status.verdict == Verdict::Inconclusive && stop.load(Ordering::SeqCst);
     if json {
         #[derive(serde::Serialize)]
         struct Final<'a> {
             candidate: &'a str,
             baseline: &'a str,
+            distinct_pairs: usize,
             #[serde(flatten)]
             status: &'a SprtStatus,
         }
         let line = Final {
             candidate: names[0],
             baseline: names[1],
+            distinct_pairs: run.distinct.distinct,
             status: &status,
         };
         println!("{}", serde_json::to_string(&line).expect("serializable"));
@@ -141,6 +184,8 @@ fn test<G: Builtins>(
             Verdict::Inconclusive => format!("inconclusive after {} pairs", status.pairs),
         };
         println!("{}\n{verdict}", progress_line(&status));
+        println!("results in {}", run.out.display());
+        super::league::report_distinct(&run.distinct);
     }
     Ok(match status.verdict {
         Verdict::H1 => 0,

@@ -7,6 +7,7 @@
 pub mod asalto;
 pub mod gomoku;
 pub mod hinger;
+pub mod openings;
 pub mod perft;
 pub mod wire;
 
@@ -149,6 +150,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Asalto scores a tie 0, Gomoku scores 2 / 1 / 0.
     fn league_points(&self) -> LeaguePoints {
         LeaguePoints { win: 1.0, tie: 0.0 }
+    }
+    /// How the game's starts vary between a tournament's pairs: by move openings from
+    /// [`Game::initial`] (the default, for every game with a fixed start), or by its own
+    /// start positions (Hinger's boards), which replace move openings.
+    fn openings(&self) -> openings::OpeningKind {
+        openings::OpeningKind::Moves { default_plies: 4 }
     }
     /// A human-readable board for `--show`.
     fn render(&self, state: &Self::State) -> String;

@@ -59,18 +59,24 @@ fn fixed(x: f64, decimals: i32, signed: bool) -> String {
 
 /// games.csv: one row per game, in scheduled order.
 pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
-    let mut header: Vec<String> = vec!["game".into()];
+    let mut header: Vec<String> = vec!["game".into(), "pair".into()];
     header.extend(roles.iter().cloned());
     header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
     for suffix in ["illegal", "max_ms", "mean_ms"] {
         header.extend(roles.iter().map(|r| format!("{r}_{suffix}")));
     }
     header.push("seed".into());
+    header.push("opening".into());
     header.push("detail".into());
     let mut sorted: Vec<&GameSummary> = games.iter().collect();
     sorted.sort_by_key(|g| g.id);
     let rows = sorted.into_iter().map(|g| {
-        let mut row = vec![g.id.to_string(), g.players[0].clone(), g.players[1].clone()];
+        let mut row = vec![
+            g.id.to_string(),
+            g.pair.to_string(),
+            g.players[0].clone(),
+            g.players[1].clone(),
+        ];
         row.push(g.winner.map(|w| g.players[w].clone()).unwrap_or_default());
         row.push(g.winner.map(|w| g.roles[w].clone()).unwrap_or_default());
         row.push(g.reason.clone());
@@ -79,7 +85,41 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
         row.extend(g.max_ms.iter().map(|&t| num(t)));
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());
+        row.push(g.opening.clone());
         row.push(g.detail.clone());
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+/// sprt.csv: one row per counted pair (`pair` as in games.csv, from 0), the test as it
+/// stood after it.
+pub fn sprt_csv(history: &[crate::tournament::sprt::SprtStatus]) -> Vec<u8> {
+    let mut header: Vec<String> = [
+        "pair", "llr", "lower", "upper", "elo", "elo_low", "elo_high",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend((0..5).map(|i| format!("pairs_{}", ["0", "0.5", "1", "1.5", "2"][i])));
+    let rows = history.iter().map(|s| {
+        // An interval with no finite end (no loss yet, or no win) leaves the cell empty.
+        let elo = |x: f64| {
+            if x.is_finite() {
+                fixed(x, 1, false)
+            } else {
+                String::new()
+            }
+        };
+        let mut row = vec![
+            s.pairs.saturating_sub(1).to_string(),
+            num(s.llr),
+            num(s.lower),
+            num(s.upper),
+            elo(s.elo.estimate),
+            elo(s.elo.low),
+            elo(s.elo.high),
+        ];
+        row.extend(s.pentanomial.iter().map(|n| n.to_string()));
         row
     });
     csv_bytes(header, rows)

@@ -279,6 +279,9 @@ mod tests {
             mean_ms: [0.0; 2],
             seed: 0,
             detail: String::new(),
+            pair: id / 2,
+            opening: "[]".into(),
+            replay: id.to_string(),
         }
     }
 

@@ -14,9 +14,10 @@
 //! as long as it writes there. The kernel drops the lock when the run ends or is killed,
 //! so a lock never outlives its run.
 //!
-//! Format 1 (before the plan held the limits, interpreter, confinement and digests) is
-//! still read by [`load`] (`arbiter table`); a run refuses to resume it, since it cannot
-//! tell whether those settings changed.
+//! Older formats are still read by [`load`] (`arbiter table`): format 1 (before the plan
+//! held the limits, interpreter, confinement and digests) and format 2 (before it held the
+//! openings and the SPRT settings; its games all started from the standard start). A run
+//! refuses to resume them, since it cannot tell whether those settings changed.
 
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
@@ -31,7 +32,7 @@ pub const JOURNAL_FILE: &str = "games.jsonl";
 pub const REPLACED_FILE: &str = "games.jsonl.old";
 /// The file whose `flock` marks a run in progress.
 pub const LOCK_FILE: &str = "games.lock";
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 /// The oldest format [`load`] reads.
 const OLDEST_READABLE: u32 = 1;
 
@@ -39,7 +40,7 @@ const OLDEST_READABLE: u32 = 1;
 /// never resumed under another.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
-    /// `round_robin` or `gauntlet`.
+    /// `round_robin`, `gauntlet` or `sprt`.
     pub format: String,
     pub game: String,
     /// Role names in move order.
@@ -58,6 +59,39 @@ pub struct Plan {
     pub limit_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_limit_ms: Option<u64>,
+    /// How the pairs' openings are chosen; absent for the standard start (and before
+    /// format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<PlanOpenings>,
+    /// The test of an `sprt` run (format 3 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<PlanSprt>,
+}
+
+/// The openings setting: random plies, or a book by its content and order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanOpenings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_plies: Option<u32>,
+    /// SHA-256 of the book's lines as read (blank lines and comments left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_lines: Option<usize>,
+    /// `sequential` or `random`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+}
+
+/// The settings of a sequential test: they decide when it stops and its verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanSprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// `normalized` or `logistic`.
+    pub model: String,
 }
 
 /// One bot as the plan knows it. Every field but `name` and `spec` is absent in format 1
@@ -195,12 +229,17 @@ impl Journal {
             Some(read) if read.header.is_some() && !read.games.is_empty() => {
                 let (version, old) = read.header.expect("checked");
                 if version < FORMAT_VERSION {
+                    let missing = if version < 2 {
+                        "the move limits, the interpreter, the resource limits, the sandbox, \
+                         a digest of each bot's files or the openings"
+                    } else {
+                        "the openings or the SPRT settings"
+                    };
                     return Err(Error::usage(format!(
-                        "{} is in journal format {version}, which does not record the move \
-                         limits, the interpreter, the resource limits, the sandbox or a digest \
-                         of each bot's files, so a resume could mix settings; `arbiter table` \
-                         still reads it. To play on, start afresh: another output folder, or \
-                         --force-new (the old journal is kept as {REPLACED_FILE})",
+                        "{} is in journal format {version}, which does not record {missing}, \
+                         so a resume could mix settings; `arbiter table` still reads it. To \
+                         play on, start afresh: another output folder, or --force-new (the old \
+                         journal is kept as {REPLACED_FILE})",
                         path.display()
                     )));
                 }
@@ -582,6 +621,8 @@ mod tests {
             points_tie: 1.0,
             limit_ms: Some(200),
             init_limit_ms: Some(30_000),
+            openings: None,
+            sprt: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
 
 pub mod journal;
+pub mod openings;
 pub mod preflight;
 pub mod schedule;
 pub mod setup;
@@ -17,7 +18,8 @@ use crate::record::{GameRecord, GameSummary};
 use crate::referee::{CANCELLED, MatchConfig, play_game};
 use crate::report;
 use crate::stats::league::{self, LeagueTable, Scoring};
-use journal::{Journal, Plan, PlanBot};
+use journal::{Journal, Plan, PlanBot, PlanSprt};
+use openings::{DistinctPairs, Openings};
 use schedule::Fixture;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -49,6 +51,8 @@ pub enum Format {
     RoundRobin,
     /// The first bot against each of the others.
     Gauntlet,
+    /// The first bot against the second, pair after pair, until a sequential test decides.
+    Sprt,
 }
 
 impl Format {
@@ -56,6 +60,7 @@ impl Format {
         match self {
             Format::RoundRobin => "round_robin",
             Format::Gauntlet => "gauntlet",
+            Format::Sprt => "sprt",
         }
     }
 }
@@ -74,6 +79,8 @@ pub struct Tournament {
     pub out: PathBuf,
     /// Start afresh even when `out` holds a journal (kept as `games.jsonl.old`).
     pub force_new: bool,
+    /// Where each pair starts.
+    pub openings: Openings,
 }
 
 /// What the runner tells whoever shows progress.
@@ -103,13 +110,17 @@ pub struct RunSummary {
     pub total: usize,
     /// Stopped by the stop flag before every game was played.
     pub interrupted: bool,
+    /// Pairs that were not a replay of an earlier pair.
+    pub distinct: DistinctPairs,
 }
 
 impl Tournament {
     fn fixtures(&self) -> Vec<Fixture> {
         match self.format {
             Format::RoundRobin => schedule::round_robin(self.entrants.len(), self.pairs, self.seed),
-            Format::Gauntlet => schedule::gauntlet(self.entrants.len(), self.pairs, self.seed),
+            Format::Gauntlet | Format::Sprt => {
+                schedule::gauntlet(self.entrants.len(), self.pairs, self.seed)
+            }
         }
     }
 
@@ -118,6 +129,7 @@ impl Tournament {
         &self,
         game: &G,
         rules: serde_json::Map<String, serde_json::Value>,
+        sprt: Option<PlanSprt>,
     ) -> Result<Plan, Error> {
         let points = game.league_points();
         let bots = self
@@ -156,6 +168,8 @@ impl Tournament {
             points_tie: points.tie,
             limit_ms: Some(self.move_limit.as_millis() as u64),
             init_limit_ms: Some(self.init_limit.as_millis() as u64),
+            openings: self.openings.plan(),
+            sprt,
         })
     }
 }
@@ -170,36 +184,20 @@ pub fn run<G: Builtins>(
     stop: &Arc<AtomicBool>,
     on_event: &mut dyn FnMut(LeagueEvent<'_>),
 ) -> Result<RunSummary, Error> {
-    setup::check(&tournament.entrants)?;
-    let plan = tournament.plan(game, rules)?;
-    let fixtures = tournament.fixtures();
-    let (mut journal, loaded) = Journal::open(&tournament.out, &plan, tournament.force_new)?;
-    if tournament
-        .entrants
-        .iter()
-        .any(|e| e.confine.sandbox == SandboxMode::User)
-    {
-        keep_results_private(&tournament.out)?;
-    }
-    let journal_path = tournament.out.join(journal::JOURNAL_FILE);
-    let mut summaries = Vec::with_capacity(fixtures.len());
-    let mut done = HashSet::new();
-    for summary in loaded.games {
-        check_against_schedule(&journal_path, &summary, &fixtures, &tournament.entrants)?;
-        done.insert(summary.id);
-        summaries.push(summary);
-    }
-    let pending: Vec<Fixture> = fixtures
-        .iter()
-        .filter(|f| !done.contains(&f.id))
-        .copied()
-        .collect();
+    let Opened {
+        plan,
+        fixtures,
+        mut journal,
+        mut summaries,
+        pending,
+        repair,
+    } = open(game, rules, tournament, None)?;
     let total = fixtures.len();
     write_tables(&tournament.out, &plan, &summaries)?;
     on_event(LeagueEvent::Started {
         total,
         already_done: summaries.len(),
-        repair: loaded.repair,
+        repair,
     });
 
     let scoring = Scoring {
@@ -274,6 +272,61 @@ pub fn run<G: Builtins>(
         finished: summaries.len(),
         total,
         interrupted: summaries.len() < total,
+        distinct: DistinctPairs::of(&summaries),
+    })
+}
+
+/// A tournament's journal opened for a run, with what it already holds.
+pub(crate) struct Opened {
+    pub plan: Plan,
+    pub fixtures: Vec<Fixture>,
+    pub journal: Journal,
+    /// The games already played, checked against the schedule.
+    pub summaries: Vec<GameSummary>,
+    /// The fixtures still to play, in schedule order.
+    pub pending: Vec<Fixture>,
+    pub repair: Option<journal::Repair>,
+}
+
+/// Checks the setup, opens (or resumes) the journal under the tournament's plan and sorts
+/// the schedule into played and pending games.
+pub(crate) fn open<G: Builtins>(
+    game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
+    tournament: &Tournament,
+    sprt: Option<PlanSprt>,
+) -> Result<Opened, Error> {
+    setup::check(&tournament.entrants)?;
+    let plan = tournament.plan(game, rules, sprt)?;
+    let fixtures = tournament.fixtures();
+    let (journal, loaded) = Journal::open(&tournament.out, &plan, tournament.force_new)?;
+    if tournament
+        .entrants
+        .iter()
+        .any(|e| e.confine.sandbox == SandboxMode::User)
+    {
+        keep_results_private(&tournament.out)?;
+    }
+    let journal_path = tournament.out.join(journal::JOURNAL_FILE);
+    let mut summaries = Vec::with_capacity(fixtures.len());
+    let mut done = HashSet::new();
+    for summary in loaded.games {
+        check_against_schedule(&journal_path, &summary, &fixtures, &tournament.entrants)?;
+        done.insert(summary.id);
+        summaries.push(summary);
+    }
+    let pending = fixtures
+        .iter()
+        .filter(|f| !done.contains(&f.id))
+        .copied()
+        .collect();
+    Ok(Opened {
+        plan,
+        fixtures,
+        journal,
+        summaries,
+        pending,
+        repair: loaded.repair,
     })
 }
 
@@ -351,6 +404,9 @@ fn play_fixture<G: Builtins>(
         )
         .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
     };
+    let opening = tournament
+        .openings
+        .for_pair(game, tournament.seed, fixture.start)?;
     let mut first = seat(fixture.first)?;
     let mut second = seat(fixture.second)?;
     let config = MatchConfig {
@@ -358,6 +414,7 @@ fn play_fixture<G: Builtins>(
         init_limit: tournament.init_limit,
         seed: fixture.seed,
         start: fixture.start,
+        opening,
         cancel: Some(stop.clone()),
     };
     let names = [

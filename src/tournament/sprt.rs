@@ -1,15 +1,20 @@
 //! SPRT-gated gauntlet: the candidate plays role-swapped pairs against one baseline until
-//! the test accepts a hypothesis or runs out of pairs.
+//! the test accepts a hypothesis or runs out of pairs. A tournament like the others: a
+//! folder with its journal and tables, plus sprt.csv, the test after each pair.
 
-use super::schedule::{Fixture, game_seed};
-use super::{Tournament, play_pool};
+use super::journal::PlanSprt;
+use super::openings::DistinctPairs;
+use super::{Opened, Tournament, play_pool, write_tables};
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::record::GameRecord;
+use crate::record::GameSummary;
+use crate::report;
 use crate::stats::sprt::{self, Model, Verdict};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct SprtSettings {
@@ -18,7 +23,6 @@ pub struct SprtSettings {
     pub alpha: f64,
     pub beta: f64,
     pub model: Model,
-    pub max_pairs: u64,
 }
 
 /// The state of the test after each pair.
@@ -46,117 +50,188 @@ pub struct EloEstimate {
     pub high: f64,
 }
 
-/// Plays pairs of `tournament` (entrant 0 the candidate, 1 the baseline); both games of
-/// pair k share a seed. Pairs count in pair order whatever order they finish in, so a
-/// run with deterministic bots is repeatable at any `-j`.
+/// What the test leaves behind besides its status: the status after each counted pair
+/// (sprt.csv), how many pairs were distinct games, and whether it stopped early.
+pub struct SprtRun {
+    pub status: SprtStatus,
+    pub history: Vec<SprtStatus>,
+    pub distinct: DistinctPairs,
+    /// Games already in the journal when the run started.
+    pub resumed: usize,
+    pub out: PathBuf,
+}
+
+/// Plays pairs of `tournament` (entrant 0 the candidate, 1 the baseline, format
+/// [`super::Format::Sprt`], `pairs` the most pairs), journaled in `tournament.out` like
+/// any tournament, so a rerun resumes. Pairs count in pair order whatever order they
+/// finish in, and a resume recounts the journal the same way, so a run with deterministic
+/// bots reaches the same pairs, LLR and verdict at any `-j` and across a kill.
 pub fn run<G: Builtins>(
     game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
     tournament: &Tournament,
     settings: &SprtSettings,
     stop: &Arc<AtomicBool>,
     on_pair: &mut dyn FnMut(&SprtStatus),
-) -> Result<SprtStatus, Error> {
+) -> Result<SprtRun, Error> {
     sprt::check_bounds(settings.model, settings.elo0, settings.elo1).map_err(Error::usage)?;
-    // A bot the harness cannot start would lose every pair: no verdict from that.
-    super::setup::check(&tournament.entrants)?;
-    let (lower, upper) = sprt::bounds(settings.alpha, settings.beta);
-    let mut status = SprtStatus {
-        verdict: Verdict::Inconclusive,
-        llr: 0.0,
-        lower,
-        upper,
+    let plan_sprt = PlanSprt {
         elo0: settings.elo0,
         elo1: settings.elo1,
-        model: settings.model,
-        pentanomial: [0; 5],
-        pairs: 0,
-        elo: EloEstimate::default(),
-    };
-    let seed = tournament.seed;
-    let max_games = settings.max_pairs.saturating_mul(2);
-    let next_fixture = |i: usize| {
-        let id = i as u64;
-        (id < max_games).then(|| {
-            let pair_seed = game_seed(seed, id / 2);
-            // Even games: the candidate moves first; odd games: the baseline does.
-            let (first, second) = if id.is_multiple_of(2) { (0, 1) } else { (1, 0) };
-            Fixture {
-                id,
-                first,
-                second,
-                seed: pair_seed,
-                start: id / 2,
-            }
-        })
-    };
-    let mut finished: BTreeMap<u64, f64> = BTreeMap::new();
-    let halt = stop.clone();
-    play_pool(
-        game,
-        tournament,
-        &next_fixture,
-        stop,
-        &mut |fixture, record: GameRecord| {
-            if status.verdict != Verdict::Inconclusive {
-                return Ok(());
-            }
-            finished.insert(fixture.id, candidate_score(&record, fixture.first == 0));
-            // Count complete pairs in order.
-            loop {
-                let pair = status.pairs;
-                let (Some(a), Some(b)) = (
-                    finished.get(&(2 * pair)).copied(),
-                    finished.get(&(2 * pair + 1)).copied(),
-                ) else {
-                    break;
-                };
-                finished.remove(&(2 * pair));
-                finished.remove(&(2 * pair + 1));
-                status.pentanomial[sprt::pair_index(a, b)] += 1;
-                status.pairs += 1;
-                status.llr = sprt::llr(
-                    settings.model,
-                    settings.elo0,
-                    settings.elo1,
-                    &status.pentanomial,
-                )
-                .ok_or_else(|| {
-                    Error::usage(format!(
-                        "the {:?} model cannot compute the LLR of H0 elo {} against H1 elo {} \
-                         for pentanomial {:?}: no verdict is given",
-                        settings.model, settings.elo0, settings.elo1, status.pentanomial
-                    ))
-                })?;
-                let (estimate, low, high) = sprt::elo_estimate(&status.pentanomial);
-                status.elo = EloEstimate {
-                    estimate,
-                    low,
-                    high,
-                };
-                if status.llr >= upper {
-                    status.verdict = Verdict::H1;
-                } else if status.llr <= lower {
-                    status.verdict = Verdict::H0;
-                }
-                on_pair(&status);
-                if status.verdict != Verdict::Inconclusive {
-                    // The answer is in: running games are cancelled, no new one starts.
-                    halt.store(true, std::sync::atomic::Ordering::SeqCst);
-                    break;
-                }
-            }
-            Ok(())
+        alpha: settings.alpha,
+        beta: settings.beta,
+        model: match settings.model {
+            Model::Normalized => "normalized".into(),
+            Model::Logistic => "logistic".into(),
         },
-    )?;
-    Ok(status)
+    };
+    // A bot the harness cannot start would lose every pair: `open` refuses the run.
+    let Opened {
+        plan,
+        mut journal,
+        mut summaries,
+        pending,
+        ..
+    } = super::open(game, rules, tournament, Some(plan_sprt))?;
+    let (lower, upper) = sprt::bounds(settings.alpha, settings.beta);
+    let mut counter = Counter {
+        status: SprtStatus {
+            verdict: Verdict::Inconclusive,
+            llr: 0.0,
+            lower,
+            upper,
+            elo0: settings.elo0,
+            elo1: settings.elo1,
+            model: settings.model,
+            pentanomial: [0; 5],
+            pairs: 0,
+            elo: EloEstimate::default(),
+        },
+        settings: settings.clone(),
+        scores: BTreeMap::new(),
+        history: Vec::new(),
+        candidate: tournament.entrants[0].name.clone(),
+    };
+    let resumed = summaries.len();
+    for summary in &summaries {
+        counter.add(summary);
+    }
+    counter.count()?;
+    let out = tournament.out.clone();
+    let halt = stop.clone();
+    if counter.status.verdict == Verdict::Inconclusive {
+        let next_fixture = |i: usize| pending.get(i).copied();
+        let mut last_tables = Instant::now();
+        play_pool(
+            game,
+            tournament,
+            &next_fixture,
+            stop,
+            &mut |fixture, record| {
+                if counter.status.verdict != Verdict::Inconclusive {
+                    return Ok(());
+                }
+                journal.append(fixture.id, &record)?;
+                let summary = GameSummary::of(fixture.id, &record);
+                counter.add(&summary);
+                summaries.push(summary);
+                let before = counter.history.len();
+                counter.count()?;
+                for status in &counter.history[before..] {
+                    on_pair(status);
+                }
+                if counter.status.verdict != Verdict::Inconclusive {
+                    // The answer is in: running games are cancelled, no new one starts.
+                    halt.store(true, Ordering::SeqCst);
+                }
+                if last_tables.elapsed() >= Duration::from_secs(1) {
+                    write_tables(&out, &plan, &summaries)?;
+                    write_sprt_csv(&out, &counter.history)?;
+                    last_tables = Instant::now();
+                }
+                Ok(())
+            },
+        )?;
+        journal.sync()?;
+    }
+    write_tables(&out, &plan, &summaries)?;
+    write_sprt_csv(&out, &counter.history)?;
+    Ok(SprtRun {
+        status: counter.status,
+        history: counter.history,
+        distinct: DistinctPairs::of(&summaries),
+        resumed,
+        out,
+    })
 }
 
-/// The candidate's score in one game: 1, 0.5 or 0.
-fn candidate_score(record: &GameRecord, candidate_first: bool) -> f64 {
-    let candidate_role = record.roles.get(if candidate_first { 0 } else { 1 });
-    match (&record.winner, candidate_role) {
-        (None, _) => 0.5,
-        (Some(w), Some(r)) if w == r => 1.0,
-        _ => 0.0,
+/// Counts finished games into pairs, in pair order.
+struct Counter {
+    status: SprtStatus,
+    settings: SprtSettings,
+    /// Candidate scores of games not yet counted, by game id.
+    scores: BTreeMap<u64, f64>,
+    history: Vec<SprtStatus>,
+    candidate: String,
+}
+
+impl Counter {
+    fn add(&mut self, summary: &GameSummary) {
+        let score = match summary.winner {
+            None => 0.5,
+            Some(w) if summary.players[w] == self.candidate => 1.0,
+            Some(_) => 0.0,
+        };
+        self.scores.insert(summary.id, score);
     }
+
+    /// Counts every complete pair next in order, until one is missing or a verdict is in.
+    fn count(&mut self) -> Result<(), Error> {
+        let settings = &self.settings;
+        while self.status.verdict == Verdict::Inconclusive {
+            let pair = self.status.pairs;
+            // Games 2k and 2k+1 are pair k (schedule::gauntlet with one baseline); in
+            // game 2k the candidate moves first.
+            let (Some(a), Some(b)) = (
+                self.scores.get(&(2 * pair)).copied(),
+                self.scores.get(&(2 * pair + 1)).copied(),
+            ) else {
+                break;
+            };
+            let status = &mut self.status;
+            status.pentanomial[sprt::pair_index(a, b)] += 1;
+            status.pairs += 1;
+            status.llr = sprt::llr(
+                settings.model,
+                settings.elo0,
+                settings.elo1,
+                &status.pentanomial,
+            )
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "the {:?} model cannot compute the LLR of H0 elo {} against H1 elo {} \
+                     for pentanomial {:?}: no verdict is given",
+                    settings.model, settings.elo0, settings.elo1, status.pentanomial
+                ))
+            })?;
+            let (estimate, low, high) = sprt::elo_estimate(&status.pentanomial);
+            status.elo = EloEstimate {
+                estimate,
+                low,
+                high,
+            };
+            if status.llr >= status.upper {
+                status.verdict = Verdict::H1;
+            } else if status.llr <= status.lower {
+                status.verdict = Verdict::H0;
+            }
+            self.history.push(status.clone());
+        }
+        Ok(())
+    }
+}
+
+/// sprt.csv: the test after each pair.
+fn write_sprt_csv(dir: &std::path::Path, history: &[SprtStatus]) -> Result<(), Error> {
+    report::write_atomic(&dir.join("sprt.csv"), &report::sprt_csv(history))
 }

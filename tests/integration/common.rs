@@ -54,10 +54,13 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> 
 
 /// Replays an Asalto record with arbiter's rules: for each turn, whether the side to move
 /// had a legal move (a side without one is asked all the same, and its reply is illegal).
-/// The replay stops at a failed turn, the last.
+/// The replay starts after the record's opening and stops at a failed turn, the last.
 pub fn asalto_turns_with_a_legal_move(record: &GameRecord) -> Vec<bool> {
     let game = Asalto::default();
     let mut state = game.initial();
+    let opening = record.opening.as_array().cloned().unwrap_or_default();
+    arbiter::games::openings::play_opening(&game, &mut state, &opening)
+        .expect("a recorded opening is legal");
     let mut legal = Vec::new();
     let mut has_move = Vec::new();
     for m in &record.moves {

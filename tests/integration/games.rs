@@ -156,8 +156,11 @@ fn hinger_league_plays_each_random_start_twice_with_players_swapped() {
 
 #[test]
 fn sprt_runs_on_gomoku() {
+    let dir = tempfile::tempdir().unwrap();
     let (code, stdout, stderr) = run(arbiter().args([
         "sprt",
+        "--out",
+        dir.path().join("sprt").to_str().unwrap(),
         "--game",
         "gomoku",
         "--candidate",

@@ -11,6 +11,7 @@ mod differential;
 mod differential_java;
 mod games;
 mod league;
+mod openings;
 mod outputs;
 mod play;
 mod readme;

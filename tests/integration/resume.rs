@@ -400,6 +400,10 @@ fn config_keys_that_do_not_apply_are_refused_with_the_key_line_and_why() {
         (format!("[tournaments.t]\ngame = \"gomoku\"\nbots = [{two}]\nrows = 3\n"), ":4:", "`rows` shapes Hinger's random starts; gomoku has none"),
         (format!("[tournaments.t]\ngame = \"asalto\"\nbots = [{two}]\n\ndensity = 0.5\n"), ":5:", "`density` shapes Hinger's random starts; asalto has none"),
         (format!("[tournaments.t]\ngame = \"hinger\"\nbots = [{two}]\nboards = [\"b.txt\"]\ncols = 4\n"), ":5:", "which `boards` replace"),
+        (format!("[tournaments.t]\ngame = \"hinger\"\nbots = [{two}]\nrandom_plies = 2\n"), ":4:", "`random_plies` chooses move openings; hinger's openings are its start boards"),
+        (format!("[tournaments.t]\ngame = \"asalto\"\nbots = [{two}]\nopenings_order = \"random\"\n"), ":4:", "`openings_order` orders the lines of an `openings` book; there is none"),
+        (format!("[tournaments.t]\ngame = \"asalto\"\nbots = [{two}]\nrandom_plies = 2\nopenings = \"book.txt\"\n"), ":4:", "`random_plies` and `openings` are two ways"),
+        (format!("[tournaments.t]\ngame = \"gomoku\"\nbots = [{two}]\nopenings = \"book.txt\"\nopenings_order = \"backwards\"\n"), ":5:", "openings_order `backwards`: expected sequential or random"),
         ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\" },\n  { spec = \"builtin:greedy\", python = \"python3\" },\n]\n".to_string(), ":5:", "`python` does not apply to the built-in bot `builtin:greedy`"),
         ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\", dir = \"x\" },\n  { spec = \"builtin:greedy\" },\n]\n".to_string(), ":4:", "`dir` does not apply to the built-in bot"),
         ("[tournaments.t]\ngame = \"asalto\"\nbots = [\n  { spec = \"builtin:random\", env = { A = \"1\" } },\n  { spec = \"builtin:greedy\" },\n]\n".to_string(), ":4:", "`env` does not apply to the built-in bot"),
@@ -416,8 +420,9 @@ fn config_keys_that_do_not_apply_are_refused_with_the_key_line_and_why() {
         assert!(stderr.contains(why), "expected `{why}` in:\n{stderr}");
     }
     // The same keys where they apply are accepted.
+    std::fs::write(dir.path().join("book.txt"), "[[[3,3],[2,3]]]\n").unwrap();
     let toml = format!(
-        "[tournaments.t]\ngame = \"asalto\"\nround_limit = 20\nbots = [\n  {{ spec = \"builtin:random\" }},\n  {{ spec = {:?}, python = \"python3\", memory_mb = 2000 }},\n]\n",
+        "[tournaments.t]\ngame = \"asalto\"\nround_limit = 20\nopenings = \"book.txt\"\nopenings_order = \"random\"\nbots = [\n  {{ spec = \"builtin:random\" }},\n  {{ spec = {:?}, python = \"python3\", memory_mb = 2000 }},\n]\n",
         py.to_str().unwrap()
     );
     let (code, _, stderr) = crate::league::run_config(dir.path(), &toml, None);

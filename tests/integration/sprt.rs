@@ -4,9 +4,10 @@
 use crate::common::*;
 
 fn sprt(candidate: &str, baseline: &str, extra: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
     let mut cmd = arbiter();
+    cmd.args(["sprt", "--out"]).arg(dir.path().join("sprt"));
     cmd.args([
-        "sprt",
         "--game",
         "asalto",
         "--candidate",
@@ -133,9 +134,12 @@ fn usage_errors_exit_2() {
 #[test]
 fn wide_normalized_bounds_are_refused_and_the_logistic_model_decides_them() {
     // Gomoku's greedy bot beats the random bot in every game of this seed.
+    let dir = tempfile::tempdir().unwrap();
     let wide = |model: &str| {
         run(arbiter().args([
             "sprt",
+            "--out",
+            dir.path().join(model).to_str().unwrap(),
             "--game",
             "gomoku",
             "--candidate",

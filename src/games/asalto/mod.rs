@@ -49,6 +49,10 @@ impl Game for Asalto {
     fn roles(&self) -> [&'static str; 2] {
         ["rebel", "officer"]
     }
+    fn openings(&self) -> crate::games::openings::OpeningKind {
+        // Measured: README, "Openings".
+        crate::games::openings::OpeningKind::Moves { default_plies: 5 }
+    }
     fn initial(&self) -> State {
         State::initial()
     }

@@ -32,6 +32,10 @@ impl Game for Gomoku {
     fn roles(&self) -> [&'static str; 2] {
         ["white", "black"]
     }
+    fn openings(&self) -> crate::games::openings::OpeningKind {
+        // Measured: README, "Openings".
+        crate::games::openings::OpeningKind::Moves { default_plies: 2 }
+    }
     fn initial(&self) -> State {
         State::initial()
     }

@@ -198,6 +198,9 @@ impl Game for Hinger {
     fn roles(&self) -> [&'static str; 2] {
         ["first", "second"]
     }
+    fn openings(&self) -> crate::games::openings::OpeningKind {
+        crate::games::openings::OpeningKind::StartBoards
+    }
     fn initial(&self) -> State {
         self.start_position(0)
     }

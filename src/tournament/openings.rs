@@ -1,0 +1,160 @@
+//! The openings of a tournament: which start each role-swapped pair plays from, and how
+//! many pairs were really distinct games.
+//!
+//! Both games of a pair share one opening (the fixture's `start` is the pair's index), so a
+//! pair is the colour-swapped sample that pentanomial statistics assume.
+
+use super::journal::PlanOpenings;
+use crate::error::Error;
+use crate::games::Game;
+use crate::games::openings::{self, Opening};
+use crate::record::GameSummary;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+/// Where each pair starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Openings {
+    /// The game's own start (Hinger: its start boards).
+    Standard,
+    /// `plies` random plies per pair, drawn from the tournament's seed and the pair.
+    Random { plies: u32 },
+    /// A book's lines, checked; pair i plays `lines[order[i % len]]`.
+    Book {
+        lines: Vec<Opening>,
+        /// Shuffled by the seed rather than in the book's order.
+        shuffled: bool,
+        /// The file as given, for messages.
+        file: String,
+    },
+}
+
+impl Openings {
+    /// Reads and checks every line of the book at `path` for `game`.
+    pub fn read_book<G: Game>(game: &G, path: &Path, shuffled: bool) -> Result<Openings, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let lines = openings::parse_book(game, &text).map_err(|e| Error::Input {
+            path: path.to_path_buf(),
+            line: e.line,
+            message: format!("{} opening book: {}", game.name(), e.message),
+        })?;
+        Ok(Openings::Book {
+            lines,
+            shuffled,
+            file: path.to_string_lossy().into_owned(),
+        })
+    }
+
+    /// What the journal's plan records: everything that decides the openings (a book by
+    /// its content's digest, so an edited book is noticed on resume). `None` for the
+    /// standard start, as in journals written before openings existed.
+    pub fn plan(&self) -> Option<PlanOpenings> {
+        match self {
+            Openings::Standard => None,
+            Openings::Random { plies } => Some(PlanOpenings {
+                random_plies: Some(*plies),
+                ..PlanOpenings::default()
+            }),
+            Openings::Book {
+                lines, shuffled, ..
+            } => {
+                use sha2::{Digest, Sha256};
+                let mut hasher = Sha256::new();
+                for line in lines {
+                    hasher.update(openings::to_line(line).as_bytes());
+                    hasher.update(b"\n");
+                }
+                let digest = hasher.finalize();
+                Some(PlanOpenings {
+                    random_plies: None,
+                    book_sha256: Some(digest.iter().map(|b| format!("{b:02x}")).collect()),
+                    book_lines: Some(lines.len()),
+                    order: Some(if *shuffled { "random" } else { "sequential" }.into()),
+                })
+            }
+        }
+    }
+
+    /// The opening of pair `pair` in a tournament seeded `seed`.
+    pub fn for_pair<G: Game>(&self, game: &G, seed: u64, pair: u64) -> Result<Opening, Error> {
+        match self {
+            Openings::Standard => Ok(Vec::new()),
+            Openings::Random { plies } => openings::pair_opening(game, *plies, seed, pair)
+                .ok_or_else(|| {
+                    Error::usage(format!(
+                        "no {plies}-ply {} opening that leaves the game in play was found: \
+                         ask for fewer --random-plies",
+                        game.name()
+                    ))
+                }),
+            Openings::Book {
+                lines, shuffled, ..
+            } => {
+                // The order is recomputed per game: cheap next to a game, and stateless.
+                let order = openings::book_order(lines.len(), *shuffled, seed);
+                Ok(lines[order[(pair % lines.len() as u64) as usize]].clone())
+            }
+        }
+    }
+}
+
+/// Complete pairs, and how many of them are distinct: a pair that replays an earlier pair
+/// move for move (same bots in the same roles, same opening, same replies) counts once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DistinctPairs {
+    pub distinct: usize,
+    pub pairs: usize,
+}
+
+impl DistinctPairs {
+    pub fn of(games: &[GameSummary]) -> DistinctPairs {
+        let mut by_pair: BTreeMap<u64, Vec<&GameSummary>> = BTreeMap::new();
+        for g in games {
+            by_pair.entry(g.pair).or_default().push(g);
+        }
+        let mut seen = HashSet::new();
+        let mut pairs = 0;
+        for games in by_pair.values() {
+            if games.len() != 2 {
+                continue;
+            }
+            pairs += 1;
+            let mut key: Vec<(&str, &str, &str)> = games
+                .iter()
+                .map(|g| {
+                    (
+                        g.players[0].as_str(),
+                        g.players[1].as_str(),
+                        g.replay.as_str(),
+                    )
+                })
+                .collect();
+            key.sort();
+            seen.insert(key);
+        }
+        DistinctPairs {
+            distinct: seen.len(),
+            pairs,
+        }
+    }
+
+    /// `distinct pairs: K of N`, and when some pair was replayed, a warning that names the
+    /// cure.
+    pub fn report(&self) -> (String, Option<String>) {
+        let line = format!("distinct pairs: {} of {}", self.distinct, self.pairs);
+        let warning = (self.distinct < self.pairs).then(|| {
+            format!(
+                "warning: {} of {} pairs replayed an earlier pair move for move: the bots are \
+                 deterministic on a repeated start, so those pairs are no new evidence; vary \
+                 the starts with --random-plies N or --openings FILE (random_plies or openings \
+                 in tournaments.toml)",
+                self.pairs - self.distinct,
+                self.pairs
+            )
+        });
+        (line, warning)
+    }
+}
