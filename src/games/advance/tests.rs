@@ -1,0 +1,3 @@
+//! The rules of docs/rules/advance.md, one position per rule.
+
+use super::*;
