@@ -4,6 +4,7 @@
 //! adjudicates, never a panic or an `Err` of the harness.
 
 pub mod cgroup;
+pub mod console;
 pub mod inprocess;
 pub mod java;
 pub mod pipe;
@@ -48,6 +49,8 @@ pub enum FailureKind {
     Cpu,
     /// Wrote a file beyond its file-size limit (killed by SIGXFSZ).
     FileSize,
+    /// A program run once per move left no output file, or one that is not a board.
+    BadOutput,
 }
 
 impl FailureKind {
@@ -61,6 +64,7 @@ impl FailureKind {
             FailureKind::Memory => "memory",
             FailureKind::Cpu => "cpu",
             FailureKind::FileSize => "file_size",
+            FailureKind::BadOutput => "bad_output",
         }
     }
 }
@@ -146,7 +150,7 @@ pub fn open_player_in<G: Builtins>(
     env: &std::collections::BTreeMap<String, String>,
     confine: spec::Confinement,
 ) -> Result<Box<dyn Player<G>>, String> {
-    let program = |mut command: spec::CommandSpec| -> Box<dyn Player<G>> {
+    let seat = |mut command: spec::CommandSpec| -> spec::CommandSpec {
         command.confine = confine;
         if let Some(dir) = cwd {
             command.cwd = Some(dir.to_path_buf());
@@ -154,7 +158,13 @@ pub fn open_player_in<G: Builtins>(
         command
             .env
             .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        Box::new(process::ProcessPlayer::new(command))
+        command
+    };
+    let program = |command| -> Box<dyn Player<G>> {
+        Box::new(process::ProcessPlayer::new(seat(command)))
+    };
+    let console = |command| -> Box<dyn Player<G>> {
+        Box::new(console::ConsolePlayer::new(seat(command)))
     };
     match spec {
         BotSpec::Builtin(name) => {
@@ -183,5 +193,7 @@ pub fn open_player_in<G: Builtins>(
             java::JavaPlayer::new(file, cwd, env).confined(confine),
         )),
         BotSpec::Command(command) => Ok(program(command.clone())),
+        BotSpec::Console(command) => Ok(console(command.clone())),
+        BotSpec::ConsoleProject(dir) => Ok(console(console::build_project(dir)?)),
     }
 }

@@ -1,6 +1,7 @@
 //! The command line: a thin layer that parses arguments and calls the library.
 
 mod confine;
+mod console;
 pub mod games;
 mod league;
 mod options;
@@ -8,6 +9,7 @@ mod perft;
 mod play;
 mod signals;
 mod sprt;
+mod suite;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -44,6 +46,12 @@ pub enum Command {
     Table(league::TableArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
+    /// Run a built-in bot as a course console program: `NAME white|black IN OUT` plays
+    /// one move from the board file IN into OUT; `NAME name` prints its name.
+    ConsoleBot(console::ConsoleBotArgs),
+    /// Grade a bot on a course position suite (Advance: levels 4 to 7, then games against
+    /// grade7) and print the course's mark.
+    Suite(suite::SuiteArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -59,6 +67,8 @@ pub fn main() -> i32 {
         Command::Run(args) => league::run(args),
         Command::Table(args) => league::table(args),
         Command::Sprt(args) => sprt::run(args),
+        Command::ConsoleBot(args) => console::run(args),
+        Command::Suite(args) => suite::run(args),
     };
     match result {
         Ok(code) => code,
