@@ -234,3 +234,109 @@ impl Heuristic for Advance {
         Some(Box::new(GradeBot::new(grade, seed)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::Builtins;
+    use crate::games::Game;
+    use crate::games::advance::{WHITE, parse_board};
+
+    fn white(rows: &str) -> State {
+        parse_board(rows, WHITE).expect("a worked example")
+    }
+
+    fn rc(mv: &Move) -> ((usize, usize), (usize, usize)) {
+        (mv.from_rc(), mv.to_rc())
+    }
+
+    #[test]
+    fn worked_example_level4_the_only_move_takes_the_dragon() {
+        let s = white(
+            "........g\n.........\n.........\n.........\n.........\n.....d...\n.....Z...\n\
+             ........#\n.......#G\n",
+        );
+        let all = grade_choices(&s, 4);
+        assert_eq!(all.len(), 1);
+        assert_eq!(rc(&all[0]), ((6, 5), (5, 5)));
+    }
+
+    #[test]
+    fn worked_example_level5_the_builder_steps_up_left_and_wins() {
+        let s = white(
+            "b#g.S.cmb\nM......sj\n..m.B..##\n.........\n........z\n.Jz.#....\n..Z#.z..#\n\
+             C..#z.JZB\n.G......s\n",
+        );
+        let wins = winning_moves(&s);
+        assert!(
+            wins.iter()
+                .any(|m| rc(m) == ((2, 4), (1, 3)) && m.kind == Kind::Step),
+            "{wins:?}"
+        );
+        for m in &wins {
+            assert!(wins_at_once(&s, m));
+        }
+        assert_eq!(grade_choices(&s, 5), wins);
+    }
+
+    #[test]
+    fn worked_example_level6_the_miner_takes_the_miner() {
+        let s = white(
+            "d.bz..cmj\nDj.#...b#\nm.z.g.zs.\n......#z#\n.....Z#.Z\n.#..S...#\n..Z.zZ...\n\
+             ...BZ..Z.\nM.CSMG.J.\n",
+        );
+        assert!(winning_moves(&s).is_empty());
+        let (best, gain) = level6_moves(&s);
+        assert_eq!(gain, s.material_difference(WHITE) + 4);
+        assert_eq!(best.len(), 1);
+        assert_eq!(rc(&best[0]), ((8, 0), (2, 0)));
+    }
+
+    #[test]
+    fn worked_example_level7_the_miner_climbs_to_the_top_row() {
+        let s = white(
+            "..j....c.\n.........\n##b.g....\n.........\n.#.......\n#.#...#..\n.G#......\n\
+             #......##\n.....M...\n",
+        );
+        let mut all = Vec::new();
+        s.legal_moves(&mut all);
+        assert_eq!(all.len(), 20);
+        let (six, _) = level6_moves(&s);
+        assert_eq!(six.len(), 20, "all materially neutral");
+        let (best, score) = level7_best(&s);
+        assert_eq!(best.len(), 1, "{best:?}");
+        assert_eq!(rc(&best[0]), ((8, 5), (0, 5)));
+        assert!(score > s.material_difference(WHITE));
+    }
+
+    #[test]
+    fn grade_bots_are_named_and_follow_their_level() {
+        let game = Advance;
+        crate::engines::assert_builtins_play_legal_moves(&game, &game.initial());
+        let s = white(
+            "d.bz..cmj\nDj.#...b#\nm.z.g.zs.\n......#z#\n.....Z#.Z\n.#..S...#\n..Z.zZ...\n\
+             ...BZ..Z.\nM.CSMG.J.\n",
+        );
+        for (name, seed) in [("grade6", 1), ("grade7", 2), ("grade6", 3)] {
+            let mut bot = game.builtin(name, seed).expect("a grade bot");
+            let mv = bot.choose(&game, &s, Duration::from_secs(1)).expect("a move");
+            assert_eq!(rc(&mv), ((8, 0), (2, 0)), "{name}");
+        }
+    }
+
+    #[test]
+    fn alphabeta_beats_grade4_from_the_start() {
+        let game = Advance;
+        for (side, seed) in [(Side::First, 1), (Side::Second, 2)] {
+            let strong = Box::new(crate::engines::AlphaBeta::<Advance>::with_limits(
+                seed,
+                crate::engines::Limits::depth(2),
+            ));
+            let weak = game.builtin("grade4", seed).expect("grade4");
+            assert_eq!(
+                crate::engines::duel(&game, strong, weak, side, seed),
+                Some(true)
+            );
+        }
+    }
+}
