@@ -129,6 +129,22 @@ pub trait Player<G: Game>: Send {
     fn finish(&mut self, end: &EndInfo) -> BotLog;
 }
 
+/// The name a bot goes by when none is given: a console program's answer to `COMMAND
+/// name` (asked once, bounded, in its own process group and cgroup but outside any
+/// sandbox), else the name derived from the spec.
+pub fn display_name(spec: &BotSpec) -> String {
+    if let BotSpec::Console(command) = spec
+        && let Ok(Some(name)) =
+            console::ConsolePlayer::new(command.clone()).ask_name(console::NAME_LIMIT)
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || " _-.+()".contains(c))
+    {
+        return name;
+    }
+    spec.default_name()
+}
+
 /// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
 /// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
 pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {

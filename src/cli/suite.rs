@@ -53,7 +53,7 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
             )));
         }
     }
-    let name = spec.default_name();
+    let name = crate::bots::display_name(&spec);
     let confine = args.confine.confinement();
     super::confine::check(&name, &confine)?;
     let limit = Duration::from_millis(args.limit_ms);

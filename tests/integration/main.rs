@@ -4,6 +4,7 @@ mod adapters_hinger;
 mod adapters_java;
 mod bots_asalto;
 mod bots_common;
+mod bots_console;
 mod bots_course;
 mod bots_process;
 mod common;
