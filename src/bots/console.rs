@@ -179,8 +179,9 @@ impl<G: Game> Player<G> for ConsolePlayer {
 
 /// The C# projects built in this run: a folder is built once, whatever the number of
 /// games it plays.
-static BUILT: std::sync::Mutex<std::collections::BTreeMap<std::path::PathBuf, Result<CommandSpec, String>>> =
-    std::sync::Mutex::new(std::collections::BTreeMap::new());
+static BUILT: std::sync::Mutex<
+    std::collections::BTreeMap<std::path::PathBuf, Result<CommandSpec, String>>,
+> = std::sync::Mutex::new(std::collections::BTreeMap::new());
 
 /// The console command of the C# project in `dir`: built once with `dotnet build -c
 /// Release`, then `dotnet bin/Release/*/NAME.dll` run in `dir`.

@@ -176,12 +176,10 @@ pub fn open_player_in<G: Builtins>(
             .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
         command
     };
-    let program = |command| -> Box<dyn Player<G>> {
-        Box::new(process::ProcessPlayer::new(seat(command)))
-    };
-    let console = |command| -> Box<dyn Player<G>> {
-        Box::new(console::ConsolePlayer::new(seat(command)))
-    };
+    let program =
+        |command| -> Box<dyn Player<G>> { Box::new(process::ProcessPlayer::new(seat(command))) };
+    let console =
+        |command| -> Box<dyn Player<G>> { Box::new(console::ConsolePlayer::new(seat(command))) };
     match spec {
         BotSpec::Builtin(name) => {
             let names = game.builtin_names();

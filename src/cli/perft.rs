@@ -2,7 +2,9 @@
 
 use super::read_file;
 use crate::error::Error;
-use crate::games::{Game, GameKind, advance::Advance, asalto::Asalto, gomoku::Gomoku, hinger::Hinger, perft};
+use crate::games::{
+    Game, GameKind, advance::Advance, asalto::Asalto, gomoku::Gomoku, hinger::Hinger, perft,
+};
 use std::path::PathBuf;
 use std::time::Instant;
 

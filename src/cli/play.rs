@@ -166,10 +166,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         &config,
         &mut on_event,
     );
-    println!(
-        "{}",
-        crate::report::game_line(&GameSummary::of(0, &record))
-    );
+    println!("{}", crate::report::game_line(&GameSummary::of(0, &record)));
     if let Some(path) = &args.record {
         let json = serde_json::to_string_pretty(&record).expect("a record always serializes");
         std::fs::write(path, json + "\n").map_err(|source| Error::Io {

@@ -70,7 +70,13 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
             .par_iter()
             .enumerate()
             .map(|(i, case)| {
-                grader::run_case(case, &spec, limit, confine, args.seed.wrapping_add(i as u64))
+                grader::run_case(
+                    case,
+                    &spec,
+                    limit,
+                    confine,
+                    args.seed.wrapping_add(i as u64),
+                )
             })
             .collect()
     });
@@ -99,8 +105,7 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
         ]);
     }
     println!("{table}");
-    let failures: Vec<&grader::Verdict> =
-        verdicts.iter().filter(|v| v.failure.is_some()).collect();
+    let failures: Vec<&grader::Verdict> = verdicts.iter().filter(|v| v.failure.is_some()).collect();
     if !failures.is_empty() {
         println!("failures:");
         for v in &failures {
@@ -150,5 +155,8 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
 }
 
 fn colour_static(colour: &str) -> &'static str {
-    COLOURS.into_iter().find(|c| *c == colour).unwrap_or("white")
+    COLOURS
+        .into_iter()
+        .find(|c| *c == colour)
+        .unwrap_or("white")
 }

@@ -319,7 +319,9 @@ mod tests {
         );
         for (name, seed) in [("grade6", 1), ("grade7", 2), ("grade6", 3)] {
             let mut bot = game.builtin(name, seed).expect("a grade bot");
-            let mv = bot.choose(&game, &s, Duration::from_secs(1)).expect("a move");
+            let mv = bot
+                .choose(&game, &s, Duration::from_secs(1))
+                .expect("a move");
             assert_eq!(rc(&mv), ((8, 0), (2, 0)), "{name}");
         }
     }

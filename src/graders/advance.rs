@@ -80,7 +80,11 @@ pub fn read_suite(dir: &Path) -> Result<Suite, crate::error::Error> {
                 .collect();
             // Numeric names in numeric order (2 before 10).
             files.sort_by_key(|p| {
-                let stem = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                let stem = p
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
                 (stem.parse::<u64>().unwrap_or(u64::MAX), stem)
             });
             for test in files {
@@ -193,14 +197,17 @@ pub fn run_case(
             result: "loss",
             reason: f.kind.code().into(),
         });
-        return verdict(Some(format!("{}: {}", f.kind.code(), first_line(&f.detail))));
+        return verdict(Some(format!(
+            "{}: {}",
+            f.kind.code(),
+            first_line(&f.detail)
+        )));
     }
     let turn = player.turn(&game, &case.position);
     let failure = match turn.reply {
-        _ if turn.elapsed > limit => Some(format!(
-            "timeout: no move within {} ms",
-            limit.as_millis()
-        )),
+        _ if turn.elapsed > limit => {
+            Some(format!("timeout: no move within {} ms", limit.as_millis()))
+        }
         Reply::Checked(mv) => judge(case, &mv),
         Reply::Wire(value) => match game.parse_move(&case.position, &value) {
             Ok(mv) => judge(case, &mv),
@@ -216,7 +223,12 @@ pub fn run_case(
 }
 
 fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or_default().chars().take(200).collect()
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect()
 }
 
 /// Passed and total cases per level and colour.
@@ -225,7 +237,11 @@ pub type Tally = BTreeMap<u8, BTreeMap<&'static str, [usize; 2]>>;
 pub fn tally(verdicts: &[Verdict]) -> Tally {
     let mut t = Tally::new();
     for v in verdicts {
-        let cell = t.entry(v.level).or_default().entry(v.colour).or_insert([0, 0]);
+        let cell = t
+            .entry(v.level)
+            .or_default()
+            .entry(v.colour)
+            .or_insert([0, 0]);
         cell[0] += usize::from(v.failure.is_none());
         cell[1] += 1;
     }
@@ -291,7 +307,11 @@ pub fn bonus_game(
     seed: u64,
 ) -> Result<bool, String> {
     let game = Advance;
-    let bot_side = if i % 2 == 0 { Side::First } else { Side::Second };
+    let bot_side = if i % 2 == 0 {
+        Side::First
+    } else {
+        Side::Second
+    };
     let mut bot = open_player_in(spec, &game, None, &BTreeMap::new(), confine)?;
     let reference = BotSpec::Builtin("grade7".into());
     let mut grade7 = open_player_in(&reference, &game, None, &BTreeMap::new(), confine)?;
@@ -344,5 +364,50 @@ pub fn summary(tally: &Tally, played: usize, won: usize) -> Summary {
         total,
         games: GamesPlayed { played, won },
         mark: (mark * 100.0).round() / 100.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tally of `passed` out of 50 per level (25 per colour, white first).
+    fn course(passed: [usize; 4]) -> Tally {
+        let mut t = Tally::new();
+        for (level, p) in LEVELS.into_iter().zip(passed) {
+            let white = p.min(25);
+            let by = t.entry(level).or_default();
+            by.insert("white", [white, 25]);
+            by.insert("black", [p - white, 25]);
+        }
+        t
+    }
+
+    #[test]
+    fn the_gated_mark_by_hand() {
+        // Level 4 not complete: its percentage, whatever follows.
+        assert_eq!(functionality_mark(&course([49, 50, 50, 50])), 49.0);
+        assert_eq!(functionality_mark(&course([0, 50, 50, 50])), 0.0);
+        // Level 4 complete, level 5 partly: 50 + 0.3 per case.
+        assert!((functionality_mark(&course([50, 10, 50, 50])) - 53.0).abs() < 1e-9);
+        // Levels 4 and 5 complete, 6 partly: 65 + 0.2 per case; 7 is gated off.
+        assert!((functionality_mark(&course([50, 50, 49, 50])) - 74.8).abs() < 1e-9);
+        assert!((functionality_mark(&course([50, 50, 50, 20])) - 79.0).abs() < 1e-9);
+        assert_eq!(functionality_mark(&course([50, 50, 50, 50])), 85.0);
+        // A missing level stops the gate.
+        let mut missing = course([50, 50, 50, 50]);
+        missing.remove(&5);
+        assert_eq!(functionality_mark(&missing), 50.0);
+    }
+
+    #[test]
+    fn the_game_bonus_by_hand() {
+        assert_eq!(game_bonus(100, 30), 0.0);
+        assert_eq!(game_bonus(100, 31), 0.5);
+        assert_eq!(game_bonus(100, 50), 10.0);
+        assert_eq!(game_bonus(100, 61), 15.0, "capped at 100% overall");
+        assert_eq!(game_bonus(0, 0), 0.0);
+        let s = summary(&course([50, 50, 50, 50]), 100, 40);
+        assert_eq!((s.passed, s.total, s.mark), (200, 200, 90.0));
     }
 }

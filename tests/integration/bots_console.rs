@@ -70,13 +70,13 @@ fn no_output_file_is_bad_output() {
 
 #[test]
 fn garbage_output_is_bad_output_naming_the_line() {
-    let (reply, _, _) = one_turn(
-        "cp \"$2\" \"$3\"; sed -i '3s/.*/...x...../' \"$3\"\n",
-        5000,
-    );
+    let (reply, _, _) = one_turn("cp \"$2\" \"$3\"; sed -i '3s/.*/...x...../' \"$3\"\n", 5000);
     let (kind, detail) = failure(&reply);
     assert_eq!(kind, FailureKind::BadOutput);
-    assert!(detail.contains("line 3") && detail.contains("`x`"), "{detail}");
+    assert!(
+        detail.contains("line 3") && detail.contains("`x`"),
+        "{detail}"
+    );
     let (reply, _, _) = one_turn("echo hello > \"$3\"\n", 5000);
     assert_eq!(failure(&reply).0, FailureKind::BadOutput);
 }
@@ -109,7 +109,10 @@ fn a_crash_is_a_crash_with_its_status() {
     let (reply, _, _) = one_turn("echo doomed >&2; exit 3\n", 5000);
     let (kind, detail) = failure(&reply);
     assert_eq!(kind, FailureKind::Crash);
-    assert!(detail.contains("exit status 3") && detail.contains("doomed"), "{detail}");
+    assert!(
+        detail.contains("exit status 3") && detail.contains("doomed"),
+        "{detail}"
+    );
 }
 
 #[test]

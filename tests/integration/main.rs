@@ -17,6 +17,7 @@ mod play;
 mod readme;
 mod resume;
 mod sprt;
+mod suite;
 mod zoo;
 mod zoo_java;
 mod zoo_promises;

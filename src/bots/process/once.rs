@@ -127,7 +127,11 @@ pub fn run_once(
     let written = folder.map(|f| written_folder(&run, f));
     let outputs = outputs
         .iter()
-        .map(|name| written.as_ref().and_then(|dir| read_bounded(&dir.join(name))))
+        .map(|name| {
+            written
+                .as_ref()
+                .and_then(|dir| read_bounded(&dir.join(name)))
+        })
         .collect();
     run.shut_down(None);
     let stderr = run.stderr_text(Duration::from_millis(100));

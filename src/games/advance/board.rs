@@ -114,7 +114,10 @@ pub fn value(p: u8) -> i32 {
 }
 
 fn is_piece_letter(p: u8) -> bool {
-    matches!(p.to_ascii_lowercase(), b'z' | b'b' | b'j' | b'm' | b's' | b'c' | b'd' | b'g')
+    matches!(
+        p.to_ascii_lowercase(),
+        b'z' | b'b' | b'j' | b'm' | b's' | b'c' | b'd' | b'g'
+    )
 }
 
 fn offset(cell: usize, (dr, dc): (i32, i32)) -> Option<usize> {
@@ -229,58 +232,65 @@ impl State {
         colour(p) == Some(side.other()) && !p.eq_ignore_ascii_case(&b'g') && !self.protected(cell)
     }
 
-    /// Whether a piece of `by` standing on `from` could take `target` by a capture or a
-    /// shot, looking only at the geometry and the squares in between (the target's
-    /// protection is the caller's business).
-    fn attacks(&self, from: usize, by: Side, target: usize) -> bool {
-        let p = self.cells[from];
-        let (fr, fc) = ((from / SIZE) as i32, (from % SIZE) as i32);
-        let (tr, tc) = ((target / SIZE) as i32, (target % SIZE) as i32);
-        let (dr, dc) = (tr - fr, tc - fc);
-        match p.to_ascii_lowercase() {
-            b'z' => {
-                let f = forward(by);
-                if dr == f && dc.abs() <= 1 {
-                    return true;
-                }
-                if dr == 2 * f && (dc == 0 || dc.abs() == 2) {
-                    let between = ((fr + f) as usize) * SIZE + (fc + dc / 2) as usize;
-                    return self.cells[between] == EMPTY;
-                }
-                false
-            }
-            b'b' | b'g' => (dr, dc) != (0, 0) && dr.abs() <= 1 && dc.abs() <= 1,
-            b's' => KNIGHT.contains(&(dr, dc)),
-            b'c' => SHOTS.contains(&(dr, dc)),
-            b'm' => (dr == 0) != (dc == 0) && self.clear_line(from, target),
-            b'd' => {
-                let line = dr == 0 || dc == 0 || dr.abs() == dc.abs();
-                line && dr.abs().max(dc.abs()) >= 2 && self.clear_line(from, target)
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether every square strictly between two cells on one line is empty.
-    fn clear_line(&self, from: usize, to: usize) -> bool {
-        let (fr, fc) = ((from / SIZE) as i32, (from % SIZE) as i32);
-        let (tr, tc) = ((to / SIZE) as i32, (to % SIZE) as i32);
-        let step = ((tr - fr).signum(), (tc - fc).signum());
-        let mut cell = offset(from, step);
-        while let Some(c) = cell {
-            if c == to {
-                return true;
-            }
-            if self.cells[c] != EMPTY {
-                return false;
-            }
-            cell = offset(c, step);
-        }
-        false
-    }
-
     /// Whether `side`'s General is in danger (a side without a General never is).
     pub fn in_danger(&self, side: Side) -> bool {
+        let general = if side == WHITE { b'G' } else { b'g' };
+        let Some(cell) = self.cells.iter().position(|&p| p == general) else {
+            return false;
+        };
+        !self.protected(cell) && self.attacked(cell, side.other())
+    }
+
+    /// Whether a piece of `by` could take the square `target` by a capture or a shot,
+    /// looked for outward from the target: each kind of piece only where it could stand.
+    fn attacked(&self, target: usize, by: Side) -> bool {
+        let enemy = |cell: usize, kind: u8| {
+            let p = self.cells[cell];
+            colour(p) == Some(by) && p.to_ascii_lowercase() == kind
+        };
+        let f = forward(by);
+        for dc in -1..=1 {
+            // A Zombie one row behind the target (as it moves), or two with the square
+            // between empty.
+            if let Some(z) = offset(target, (-f, dc))
+                && enemy(z, b'z')
+            {
+                return true;
+            }
+            if let Some(z) = offset(target, (-2 * f, 2 * dc))
+                && enemy(z, b'z')
+                && offset(target, (-f, dc)).is_some_and(|m| self.cells[m] == EMPTY)
+            {
+                return true;
+            }
+        }
+        let near = |dirs: &[(i32, i32)], kinds: &[u8]| {
+            dirs.iter()
+                .filter_map(|&d| offset(target, d))
+                .any(|c| kinds.iter().any(|&k| enemy(c, k)))
+        };
+        if near(&KING, b"bg") || near(&KNIGHT, b"s") || near(&SHOTS, b"c") {
+            return true;
+        }
+        KING.iter().any(|&d| {
+            let mut cell = offset(target, d);
+            let mut distance = 1;
+            while let Some(c) = cell {
+                if self.cells[c] != EMPTY {
+                    let orthogonal = d.0 == 0 || d.1 == 0;
+                    return (orthogonal && enemy(c, b'm')) || (distance >= 2 && enemy(c, b'd'));
+                }
+                cell = offset(c, d);
+                distance += 1;
+            }
+            false
+        })
+    }
+
+    /// Danger by its definition, for tests: the General replaced by a plain piece of its
+    /// side, is there an enemy move (capture or shot) onto its square?
+    #[cfg(test)]
+    pub(crate) fn in_danger_by_moves(&self, side: Side) -> bool {
         let general = if side == WHITE { b'G' } else { b'g' };
         let Some(cell) = self.cells.iter().position(|&p| p == general) else {
             return false;
@@ -288,8 +298,14 @@ impl State {
         if self.protected(cell) {
             return false;
         }
-        let enemy = side.other();
-        (0..CELLS).any(|from| colour(self.cells[from]) == Some(enemy) && self.attacks(from, enemy, cell))
+        let mut probe = self.clone();
+        probe.cells[cell] = if side == WHITE { b'Z' } else { b'z' };
+        probe.to_move = side.other();
+        let mut moves = Vec::new();
+        probe.pseudo_moves(&mut moves);
+        moves
+            .iter()
+            .any(|m| m.to as usize == cell && matches!(m.kind, Kind::Step | Kind::Shoot))
     }
 
     /// Every move of the side to move, legal or not as to its General's danger.
@@ -486,13 +502,20 @@ impl State {
         if self.over {
             return false;
         }
-        let mut moves = Vec::with_capacity(64);
-        self.pseudo_moves(&mut moves);
-        moves.iter().any(|mv| {
-            let mut next = self.clone();
-            next.apply_board(mv);
-            !next.in_danger(self.to_move)
-        })
+        // Piece by piece, so that the search usually ends at the first piece looked at.
+        let side = self.to_move;
+        let mut moves = Vec::with_capacity(32);
+        (0..CELLS)
+            .filter(|&from| colour(self.cells[from]) == Some(side))
+            .any(|from| {
+                moves.clear();
+                self.piece_moves(from, side, &mut moves);
+                moves.iter().any(|mv| {
+                    let mut next = self.clone();
+                    next.apply_board(mv);
+                    !next.in_danger(side)
+                })
+            })
     }
 
     /// Plays a legal move; the outcome when it ends the game.

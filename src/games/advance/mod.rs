@@ -75,12 +75,13 @@ fn parse_reply(state: &State, reply: &Value) -> Result<Move, Illegal> {
             .filter_map(Value::as_str)
             .map(|r| format!("{r}\n"))
             .collect();
-        let target = parse_board(&text, state.to_move().other()).map_err(|e| Illegal::BadBoard {
-            detail: match e.line {
-                0 => format!("the board: {}", e.message),
-                n => format!("row {}: {}", n - 1, e.message),
-            },
-        })?;
+        let target =
+            parse_board(&text, state.to_move().other()).map_err(|e| Illegal::BadBoard {
+                detail: match e.line {
+                    0 => format!("the board: {}", e.message),
+                    n => format!("row {}: {}", n - 1, e.message),
+                },
+            })?;
         return move_to_board(state, &target).ok_or_else(|| Illegal::NoSuchMove {
             what: "gives this board".into(),
         });

@@ -2,8 +2,8 @@
 
 use super::board::{Kind, MOVES_PER_SIDE};
 use super::*;
-use crate::games::perft::perft;
 use crate::games::ReasonCode;
+use crate::games::perft::perft;
 use serde_json::json;
 
 /// A position from 9 rows, `side` to move.
@@ -43,8 +43,15 @@ fn zombie_steps_captures_and_leaps_forward_only() {
     // with (4,5) empty: a diagonal leap; (3,4) straight ahead two with (4,4) empty.
     let s = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "....b.b..", "...b.....", "....Z....", EMPTY_ROW,
-            EMPTY_ROW, "G........",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....b.b..",
+            "...b.....",
+            "....Z....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -62,8 +69,15 @@ fn zombie_steps_captures_and_leaps_forward_only() {
     // The leap needs the square between empty, and only ever captures.
     let blocked = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "....b....", "....#....", "....Z....", EMPTY_ROW,
-            EMPTY_ROW, "G........",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....b....",
+            "....#....",
+            "....Z....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -72,8 +86,15 @@ fn zombie_steps_captures_and_leaps_forward_only() {
     // Black moves down; a Zombie on its far row has no move; no Zombie captures a wall.
     let far = pos(
         [
-            "g...Z....", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "...#.....", "....z....", EMPTY_ROW,
-            EMPTY_ROW, "G.......z",
+            "g...Z....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "...#.....",
+            "....z....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G.......z",
         ],
         BLACK,
     );
@@ -84,8 +105,15 @@ fn zombie_steps_captures_and_leaps_forward_only() {
     );
     let white_far = pos(
         [
-            "g...Z....", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G........",
+            "g...Z....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -96,8 +124,15 @@ fn zombie_steps_captures_and_leaps_forward_only() {
 fn builder_moves_captures_and_builds_walls() {
     let s = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "...z#....", "....B....", "...Z.....", EMPTY_ROW,
-            EMPTY_ROW, "G........",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "...z#....",
+            "....B....",
+            "...Z.....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -105,7 +140,10 @@ fn builder_moves_captures_and_builds_walls() {
     // 8 neighbours: wall (3,4) and own Zombie (5,3) excluded; enemy (3,3) captured only.
     assert!(got.contains(&(3, 3, Kind::Step)));
     assert!(!got.contains(&(3, 3, Kind::Build)));
-    assert!(!got.iter().any(|&(r, c, _)| (r, c) == (3, 4) || (r, c) == (5, 3)));
+    assert!(
+        !got.iter()
+            .any(|&(r, c, _)| (r, c) == (3, 4) || (r, c) == (5, 3))
+    );
     assert_eq!(got.iter().filter(|m| m.2 == Kind::Build).count(), 5);
     let mut after = s.clone();
     let build = Move {
@@ -122,8 +160,15 @@ fn builder_moves_captures_and_builds_walls() {
 fn jester_moves_swaps_and_converts_but_never_captures() {
     let s = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "...zJ....", "...JGm...", "....S....", EMPTY_ROW,
-            EMPTY_ROW, "........#",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "...zJ....",
+            "...JGm...",
+            "....S....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "........#",
         ],
         WHITE,
     );
@@ -139,8 +184,15 @@ fn jester_moves_swaps_and_converts_but_never_captures() {
     // the Jester on (4,3) converts the protected Sentinel's neighbour (5,4) anyway.
     let protected = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "...J.....", "....s....", "....s....",
-            EMPTY_ROW, "G........",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "...J.....",
+            "....s....",
+            "....s....",
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -156,29 +208,56 @@ fn jester_moves_swaps_and_converts_but_never_captures() {
     // No General is ever converted.
     let near_general = pos(
         [
-            EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "...Jg....", EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "...Jg....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
-    assert!(!moves_from(&near_general, 4, 3).iter().any(|m| (m.0, m.1) == (4, 4)));
+    assert!(
+        !moves_from(&near_general, 4, 3)
+            .iter()
+            .any(|m| (m.0, m.1) == (4, 4))
+    );
 }
 
 #[test]
 fn miner_slides_and_takes_the_first_enemy_or_wall() {
     let s = pos(
         [
-            "g...z....", EMPTY_ROW, "....#....", EMPTY_ROW, ".Z..M..z.", EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G........",
+            "g...z....",
+            EMPTY_ROW,
+            "....#....",
+            EMPTY_ROW,
+            ".Z..M..z.",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
     let got = moves_from(&s, 4, 4);
     assert!(got.contains(&(2, 4, Kind::Step)), "the wall is taken");
-    assert!(!got.iter().any(|m| (m.0, m.1) == (1, 4) || (m.0, m.1) == (0, 4)));
-    assert!(got.contains(&(4, 7, Kind::Step)), "the first enemy is taken");
+    assert!(
+        !got.iter()
+            .any(|m| (m.0, m.1) == (1, 4) || (m.0, m.1) == (0, 4))
+    );
+    assert!(
+        got.contains(&(4, 7, Kind::Step)),
+        "the first enemy is taken"
+    );
     assert!(!got.iter().any(|m| (m.0, m.1) == (4, 8)));
-    assert!(!got.iter().any(|m| (m.0, m.1) == (4, 1)), "own piece stops it");
+    assert!(
+        !got.iter().any(|m| (m.0, m.1) == (4, 1)),
+        "own piece stops it"
+    );
     assert!(got.contains(&(4, 2, Kind::Step)));
     assert!(got.contains(&(8, 4, Kind::Step)));
     assert_eq!(got.len(), 2 + 3 + 2 + 4);
@@ -188,8 +267,15 @@ fn miner_slides_and_takes_the_first_enemy_or_wall() {
 fn sentinel_jumps_over_anything() {
     let s = pos(
         [
-            "g........", EMPTY_ROW, "...z.Z...", "...###...", "...#S#...", "...###...",
-            EMPTY_ROW, EMPTY_ROW, "G........",
+            "g........",
+            EMPTY_ROW,
+            "...z.Z...",
+            "...###...",
+            "...#S#...",
+            "...###...",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -203,8 +289,15 @@ fn sentinel_jumps_over_anything() {
 fn catapult_steps_without_capturing_and_shoots_over_pieces() {
     let s = pos(
         [
-            "g.......G", "....z....", "..z.#....", "....#....", "....C....", "...z.....",
-            "..z......", "....b....", "........z",
+            "g.......G",
+            "....z....",
+            "..z.#....",
+            "....#....",
+            "....C....",
+            "...z.....",
+            "..z......",
+            "....b....",
+            "........z",
         ],
         WHITE,
     );
@@ -213,7 +306,10 @@ fn catapult_steps_without_capturing_and_shoots_over_pieces() {
     assert!(got.contains(&(2, 2, Kind::Shoot)));
     assert!(got.contains(&(6, 2, Kind::Shoot)));
     assert!(got.contains(&(7, 4, Kind::Shoot)));
-    assert!(!got.iter().any(|m| (m.0, m.1) == (5, 3)), "no capture by moving");
+    assert!(
+        !got.iter().any(|m| (m.0, m.1) == (5, 3)),
+        "no capture by moving"
+    );
     assert!(got.contains(&(4, 3, Kind::Step)) && got.contains(&(5, 4, Kind::Step)));
     assert!(!got.iter().any(|m| (m.0, m.1) == (3, 4)));
     let mut shot = s.clone();
@@ -229,14 +325,24 @@ fn catapult_steps_without_capturing_and_shoots_over_pieces() {
 fn dragon_never_captures_an_adjacent_piece() {
     let s = pos(
         [
-            "g........", EMPTY_ROW, "....z....", EMPTY_ROW, "...zD....", "....z....", EMPTY_ROW,
-            EMPTY_ROW, "G.......z",
+            "g........",
+            EMPTY_ROW,
+            "....z....",
+            EMPTY_ROW,
+            "...zD....",
+            "....z....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G.......z",
         ],
         WHITE,
     );
     let got = moves_from(&s, 4, 4);
     assert!(got.contains(&(2, 4, Kind::Step)), "two away: captured");
-    assert!(!got.iter().any(|m| (m.0, m.1) == (4, 3) || (m.0, m.1) == (5, 4)));
+    assert!(
+        !got.iter()
+            .any(|m| (m.0, m.1) == (4, 3) || (m.0, m.1) == (5, 4))
+    );
     assert!(got.contains(&(8, 8, Kind::Step)), "the long diagonal");
 }
 
@@ -246,8 +352,15 @@ fn sentinels_protect_neighbours_other_sentinels_but_not_themselves() {
     // Sentinel (4,6) is protected too; the lone Sentinel (0,4) is not.
     let s = pos(
         [
-            "g...s....", EMPTY_ROW, "....M....", EMPTY_ROW, "....zss..", EMPTY_ROW, EMPTY_ROW,
-            "....M.M..", "G.....M..",
+            "g...s....",
+            EMPTY_ROW,
+            "....M....",
+            EMPTY_ROW,
+            "....zss..",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....M.M..",
+            "G.....M..",
         ],
         WHITE,
     );
@@ -260,8 +373,15 @@ fn sentinels_protect_neighbours_other_sentinels_but_not_themselves() {
     // Walls are never protected.
     let wall = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "....s....", "....#....", EMPTY_ROW, "....M....",
-            EMPTY_ROW, "G........",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....s....",
+            "....#....",
+            EMPTY_ROW,
+            "....M....",
+            EMPTY_ROW,
+            "G........",
         ],
         WHITE,
     );
@@ -272,16 +392,30 @@ fn sentinels_protect_neighbours_other_sentinels_but_not_themselves() {
 fn a_general_protected_by_a_sentinel_is_not_in_danger() {
     let open = pos(
         [
-            EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "....g....", EMPTY_ROW, EMPTY_ROW, "....M....",
-            EMPTY_ROW, "G........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....g....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....M....",
+            EMPTY_ROW,
+            "G........",
         ],
         BLACK,
     );
     assert!(open.in_danger(BLACK));
     let guarded = pos(
         [
-            EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "....gs...", EMPTY_ROW, EMPTY_ROW, "....M....",
-            EMPTY_ROW, "G........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....gs...",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....M....",
+            EMPTY_ROW,
+            "G........",
         ],
         BLACK,
     );
@@ -289,8 +423,15 @@ fn a_general_protected_by_a_sentinel_is_not_in_danger() {
     // Danger ignores whose turn it is, and a side without a General is never in danger.
     let white_to_move = pos(
         [
-            EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "....g....", EMPTY_ROW, EMPTY_ROW, "....M....",
-            EMPTY_ROW, ".........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....g....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....M....",
+            EMPTY_ROW,
+            ".........",
         ],
         WHITE,
     );
@@ -303,14 +444,24 @@ fn no_move_into_danger_and_none_that_stays_in_it() {
     // move must end the danger; stepping along the Miner's file stays in danger.
     let s = pos(
         [
-            "z........", EMPTY_ROW, EMPTY_ROW, "....g....", EMPTY_ROW, EMPTY_ROW, "....M....",
-            EMPTY_ROW, "G........",
+            "z........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....g....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....M....",
+            EMPTY_ROW,
+            "G........",
         ],
         BLACK,
     );
     let mut moves = Vec::new();
     s.legal_moves(&mut moves);
-    assert!(!moves.iter().any(|m| m.from_rc() == (0, 0)), "the Zombie cannot help");
+    assert!(
+        !moves.iter().any(|m| m.from_rc() == (0, 0)),
+        "the Zombie cannot help"
+    );
     assert!(!has(&s, (3, 4), (2, 4), Kind::Step) && !has(&s, (3, 4), (4, 4), Kind::Step));
     assert!(has(&s, (3, 4), (3, 3), Kind::Step));
     for m in &moves {
@@ -319,16 +470,30 @@ fn no_move_into_danger_and_none_that_stays_in_it() {
     // Moving into danger: a General may not step next to the enemy Builder.
     let quiet = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "......B..", EMPTY_ROW, "....G....", EMPTY_ROW,
-            EMPTY_ROW, "........b",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "......B..",
+            EMPTY_ROW,
+            "....G....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "........b",
         ],
         WHITE,
     );
     assert!(has(&quiet, (5, 4), (4, 4), Kind::Step));
     let near = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, "......b..", EMPTY_ROW, "....G....", EMPTY_ROW,
-            EMPTY_ROW, "........b",
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "......b..",
+            EMPTY_ROW,
+            "....G....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "........b",
         ],
         WHITE,
     );
@@ -342,8 +507,15 @@ fn a_jester_swapping_with_its_general_moves_the_general() {
     // it, which takes the General off the row and is legal.
     let s = pos(
         [
-            "g........", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, "....J....", "m...G....", EMPTY_ROW,
-            EMPTY_ROW, EMPTY_ROW,
+            "g........",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "....J....",
+            "m...G....",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
         ],
         WHITE,
     );
@@ -363,8 +535,15 @@ fn a_side_without_a_legal_move_loses() {
     // around it covered; its only other piece a Zombie on its far row.
     let s = pos(
         [
-            "g#.......", "##.......", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G.......z",
+            "g#.......",
+            "##.......",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G.......z",
         ],
         BLACK,
     );
@@ -376,8 +555,15 @@ fn a_side_without_a_legal_move_loses() {
     // A move that leaves the opponent without one wins at once.
     let mut before = pos(
         [
-            "g#.......", "#........", "..B......", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G.......z",
+            "g#.......",
+            "#........",
+            "..B......",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G.......z",
         ],
         WHITE,
     );
@@ -423,8 +609,15 @@ fn shuffle_to_the_end(mut s: State) -> (u32, Outcome) {
 fn after_a_hundred_moves_each_material_decides_or_ties() {
     let even = pos(
         [
-            "g.......b", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G.......B",
+            "g.......b",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G.......B",
         ],
         WHITE,
     );
@@ -434,8 +627,15 @@ fn after_a_hundred_moves_each_material_decides_or_ties() {
     );
     let black_ahead = pos(
         [
-            "g.......b", "......z..", EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW,
-            EMPTY_ROW, "G.......B",
+            "g.......b",
+            "......z..",
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            EMPTY_ROW,
+            "G.......B",
         ],
         WHITE,
     );
@@ -456,14 +656,25 @@ fn replies_are_moves_or_boards() {
     assert_eq!(mv.kind, Kind::Build);
     assert_eq!(Advance.move_to_wire(&mv), build);
     let after = s.with_move(&mv);
-    assert_eq!(Advance.parse_move(&s, &Advance.encode_board(&after)), Ok(mv));
-    let same = Advance.parse_move(&s, &Advance.encode_board(&s)).unwrap_err();
+    assert_eq!(
+        Advance.parse_move(&s, &Advance.encode_board(&after)),
+        Ok(mv)
+    );
+    let same = Advance
+        .parse_move(&s, &Advance.encode_board(&s))
+        .unwrap_err();
     assert_eq!(same.code(), "illegal");
     assert_eq!(
-        Advance.parse_move(&s, &json!([[7, 1], [5, 1]])).unwrap_err().code(),
+        Advance
+            .parse_move(&s, &json!([[7, 1], [5, 1]]))
+            .unwrap_err()
+            .code(),
         "illegal"
     );
-    assert_eq!(Advance.parse_move(&s, &json!(3)).unwrap_err().code(), "wrong_shape");
+    assert_eq!(
+        Advance.parse_move(&s, &json!(3)).unwrap_err().code(),
+        "wrong_shape"
+    );
     let many_generals = json!(vec!["mjdsgscjm"; 9]);
     assert_eq!(
         Advance.parse_move(&s, &many_generals).unwrap_err().code(),
@@ -484,4 +695,39 @@ fn board_files_tolerate_crlf_and_name_bad_lines() {
     let short = START.replacen("bzzzzzzzb", "bzzzzzzz", 1);
     assert_eq!(parse_board(&short, WHITE).unwrap_err().line, 2);
     assert_eq!(parse_board("", WHITE).unwrap_err().line, 0);
+}
+
+#[test]
+fn danger_agrees_with_its_definition_along_random_games() {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let (mut checked, mut dangers) = (0, 0);
+    for _ in 0..30 {
+        let mut s = Advance.initial();
+        for _ in 0..120 {
+            for side in [WHITE, BLACK] {
+                assert_eq!(
+                    s.in_danger(side),
+                    s.in_danger_by_moves(side),
+                    "{}",
+                    s.render()
+                );
+                checked += 1;
+                dangers += usize::from(s.in_danger(side));
+            }
+            let mut moves = Vec::new();
+            s.legal_moves(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[rng.random_range(0..moves.len())];
+            if s.play(&mv).is_some() {
+                break;
+            }
+        }
+    }
+    assert!(
+        checked > 1000 && dangers > 20,
+        "{checked} positions, {dangers} in danger"
+    );
 }
