@@ -194,3 +194,51 @@ fn a_console_bot_writing_its_input_back_loses_by_an_illegal_move() {
     let last = record["moves"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["reason"], "illegal");
 }
+
+#[test]
+fn console_bots_and_builtins_mix_in_a_league_and_its_tables() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("advance");
+    let console = format!(
+        "console:{} console-bot grade4",
+        shell_quote(env!("CARGO_BIN_EXE_arbiter"))
+    );
+    let (code, stdout, err) = run(arbiter().args([
+        "league",
+        "--game",
+        "advance",
+        "--pairs",
+        "1",
+        "-j",
+        "2",
+        "--limit-ms",
+        "5000",
+        "--out",
+        &out.to_string_lossy(),
+        &console,
+        "builtin:grade5",
+    ]));
+    assert_eq!(code, 0, "{stdout}{err}");
+    let journal = std::fs::read_to_string(out.join("games.jsonl")).expect("a journal");
+    let games: Vec<serde_json::Value> = journal
+        .lines()
+        .skip(1) // the header
+        .map(|l| serde_json::from_str(l).expect("a journal line"))
+        .collect();
+    assert_eq!(games.len(), 2, "one role-swapped pair");
+    for g in &games {
+        let reason = g["record"]["reason"].as_str().unwrap_or_default();
+        assert!(
+            ["no_legal_move", "material", "material_tie"].contains(&reason),
+            "a console bot plays to a rule ending: {}",
+            g["record"]["reason"]
+        );
+    }
+    let standings = std::fs::read_to_string(out.join("standings.csv")).expect("standings");
+    assert!(
+        standings.contains("arbiter-grade4") && standings.contains("grade5"),
+        "{standings}"
+    );
+    let (code, _, err) = run(arbiter().args(["table", &out.to_string_lossy()]));
+    assert_eq!(code, 0, "{err}");
+}
