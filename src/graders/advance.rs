@@ -307,7 +307,7 @@ pub fn bonus_game(
     seed: u64,
 ) -> Result<bool, String> {
     let game = Advance;
-    let bot_side = if i % 2 == 0 {
+    let bot_side = if i.is_multiple_of(2) {
         Side::First
     } else {
         Side::Second
