@@ -242,3 +242,28 @@ fn console_bots_and_builtins_mix_in_a_league_and_its_tables() {
     let (code, _, err) = run(arbiter().args(["table", &out.to_string_lossy()]));
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn a_csharp_project_folder_is_built_with_dotnet_or_refused_clearly() {
+    use arbiter::bots::spec::BotSpec;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let empty = BotSpec::parse(&format!("console:{}", dir.path().display()));
+    assert!(
+        empty.is_err_and(|e| e.to_string().contains("no *.csproj")),
+        "a folder without a project is refused"
+    );
+    std::fs::write(dir.path().join("Bot.csproj"), "<Project/>").unwrap();
+    let spec = BotSpec::parse(&format!("console:{}", dir.path().display())).unwrap();
+    assert_eq!(spec, BotSpec::ConsoleProject(dir.path().to_path_buf()));
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("dotnet").is_file()));
+    if !on_path {
+        let err = arbiter::bots::open_player(&spec, &Advance)
+            .err()
+            .expect("no dotnet: no player");
+        assert!(
+            err.contains("dotnet") && err.contains("Bot.csproj"),
+            "{err}"
+        );
+    }
+}
