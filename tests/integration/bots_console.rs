@@ -267,3 +267,23 @@ fn a_csharp_project_folder_is_built_with_dotnet_or_refused_clearly() {
         );
     }
 }
+
+#[test]
+fn under_the_sandbox_the_move_files_follow_the_bot_into_its_folder() {
+    if !arbiter::bots::sandbox::is_root() {
+        eprintln!("skipped: --sandbox user needs root");
+        return;
+    }
+    let body = format!(
+        "[ \"$(id -u)\" != 0 ] || exit 7\nprintf '{}' > \"$3\"\n",
+        AFTER_ZOMBIE.replace('\n', "\\n")
+    );
+    let (_dir, mut command) = sh_bot(&body);
+    command.confine.sandbox = arbiter::bots::spec::SandboxMode::User;
+    let mut player = ConsolePlayer::new(command);
+    let game = Advance;
+    Player::<Advance>::start(&mut player, &game, &setup(Side::First, 5000, 5000)).expect("starts");
+    let turn = Player::<Advance>::turn(&mut player, &game, &game.initial());
+    Player::<Advance>::finish(&mut player, &end());
+    assert!(matches!(turn.reply, Reply::Checked(_)), "{:?}", turn.reply);
+}
