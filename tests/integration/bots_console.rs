@@ -278,7 +278,8 @@ fn under_the_sandbox_the_move_files_follow_the_bot_into_its_folder() {
         "[ \"$(id -u)\" != 0 ] || exit 7\nprintf '{}' > \"$3\"\n",
         AFTER_ZOMBIE.replace('\n', "\\n")
     );
-    let (_dir, mut command) = sh_bot(&body);
+    let (dir, mut command) = sh_bot(&body);
+    command.cwd = Some(dir.path().to_path_buf());
     command.confine.sandbox = arbiter::bots::spec::SandboxMode::User;
     let mut player = ConsolePlayer::new(command);
     let game = Advance;
