@@ -4,6 +4,7 @@
 //! adjudicates, never a panic or an `Err` of the harness.
 
 pub mod cgroup;
+pub mod console;
 pub mod inprocess;
 pub mod java;
 pub mod pipe;
@@ -49,6 +50,8 @@ pub enum FailureKind {
     Cpu,
     /// Wrote a file beyond its file-size limit (killed by SIGXFSZ).
     FileSize,
+    /// A program run once per move left no output file, or one that is not a board.
+    BadOutput,
 }
 
 impl FailureKind {
@@ -62,6 +65,7 @@ impl FailureKind {
             FailureKind::Memory => "memory",
             FailureKind::Cpu => "cpu",
             FailureKind::FileSize => "file_size",
+            FailureKind::BadOutput => "bad_output",
         }
     }
 }
@@ -126,6 +130,22 @@ pub trait Player<G: Game>: Send {
     fn finish(&mut self, end: &EndInfo) -> BotLog;
 }
 
+/// The name a bot goes by when none is given: a console program's answer to `COMMAND
+/// name` (asked once, bounded, in its own process group and cgroup but outside any
+/// sandbox), else the name derived from the spec.
+pub fn display_name(spec: &BotSpec) -> String {
+    if let BotSpec::Console(command) = spec
+        && let Ok(Some(name)) =
+            console::ConsolePlayer::new(command.clone()).ask_name(console::NAME_LIMIT)
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || " _-.+()".contains(c))
+    {
+        return name;
+    }
+    spec.default_name()
+}
+
 /// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
 /// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
 pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {
@@ -147,7 +167,7 @@ pub fn open_player_in<G: Builtins>(
     env: &std::collections::BTreeMap<String, String>,
     confine: spec::Confinement,
 ) -> Result<Box<dyn Player<G>>, String> {
-    let program = |mut command: spec::CommandSpec| -> Box<dyn Player<G>> {
+    let seat = |mut command: spec::CommandSpec| -> spec::CommandSpec {
         command.confine = confine;
         if let Some(dir) = cwd {
             command.cwd = Some(dir.to_path_buf());
@@ -155,8 +175,12 @@ pub fn open_player_in<G: Builtins>(
         command
             .env
             .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        Box::new(process::ProcessPlayer::new(command))
+        command
     };
+    let program =
+        |command| -> Box<dyn Player<G>> { Box::new(process::ProcessPlayer::new(seat(command))) };
+    let console =
+        |command| -> Box<dyn Player<G>> { Box::new(console::ConsolePlayer::new(seat(command))) };
     match spec {
         BotSpec::Builtin(name) => {
             let names = game.builtin_names();
@@ -184,5 +208,7 @@ pub fn open_player_in<G: Builtins>(
             java::JavaPlayer::new(file, cwd, env).confined(confine),
         )),
         BotSpec::Command(command) => Ok(program(command.clone())),
+        BotSpec::Console(command) => Ok(console(command.clone())),
+        BotSpec::ConsoleProject(dir) => Ok(console(console::build_project(dir)?)),
     }
 }

@@ -15,8 +15,10 @@
 //!
 //! The parts, by concern: `spawn` starts and confines a bot and owns its pipes, `read`
 //! waits for its lines against a deadline, `verdict` says why a bot that is gone failed,
-//! `shutdown` ends it and everything it started.
+//! `shutdown` ends it and everything it started. `once` runs a program once to its exit
+//! under the same guarantees (console bots, solver checkers).
 
+pub mod once;
 mod read;
 mod shutdown;
 mod spawn;

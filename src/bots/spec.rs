@@ -106,6 +106,12 @@ pub enum BotSpec {
     CourseJava { file: PathBuf },
     /// A program that speaks the protocol itself.
     Command(CommandSpec),
+    /// A console program run once per move (`console:COMMAND`): `COMMAND white|black IN
+    /// OUT` (see `super::console`).
+    Console(CommandSpec),
+    /// A C# console project (`console:DIR`, DIR holding a `*.csproj`): built once with
+    /// `dotnet build -c Release`, then run as a console program with `dotnet DLL`.
+    ConsoleProject(PathBuf),
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -116,6 +122,8 @@ pub enum SpecError {
     Quotes(String),
     #[error("course bot file `{}` does not exist", .0.display())]
     MissingFile(PathBuf),
+    #[error("console bot folder `{}` holds no *.csproj project", .0.display())]
+    NoProject(PathBuf),
 }
 
 impl BotSpec {
@@ -127,6 +135,9 @@ impl BotSpec {
         }
         if let Some(name) = text.strip_prefix("builtin:") {
             return Ok(BotSpec::Builtin(name.to_string()));
+        }
+        if let Some(command) = text.strip_prefix("console:") {
+            return console_spec(command);
         }
         let words = shlex::split(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
         if words.is_empty() {
@@ -172,7 +183,11 @@ impl BotSpec {
                 .unwrap_or_else(|| stem(file)),
             BotSpec::CoursePython { file, .. } => stem(file),
             BotSpec::CourseJava { file } => super::java::default_name(file),
-            BotSpec::Command(c) => {
+            BotSpec::ConsoleProject(dir) => std::path::absolute(dir)
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "console".into()),
+            BotSpec::Command(c) | BotSpec::Console(c) => {
                 // `python3 bot.py` is named after the script, not the interpreter;
                 // `arbiter bot greedy` after the program and its last word.
                 let last = c.args.iter().rev().find(|a| !a.starts_with('-'));
@@ -186,6 +201,51 @@ impl BotSpec {
             }
         }
     }
+}
+
+/// Whether `dir` is a folder holding a C# project file.
+pub fn is_csproj_folder(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "csproj"))
+    })
+}
+
+/// `console:COMMAND`: a C# project folder, or a command line run in the folder of the
+/// first of its words that names a file (paths made absolute, so they still hold there).
+fn console_spec(text: &str) -> Result<BotSpec, SpecError> {
+    let text = text.trim();
+    let words = shlex::split(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
+    if words.is_empty() {
+        return Err(SpecError::Empty);
+    }
+    if words.len() == 1 && Path::new(&words[0]).is_dir() {
+        let dir = PathBuf::from(&words[0]);
+        if !is_csproj_folder(&dir) {
+            return Err(SpecError::NoProject(dir));
+        }
+        return Ok(BotSpec::ConsoleProject(dir));
+    }
+    let mut cwd = None;
+    let words: Vec<String> = words
+        .into_iter()
+        .map(|w| {
+            let path = Path::new(&w);
+            if !path.is_file() {
+                return w;
+            }
+            let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            if cwd.is_none() {
+                cwd = full.parent().map(Path::to_path_buf);
+            }
+            full.to_string_lossy().into_owned()
+        })
+        .collect();
+    let mut command = CommandSpec::new(words[0].clone());
+    command.args = words[1..].to_vec();
+    command.cwd = cwd;
+    Ok(BotSpec::Console(command))
 }
 
 #[cfg(test)]

@@ -133,6 +133,7 @@ fn bot_file_kind(game: GameKind) -> &'static str {
         GameKind::Asalto => "a Team*.py file with a `Player` class, a folder or a .zip",
         GameKind::Hinger => "a team's folder (with its a3_agent.py) or a .zip",
         GameKind::Gomoku => "a .java file with a GomokuPlayer class, a folder or a .zip",
+        GameKind::Advance => "none yet: name each Advance console program as console:COMMAND",
     }
 }
 
@@ -186,6 +187,12 @@ fn wanted(game: GameKind) -> &'static str {
         GameKind::Asalto => "expected exactly one Team*.py file with a `Player` class",
         GameKind::Hinger => "expected exactly one a3_agent.py",
         GameKind::Gomoku => "expected exactly one .java file with a GomokuPlayer class",
+        // A console program can be written in any language: nothing in a folder says which
+        // file is the program, so Advance bots are named one by one.
+        GameKind::Advance => {
+            "a folder of submissions is not read for Advance: name each console program as \
+             console:COMMAND"
+        }
     }
 }
 
@@ -201,6 +208,7 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
         GameKind::Gomoku => {
             file.extension().is_some_and(|e| e == "java") && super::java::player_class(file).is_ok()
         }
+        GameKind::Advance => false,
     }
 }
 

@@ -80,7 +80,7 @@ impl GameSettings {
             GameKind::Asalto => {
                 rules.insert("round_limit".into(), self.round_limit.into());
             }
-            GameKind::Gomoku => {}
+            GameKind::Advance | GameKind::Gomoku => {}
             GameKind::Hinger => {
                 if self.boards.is_empty() {
                     rules.insert("rows".into(), self.rows.into());
@@ -114,6 +114,10 @@ macro_rules! with_game {
     ($settings:expr, $seed:expr, |$game:ident| $body:expr) => {{
         let settings: &$crate::cli::games::GameSettings = &$settings;
         match settings.kind {
+            $crate::games::GameKind::Advance => {
+                let $game = $crate::games::advance::Advance;
+                $body
+            }
             $crate::games::GameKind::Asalto => {
                 let $game = $crate::games::asalto::Asalto {
                     round_limit: settings.round_limit,

@@ -340,7 +340,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                 return Err(config.error_at(n.span(), "bot name is empty"));
             }
             Some(n) => n.get_ref().clone(),
-            None => spec.default_name(),
+            None => crate::bots::display_name(&spec),
         };
         // A command's words are read in its working folder: the config's, unless `dir`.
         let cwd = match &bot.dir {

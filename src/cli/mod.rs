@@ -1,6 +1,7 @@
 //! The command line: a thin layer that parses arguments and calls the library.
 
 mod confine;
+mod console;
 pub mod games;
 mod league;
 mod openings;
@@ -10,6 +11,7 @@ mod play;
 mod signals;
 mod sprt;
 mod submissions;
+mod suite;
 
 pub use options::OpeningChoice;
 
@@ -55,6 +57,12 @@ pub enum Command {
     Check(submissions::CheckArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
+    /// Run a built-in bot as a course console program: `NAME white|black IN OUT` plays
+    /// one move from the board file IN into OUT; `NAME name` prints its name.
+    ConsoleBot(console::ConsoleBotArgs),
+    /// Grade a bot on a course position suite (Advance: levels 4 to 7, then games against
+    /// grade7) and print the course's mark.
+    Suite(suite::SuiteArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -72,6 +80,8 @@ pub fn main() -> i32 {
         Command::Sprt(args) => sprt::run(args),
         Command::Check(args) => submissions::check(args),
         Command::Openings(args) => openings::run(args),
+        Command::ConsoleBot(args) => console::run(args),
+        Command::Suite(args) => suite::run(args),
     };
     match result {
         Ok(code) => code,

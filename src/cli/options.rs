@@ -176,7 +176,7 @@ pub(crate) fn named_spec(
         _ => (None, text.to_string()),
     };
     let spec = parse_spec(&spec_text, python)?;
-    let name = name.unwrap_or_else(|| spec.default_name());
+    let name = name.unwrap_or_else(|| crate::bots::display_name(&spec));
     Ok((name, spec_text, spec))
 }
 

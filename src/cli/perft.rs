@@ -2,7 +2,9 @@
 
 use super::read_file;
 use crate::error::Error;
-use crate::games::{Game, GameKind, asalto::Asalto, gomoku::Gomoku, hinger::Hinger, perft};
+use crate::games::{
+    Game, GameKind, advance::Advance, asalto::Asalto, gomoku::Gomoku, hinger::Hinger, perft,
+};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -14,7 +16,8 @@ pub struct PerftArgs {
     /// How many plies deep to count.
     pub depth: u32,
     /// A board file. Asalto: 7 lines of 7 characters, `R`, `O`, `.`, space off-board.
-    /// Gomoku: 8 lines of `.`, `W`, `B`. Hinger: one line per row of space-separated counts.
+    /// Gomoku: 8 lines of `.`, `W`, `B`. Advance: 9 lines of 9 piece letters (white
+    /// uppercase), `.` and `#`. Hinger: one line per row of space-separated counts.
     #[arg(long, requires = "side")]
     pub board: Option<PathBuf>,
     /// The side to move in the board file, by role name (rebel or officer, white or black,
@@ -28,6 +31,7 @@ pub struct PerftArgs {
 
 pub fn run(args: PerftArgs) -> Result<i32, Error> {
     match args.game {
+        GameKind::Advance => run_game(&Advance, &args),
         GameKind::Asalto => run_game(&Asalto::default(), &args),
         GameKind::Gomoku => run_game(&Gomoku, &args),
         // Without a board file: the rules page's worked example (State B).

@@ -22,10 +22,10 @@ pub struct PlayArgs {
     /// Asalto's officer bot.
     #[arg(long)]
     pub officer: Option<String>,
-    /// Gomoku's white bot (moves first).
+    /// Gomoku's or Advance's white bot (moves first).
     #[arg(long)]
     pub white: Option<String>,
-    /// Gomoku's black bot.
+    /// Gomoku's or Advance's black bot.
     #[arg(long)]
     pub black: Option<String>,
     /// Hinger's first player.

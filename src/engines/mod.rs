@@ -8,6 +8,7 @@
 //! heuristic) and [`AlphaBeta`] (iterative deepening negamax with a transposition table).
 //! A game only supplies its evaluation, a position hash and move-ordering hints.
 
+pub mod advance;
 pub mod alphabeta;
 pub mod asalto;
 pub mod gomoku;
@@ -33,17 +34,24 @@ pub trait Engine<G: Game>: Send {
     fn choose(&mut self, game: &G, state: &G::State, budget: Duration) -> Option<G::Move>;
 }
 
-/// Every game with a heuristic gets the three standard built-in bots.
+/// The built-in bots every game with a heuristic has, weakest first.
+pub const STANDARD_BUILTINS: &[&str] = &["random", "greedy", "alphabeta"];
+
+/// Every game with a heuristic gets the three standard built-in bots, and whatever bots
+/// of its own [`Heuristic::own_builtin`] adds.
 impl<G: Heuristic> Builtins for G {
     fn builtin_names(&self) -> &'static [&'static str] {
-        &["random", "greedy", "alphabeta"]
+        self.builtin_roster()
     }
     fn builtin(&self, name: &str, seed: u64) -> Option<Box<dyn Engine<Self>>> {
+        if !self.builtin_roster().contains(&name) {
+            return None;
+        }
         match name {
             "random" => Some(Box::new(RandomMover::<G>::new(seed))),
             "greedy" => Some(Box::new(Greedy::<G>::new(seed))),
             "alphabeta" => Some(Box::new(AlphaBeta::<G>::new(seed))),
-            _ => None,
+            _ => self.own_builtin(name, seed),
         }
     }
 }
@@ -84,6 +92,16 @@ pub trait Heuristic: Game {
     /// the middle of an exchange.
     fn is_tactical(&self, _state: &Self::State, _mv: &Self::Move) -> bool {
         false
+    }
+    /// Every built-in bot name of the game, weakest first: the standard three, plus the
+    /// game's own (Advance's course grades).
+    fn builtin_roster(&self) -> &'static [&'static str] {
+        STANDARD_BUILTINS
+    }
+    /// A built-in bot of the game's own, by a name of [`Heuristic::builtin_roster`] that
+    /// is not a standard one.
+    fn own_builtin(&self, _name: &str, _seed: u64) -> Option<Box<dyn Engine<Self>>> {
+        None
     }
 }
 

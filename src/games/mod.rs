@@ -4,6 +4,7 @@
 //! decides everything rule-specific: what a reply on the wire means, what an illegal reply
 //! costs (Asalto: the turn; Gomoku: the game), when the game ends and why.
 
+pub mod advance;
 pub mod asalto;
 pub mod gomoku;
 pub mod hinger;
@@ -159,11 +160,30 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
     /// A human-readable board for `--show`.
     fn render(&self, state: &Self::State) -> String;
+
+    /// The position as a board file, the text [`Game::parse_board`] reads: what a console
+    /// bot (run once per move) is handed. `None` for games without one.
+    fn board_file(&self, _state: &Self::State) -> Option<String> {
+        None
+    }
+    /// The legal move of `state` that leaves the board of `target` (a console bot's reply
+    /// is the board after its move); `None` when no legal move does.
+    fn move_to_reach(&self, state: &Self::State, target: &Self::State) -> Option<Self::Move> {
+        let want = self.encode_board(target);
+        let mut moves = Vec::new();
+        self.legal_moves(state, &mut moves);
+        moves.into_iter().find(|mv| {
+            let mut next = state.clone();
+            self.play(&mut next, mv);
+            self.encode_board(&next) == want
+        })
+    }
 }
 
 /// The games arbiter knows, for command-line dispatch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameKind {
+    Advance,
     Asalto,
     Gomoku,
     Hinger,
@@ -172,6 +192,7 @@ pub enum GameKind {
 impl GameKind {
     pub fn name(self) -> &'static str {
         match self {
+            GameKind::Advance => "advance",
             GameKind::Asalto => "asalto",
             GameKind::Gomoku => "gomoku",
             GameKind::Hinger => "hinger",

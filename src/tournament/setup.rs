@@ -44,7 +44,15 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
             ));
         }
         match &e.spec {
-            BotSpec::Builtin(_) | BotSpec::Command(_) => {}
+            BotSpec::Builtin(_) | BotSpec::Command(_) | BotSpec::Console(_) => {}
+            BotSpec::ConsoleProject(_) => {
+                if find_program("dotnet").is_none() {
+                    return refuse(
+                        "a C# console project needs `dotnet` on PATH, which is not found"
+                            .to_string(),
+                    );
+                }
+            }
             BotSpec::CoursePython { .. } => {
                 let python = interpreter(&e.spec).unwrap_or_default();
                 if find_program(python).is_none() {
@@ -115,7 +123,16 @@ pub fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBuf>, Err
         BotSpec::Builtin(_) => Vec::new(),
         BotSpec::CoursePython { file, .. } => siblings(file, "py")?,
         BotSpec::CourseJava { file } => siblings(file, "java")?,
-        BotSpec::Command(command) => std::iter::once(&command.program)
+        BotSpec::ConsoleProject(dir) => std::fs::read_dir(dir)
+            .map_err(|source| Error::Unreadable {
+                path: dir.clone(),
+                source,
+            })?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "cs" || x == "csproj"))
+            .collect(),
+        BotSpec::Command(command) | BotSpec::Console(command) => std::iter::once(&command.program)
             .chain(&command.args)
             .filter(|word| command.program == **word || !word.starts_with('-'))
             .map(|word| match cwd {

@@ -87,6 +87,10 @@ fn every_readme_command_runs_as_written() {
     let dir = tempfile::tempdir().unwrap();
     let clone = dir.path();
     copy_tree(&root().join("bots"), &clone.join("bots"));
+    copy_tree(
+        &root().join("tests/data/advance"),
+        &clone.join("tests/data/advance"),
+    );
     std::fs::create_dir_all(clone.join("results")).unwrap();
     // The tournaments of tournaments.toml, with short moves.
     let toml = std::fs::read_to_string(root().join("tournaments.toml")).unwrap();

@@ -1,0 +1,247 @@
+//! Console bots: a program run once per move, as the Advance course runs students' bots.
+//!
+//! Per move the referee writes the position as a board file (the game's
+//! [`Game::board_file`]) to a fresh IN file in a private folder, runs
+//! `COMMAND white|black IN OUT` in the bot's own folder through
+//! [`run_once`](super::process::once::run_once) (process group, limits, sandbox, cgroup
+//! and the final sweep as for protocol bots), reads OUT, and finds the legal move that
+//! turns IN into OUT. Process start-up is part of the move's time.
+//!
+//! - no OUT, or an OUT that is not a board (wrong size, bad characters): `bad_output`;
+//! - a board no legal move gives (OUT equal to IN among them): the reply is the board,
+//!   which the game judges illegal;
+//! - a non-zero exit or a signal: `crash` (or the limit it broke); past the move limit:
+//!   `timeout`.
+//!
+//! `COMMAND name` gives the bot's display name; it is asked once per game with a bounded
+//! wait, and a failure there only leaves the bot unnamed.
+
+use super::process::once::{RunFolder, run_once};
+use super::spec::CommandSpec;
+use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
+use crate::games::Game;
+use std::time::Duration;
+
+/// The longest wait for `COMMAND name`.
+pub const NAME_LIMIT: Duration = Duration::from_secs(5);
+/// How much of the bot's stderr is kept over a game: the last bytes.
+const STDERR_BYTES: usize = 16 * 1024;
+
+/// A console program seated as a player.
+pub struct ConsolePlayer {
+    command: CommandSpec,
+    limit: Duration,
+    name: Option<String>,
+    stderr: String,
+    moves: u32,
+}
+
+impl ConsolePlayer {
+    pub fn new(command: CommandSpec) -> ConsolePlayer {
+        ConsolePlayer {
+            command,
+            limit: Duration::from_secs(10),
+            name: None,
+            stderr: String::new(),
+            moves: 0,
+        }
+    }
+
+    fn keep_stderr(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.stderr.push_str(text);
+        if self.stderr.len() > 2 * STDERR_BYTES {
+            let mut cut = self.stderr.len() - STDERR_BYTES;
+            while !self.stderr.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.stderr.drain(..cut);
+        }
+    }
+
+    /// The bot's name from `COMMAND name`, if it gives one in time.
+    pub fn ask_name(&mut self, limit: Duration) -> Result<Option<String>, Failure> {
+        let command = self.command.clone().arg("name");
+        let ran = run_once(&command, None, limit, &[])?;
+        self.keep_stderr(&ran.stderr);
+        if ran.failure(limit).is_some() {
+            return Ok(None);
+        }
+        let name = ran.stdout.lines().map(str::trim).find(|l| !l.is_empty());
+        Ok(name.map(|n| n.chars().take(64).collect()))
+    }
+
+    /// One move: the board file of `state` in, the move that gives the board out.
+    fn play_once<G: Game>(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
+        let failed = |kind, detail: String| TurnReply {
+            reply: Reply::Failed(Failure::new(kind, detail)),
+            elapsed: Duration::ZERO,
+        };
+        let Some(board) = game.board_file(state) else {
+            let why = format!("{} has no board file for console bots", game.name());
+            return failed(FailureKind::Spawn, why);
+        };
+        self.moves += 1;
+        let folder = match RunFolder::new("console") {
+            Ok(f) => f,
+            Err(e) => return failed(FailureKind::Spawn, format!("cannot make a folder: {e}")),
+        };
+        let input = folder.path().join("in.txt");
+        let output = folder.path().join("out.txt");
+        if let Err(e) = std::fs::write(&input, board) {
+            return failed(FailureKind::Spawn, format!("cannot write the board: {e}"));
+        }
+        let side = game.side_to_move(state);
+        let command = self
+            .command
+            .clone()
+            .arg(game.role_name(side))
+            .arg(input.to_string_lossy())
+            .arg(output.to_string_lossy());
+        let ran = match run_once(&command, Some(folder.path()), self.limit, &["out.txt"]) {
+            Ok(ran) => ran,
+            Err(failure) => {
+                return TurnReply {
+                    reply: Reply::Failed(failure),
+                    elapsed: Duration::ZERO,
+                };
+            }
+        };
+        self.keep_stderr(&ran.stderr);
+        let elapsed = ran.elapsed;
+        let reply = match ran.failure(self.limit) {
+            Some(failure) => Reply::Failed(failure),
+            None => match ran.outputs.first().cloned().flatten() {
+                None => Reply::Failed(Failure::new(
+                    FailureKind::BadOutput,
+                    "the program exited 0 without writing its output file",
+                )),
+                Some(bytes) => self.judge(game, state, &bytes),
+            },
+        };
+        TurnReply { reply, elapsed }
+    }
+
+    fn judge<G: Game>(&self, game: &G, state: &G::State, bytes: &[u8]) -> Reply<G::Move> {
+        let bad = |why: String| {
+            Reply::Failed(Failure::new(
+                FailureKind::BadOutput,
+                format!("the output file is not a board: {why}"),
+            ))
+        };
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return bad("it is not UTF-8 text".into());
+        };
+        let after = game.side_to_move(state).other();
+        match game.parse_board(text, after) {
+            Err(e) if e.line == 0 => bad(e.message),
+            Err(e) => bad(format!("line {}: {}", e.line, e.message)),
+            Ok(target) => match game.move_to_reach(state, &target) {
+                Some(mv) => Reply::Checked(mv),
+                // The game says why: for Advance, no legal move gives this board.
+                None => Reply::Wire(game.encode_board(&target)),
+            },
+        }
+    }
+}
+
+impl<G: Game> Player<G> for ConsolePlayer {
+    fn start(&mut self, game: &G, setup: &Setup) -> Result<Option<String>, Failure> {
+        self.limit = setup.move_limit;
+        self.stderr.clear();
+        self.moves = 0;
+        if game.board_file(&game.initial()).is_none() {
+            return Err(Failure::new(
+                FailureKind::Spawn,
+                format!("{} has no board file for console bots", game.name()),
+            ));
+        }
+        if self.name.is_none() {
+            self.name = self.ask_name(setup.init_limit.min(NAME_LIMIT))?;
+        }
+        Ok(self.name.clone())
+    }
+
+    fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
+        self.play_once(game, state)
+    }
+
+    fn finish(&mut self, _end: &EndInfo) -> BotLog {
+        BotLog {
+            name: self.name.clone(),
+            stderr: std::mem::take(&mut self.stderr),
+            chatter: String::new(),
+        }
+    }
+}
+
+/// The C# projects built in this run: a folder is built once, whatever the number of
+/// games it plays.
+static BUILT: std::sync::Mutex<
+    std::collections::BTreeMap<std::path::PathBuf, Result<CommandSpec, String>>,
+> = std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// The console command of the C# project in `dir`: built once with `dotnet build -c
+/// Release`, then `dotnet bin/Release/*/NAME.dll` run in `dir`.
+pub fn build_project(dir: &std::path::Path) -> Result<CommandSpec, String> {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    built
+        .entry(dir.clone())
+        .or_insert_with(|| build_now(&dir))
+        .clone()
+}
+
+fn build_now(dir: &std::path::Path) -> Result<CommandSpec, String> {
+    let project = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "csproj"))
+        .ok_or_else(|| format!("`{}` holds no *.csproj project", dir.display()))?;
+    let output = std::process::Command::new("dotnet")
+        .args(["build", "-c", "Release"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot build the C# project `{}`: `dotnet` could not be run ({e}); install \
+                 the .NET SDK or name a built program with console:COMMAND",
+                project.display()
+            )
+        })?;
+    if !output.status.success() {
+        let log = String::from_utf8_lossy(&output.stdout);
+        let tail: Vec<&str> = log.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(format!(
+            "`dotnet build -c Release` failed in `{}`:\n{}",
+            dir.display(),
+            tail.join("\n")
+        ));
+    }
+    let stem = project
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let release = dir.join("bin").join("Release");
+    let dll = std::fs::read_dir(&release)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join(format!("{stem}.dll")))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "the build of `{}` left no {stem}.dll under {}",
+                project.display(),
+                release.display()
+            )
+        })?;
+    let mut command = CommandSpec::new("dotnet").arg(dll.to_string_lossy());
+    command.cwd = Some(dir.to_path_buf());
+    Ok(command)
+}

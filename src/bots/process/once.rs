@@ -1,0 +1,209 @@
+//! Running a confined program once: start it with the same process group, limits,
+//! sandbox and cgroup as a protocol bot, give it a deadline, and collect its exit status,
+//! its stdout, and the files it wrote into a private folder; then make sure nothing of it
+//! survives. Per-move console bots and checkers of solver programs are built on this.
+//!
+//! The folder holding the program's input and output files is carried into the sandbox
+//! under `--sandbox user` (its arguments pointing into the folder follow the copy), so the
+//! caller names files by their place in its own folder and gets them back from wherever
+//! the program actually wrote them.
+
+use super::read::POLL;
+use super::spawn::{Running, Tail, lock};
+use crate::bots::Failure;
+use crate::bots::FailureKind;
+use crate::bots::pipe::Piece;
+use crate::bots::spec::CommandSpec;
+use std::io::Read;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How much of a program's stdout is kept: the last bytes.
+pub const STDOUT_BYTES: usize = 64 * 1024;
+/// The largest output file read back; anything longer is cut (and so malformed).
+pub const OUTPUT_FILE_BYTES: u64 = 1 << 20;
+/// After the program exited, how long a descendant holding its stdout may delay the end.
+const DRAIN: Duration = Duration::from_millis(100);
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with status 0.
+    Success,
+    /// It exited otherwise or was killed by a signal: why, as a crash or a broken limit.
+    Failed(Failure),
+    /// It was still running at the deadline, and was killed.
+    TimedOut,
+}
+
+/// What one run left.
+#[derive(Clone, Debug)]
+pub struct Ran {
+    pub exit: Exit,
+    /// From the start of the process to its exit (or the deadline): start-up included.
+    pub elapsed: Duration,
+    /// The end of its stdout.
+    pub stdout: String,
+    /// The end of its stderr.
+    pub stderr: String,
+    /// The files asked for, in order: `None` for a file the program did not write.
+    pub outputs: Vec<Option<Vec<u8>>>,
+}
+
+/// Runs `command` once, at most `limit`. `folder` holds its input files and receives its
+/// output files (the arguments name files in it); `outputs` are the names, in `folder`,
+/// of the files to read back. `Err` only when the program could not be started.
+pub fn run_once(
+    command: &CommandSpec,
+    folder: Option<&Path>,
+    limit: Duration,
+    outputs: &[&str],
+) -> Result<Ran, Failure> {
+    let mut command = command.clone();
+    if let Some(folder) = folder {
+        command.carried.push(folder.to_path_buf());
+    }
+    let started = Instant::now();
+    let mut run = Running::spawn(&command)?;
+    // The program reads no stdin: EOF at once.
+    run.to_stdin = None;
+    let deadline = super::read::deadline_after(started, limit);
+    let stdout = Tail::new(STDOUT_BYTES);
+    let mut exited_at: Option<Instant> = None;
+    let mut eof = false;
+    let timed_out = loop {
+        let now = Instant::now();
+        if exited_at.is_none() && run.exit_status().is_some() {
+            exited_at = Some(now);
+        }
+        if let Some(at) = exited_at
+            && (eof || now.duration_since(at) >= DRAIN)
+        {
+            break false;
+        }
+        if now >= deadline {
+            break true;
+        }
+        if eof {
+            // Stdout closed but the program still runs: wait for its exit.
+            std::thread::sleep(Duration::from_millis(1).min(deadline - now));
+            continue;
+        }
+        let watch = exited_at.is_none() && run.pidfd.is_some();
+        let until = match exited_at {
+            Some(at) => deadline.min(at + DRAIN),
+            None if watch => deadline,
+            None => deadline.min(now + POLL),
+        };
+        let exit_fd = run.pidfd.as_ref().filter(|_| watch).map(|fd| fd.as_fd());
+        match run.out.next(until, exit_fd) {
+            Some(Piece::Line(line)) => {
+                let mut tail = lock(&stdout);
+                tail.push(&line);
+                tail.push(b"\n");
+            }
+            Some(Piece::Overlong(n)) => {
+                lock(&stdout).push(format!("[a line of {n} bytes dropped]\n").as_bytes())
+            }
+            Some(Piece::Eof) => eof = true,
+            None => {}
+        }
+    };
+    let elapsed = match (timed_out, exited_at) {
+        (false, Some(at)) => at.saturating_duration_since(started),
+        _ => Instant::now().saturating_duration_since(started),
+    };
+    let exit = if timed_out {
+        run.kill();
+        Exit::TimedOut
+    } else {
+        match run.exit_status().and_then(|s| s.exit_status()) {
+            Some(0) => Exit::Success,
+            _ => Exit::Failed(run.gone("the program failed")),
+        }
+    };
+    // Files are read before the sandbox (and its copy of the folder) goes away.
+    let written = folder.map(|f| written_folder(&run, f));
+    let outputs = outputs
+        .iter()
+        .map(|name| {
+            written
+                .as_ref()
+                .and_then(|dir| read_bounded(&dir.join(name)))
+        })
+        .collect();
+    run.shut_down(None);
+    let stderr = run.stderr_text(Duration::from_millis(100));
+    let stdout = lock(&stdout).text();
+    Ok(Ran {
+        exit,
+        elapsed,
+        stdout,
+        stderr,
+        outputs,
+    })
+}
+
+/// Where the program wrote the files of `folder`: the folder itself, or its copy in the
+/// sandbox.
+fn written_folder(run: &Running, folder: &Path) -> PathBuf {
+    match &run.sandbox {
+        Some(sb) => {
+            let name = folder.file_name().unwrap_or_default().to_string_lossy();
+            sb.workdir.join(format!(".arbiter-{name}"))
+        }
+        None => folder.to_path_buf(),
+    }
+}
+
+fn read_bounded(path: &Path) -> Option<Vec<u8>> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(OUTPUT_FILE_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+impl Ran {
+    /// The run as a failure of the program, when it was one: killed at the deadline
+    /// (`timeout`), a non-zero exit or a signal (`crash`, or the limit it broke).
+    pub fn failure(&self, limit: Duration) -> Option<Failure> {
+        match &self.exit {
+            Exit::Success => None,
+            Exit::Failed(f) => Some(f.clone()),
+            Exit::TimedOut => Some(Failure::new(
+                FailureKind::Timeout,
+                format!(
+                    "still running after {} ms (the program was killed)",
+                    limit.as_millis()
+                ),
+            )),
+        }
+    }
+}
+
+/// A private folder for one run's files, mode 0700, removed when dropped.
+pub struct RunFolder {
+    path: PathBuf,
+}
+
+impl RunFolder {
+    pub fn new(prefix: &str) -> std::io::Result<RunFolder> {
+        use std::os::unix::fs::DirBuilderExt;
+        let path = std::env::temp_dir().join(format!(
+            "arbiter-{prefix}-{}",
+            crate::bots::sandbox::new_token()
+        ));
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(RunFolder { path })
+    }
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for RunFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

@@ -1,0 +1,7 @@
+//! Graders: a bot judged on a fixed set of cases by a course's rules, rather than by
+//! games against other bots. They sit beside `tournament`, run untrusted programs through
+//! `bots` and print through `report`.
+//!
+//! - [`advance`]: the Advance position suite (levels 4 to 7) and the course's gated mark.
+
+pub mod advance;
