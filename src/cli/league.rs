@@ -322,6 +322,8 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         rows: limited(&t.rows, "rows", 4)? as usize,
         cols: limited(&t.cols, "cols", 5)? as usize,
         density,
+        armies: Vec::new(),
+        battle: crate::games::battle::RandomArmies::default(),
     };
     let bots_span = t.bots.span();
     eprintln!("tournament `{name}` from {}", config.path.display());

@@ -10,6 +10,7 @@
 
 pub mod alphabeta;
 pub mod asalto;
+pub mod battle;
 pub mod gomoku;
 pub mod greedy;
 pub mod hinger;

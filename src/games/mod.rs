@@ -5,6 +5,7 @@
 //! costs (Asalto: the turn; Gomoku: the game), when the game ends and why.
 
 pub mod asalto;
+pub mod battle;
 pub mod gomoku;
 pub mod hinger;
 pub mod perft;
@@ -160,6 +161,7 @@ pub enum GameKind {
     Asalto,
     Gomoku,
     Hinger,
+    Battle,
 }
 
 impl GameKind {
@@ -168,6 +170,7 @@ impl GameKind {
             GameKind::Asalto => "asalto",
             GameKind::Gomoku => "gomoku",
             GameKind::Hinger => "hinger",
+            GameKind::Battle => "battle",
         }
     }
 }
