@@ -9,6 +9,7 @@ pub mod config;
 pub mod engines;
 pub mod error;
 pub mod games;
+pub mod graders;
 pub mod record;
 pub mod referee;
 pub mod report;

@@ -246,11 +246,14 @@ fn java_exception_line(trace: &str) -> String {
     let message = trace.lines().next().unwrap_or_default().trim();
     let frame = trace.lines().find_map(|l| {
         let frame = l.trim().strip_prefix("at ")?;
-        if frame.starts_with("java.") || frame.contains('/') || frame.starts_with("ArbiterDriver")
-        {
+        if frame.starts_with("java.") || frame.contains('/') || frame.starts_with("ArbiterDriver") {
             return None;
         }
-        let (file, line) = frame.rsplit_once('(')?.1.strip_suffix(')')?.split_once(':')?;
+        let (file, line) = frame
+            .rsplit_once('(')?
+            .1
+            .strip_suffix(')')?
+            .split_once(':')?;
         Some(format!("{file}, line {line}"))
     });
     match frame {
@@ -306,7 +309,10 @@ mod tests {
     fn a_syntax_error_detail_names_the_bots_file_not_the_import_machinery() {
         let traceback = "Traceback (most recent call last):\n  File \"<string>\", line 139, in main\n  File \"<frozen importlib._bootstrap>\", line 241, in _call_with_frames_removed\n  File \"/tmp/Bad.py\", line 2\n    def play_rebel(self, b)\n                           ^\nSyntaxError: expected ':'\n";
         let r = record("exception", Some(traceback), vec![]);
-        assert_eq!(short_detail(&r), "SyntaxError: expected ':' (Bad.py, line 2)");
+        assert_eq!(
+            short_detail(&r),
+            "SyntaxError: expected ':' (Bad.py, line 2)"
+        );
     }
 
     #[test]
@@ -321,7 +327,11 @@ mod tests {
 
     #[test]
     fn a_spawn_failure_detail_is_its_first_line_and_a_long_one_is_cut() {
-        let r = record("spawn_failed", Some("\ncannot start `x`: No such file\nmore"), vec![]);
+        let r = record(
+            "spawn_failed",
+            Some("\ncannot start `x`: No such file\nmore"),
+            vec![],
+        );
         assert_eq!(short_detail(&r), "cannot start `x`: No such file");
         let long = "e".repeat(500);
         let r = record("crash", Some(&long), vec![]);

@@ -13,6 +13,7 @@ pub mod python;
 pub mod reaper;
 pub mod sandbox;
 pub mod serve;
+pub mod solver;
 pub mod spec;
 
 use crate::engines::Builtins;

@@ -15,13 +15,16 @@
 //!
 //! The parts, by concern: `spawn` starts and confines a bot and owns its pipes, `read`
 //! waits for its lines against a deadline, `verdict` says why a bot that is gone failed,
-//! `shutdown` ends it and everything it started.
+//! `shutdown` ends it and everything it started, `collect` runs a program once to its end
+//! (a solver) and keeps its output.
 
+mod collect;
 mod read;
 mod shutdown;
 mod spawn;
 mod verdict;
 
+pub use collect::{Collected, run_collect};
 pub use shutdown::kill_all_bots;
 
 use super::protocol::{FromBot, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot};

@@ -140,9 +140,8 @@ impl GameSettings {
             }
             GameKind::Battle => {
                 if self.armies.is_empty() {
-                    let range = |r: &std::ops::RangeInclusive<u32>| {
-                        format!("{}..{}", r.start(), r.end())
-                    };
+                    let range =
+                        |r: &std::ops::RangeInclusive<u32>| format!("{}..{}", r.start(), r.end());
                     rules.insert("units".into(), self.battle.units.into());
                     rules.insert("health".into(), range(&self.battle.health).into());
                     rules.insert("damage".into(), range(&self.battle.damage).into());

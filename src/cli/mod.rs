@@ -7,6 +7,7 @@ mod options;
 mod perft;
 mod play;
 mod signals;
+mod solve;
 mod sprt;
 
 use crate::error::Error;
@@ -42,6 +43,9 @@ pub enum Command {
     Sprt(sprt::SprtArgs),
     /// Rebuild every table of a tournament folder from its journal.
     Table(league::TableArgs),
+    /// Grade course solvers on a file of cases (Battle: plan, score, node counts). Exit 0
+    /// when every case passed, 1 when one failed, 2 usage error.
+    Solve(solve::SolveArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
 }
@@ -59,6 +63,7 @@ pub fn main() -> i32 {
         Command::Run(args) => league::run(args),
         Command::Table(args) => league::table(args),
         Command::Sprt(args) => sprt::run(args),
+        Command::Solve(args) => solve::run(args),
     };
     match result {
         Ok(code) => code,

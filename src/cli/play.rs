@@ -108,7 +108,9 @@ fn unknown_builtin<G: Builtins>(game: &G, name: &str) -> Error {
 }
 
 fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
-    for role in ["rebel", "officer", "white", "black", "first", "second", "a", "b"] {
+    for role in [
+        "rebel", "officer", "white", "black", "first", "second", "a", "b",
+    ] {
         if args.role_flag(role).is_some() && game.side_named(role).is_none() {
             return Err(Error::usage(format!(
                 "--{role} is not a role of {}: its roles are --{} and --{}",
@@ -175,10 +177,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         &config,
         &mut on_event,
     );
-    println!(
-        "{}",
-        crate::report::game_line(&GameSummary::of(0, &record))
-    );
+    println!("{}", crate::report::game_line(&GameSummary::of(0, &record)));
     if let Some(path) = &args.record {
         let json = serde_json::to_string_pretty(&record).expect("a record always serializes");
         std::fs::write(path, json + "\n").map_err(|source| Error::Io {

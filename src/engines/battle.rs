@@ -124,7 +124,11 @@ impl Solver {
     /// The course's value of a start: the value for the starting player (side `First`).
     pub fn course_value(&mut self, state: &State) -> Option<i64> {
         let v = self.value(state)?;
-        Some(if state.to_move() == Side::First { v } else { -v })
+        Some(if state.to_move() == Side::First {
+            v
+        } else {
+            -v
+        })
     }
 
     /// The best attack of the side to move and its value; the first of equal attacks in

@@ -372,7 +372,11 @@ mod tests {
             .collect();
         assert_eq!(
             marks,
-            vec![("base", 1, None), ("s1", 2, Some(20.0)), ("s2", 3, Some(0.0))]
+            vec![
+                ("base", 1, None),
+                ("s1", 2, Some(20.0)),
+                ("s2", 3, Some(0.0))
+            ]
         );
     }
 

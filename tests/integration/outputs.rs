@@ -85,7 +85,10 @@ fn quiet_leaves_out_the_lines_per_game() {
     let (code, stdout, stderr) = failing_league(&dir.path().join("q"), &["--quiet"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.lines().any(|l| l.starts_with("game ")), "{stdout}");
-    assert!(stdout.contains("raiser"), "the table is still printed: {stdout}");
+    assert!(
+        stdout.contains("raiser"),
+        "the table is still printed: {stdout}"
+    );
 }
 
 #[test]

@@ -73,7 +73,10 @@ fn every_readme_command_runs_as_written() {
     let commands = readme_commands();
     let prefix = "cargo run --release -- ";
     let runnable: Vec<&String> = commands.iter().filter(|c| c.starts_with(prefix)).collect();
-    assert!(runnable.len() >= 10, "too few commands found: {commands:#?}");
+    assert!(
+        runnable.len() >= 10,
+        "too few commands found: {commands:#?}"
+    );
     for c in &commands {
         assert!(
             c.starts_with(prefix) || c == "cargo test --locked",
@@ -115,7 +118,11 @@ fn every_readme_command_runs_as_written() {
         if sub == "sprt" {
             set_flag(&mut args, "--max-pairs", "2");
         }
-        if sub == "perft" && args.get(2).is_some_and(|d| d.parse::<u32>().is_ok_and(|d| d > 4)) {
+        if sub == "perft"
+            && args
+                .get(2)
+                .is_some_and(|d| d.parse::<u32>().is_ok_and(|d| d > 4))
+        {
             args[2] = "4".into();
         }
         let (code, stdout, stderr) = run(Command::new(binary).args(&args).current_dir(clone));
@@ -130,7 +137,11 @@ fn every_readme_command_runs_as_written() {
             ));
         }
     }
-    assert!(failures.is_empty(), "README commands failed:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "README commands failed:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Markdown files of the repository (not build output).
@@ -166,15 +177,17 @@ fn every_markdown_link_resolves_inside_the_repository() {
                 continue;
             }
             let resolved = file.parent().unwrap().join(target);
-            let inside = resolved
-                .canonicalize()
-                .is_ok_and(|p| p.starts_with(&root));
+            let inside = resolved.canonicalize().is_ok_and(|p| p.starts_with(&root));
             if !inside {
                 broken.push(format!("{}: {target}", file.display()));
             }
         }
     }
-    assert!(broken.is_empty(), "links that leave the repository or lead nowhere:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "links that leave the repository or lead nowhere:\n{}",
+        broken.join("\n")
+    );
 }
 
 #[test]
@@ -193,7 +206,9 @@ fn nothing_in_the_repository_cites_files_outside_it() {
                 }
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
             // Spelled in two halves so that this file does not cite it either.
             let outside = ["shared", "/rules/"].concat();
             if text.contains(&outside) {
@@ -201,5 +216,8 @@ fn nothing_in_the_repository_cites_files_outside_it() {
             }
         }
     }
-    assert!(offenders.is_empty(), "files citing the team's folder outside the repository: {offenders:?}");
+    assert!(
+        offenders.is_empty(),
+        "files citing the team's folder outside the repository: {offenders:?}"
+    );
 }

@@ -70,16 +70,23 @@ impl State {
                 return Err(format!("army {l} has no unit"));
             }
             if army.len() > MAX_UNITS {
-                return Err(format!("army {l} has {} units, at most {MAX_UNITS}", army.len()));
+                return Err(format!(
+                    "army {l} has {} units, at most {MAX_UNITS}",
+                    army.len()
+                ));
             }
             if let Some(i) = army.iter().position(|u| u.damage == 0) {
-                return Err(format!("unit {l}{i} has damage 0: every damage is at least 1"));
+                return Err(format!(
+                    "unit {l}{i} has damage 0: every damage is at least 1"
+                ));
             }
             if let Some(i) = army
                 .iter()
                 .position(|u| u.damage > MAX_VALUE || u.health > MAX_VALUE)
             {
-                return Err(format!("unit {l}{i}: health and damage are at most {MAX_VALUE}"));
+                return Err(format!(
+                    "unit {l}{i}: health and damage are at most {MAX_VALUE}"
+                ));
             }
             if !army.iter().any(Unit::alive) {
                 return Err(format!(
