@@ -121,7 +121,7 @@ fn every_example_solver_gets_its_own_failure() {
         "illegal_plan",
         "crash",
     ];
-    let (code, lines) = solve(&names, "tests/data/battle/small.txt", &[]);
+    let (code, lines) = solve(&names, "bots/java/battle/cases.txt", &[]);
     assert_eq!(code, 1);
     let by_name = |n: &str| lines.iter().find(|l| l["solver"] == n).unwrap();
     let correct = by_name("correct");
