@@ -125,10 +125,10 @@ fn every_example_solver_gets_its_own_failure() {
     assert_eq!(code, 1);
     let by_name = |n: &str| lines.iter().find(|l| l["solver"] == n).unwrap();
     let correct = by_name("correct");
-    assert_eq!(correct["cases"], 6);
+    assert_eq!(correct["cases"], 7);
     assert_eq!(
         correct["passed"],
-        serde_json::json!({"false": 6, "true": 6}),
+        serde_json::json!({"false": 7, "true": 7}),
         "{correct}"
     );
 
