@@ -85,7 +85,7 @@ fn a_battle_league_on_random_armies_ranks_minimax_above_random() {
         .args(["builtin:random", "builtin:minimax"]));
     assert_eq!(code, 0, "{stdout}{stderr}");
     let standings = csv_rows(&out.join("standings.csv"));
-    assert_eq!(standings[0]["bot"], "builtin:minimax", "{standings:?}");
+    assert_eq!(standings[0]["bot"], "minimax", "{standings:?}");
     let games = csv_rows(&out.join("games.csv"));
     assert_eq!(games.len(), 12);
     assert!(
