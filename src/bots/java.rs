@@ -522,11 +522,11 @@ pub fn cache_root() -> PathBuf {
     }
 }
 
-fn javac_program() -> String {
+pub(crate) fn javac_program() -> String {
     std::env::var("ARBITER_JAVAC").unwrap_or_else(|_| DEFAULT_JAVAC.to_string())
 }
 
-fn java_program() -> String {
+pub(crate) fn java_program() -> String {
     std::env::var("ARBITER_JAVA").unwrap_or_else(|_| DEFAULT_JAVA.to_string())
 }
 
@@ -730,7 +730,7 @@ impl Javac<'_> {
 
 /// Creates `dir` (and its parents); a folder created here is readable by its owner only,
 /// so that no other user can put classes in it for us to run.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     if dir.is_dir() {
         return Ok(());
@@ -776,6 +776,18 @@ pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
 /// the JVM writes nothing to /tmp. `extra` holds more JVM options ([`JAVA_OPTS_VAR`]). The
 /// class folder is carried into a sandbox (its copy is private to the bot).
 pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits, extra: &str) -> CommandSpec {
+    jvm_command(&compiled.dir, "ArbiterDriver", java, limits, extra).arg(compiled.class.clone())
+}
+
+/// The command that runs the class `main` from the class folder `classes` with the flags
+/// of [`run_command`] (arguments to `main` are added by the caller).
+pub fn jvm_command(
+    classes: &Path,
+    main: &str,
+    java: &str,
+    limits: &Limits,
+    extra: &str,
+) -> CommandSpec {
     let (flags, stack) = memory_flags(limits.memory_mb);
     let mut command = CommandSpec::new(java)
         .arg("-Djava.awt.headless=true")
@@ -790,17 +802,13 @@ pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits, extra: &str
     command
         .args
         .extend(extra.split_whitespace().map(str::to_string));
-    let dir = compiled.dir.to_string_lossy().into_owned();
-    command = command
-        .arg("-cp")
-        .arg(dir)
-        .arg("ArbiterDriver")
-        .arg(compiled.class.clone());
+    let dir = classes.to_string_lossy().into_owned();
+    command = command.arg("-cp").arg(dir).arg(main);
     if limits.memory_mb.is_some() {
         // glibc's per-thread malloc arenas reserve 64 MiB of address space each.
         command.env.insert("MALLOC_ARENA_MAX".into(), "1".into());
     }
-    command.carried.push(compiled.dir.clone());
+    command.carried.push(classes.to_path_buf());
     command
 }
 

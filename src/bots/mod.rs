@@ -14,6 +14,7 @@ pub mod python;
 pub mod reaper;
 pub mod sandbox;
 pub mod serve;
+pub mod solver;
 pub mod spec;
 pub mod submissions;
 

@@ -134,6 +134,7 @@ fn bot_file_kind(game: GameKind) -> &'static str {
         GameKind::Hinger => "a team's folder (with its a3_agent.py) or a .zip",
         GameKind::Gomoku => "a .java file with a GomokuPlayer class, a folder or a .zip",
         GameKind::Advance => "none yet: name each Advance console program as console:COMMAND",
+        GameKind::Battle => "none: Battle bots are named one by one",
     }
 }
 
@@ -193,6 +194,7 @@ fn wanted(game: GameKind) -> &'static str {
             "a folder of submissions is not read for Advance: name each console program as \
              console:COMMAND"
         }
+        GameKind::Battle => "a folder of submissions is not read for Battle: name each bot",
     }
 }
 
@@ -208,7 +210,7 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
         GameKind::Gomoku => {
             file.extension().is_some_and(|e| e == "java") && super::java::player_class(file).is_ok()
         }
-        GameKind::Advance => false,
+        GameKind::Advance | GameKind::Battle => false,
     }
 }
 

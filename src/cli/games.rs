@@ -2,6 +2,7 @@
 //! running generic code with the game value.
 
 use crate::error::Error;
+use crate::games::battle::RandomArmies;
 use crate::games::{BoardError, GameKind, Side};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,29 @@ pub struct GameOptions {
     /// Hinger random starts: the share of cells holding a counter.
     #[arg(long, default_value_t = 0.6)]
     pub density: f64,
+    /// Battle: a start position as the course's state string (`3,1,4,2;3,5;A;`); repeat
+    /// for several, which a league deals out to its pairs in turn. Without it, random
+    /// armies.
+    #[arg(long = "armies")]
+    pub armies: Vec<String>,
+    /// Battle random armies: units per side.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub units: u32,
+    /// Battle random armies: each unit's health, `LO..HI` (inclusive).
+    #[arg(long, default_value = "1..6", value_parser = parse_range)]
+    pub health: (u32, u32),
+    /// Battle random armies: each unit's damage, `LO..HI` (inclusive).
+    #[arg(long, default_value = "1..3", value_parser = parse_range)]
+    pub damage: (u32, u32),
+}
+
+/// `LO..HI` (or one number `N`, meaning `N..N`).
+fn parse_range(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{text}`: expected LO..HI, two whole numbers like 1..6");
+    let (lo, hi) = text.split_once("..").unwrap_or((text, text));
+    let lo = lo.trim().parse().map_err(|_| bad())?;
+    let hi = hi.trim().parse().map_err(|_| bad())?;
+    Ok((lo, hi))
 }
 
 impl GameOptions {
@@ -44,8 +68,28 @@ impl GameOptions {
                 self.game.name()
             )));
         }
+        if !self.armies.is_empty() && self.game != GameKind::Battle {
+            return Err(Error::usage(format!(
+                "--armies sets Battle start positions; {} has none",
+                self.game.name()
+            )));
+        }
+        let battle = RandomArmies {
+            units: self.units as usize,
+            health: self.health.0..=self.health.1,
+            damage: self.damage.0..=self.damage.1,
+        };
+        battle
+            .check()
+            .map_err(|e| Error::usage(format!("--units/--health/--damage: {e}")))?;
+        for (i, text) in self.armies.iter().enumerate() {
+            crate::games::battle::State::parse(text)
+                .map_err(|e| Error::usage(format!("--armies (number {}): {e}", i + 1)))?;
+        }
         Ok(GameSettings {
             kind: self.game,
+            armies: self.armies.clone(),
+            battle,
             round_limit: self.round_limit,
             boards: self
                 .boards
@@ -69,6 +113,10 @@ pub struct GameSettings {
     pub rows: usize,
     pub cols: usize,
     pub density: f64,
+    /// Battle start positions (course state strings, checked).
+    pub armies: Vec<String>,
+    /// Battle random armies, used when `armies` is empty.
+    pub battle: RandomArmies,
 }
 
 impl GameSettings {
@@ -88,6 +136,17 @@ impl GameSettings {
                     rules.insert("density".into(), self.density.into());
                 } else {
                     rules.insert("boards".into(), serde_json::json!(self.boards));
+                }
+            }
+            GameKind::Battle => {
+                if self.armies.is_empty() {
+                    let range =
+                        |r: &std::ops::RangeInclusive<u32>| format!("{}..{}", r.start(), r.end());
+                    rules.insert("units".into(), self.battle.units.into());
+                    rules.insert("health".into(), range(&self.battle.health).into());
+                    rules.insert("damage".into(), range(&self.battle.damage).into());
+                } else {
+                    rules.insert("armies".into(), serde_json::json!(self.armies));
                 }
             }
         }
@@ -132,6 +191,10 @@ macro_rules! with_game {
                 let $game = $crate::cli::games::hinger_game(settings, $seed)?;
                 $body
             }
+            $crate::games::GameKind::Battle => {
+                let $game = $crate::cli::games::battle_game(settings, $seed)?;
+                $body
+            }
         }
     }};
 }
@@ -148,5 +211,20 @@ pub fn hinger_game(
         Hinger::random_starts(settings.rows, settings.cols, settings.density, seed).map_err(bad)
     } else {
         Hinger::from_boards(settings.boards.clone()).map_err(bad)
+    }
+}
+
+/// The Battle game of `settings`: its given armies, or random armies from `seed`.
+pub fn battle_game(
+    settings: &GameSettings,
+    seed: u64,
+) -> Result<crate::games::battle::Battle, Error> {
+    use crate::games::battle::Battle;
+    let bad = |e: BoardError| Error::usage(format!("battle start: {}", e.message));
+    if settings.armies.is_empty() {
+        Battle::random(settings.battle.clone(), seed).map_err(bad)
+    } else {
+        let texts: Vec<&str> = settings.armies.iter().map(String::as_str).collect();
+        Battle::from_strings(&texts).map_err(bad)
     }
 }

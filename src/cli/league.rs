@@ -426,6 +426,8 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         rows: limited(&t.rows, "rows", 4)? as usize,
         cols: limited(&t.cols, "cols", 5)? as usize,
         density,
+        armies: Vec::new(),
+        battle: crate::games::battle::RandomArmies::default(),
     };
     let choice = crate::config::opening_choice(&config, t, &base)?;
     let bots_span = t.bots.span();

@@ -9,6 +9,7 @@ mod options;
 mod perft;
 mod play;
 mod signals;
+mod solve;
 mod sprt;
 mod submissions;
 mod suite;
@@ -55,6 +56,9 @@ pub enum Command {
     /// limits, time its start-up and one move as each role, and print a table. Exit 0 when
     /// all pass, 1 when one fails, 2 on bad input.
     Check(submissions::CheckArgs),
+    /// Grade course solvers on a file of cases (Battle: plan, score, node counts). Exit 0
+    /// when every case passed, 1 when one failed, 2 usage error.
+    Solve(solve::SolveArgs),
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
     /// Run a built-in bot as a course console program: `NAME white|black IN OUT` plays
@@ -82,6 +86,7 @@ pub fn main() -> i32 {
         Command::Openings(args) => openings::run(args),
         Command::ConsoleBot(args) => console::run(args),
         Command::Suite(args) => suite::run(args),
+        Command::Solve(args) => solve::run(args),
     };
     match result {
         Ok(code) => code,

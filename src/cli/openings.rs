@@ -30,6 +30,8 @@ pub fn run(args: OpeningsArgs) -> Result<i32, Error> {
         rows: 4,
         cols: 5,
         density: 0.6,
+        armies: Vec::new(),
+        battle: Default::default(),
     };
     with_game!(settings, args.seed, |game| print(&game, &args))
 }

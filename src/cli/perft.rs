@@ -36,6 +36,8 @@ pub fn run(args: PerftArgs) -> Result<i32, Error> {
         GameKind::Gomoku => run_game(&Gomoku, &args),
         // Without a board file: the rules page's worked example (State B).
         GameKind::Hinger => run_game(&Hinger::default(), &args),
+        // Without a board file: the rules page's example.
+        GameKind::Battle => run_game(&crate::games::battle::Battle::default(), &args),
     }
 }
 

@@ -34,6 +34,12 @@ pub struct PlayArgs {
     /// Hinger's second player.
     #[arg(long)]
     pub second: Option<String>,
+    /// Battle's player a: the state string's starting player, who moves first.
+    #[arg(long = "a")]
+    pub a: Option<String>,
+    /// Battle's player b.
+    #[arg(long = "b")]
+    pub b: Option<String>,
     #[command(flatten)]
     pub play: super::options::PlayOptions,
     /// Write the game record as JSON to this file.
@@ -46,7 +52,8 @@ pub struct PlayArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BotArgs {
-    /// The built-in bot to serve (random, greedy, alphabeta).
+    /// The built-in bot to serve (random, greedy, alphabeta; Battle: random, greedy,
+    /// minimax).
     pub name: String,
     #[command(flatten)]
     pub game: GameOptions,
@@ -72,6 +79,8 @@ impl PlayArgs {
             "black" => self.black.as_ref(),
             "first" => self.first.as_ref(),
             "second" => self.second.as_ref(),
+            "a" => self.a.as_ref(),
+            "b" => self.b.as_ref(),
             _ => None,
         }
     }
@@ -99,7 +108,9 @@ fn unknown_builtin<G: Builtins>(game: &G, name: &str) -> Error {
 }
 
 fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
-    for role in ["rebel", "officer", "white", "black", "first", "second"] {
+    for role in [
+        "rebel", "officer", "white", "black", "first", "second", "a", "b",
+    ] {
         if args.role_flag(role).is_some() && game.side_named(role).is_none() {
             return Err(Error::usage(format!(
                 "--{role} is not a role of {}: its roles are --{} and --{}",

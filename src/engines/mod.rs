@@ -11,6 +11,7 @@
 pub mod advance;
 pub mod alphabeta;
 pub mod asalto;
+pub mod battle;
 pub mod gomoku;
 pub mod greedy;
 pub mod hinger;

@@ -6,6 +6,7 @@
 
 pub mod advance;
 pub mod asalto;
+pub mod battle;
 pub mod gomoku;
 pub mod hinger;
 pub mod openings;
@@ -187,6 +188,7 @@ pub enum GameKind {
     Asalto,
     Gomoku,
     Hinger,
+    Battle,
 }
 
 impl GameKind {
@@ -196,6 +198,7 @@ impl GameKind {
             GameKind::Asalto => "asalto",
             GameKind::Gomoku => "gomoku",
             GameKind::Hinger => "hinger",
+            GameKind::Battle => "battle",
         }
     }
 }

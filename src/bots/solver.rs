@@ -1,0 +1,275 @@
+//! Running a course solver (Battle's `BattleSolver`) on one case: a Java folder in the
+//! course's layout, compiled once with the driver bots/java/BattleDriver.java and run in a
+//! fresh JVM per case, or a console program `COMMAND STATE true|false` that prints its
+//! answer on the last line of stdout. Either way the program is an ordinary confined bot
+//! program (same spawn, limits, sandbox and shutdown; see [`super::process::run_collect`]);
+//! a solver still running at the limit is a timeout, killed with its JVM.
+
+use super::process::run_collect;
+use super::spec::{CommandSpec, Confinement};
+use super::{Failure, FailureKind, java};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The driver that calls `new BattleSolver().solve(state, ab, false)`.
+pub const BATTLE_DRIVER: &str = include_str!("../../bots/java/BattleDriver.java");
+/// The marker of the driver's answer line.
+const ANSWER_MARK: &str = "arbiter-answer ";
+/// Where a solver folder's main class must be.
+pub const SOLVER_FILE: &str = "src/battle/BattleSolver.java";
+
+/// A solver as named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SolverSpec {
+    /// A folder with `src/battle/BattleSolver.java` (and `Node.java`, other classes).
+    Java(PathBuf),
+    /// `console:COMMAND`: the command's words.
+    Console(Vec<String>),
+}
+
+impl SolverSpec {
+    /// `console:COMMAND` (split like a shell would) or a folder in the course's layout.
+    pub fn parse(text: &str) -> Result<SolverSpec, String> {
+        if let Some(command) = text.strip_prefix("console:") {
+            let words = shlex::split(command)
+                .filter(|w| !w.is_empty())
+                .ok_or_else(|| {
+                    format!(
+                        "`{text}`: the command after `console:` is empty or has an unclosed quote"
+                    )
+                })?;
+            return Ok(SolverSpec::Console(words));
+        }
+        let folder = PathBuf::from(text);
+        if !folder.join(SOLVER_FILE).is_file() {
+            return Err(format!(
+                "`{text}`: expected a folder holding {SOLVER_FILE} (the course's layout), or console:COMMAND"
+            ));
+        }
+        Ok(SolverSpec::Java(folder))
+    }
+
+    /// A short name for tables: the folder's name, or the command.
+    pub fn name(&self) -> String {
+        match self {
+            SolverSpec::Java(folder) => std::path::absolute(folder)
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| folder.display().to_string()),
+            SolverSpec::Console(words) => words.join(" "),
+        }
+    }
+}
+
+/// A solver ready to run: the command to which a case's arguments are added.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    command: CommandSpec,
+    java: bool,
+}
+
+/// What one run of a solver gave.
+#[derive(Debug)]
+pub struct Solved {
+    /// The answer text, or why there is none (a crash, a timeout, no answer line).
+    pub answer: Result<String, Failure>,
+    /// The solve's own time where the driver measured it (Java), else the process's.
+    pub time: Duration,
+    /// The solver's own output (stderr, and stdout other than the answer), tail.
+    pub output: String,
+}
+
+/// Compiles a Java solver (once: the classes are cached by a hash of the sources) or
+/// checks nothing for a console one. The error is a message: javac's output, say.
+pub fn prepare(spec: &SolverSpec, confine: Confinement) -> Result<Prepared, String> {
+    match spec {
+        SolverSpec::Console(words) => {
+            let mut command = CommandSpec::new(words[0].clone());
+            command.args.extend(words[1..].iter().cloned());
+            command.confine = confine;
+            Ok(Prepared {
+                command,
+                java: false,
+            })
+        }
+        SolverSpec::Java(folder) => {
+            let classes = compile(folder)?;
+            let extra = std::env::var(java::JAVA_OPTS_VAR).unwrap_or_default();
+            let mut command = java::jvm_command(
+                &classes,
+                "battle.BattleDriver",
+                &java::java_program(),
+                &confine.limits,
+                &extra,
+            );
+            command.confine = confine;
+            command.cwd = std::path::absolute(folder).ok();
+            Ok(Prepared {
+                command,
+                java: true,
+            })
+        }
+    }
+}
+
+impl Prepared {
+    /// Runs the solver on `state` with the pruning flag `ab`, within `limit`.
+    pub fn solve(&self, state: &str, ab: bool, limit: Duration) -> Solved {
+        let command = self.command.clone().arg(state).arg(ab.to_string());
+        let ran = run_collect(&command, limit);
+        let mut output = ran.stderr;
+        let mut time = ran.elapsed;
+        let answer = ran.result.and_then(|()| {
+            let last = if self.java {
+                ran.stdout.iter().position(|l| l.starts_with(ANSWER_MARK))
+            } else {
+                ran.stdout.iter().rposition(|l| !l.trim().is_empty())
+            };
+            for (k, line) in ran.stdout.iter().enumerate() {
+                if Some(k) != last {
+                    output.push_str(line);
+                    output.push('\n');
+                }
+            }
+            let Some(line) = last.map(|k| ran.stdout[k].as_str()) else {
+                return Err(Failure::new(FailureKind::Crash, "exited without an answer"));
+            };
+            if !self.java {
+                return Ok(line.trim().to_string());
+            }
+            let rest = &line[ANSWER_MARK.len()..];
+            let (nanos, text) = rest.split_once(' ').unwrap_or((rest, ""));
+            if let Ok(ns) = nanos.parse::<u64>() {
+                time = Duration::from_nanos(ns);
+            }
+            if text == "null" {
+                return Err(Failure::new(FailureKind::Crash, "solve returned null"));
+            }
+            Ok(unescape(text))
+        });
+        Solved {
+            answer,
+            time,
+            output,
+        }
+    }
+}
+
+/// Undoes the driver's escapes (`\\`, `\n`, `\r`).
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Every `.java` file under `dir`, sorted (a bounded depth: a link loop cannot hold us).
+fn java_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() && depth > 0 {
+            java_files(&path, depth - 1, out);
+        } else if path.extension().is_some_and(|e| e == "java") {
+            out.push(path);
+        }
+    }
+}
+
+/// Compiles every source under the folder's `src/` with the driver into a cached class
+/// folder named after a hash of all of them.
+fn compile(folder: &Path) -> Result<PathBuf, String> {
+    let src = folder.join("src");
+    let mut files = Vec::new();
+    java_files(&src, 8, &mut files);
+    let mut hash = Sha256::new();
+    hash.update(BATTLE_DRIVER.as_bytes());
+    for file in &files {
+        let text =
+            std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+        let rel = file.strip_prefix(&src).unwrap_or(file);
+        hash.update(rel.to_string_lossy().as_bytes());
+        hash.update((text.len() as u64).to_le_bytes());
+        hash.update(&text);
+    }
+    let key: String = hash.finalize()[..12]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let root = java::cache_root();
+    let dir = root.join(format!("battle-{key}"));
+    if dir.join("battle/BattleDriver.class").is_file() {
+        return Ok(dir);
+    }
+    java::create_private_dir(&root).map_err(|e| {
+        format!(
+            "cannot create the Java cache folder `{}`: {e}",
+            root.display()
+        )
+    })?;
+    // Compiled beside the cache entry and renamed into place: a parallel run never sees
+    // half a folder.
+    let work = root.join(format!(".battle-{key}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let result = compile_into(&work, &files).and_then(|()| {
+        match std::fs::rename(work.join("classes"), &dir) {
+            Ok(()) => Ok(()),
+            Err(_) if dir.join("battle/BattleDriver.class").is_file() => Ok(()),
+            Err(e) => Err(format!(
+                "cannot move the classes to `{}`: {e}",
+                dir.display()
+            )),
+        }
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    result.map(|()| dir)
+}
+
+fn compile_into(work: &Path, files: &[PathBuf]) -> Result<(), String> {
+    let classes = work.join("classes");
+    std::fs::create_dir_all(&classes)
+        .map_err(|e| format!("cannot create `{}`: {e}", classes.display()))?;
+    let driver = work.join("BattleDriver.java");
+    std::fs::write(&driver, BATTLE_DRIVER)
+        .map_err(|e| format!("cannot write `{}`: {e}", driver.display()))?;
+    let javac = java::javac_program();
+    let output = Command::new(&javac)
+        .arg("-encoding")
+        .arg("UTF-8")
+        .arg("-nowarn")
+        .arg("-proc:none")
+        .arg("-d")
+        .arg(&classes)
+        .args(files)
+        .arg(&driver)
+        .env_remove("CLASSPATH")
+        .output()
+        .map_err(|e| format!("cannot run the Java compiler `{javac}`: {e}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stdout));
+    let text: String = text.chars().take(4000).collect();
+    Err(format!(
+        "javac failed ({}):\n{}",
+        output.status,
+        text.trim_end()
+    ))
+}

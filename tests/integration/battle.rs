@@ -1,0 +1,233 @@
+//! Battle through the binary: games between built-ins, a league, and the solver checker
+//! on the example solvers of bots/java/battle (one correct, one per kind of mistake).
+
+use super::adapters_java::have_jdk;
+use super::common::{arbiter, csv_rows, read, run};
+use arbiter::record::GameRecord;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// `arbiter solve battle --json` on `cases`: the JSON line of each solver, by name.
+fn solve(solvers: &[&str], cases: &str, extra: &[&str]) -> (i32, Vec<Value>) {
+    let mut cmd = arbiter();
+    cmd.args(["solve", "battle", "--json", "-j", "2", "--cases"])
+        .arg(repo(cases))
+        .args(extra);
+    for s in solvers {
+        let spec = if s.starts_with("console:") {
+            s.to_string()
+        } else {
+            repo(&format!("bots/java/battle/{s}")).display().to_string()
+        };
+        cmd.arg("--solver").arg(spec);
+    }
+    let (code, stdout, stderr) = run(&mut cmd);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{stderr}")))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        solvers.len(),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    (code, lines)
+}
+
+fn kinds(line: &Value, ab: bool) -> Vec<String> {
+    line["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ab"] == ab)
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn minimax_wins_the_rules_page_example_with_its_margin_in_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("game.json");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["play", "--game", "battle", "--armies", "3,1,4,2;3,5;A;"])
+        .args([
+            "--a",
+            "builtin:minimax",
+            "--b",
+            "builtin:greedy",
+            "--record",
+        ])
+        .arg(&record));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let r: GameRecord = serde_json::from_str(&read(&record)).unwrap();
+    assert_eq!(r.winner.as_deref(), Some("a"));
+    assert_eq!(r.reason, "army_destroyed");
+    assert_eq!(
+        r.final_board,
+        serde_json::json!({"a": [[3, 1], [0, 2]], "b": [[0, 5]]})
+    );
+}
+
+#[test]
+fn a_battle_league_on_random_armies_ranks_minimax_above_random() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = run(arbiter()
+        .args([
+            "league", "--game", "battle", "--units", "3", "--health", "2..6",
+        ])
+        .args(["--pairs", "6", "-j", "2", "--out"])
+        .arg(&out)
+        .args(["builtin:random", "builtin:minimax"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let standings = csv_rows(&out.join("standings.csv"));
+    assert_eq!(standings[0]["bot"], "minimax", "{standings:?}");
+    let games = csv_rows(&out.join("games.csv"));
+    assert_eq!(games.len(), 12);
+    assert!(
+        games.iter().all(|g| g["reason"] == "army_destroyed"),
+        "{games:?}"
+    );
+}
+
+#[test]
+fn bad_armies_are_a_usage_error_naming_the_problem() {
+    let (code, _, stderr) = run(arbiter()
+        .args(["play", "--game", "battle", "--armies", "3,1,4;3,5;A;"])
+        .args(["--a", "builtin:random", "--b", "builtin:random"]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--armies") && stderr.contains("even count"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(arbiter().args(["play", "--game", "battle", "--health", "3..1"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("health"), "{stderr}");
+}
+
+#[test]
+fn every_example_solver_gets_its_own_failure() {
+    if !have_jdk("every_example_solver_gets_its_own_failure") {
+        return;
+    }
+    let names = [
+        "correct",
+        "no_pruning",
+        "wrong_score",
+        "illegal_plan",
+        "crash",
+    ];
+    let (code, lines) = solve(&names, "bots/java/battle/cases.txt", &[]);
+    assert_eq!(code, 1);
+    let by_name = |n: &str| lines.iter().find(|l| l["solver"] == n).unwrap();
+    let correct = by_name("correct");
+    assert_eq!(correct["cases"], 7);
+    assert_eq!(
+        correct["passed"],
+        serde_json::json!({"false": 7, "true": 7}),
+        "{correct}"
+    );
+
+    let no_pruning = by_name("no_pruning");
+    assert!(kinds(no_pruning, false).is_empty(), "{no_pruning}");
+    let pruned = kinds(no_pruning, true);
+    assert!(
+        !pruned.is_empty() && pruned.iter().all(|k| k == "no_pruning"),
+        "{no_pruning}"
+    );
+
+    for (name, kind) in [
+        ("wrong_score", "wrong_score"),
+        ("illegal_plan", "illegal_plan"),
+    ] {
+        let line = by_name(name);
+        for ab in [false, true] {
+            let k = kinds(line, ab);
+            assert!(k.contains(&kind.to_string()), "{name}: {line}");
+        }
+    }
+    let crash = by_name("crash");
+    assert_eq!(crash["passed"], serde_json::json!({"false": 0, "true": 0}));
+    let failures = crash["failures"].as_array().unwrap();
+    assert!(failures.iter().all(|f| f["kind"] == "crash"), "{crash}");
+    // Its own print went to its output, not into the answer.
+    assert!(
+        failures[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("NullPointerException"),
+        "{crash}"
+    );
+}
+
+#[test]
+fn an_endless_solver_is_a_timeout_and_is_killed_with_its_jvm() {
+    if !have_jdk("an_endless_solver_is_a_timeout_and_is_killed_with_its_jvm") {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let (code, lines) = solve(
+        &["endless"],
+        "tests/data/battle/example.txt",
+        &["--ab", "true", "--limit-ms", "3000"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(kinds(&lines[0], true), vec!["timeout"], "{}", lines[0]);
+    // Well under a minute: the JVM was killed at the limit, not waited for.
+    assert!(started.elapsed().as_secs() < 60);
+    let leftovers = std::process::Command::new("pgrep")
+        .args(["-f", "battle.BattleDriver 3,1,4,2;3,5;A; true"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    assert!(
+        leftovers.is_empty(),
+        "a solver JVM outlived its timeout: {leftovers}"
+    );
+}
+
+#[test]
+fn a_console_solver_answers_on_its_last_stdout_line() {
+    let answer = "console:sh -c 'echo thinking about $0; echo \"A(1,0),B(0,1),A(0,0);3;8;\"'";
+    let (code, lines) = solve(&[answer], "tests/data/battle/example.txt", &[]);
+    assert_eq!(code, 0, "{}", lines[0]);
+    assert_eq!(
+        lines[0]["passed"],
+        serde_json::json!({"false": 1, "true": 1})
+    );
+    let wrong = "console:sh -c 'echo \"A(1,0),B(0,1),A(0,0);3\"'";
+    let (code, lines) = solve(
+        &[wrong],
+        "tests/data/battle/example.txt",
+        &["--ab", "false"],
+    );
+    assert_eq!(code, 1);
+    let f = &lines[0]["failures"][0];
+    assert_eq!(f["kind"], "bad_format");
+    assert!(
+        f["reason"]
+            .as_str()
+            .unwrap()
+            .contains("A(1,0),B(0,1),A(0,0);3"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_case_file_with_a_wrong_expected_score_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.txt");
+    std::fs::write(&cases, "# a comment\n3,1,4,2;3,5;A; 5\n").unwrap();
+    let (code, _, stderr) = run(arbiter()
+        .args(["solve", "battle", "--solver", "console:true", "--cases"])
+        .arg(&cases));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("cases.txt:2") && stderr.contains("exact minimax value is 3"),
+        "{stderr}"
+    );
+}
