@@ -41,9 +41,17 @@ pub struct Submissions {
 }
 
 impl Found {
-    /// The bot's spec: a course Python bot under `python`, or a Java player.
+    /// The bot's spec: a course Python bot under `python`, a Java player, or an Advance
+    /// console program (a C# project's folder, or an executable file).
     pub fn spec(&self, python: Option<&str>) -> BotSpec {
-        if self.file.extension().is_some_and(|e| e == "java") {
+        if self.file.extension().is_some_and(|e| e == "csproj") {
+            let folder = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
+            BotSpec::ConsoleProject(folder)
+        } else if is_executable(&self.file) && self.file.extension().is_none_or(|e| e != "py") {
+            let mut command = super::spec::CommandSpec::new(self.file.to_string_lossy());
+            command.cwd = self.file.parent().map(Path::to_path_buf);
+            BotSpec::Console(command)
+        } else if self.file.extension().is_some_and(|e| e == "java") {
             BotSpec::CourseJava {
                 file: self.file.clone(),
             }
@@ -133,7 +141,7 @@ fn bot_file_kind(game: GameKind) -> &'static str {
         GameKind::Asalto => "a Team*.py file with a `Player` class, a folder or a .zip",
         GameKind::Hinger => "a team's folder (with its a3_agent.py) or a .zip",
         GameKind::Gomoku => "a .java file with a GomokuPlayer class, a folder or a .zip",
-        GameKind::Advance => "none yet: name each Advance console program as console:COMMAND",
+        GameKind::Advance => "an executable console program, a folder with a C# *.csproj or one program, or a .zip",
         GameKind::Battle => "none: Battle bots are named one by one",
     }
 }
@@ -188,11 +196,8 @@ fn wanted(game: GameKind) -> &'static str {
         GameKind::Asalto => "expected exactly one Team*.py file with a `Player` class",
         GameKind::Hinger => "expected exactly one a3_agent.py",
         GameKind::Gomoku => "expected exactly one .java file with a GomokuPlayer class",
-        // A console program can be written in any language: nothing in a folder says which
-        // file is the program, so Advance bots are named one by one.
         GameKind::Advance => {
-            "a folder of submissions is not read for Advance: name each console program as \
-             console:COMMAND"
+            "expected exactly one C# project (*.csproj) or one executable console program"
         }
         GameKind::Battle => "a folder of submissions is not read for Battle: name each bot",
     }
@@ -210,8 +215,19 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
         GameKind::Gomoku => {
             file.extension().is_some_and(|e| e == "java") && super::java::player_class(file).is_ok()
         }
-        GameKind::Advance | GameKind::Battle => false,
+        // The course's console programs are C# projects; a built program is any executable.
+        GameKind::Advance => {
+            file.extension().is_some_and(|e| e == "csproj")
+                || (is_executable(file) && file.extension().is_none_or(|e| e != "py"))
+        }
+        GameKind::Battle => false,
     }
+}
+
+/// A file anyone may execute: a built console program.
+fn is_executable(file: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Whether Python source defines a top-level `class Player`.
@@ -293,6 +309,42 @@ mod tests {
         assert!(wildcard("*.zip", "a.b.zip"));
         assert!(!wildcard("*.zip", "a.zip.py"));
         assert!(wildcard("*", ""));
+    }
+
+    #[test]
+    fn advance_teams_are_a_csharp_project_or_one_executable_program() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let advance = dir.path().join("advance");
+        let write = |path: &Path, mode: u32| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write(&advance.join("team01/Advance.csproj"), 0o644);
+        write(&advance.join("team01/Program.cs"), 0o644);
+        write(&advance.join("team02/bin/run"), 0o755);
+        write(&advance.join("team03/one"), 0o755);
+        write(&advance.join("team03/two"), 0o755);
+        write(&advance.join("team04"), 0o755);
+        write(&advance.join("notes.txt"), 0o644);
+        let found = scan(&advance, GameKind::Advance, None, dir.path()).unwrap();
+        let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["team01", "team02", "team04"], "{found:?}");
+        assert!(matches!(
+            found.bots[0].spec(None),
+            BotSpec::ConsoleProject(ref folder) if folder.ends_with("team01")
+        ));
+        assert!(matches!(found.bots[1].spec(None), BotSpec::Console(ref c) if c.program.ends_with("team02/bin/run")));
+        assert!(matches!(found.bots[2].spec(None), BotSpec::Console(ref c) if c.program.ends_with("team04")));
+        let reasons: Vec<(String, &str)> = found
+            .skipped
+            .iter()
+            .map(|s| (file_name(&s.entry), s.reason.as_str()))
+            .collect();
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(reasons[0].0 == "notes.txt" && reasons[0].1.starts_with("not a bot"), "{reasons:?}");
+        assert!(reasons[1].0 == "team03" && reasons[1].1.starts_with("several candidates"), "{reasons:?}");
     }
 
     #[test]
