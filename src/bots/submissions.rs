@@ -141,7 +141,9 @@ fn bot_file_kind(game: GameKind) -> &'static str {
         GameKind::Asalto => "a Team*.py file with a `Player` class, a folder or a .zip",
         GameKind::Hinger => "a team's folder (with its a3_agent.py) or a .zip",
         GameKind::Gomoku => "a .java file with a GomokuPlayer class, a folder or a .zip",
-        GameKind::Advance => "an executable console program, a folder with a C# *.csproj or one program, or a .zip",
+        GameKind::Advance => {
+            "an executable console program, a folder with a C# *.csproj or one program, or a .zip"
+        }
         GameKind::Battle => "none: Battle bots are named one by one",
     }
 }
@@ -335,16 +337,26 @@ mod tests {
             found.bots[0].spec(None),
             BotSpec::ConsoleProject(ref folder) if folder.ends_with("team01")
         ));
-        assert!(matches!(found.bots[1].spec(None), BotSpec::Console(ref c) if c.program.ends_with("team02/bin/run")));
-        assert!(matches!(found.bots[2].spec(None), BotSpec::Console(ref c) if c.program.ends_with("team04")));
+        assert!(
+            matches!(found.bots[1].spec(None), BotSpec::Console(ref c) if c.program.ends_with("team02/bin/run"))
+        );
+        assert!(
+            matches!(found.bots[2].spec(None), BotSpec::Console(ref c) if c.program.ends_with("team04"))
+        );
         let reasons: Vec<(String, &str)> = found
             .skipped
             .iter()
             .map(|s| (file_name(&s.entry), s.reason.as_str()))
             .collect();
         assert_eq!(reasons.len(), 2, "{reasons:?}");
-        assert!(reasons[0].0 == "notes.txt" && reasons[0].1.starts_with("not a bot"), "{reasons:?}");
-        assert!(reasons[1].0 == "team03" && reasons[1].1.starts_with("several candidates"), "{reasons:?}");
+        assert!(
+            reasons[0].0 == "notes.txt" && reasons[0].1.starts_with("not a bot"),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons[1].0 == "team03" && reasons[1].1.starts_with("several candidates"),
+            "{reasons:?}"
+        );
     }
 
     #[test]
