@@ -16,17 +16,14 @@
 //! The parts, by concern: `spawn` starts and confines a bot and owns its pipes, `read`
 //! waits for its lines against a deadline, `verdict` says why a bot that is gone failed,
 //! `shutdown` ends it and everything it started. `once` runs a program once to its exit
-//! under the same guarantees (console bots), `collect` runs one to its end and keeps its
-//! stdout (solvers).
+//! under the same guarantees (console bots, solvers).
 
-mod collect;
 pub mod once;
 mod read;
 mod shutdown;
 mod spawn;
 mod verdict;
 
-pub use collect::{Collected, run_collect};
 pub use shutdown::kill_all_bots;
 
 use super::protocol::{FromBot, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot};

@@ -2,10 +2,10 @@
 //! course's layout, compiled once with the driver bots/java/BattleDriver.java and run in a
 //! fresh JVM per case, or a console program `COMMAND STATE true|false` that prints its
 //! answer on the last line of stdout. Either way the program is an ordinary confined bot
-//! program (same spawn, limits, sandbox and shutdown; see [`super::process::run_collect`]);
+//! program (same spawn, limits, sandbox and shutdown; see [`super::process::once::run_once`]);
 //! a solver still running at the limit is a timeout, killed with its JVM.
 
-use super::process::run_collect;
+use super::process::once::run_once;
 use super::spec::{CommandSpec, Confinement};
 use super::{Failure, FailureKind, java};
 use sha2::{Digest, Sha256};
@@ -118,22 +118,29 @@ impl Prepared {
     /// Runs the solver on `state` with the pruning flag `ab`, within `limit`.
     pub fn solve(&self, state: &str, ab: bool, limit: Duration) -> Solved {
         let command = self.command.clone().arg(state).arg(ab.to_string());
-        let ran = run_collect(&command, limit);
-        let mut output = ran.stderr;
-        let mut time = ran.elapsed;
-        let answer = ran.result.and_then(|()| {
+        let (result, stdout, mut output, mut time) = match run_once(&command, None, limit, &[]) {
+            Ok(ran) => (
+                ran.failure(limit).map_or(Ok(()), Err),
+                ran.stdout,
+                ran.stderr,
+                ran.elapsed,
+            ),
+            Err(failure) => (Err(failure), String::new(), String::new(), Duration::ZERO),
+        };
+        let lines: Vec<&str> = stdout.lines().collect();
+        let answer = result.and_then(|()| {
             let last = if self.java {
-                ran.stdout.iter().position(|l| l.starts_with(ANSWER_MARK))
+                lines.iter().position(|l| l.starts_with(ANSWER_MARK))
             } else {
-                ran.stdout.iter().rposition(|l| !l.trim().is_empty())
+                lines.iter().rposition(|l| !l.trim().is_empty())
             };
-            for (k, line) in ran.stdout.iter().enumerate() {
+            for (k, line) in lines.iter().enumerate() {
                 if Some(k) != last {
                     output.push_str(line);
                     output.push('\n');
                 }
             }
-            let Some(line) = last.map(|k| ran.stdout[k].as_str()) else {
+            let Some(line) = last.map(|k| lines[k]) else {
                 return Err(Failure::new(FailureKind::Crash, "exited without an answer"));
             };
             if !self.java {
