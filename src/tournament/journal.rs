@@ -458,7 +458,42 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
     })
 }
 
+/// Reads a journal without changing it and hands every finished game to `visit`, in
+/// journal order, the first copy of each id only (a torn last line is left out). Returns
+/// the plan: the report and the merge of shards read whole records this way, one at a
+/// time, so a league of any size is never held in memory.
+pub fn for_each_record(
+    path: &Path,
+    mut visit: impl FnMut(u64, GameRecord) -> Result<(), Error>,
+) -> Result<Plan, Error> {
+    let mut failed = None;
+    let read = read_visiting(path, &mut |id, record| {
+        if failed.is_none() {
+            if let Err(e) = visit(id, record) {
+                failed = Some(e);
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match read.header {
+        Some((_, plan)) => Ok(plan),
+        None => Err(Error::Input {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the header line is torn: the journal holds no game".into(),
+        }),
+    }
+}
+
 fn read(path: &Path) -> Result<Read, Error> {
+    read_visiting(path, &mut |_, _| {})
+}
+
+/// Reads a journal's lines: the header, the summary of each game (the first copy of each
+/// id, which `visit` also receives whole), and what is wrong with its last line.
+fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<Read, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -525,6 +560,7 @@ fn read(path: &Path) -> Result<Read, Error> {
                     }
                     if seen.insert(entry.game) {
                         games.push(GameSummary::of(entry.game, &entry.record));
+                        visit(entry.game, entry.record);
                     }
                 }
                 Err(_) if !complete => {
@@ -713,5 +749,32 @@ mod tests {
         let (_, loaded) = Journal::open(dir.path(), &new, false).unwrap();
         assert!(loaded.games.is_empty());
         assert_eq!(load(&dir.path().join(JOURNAL_FILE)).unwrap().plan, new);
+    }
+
+    #[test]
+    fn every_record_is_read_whole_once_in_journal_order_without_the_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+        let mut second = record();
+        second.winner = None;
+        second.reason = "board_full".into();
+        journal.append(3, &record()).unwrap();
+        journal.append(1, &second).unwrap();
+        journal.append(3, &second).unwrap();
+        drop(journal);
+        let path = dir.path().join(JOURNAL_FILE);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{whole}{{\"game\":2,\"rec")).unwrap();
+        let mut seen = Vec::new();
+        let read_plan = for_each_record(&path, |id, r| {
+            seen.push((id, r));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(read_plan, plan());
+        assert_eq!(seen, vec![(3, record()), (1, second)]);
+        // The visitor's own error stops the reading and is returned.
+        let err = for_each_record(&path, |_, _| Err(Error::usage("stop".to_string())));
+        assert!(err.unwrap_err().to_string().contains("stop"));
     }
 }
