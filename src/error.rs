@@ -28,6 +28,9 @@ pub enum Error {
         line: usize,
         message: String,
     },
+    /// A plot of the report could not be drawn: exit code 1.
+    #[error("cannot draw the report's {plot}: {message}")]
+    Plot { plot: String, message: String },
 }
 
 impl Error {
@@ -40,7 +43,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) | Error::Input { .. } | Error::Unreadable { .. } => 2,
-            Error::Io { .. } => 1,
+            Error::Io { .. } | Error::Plot { .. } => 1,
         }
     }
 }

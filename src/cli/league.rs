@@ -150,7 +150,16 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         );
     }
     println!("{}", report::standings_text(&loaded.plan.roles, &table));
+    let journal = args.dir.join(tournament::journal::JOURNAL_FILE);
+    let marks = listed.map_or_else(|| loaded.plan.non_scoring(), <[String]>::to_vec);
+    let index = report::write_loaded_report(
+        &loaded,
+        &marks,
+        &journal,
+        &args.dir.join(report::REPORT_DIR),
+    )?;
     println!("tables written to {}", args.dir.display());
+    println!("{}", super::report::written(&index));
     Ok(0)
 }
 
@@ -260,6 +269,8 @@ fn play<G: Builtins>(
         summary.played
     );
     report_distinct(&summary.distinct);
+    let index = report::write_report(&t.out, &t.out.join(report::REPORT_DIR))?;
+    println!("{}", super::report::written(&index));
     if summary.interrupted {
         eprintln!("interrupted: rerun the same command to resume");
         return Ok(130);

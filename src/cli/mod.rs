@@ -8,6 +8,7 @@ mod openings;
 mod options;
 mod perft;
 mod play;
+mod report;
 mod signals;
 mod solve;
 mod sprt;
@@ -50,8 +51,11 @@ pub enum Command {
     /// Print K random openings of N plies, each reaching a different position still in
     /// play, one a line in the format `--openings` reads.
     Openings(openings::OpeningsArgs),
-    /// Rebuild every table of a tournament folder from its journal.
+    /// Rebuild every table and the report of a tournament folder from its journal.
     Table(league::TableArgs),
+    /// Write the report of a tournament folder from its journal: report.md, report.tex,
+    /// plots/*.svg and index.html (default: into DIR/report).
+    Report(report::ReportArgs),
     /// Start each bot (or each bot of a folder of submissions) under the tournament's
     /// limits, time its start-up and one move as each role, and print a table. Exit 0 when
     /// all pass, 1 when one fails, 2 on bad input.
@@ -81,6 +85,7 @@ pub fn main() -> i32 {
         Command::Gauntlet(args) => league::gauntlet(args),
         Command::Run(args) => league::run(args),
         Command::Table(args) => league::table(args),
+        Command::Report(args) => report::run(args),
         Command::Sprt(args) => sprt::run(args),
         Command::Check(args) => submissions::check(args),
         Command::Openings(args) => openings::run(args),

@@ -152,6 +152,7 @@ fn test<G: Builtins>(
             run.resumed
         );
     }
+    let index = crate::report::write_report(&run.out, &run.out.join(crate::report::REPORT_DIR))?;
     let status = run.status;
     let interrupted = status.verdict == Verdict::Inconclusive && stop.load(Ordering::SeqCst);
     if json {
@@ -170,6 +171,8 @@ fn test<G: Builtins>(
             status: &status,
         };
         println!("{}", serde_json::to_string(&line).expect("serializable"));
+        // stdout holds the one JSON line.
+        eprintln!("{}", super::report::written(&index));
     } else {
         let verdict = match status.verdict {
             Verdict::H1 => format!(
@@ -186,6 +189,7 @@ fn test<G: Builtins>(
         println!("{}\n{verdict}", progress_line(&status));
         println!("results in {}", run.out.display());
         super::league::report_distinct(&run.distinct);
+        println!("{}", super::report::written(&index));
     }
     Ok(match status.verdict {
         Verdict::H1 => 0,

@@ -1,14 +1,103 @@
-//! Everything a person reads or a spreadsheet loads: CSV tables and terminal tables.
+//! Everything a person reads or a spreadsheet loads: CSV tables, terminal tables and the
+//! report folder (report.md, report.tex, plots/*.svg, index.html).
 //!
 //! Every file is written to a temporary sibling and renamed over the old one, so a reader
-//! (or a crash) never sees half a table.
+//! (or a crash) never sees half a table. Every table and plot renders one
+//! [`model::Report`], computed from the journal alone.
 
 pub mod check;
+pub mod html;
+pub mod latex;
+pub mod markdown;
+pub mod model;
+pub mod plots;
+pub mod tables;
 
 use crate::error::Error;
 use crate::record::GameSummary;
 use crate::stats::league::{LeagueTable, Pairing, Standing};
-use std::path::Path;
+use crate::tournament::journal::{self, Loaded};
+use model::Report;
+use std::path::{Path, PathBuf};
+
+/// The report's folder inside a tournament folder, unless told otherwise.
+pub const REPORT_DIR: &str = "report";
+
+/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv of `report` into `dir`.
+pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
+    let roles = &report.plan.roles;
+    write_atomic(&dir.join("games.csv"), &games_csv(roles, &report.games))?;
+    write_atomic(
+        &dir.join("standings.csv"),
+        &standings_csv(roles, &report.table.rows),
+    )?;
+    write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
+    write_atomic(
+        &dir.join("points_matrix.csv"),
+        &points_matrix_csv(&report.bots, &report.points),
+    )
+}
+
+/// Writes the report of the tournament folder `dir` (read from its journal alone) into
+/// `out`: report.md, report.tex, plots/*.svg and index.html. Returns index.html's path.
+pub fn write_report(dir: &Path, out: &Path) -> Result<PathBuf, Error> {
+    let journal = journal_of(dir)?;
+    let loaded = journal::load(&journal)?;
+    write_loaded_report(&loaded, &loaded.plan.non_scoring(), &journal, out)
+}
+
+/// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
+pub fn journal_of(dir: &Path) -> Result<PathBuf, Error> {
+    if !dir.is_dir() {
+        return Err(Error::usage(format!(
+            "{}: no such folder: expected a tournament's output folder (the --out of league, \
+             gauntlet, run or sprt)",
+            dir.display()
+        )));
+    }
+    let journal = dir.join(journal::JOURNAL_FILE);
+    if !journal.is_file() {
+        return Err(Error::usage(format!(
+            "{} holds no {}: expected a tournament's output folder (the --out of league, \
+             gauntlet, run or sprt), whose journal every table is made from",
+            dir.display(),
+            journal::JOURNAL_FILE
+        )));
+    }
+    Ok(journal)
+}
+
+/// [`write_report`] of a journal already loaded from `journal`, the marks leaving out
+/// `non_scoring`.
+pub fn write_loaded_report(
+    loaded: &Loaded,
+    non_scoring: &[String],
+    journal: &Path,
+    out: &Path,
+) -> Result<PathBuf, Error> {
+    let history = crate::tournament::sprt::recount(&loaded.plan, &loaded.games).map_err(|e| {
+        Error::Input {
+            path: journal.to_path_buf(),
+            line: 1,
+            message: e.to_string(),
+        }
+    })?;
+    let report = Report::new(&loaded.plan, &loaded.games, non_scoring, history);
+    let plots_dir = out.join("plots");
+    std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
+        path: plots_dir.clone(),
+        source,
+    })?;
+    let plots = plots::all(&report)?;
+    for plot in &plots {
+        write_atomic(&plots_dir.join(plot.file), plot.svg.as_bytes())?;
+    }
+    write_atomic(&out.join("report.md"), markdown::render(&report).as_bytes())?;
+    write_atomic(&out.join("report.tex"), latex::render(&report).as_bytes())?;
+    let index = out.join("index.html");
+    write_atomic(&index, html::render(&report, &plots, journal)?.as_bytes())?;
+    Ok(index)
+}
 
 /// Writes `path` atomically: a temporary file in the same folder, then a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -58,7 +147,7 @@ fn fixed(x: f64, decimals: i32, signed: bool) -> String {
 }
 
 /// games.csv: one row per game, in scheduled order.
-pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
+pub fn games_csv(roles: &[String], games: &[&GameSummary]) -> Vec<u8> {
     let mut header: Vec<String> = vec!["game".into(), "pair".into()];
     header.extend(roles.iter().cloned());
     header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
@@ -68,7 +157,7 @@ pub fn games_csv(roles: &[String], games: &[GameSummary]) -> Vec<u8> {
     header.push("seed".into());
     header.push("opening".into());
     header.push("detail".into());
-    let mut sorted: Vec<&GameSummary> = games.iter().collect();
+    let mut sorted = games.to_vec();
     sorted.sort_by_key(|g| g.id);
     let rows = sorted.into_iter().map(|g| {
         let mut row = vec![

@@ -484,29 +484,9 @@ pub fn write_tables_marking(
     games: &[GameSummary],
     non_scoring: &[String],
 ) -> Result<LeagueTable, Error> {
-    let scoring = Scoring {
-        win: plan.points_win,
-        tie: plan.points_tie,
-    };
-    let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let mut table = league::table(&names, games, scoring);
-    league::set_marks(&mut table.rows, non_scoring);
-    report::write_atomic(
-        &dir.join("games.csv"),
-        &report::games_csv(&plan.roles, games),
-    )?;
-    report::write_atomic(
-        &dir.join("standings.csv"),
-        &report::standings_csv(&plan.roles, &table.rows),
-    )?;
-    let pairings = league::pairings(&names, games, scoring);
-    report::write_atomic(&dir.join("pairwise.csv"), &report::pairwise_csv(&pairings))?;
-    let matrix = league::head_to_head(&names, games, scoring);
-    report::write_atomic(
-        &dir.join("points_matrix.csv"),
-        &report::points_matrix_csv(&names, &matrix),
-    )?;
-    Ok(table)
+    let report = report::model::Report::new(plan, games, non_scoring, None);
+    report::write_csv_tables(dir, &report)?;
+    Ok(report.table)
 }
 
 /// Rebuilds every table of `dir` from its journal alone, which it only reads; the marks

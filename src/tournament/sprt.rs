@@ -93,25 +93,7 @@ pub fn run<G: Builtins>(
         pending,
         ..
     } = super::open(game, rules, tournament, Some(plan_sprt))?;
-    let (lower, upper) = sprt::bounds(settings.alpha, settings.beta);
-    let mut counter = Counter {
-        status: SprtStatus {
-            verdict: Verdict::Inconclusive,
-            llr: 0.0,
-            lower,
-            upper,
-            elo0: settings.elo0,
-            elo1: settings.elo1,
-            model: settings.model,
-            pentanomial: [0; 5],
-            pairs: 0,
-            elo: EloEstimate::default(),
-        },
-        settings: settings.clone(),
-        scores: BTreeMap::new(),
-        history: Vec::new(),
-        candidate: tournament.entrants[0].name.clone(),
-    };
+    let mut counter = Counter::new(settings, &tournament.entrants[0].name);
     let resumed = summaries.len();
     for summary in &summaries {
         counter.add(summary);
@@ -165,6 +147,43 @@ pub fn run<G: Builtins>(
     })
 }
 
+/// The test after each counted pair, recounted from a finished (or stopped) SPRT's plan and
+/// journaled games exactly as the run counted them: what the report shows of a folder.
+/// `None` when the plan is not an SPRT's.
+pub fn recount(
+    plan: &super::journal::Plan,
+    games: &[GameSummary],
+) -> Result<Option<Vec<SprtStatus>>, Error> {
+    let Some(test) = &plan.sprt else {
+        return Ok(None);
+    };
+    let model = match test.model.as_str() {
+        "normalized" => Model::Normalized,
+        "logistic" => Model::Logistic,
+        other => {
+            return Err(Error::usage(format!(
+                "the journal's SPRT model `{other}`: expected normalized or logistic"
+            )));
+        }
+    };
+    let Some(candidate) = plan.bots.first() else {
+        return Err(Error::usage("the journal's SPRT plan names no bot"));
+    };
+    let settings = SprtSettings {
+        elo0: test.elo0,
+        elo1: test.elo1,
+        alpha: test.alpha,
+        beta: test.beta,
+        model,
+    };
+    let mut counter = Counter::new(&settings, &candidate.name);
+    for summary in games {
+        counter.add(summary);
+    }
+    counter.count()?;
+    Ok(Some(counter.history))
+}
+
 /// Counts finished games into pairs, in pair order.
 struct Counter {
     status: SprtStatus,
@@ -176,6 +195,28 @@ struct Counter {
 }
 
 impl Counter {
+    fn new(settings: &SprtSettings, candidate: &str) -> Counter {
+        let (lower, upper) = sprt::bounds(settings.alpha, settings.beta);
+        Counter {
+            status: SprtStatus {
+                verdict: Verdict::Inconclusive,
+                llr: 0.0,
+                lower,
+                upper,
+                elo0: settings.elo0,
+                elo1: settings.elo1,
+                model: settings.model,
+                pentanomial: [0; 5],
+                pairs: 0,
+                elo: EloEstimate::default(),
+            },
+            settings: settings.clone(),
+            scores: BTreeMap::new(),
+            history: Vec::new(),
+            candidate: candidate.to_string(),
+        }
+    }
+
     fn add(&mut self, summary: &GameSummary) {
         let score = match summary.winner {
             None => 0.5,

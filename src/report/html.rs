@@ -1,0 +1,179 @@
+//! index.html: the whole report in one self-contained page (no network, no external file):
+//! the tables, the plots inlined as SVG, and the list of games.
+//!
+//! The page's style is scoped to its own classes (`arbiter-report`, `ar-...`) so a
+//! fragment with its own style and script (the game browser) can sit in it unharmed.
+
+use super::model::Report;
+use super::plots::Plot;
+use super::tables::{self, Align, Table};
+use crate::error::Error;
+use crate::tournament::journal::{self, Plan};
+use std::path::Path;
+
+const STYLE: &str = r#"
+.arbiter-report { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1b1b;
+  max-width: 1000px; margin: 0 auto; padding: 1rem 1.5rem 3rem; line-height: 1.45; }
+.arbiter-report h1 { font-size: 1.6rem; margin: 0.5rem 0; }
+.arbiter-report h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #ccc;
+  padding-bottom: 0.2rem; }
+.arbiter-report nav.ar-nav a { margin-right: 1rem; color: #1b1b1b; }
+.arbiter-report .ar-scroll { overflow-x: auto; margin: 0.8rem 0; }
+.arbiter-report table.ar-table { border-collapse: collapse; font-size: 0.92rem;
+  font-variant-numeric: tabular-nums; }
+.arbiter-report table.ar-table caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
+.arbiter-report table.ar-table th, .arbiter-report table.ar-table td { padding: 0.25rem 0.6rem;
+  border-bottom: 1px solid #ddd; white-space: nowrap; }
+.arbiter-report table.ar-table thead th { border-bottom: 2px solid #333; text-align: left; }
+.arbiter-report table.ar-table .ar-num { text-align: right; }
+.arbiter-report table.ar-table tbody tr:hover { background: #f3f3f3; }
+.arbiter-report figure.ar-plot { margin: 1rem 0; }
+.arbiter-report figure.ar-plot svg { max-width: 100%; height: auto; display: block; }
+.arbiter-report figure.ar-plot figcaption { font-size: 0.9rem; color: #444; }
+.arbiter-report .ar-note { font-size: 0.9rem; color: #444; }
+@media print { .arbiter-report nav.ar-nav { display: none; } }
+"#;
+
+/// The whole of index.html: `plots` inlined, the games read from `journal`.
+pub fn render(report: &Report, plots: &[Plot], journal: &Path) -> Result<String, Error> {
+    let title = tables::title(report);
+    let sections = tables::sections(report);
+    let mut body = String::new();
+    for section in &sections {
+        body.push_str(&format!(
+            "<section id=\"{}\">\n<h2>{}</h2>\n",
+            section.id,
+            escape(&section.title)
+        ));
+        for line in &section.text {
+            body.push_str(&format!("<p>{}</p>\n", escape(line)));
+        }
+        for table in &section.tables {
+            body.push_str(&table_html(table));
+        }
+        for line in &section.notes {
+            body.push_str(&format!("<p class=\"ar-note\">{}</p>\n", escape(line)));
+        }
+        if let Some(plot) = section
+            .plot
+            .and_then(|file| plots.iter().find(|p| p.file == file))
+        {
+            body.push_str(&format!(
+                "<figure class=\"ar-plot\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+                inline_svg(&plot.svg),
+                escape(plot.title())
+            ));
+        }
+        body.push_str("</section>\n");
+    }
+    body.push_str(&games_section(report.plan, journal)?);
+    let mut nav: Vec<String> = sections
+        .iter()
+        .map(|s| format!("<a href=\"#{}\">{}</a>", s.id, escape(&s.title)))
+        .collect();
+    nav.push("<a href=\"#games\">Games</a>".into());
+    Ok(format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <main class=\"arbiter-report\">\n<header>\n<h1>{title}</h1>\n\
+         <nav class=\"ar-nav\">{nav}</nav>\n</header>\n{body}</main>\n</body>\n</html>\n",
+        title = escape(&title),
+        nav = nav.join(" "),
+    ))
+}
+
+fn table_html(table: &Table) -> String {
+    let class = |a: &Align| match a {
+        Align::Left => "",
+        Align::Right => " class=\"ar-num\"",
+    };
+    let mut out = format!(
+        "<div class=\"ar-scroll\">\n<table class=\"ar-table\" id=\"table-{}\">\n\
+         <caption>{}</caption>\n<thead><tr>",
+        table.id,
+        escape(&table.caption)
+    );
+    for (name, align) in &table.columns {
+        out.push_str(&format!("<th{}>{}</th>", class(align), escape(name)));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for (cell, (_, align)) in row.iter().zip(&table.columns) {
+            out.push_str(&format!("<td{}>{}</td>", class(align), escape(cell)));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n</div>\n");
+    out
+}
+
+/// An SVG file's text as an element of the page: without an XML declaration.
+fn inline_svg(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(start) => svg[start..].trim_end(),
+        None => svg,
+    }
+}
+
+/// Every game of the journal, in schedule order: its id, pair, players per role, winner,
+/// ending and rounds, in `<section id="games">`.
+fn games_section(plan: &Plan, journal: &Path) -> Result<String, Error> {
+    let mut games = journal::load(journal)?.games;
+    games.sort_by_key(|g| g.id);
+    let mut columns = vec![("game".to_string(), Align::Right)];
+    columns.push(("pair".into(), Align::Right));
+    columns.extend(plan.roles.iter().map(|r| (r.clone(), Align::Left)));
+    columns.extend(
+        [
+            ("winner", Align::Left),
+            ("ending", Align::Left),
+            ("rounds", Align::Right),
+        ]
+        .map(|(n, a)| (n.to_string(), a)),
+    );
+    let rows = games
+        .iter()
+        .map(|g| {
+            vec![
+                g.id.to_string(),
+                g.pair.to_string(),
+                g.players[0].clone(),
+                g.players[1].clone(),
+                g.winner.map_or_else(
+                    || "tie".to_string(),
+                    |w| format!("{} ({})", g.players[w], g.roles[w]),
+                ),
+                g.reason.clone(),
+                g.rounds.to_string(),
+            ]
+        })
+        .collect();
+    let table = Table {
+        id: "games",
+        caption: format!("{} games", games.len()),
+        columns,
+        rows,
+    };
+    Ok(format!(
+        "<section id=\"games\">\n<h2>Games</h2>\n{}</section>\n",
+        table_html(&table)
+    ))
+}
+
+/// Text as HTML shows it as written.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}

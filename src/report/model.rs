@@ -1,0 +1,261 @@
+//! What a report says, computed once from a tournament's plan and games: the standings,
+//! the head-to-head results, the results by role, the game lengths by ending and, for a
+//! sequential test, its history. The CSV tables, report.md, report.tex, the plots and
+//! index.html all render this one model, so they never disagree.
+
+use crate::record::GameSummary;
+use crate::stats::league::{self, LeagueTable, Pairing, Scoring};
+use crate::tournament::journal::Plan;
+use crate::tournament::openings::DistinctPairs;
+use crate::tournament::sprt::SprtStatus;
+use std::collections::BTreeMap;
+
+/// A tournament's results, ready to render.
+pub struct Report<'a> {
+    pub plan: &'a Plan,
+    /// Every journaled game, in schedule order.
+    pub games: Vec<&'a GameSummary>,
+    /// Bot names in the plan's order (the points matrix's rows and columns).
+    pub bots: Vec<String>,
+    /// The bots the marks leave out.
+    pub non_scoring: Vec<String>,
+    pub table: LeagueTable,
+    pub pairings: Vec<Pairing>,
+    /// `points[i][j]`: the points bot i scored against bot j.
+    pub points: Vec<Vec<f64>>,
+    /// `met[i][j]`: the games bots i and j played against each other.
+    pub met: Vec<Vec<u32>>,
+    /// One entry per role, in move order.
+    pub roles: Vec<RoleResults>,
+    /// One entry per way a game ended, the most frequent first.
+    pub endings: Vec<Ending>,
+    pub distinct: DistinctPairs,
+    /// The sequential test, for an SPRT's folder.
+    pub sprt: Option<SprtReport>,
+}
+
+/// How the games went for whoever played one role.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoleResults {
+    pub role: String,
+    pub games: u32,
+    /// Games this role won.
+    pub wins: u32,
+    pub ties: u32,
+}
+
+/// The games that ended one way, and how long they lasted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ending {
+    pub reason: String,
+    /// Wins of each role (move order) by this ending.
+    pub wins: [u32; 2],
+    pub ties: u32,
+    /// Every game's rounds, ascending.
+    pub rounds: Vec<u32>,
+}
+
+impl Ending {
+    pub fn games(&self) -> usize {
+        self.rounds.len()
+    }
+
+    pub fn min(&self) -> u32 {
+        self.rounds.first().copied().unwrap_or(0)
+    }
+
+    pub fn max(&self) -> u32 {
+        self.rounds.last().copied().unwrap_or(0)
+    }
+
+    /// The middle value; the mean of the two middle ones for an even count.
+    pub fn median(&self) -> f64 {
+        let n = self.rounds.len();
+        match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => self.rounds[n / 2] as f64,
+            _ => (self.rounds[n / 2 - 1] + self.rounds[n / 2]) as f64 / 2.0,
+        }
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.rounds.is_empty() {
+            0.0
+        } else {
+            self.rounds.iter().map(|&r| r as f64).sum::<f64>() / self.rounds.len() as f64
+        }
+    }
+}
+
+/// A sequential test: its settings, and the test after each counted pair.
+#[derive(Clone, Debug)]
+pub struct SprtReport {
+    pub candidate: String,
+    pub baseline: String,
+    pub alpha: f64,
+    pub beta: f64,
+    /// The most pairs the test could play.
+    pub max_pairs: u32,
+    pub history: Vec<SprtStatus>,
+}
+
+impl SprtReport {
+    /// The test as it stands: after its last counted pair.
+    pub fn last(&self) -> Option<&SprtStatus> {
+        self.history.last()
+    }
+}
+
+impl<'a> Report<'a> {
+    /// The report of `games` played under `plan`, the marks leaving out `non_scoring`;
+    /// `sprt_history` is the test after each pair, for an SPRT.
+    pub fn new(
+        plan: &'a Plan,
+        games: &'a [GameSummary],
+        non_scoring: &[String],
+        sprt_history: Option<Vec<SprtStatus>>,
+    ) -> Report<'a> {
+        let scoring = Scoring {
+            win: plan.points_win,
+            tie: plan.points_tie,
+        };
+        let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+        let mut sorted: Vec<&GameSummary> = games.iter().collect();
+        sorted.sort_by_key(|g| g.id);
+        let mut table = league::table(&bots, games, scoring);
+        league::set_marks(&mut table.rows, non_scoring);
+        let pairings = league::pairings(&bots, games, scoring);
+        let points = league::head_to_head(&bots, games, scoring);
+        let mut met = vec![vec![0u32; bots.len()]; bots.len()];
+        for p in &pairings {
+            let index = |name: &str| bots.iter().position(|b| b == name);
+            if let (Some(i), Some(j)) = (index(&p.bot), index(&p.opponent)) {
+                met[i][j] = p.stats.games;
+            }
+        }
+        let sprt = sprt_history.map(|history| SprtReport {
+            candidate: bots.first().cloned().unwrap_or_default(),
+            baseline: bots.get(1).cloned().unwrap_or_default(),
+            alpha: plan.sprt.as_ref().map_or(0.0, |s| s.alpha),
+            beta: plan.sprt.as_ref().map_or(0.0, |s| s.beta),
+            max_pairs: plan.pairs,
+            history,
+        });
+        Report {
+            plan,
+            roles: role_results(&plan.roles, &sorted),
+            endings: endings(&sorted),
+            distinct: DistinctPairs::of(games),
+            games: sorted,
+            bots,
+            non_scoring: non_scoring.to_vec(),
+            table,
+            pairings,
+            points,
+            met,
+            sprt,
+        }
+    }
+
+    /// The role names in move order (two, whatever the plan holds).
+    pub fn role_names(&self) -> [String; 2] {
+        let role = |i: usize| {
+            self.plan
+                .roles
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("role {}", i + 1))
+        };
+        [role(0), role(1)]
+    }
+}
+
+fn role_results(roles: &[String], games: &[&GameSummary]) -> Vec<RoleResults> {
+    (0..2)
+        .map(|seat| {
+            let mut result = RoleResults {
+                role: roles.get(seat).cloned().unwrap_or_default(),
+                games: games.len() as u32,
+                wins: 0,
+                ties: 0,
+            };
+            for g in games {
+                match g.winner {
+                    Some(w) if w == seat => result.wins += 1,
+                    None => result.ties += 1,
+                    Some(_) => {}
+                }
+            }
+            result
+        })
+        .collect()
+}
+
+fn endings(games: &[&GameSummary]) -> Vec<Ending> {
+    let mut by_reason: BTreeMap<&str, Ending> = BTreeMap::new();
+    for g in games {
+        let ending = by_reason.entry(&g.reason).or_insert_with(|| Ending {
+            reason: g.reason.clone(),
+            wins: [0, 0],
+            ties: 0,
+            rounds: Vec::new(),
+        });
+        match g.winner {
+            Some(w) if w < 2 => ending.wins[w] += 1,
+            _ => ending.ties += 1,
+        }
+        ending.rounds.push(g.rounds);
+    }
+    let mut endings: Vec<Ending> = by_reason.into_values().collect();
+    for e in &mut endings {
+        e.rounds.sort_unstable();
+    }
+    // The most frequent first; equal counts by name, as the map gave them.
+    endings.sort_by_key(|e| std::cmp::Reverse(e.games()));
+    endings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(id: u64, winner: Option<usize>, reason: &str, rounds: u32) -> GameSummary {
+        GameSummary {
+            id,
+            players: ["a".into(), "b".into()],
+            roles: ["white".into(), "black".into()],
+            winner,
+            reason: reason.into(),
+            rounds,
+            illegal: [0, 0],
+            max_ms: [0.0; 2],
+            mean_ms: [0.0; 2],
+            seed: id,
+            detail: String::new(),
+            pair: id / 2,
+            opening: "[]".into(),
+            replay: id.to_string(),
+        }
+    }
+
+    #[test]
+    fn endings_count_wins_per_role_and_their_lengths_most_frequent_first() {
+        let games = [
+            game(2, Some(1), "five_in_row", 9),
+            game(0, Some(0), "five_in_row", 5),
+            game(1, None, "board_full", 32),
+            game(3, Some(0), "five_in_row", 6),
+        ];
+        let refs: Vec<&GameSummary> = games.iter().collect();
+        let endings = endings(&refs);
+        assert_eq!(endings.len(), 2);
+        let five = &endings[0];
+        assert_eq!(five.reason, "five_in_row");
+        assert_eq!((five.wins, five.ties), ([2, 1], 0));
+        assert_eq!((five.min(), five.median(), five.max()), (5, 6.0, 9));
+        assert!((five.mean() - 20.0 / 3.0).abs() < 1e-9);
+        assert_eq!((endings[1].ties, endings[1].median()), (1, 32.0));
+        let roles = role_results(&["white".into(), "black".into()], &refs);
+        assert_eq!((roles[0].wins, roles[1].wins, roles[0].ties), (2, 1, 1));
+    }
+}

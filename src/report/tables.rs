@@ -1,0 +1,492 @@
+//! The report's content as sections of plain tables and sentences, in no markup yet:
+//! report.md, report.tex and index.html each render these same sections, so the three say
+//! the same thing in the same order.
+
+use super::model::Report;
+use super::{fixed, num};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A table: a header row and body rows of plain text (Unicode, no markup).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Short, unique within the report: a LaTeX label, an HTML id.
+    pub id: &'static str,
+    pub caption: String,
+    pub columns: Vec<(String, Align)>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A part of the report: a heading, sentences, tables and the plot that goes with them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    pub id: &'static str,
+    pub title: String,
+    /// Sentences before the tables.
+    pub text: Vec<String>,
+    pub tables: Vec<Table>,
+    /// Sentences after the tables.
+    pub notes: Vec<String>,
+    /// The plot's file name in `plots/`.
+    pub plot: Option<&'static str>,
+}
+
+/// The report's title.
+pub fn title(report: &Report) -> String {
+    format!(
+        "{}: {} of {} bots",
+        report.plan.game,
+        format_name(&report.plan.format),
+        report.bots.len()
+    )
+}
+
+fn format_name(format: &str) -> &str {
+    match format {
+        "round_robin" => "round robin",
+        "gauntlet" => "gauntlet",
+        "sprt" => "SPRT",
+        other => other,
+    }
+}
+
+/// Every section, in the report's order.
+pub fn sections(report: &Report) -> Vec<Section> {
+    let mut sections = vec![
+        standings(report),
+        matrix(report),
+        roles(report),
+        endings(report),
+    ];
+    sections.extend(sprt(report));
+    sections.push(settings(report));
+    sections
+}
+
+fn columns(names: &[&str], right_from: usize) -> Vec<(String, Align)> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let align = if i >= right_from {
+                Align::Right
+            } else {
+                Align::Left
+            };
+            (n.to_string(), align)
+        })
+        .collect()
+}
+
+/// `wins/games` and the rate, e.g. `3/4 (75%)`.
+fn share(wins: u32, games: u32) -> String {
+    if games == 0 {
+        "0/0".into()
+    } else {
+        format!(
+            "{wins}/{games} ({}%)",
+            fixed(100.0 * wins as f64 / games as f64, 0, false)
+        )
+    }
+}
+
+fn standings(report: &Report) -> Section {
+    let roles = report.role_names();
+    let mut names = vec![
+        "#", "bot", "games", "W", "L", "T", "points", "mark", "Elo", "95% CI",
+    ];
+    let role_columns: Vec<String> = roles.iter().map(|r| format!("W as {r}")).collect();
+    names.extend(role_columns.iter().map(String::as_str));
+    let mut cols = columns(&names, 2);
+    cols[0].1 = Align::Right;
+    let rows = report
+        .table
+        .rows
+        .iter()
+        .map(|s| {
+            let mut row = vec![
+                s.rank.to_string(),
+                s.bot.clone(),
+                s.games.to_string(),
+                s.wins.to_string(),
+                s.losses.to_string(),
+                s.ties.to_string(),
+                num(s.points),
+                s.mark.map_or_else(|| "–".into(), |m| fixed(m, 2, false)),
+                fixed(s.elo, 0, true),
+                format!(
+                    "[{}, {}]",
+                    fixed(s.elo_low, 0, true),
+                    fixed(s.elo_high, 0, true)
+                ),
+            ];
+            row.extend(s.by_role.iter().map(|&(g, w)| share(w, g)));
+            row
+        })
+        .collect();
+    let (shown, of) = (report.distinct.distinct, report.distinct.pairs);
+    let mut text = vec![format!(
+        "{} games played; {shown} of {of} role-swapped pairs were distinct games.",
+        report.games.len()
+    )];
+    if shown < of {
+        text.push(format!(
+            "{} pairs replayed an earlier pair move for move: they are no new evidence.",
+            of - shown
+        ));
+    }
+    let mut notes = vec![format!(
+        "Ranked by points per game. Mark: 20 × points / the best scoring bot's points. \
+         Elo: mean 0, 95% intervals; the {} role's fitted advantage is {} ± {} Elo.",
+        roles[0],
+        fixed(report.table.role_advantage, 1, true),
+        fixed(report.table.role_advantage_error, 1, false)
+    )];
+    if !report.non_scoring.is_empty() {
+        notes.push(format!(
+            "Marks leave out the non-scoring {}: 20 goes to the best of the others.",
+            report.non_scoring.join(", ")
+        ));
+    }
+    Section {
+        id: "standings",
+        title: "Standings".into(),
+        text,
+        tables: vec![Table {
+            id: "standings",
+            caption: "Standings".into(),
+            columns: cols,
+            rows,
+        }],
+        notes,
+        plot: Some("elo.svg"),
+    }
+}
+
+fn matrix(report: &Report) -> Section {
+    let mut cols = vec![(String::new(), Align::Left)];
+    cols.extend(report.bots.iter().map(|b| (b.clone(), Align::Right)));
+    let rows = report
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(i, bot)| {
+            let mut row = vec![bot.clone()];
+            row.extend((0..report.bots.len()).map(|j| {
+                if report.met[i][j] == 0 {
+                    "–".to_string()
+                } else {
+                    num(report.points[i][j])
+                }
+            }));
+            row
+        })
+        .collect();
+    let points = |x: f64| {
+        if x == 1.0 {
+            "1 point".to_string()
+        } else {
+            format!("{} points", num(x))
+        }
+    };
+    Section {
+        id: "matrix",
+        title: "Points matrix".into(),
+        text: vec![format!(
+            "The points the row's bot scored against the column's bot (a win {}, a tie {}); \
+             – where they did not meet.",
+            points(report.plan.points_win),
+            points(report.plan.points_tie)
+        )],
+        tables: vec![Table {
+            id: "matrix",
+            caption: "Points scored by the row's bot against the column's".into(),
+            columns: cols,
+            rows,
+        }],
+        notes: Vec::new(),
+        plot: Some("points_matrix.svg"),
+    }
+}
+
+fn roles(report: &Report) -> Section {
+    let roles = report.role_names();
+    let overall = Table {
+        id: "roles",
+        caption: "Results by role".into(),
+        columns: columns(&["role", "games", "wins", "ties", "losses"], 1),
+        rows: report
+            .roles
+            .iter()
+            .map(|r| {
+                vec![
+                    r.role.clone(),
+                    r.games.to_string(),
+                    share(r.wins, r.games),
+                    r.ties.to_string(),
+                    (r.games - r.wins - r.ties).to_string(),
+                ]
+            })
+            .collect(),
+    };
+    let names: Vec<String> = ["bot".to_string()]
+        .into_iter()
+        .chain(roles.iter().map(|r| format!("wins as {r}")))
+        .collect();
+    let by_bot = Table {
+        id: "roles-by-bot",
+        caption: "Wins by role, per bot".into(),
+        columns: columns(&names.iter().map(String::as_str).collect::<Vec<_>>(), 1),
+        rows: report
+            .table
+            .rows
+            .iter()
+            .map(|s| {
+                let mut row = vec![s.bot.clone()];
+                row.extend(s.by_role.iter().map(|&(g, w)| share(w, g)));
+                row
+            })
+            .collect(),
+    };
+    Section {
+        id: "roles",
+        title: "Results by role".into(),
+        text: vec![format!(
+            "How often each role won, over all games and for each bot ({} moves first).",
+            roles[0]
+        )],
+        tables: vec![overall, by_bot],
+        notes: Vec::new(),
+        plot: Some("roles.svg"),
+    }
+}
+
+fn endings(report: &Report) -> Section {
+    let roles = report.role_names();
+    let names: Vec<String> = ["ending".to_string(), "games".to_string()]
+        .into_iter()
+        .chain(roles.iter().map(|r| format!("{r} wins")))
+        .chain(["ties", "rounds min", "median", "mean", "max"].map(String::from))
+        .collect();
+    let rows = report
+        .endings
+        .iter()
+        .map(|e| {
+            vec![
+                e.reason.clone(),
+                e.games().to_string(),
+                e.wins[0].to_string(),
+                e.wins[1].to_string(),
+                e.ties.to_string(),
+                e.min().to_string(),
+                num(e.median()),
+                fixed(e.mean(), 1, false),
+                e.max().to_string(),
+            ]
+        })
+        .collect();
+    Section {
+        id: "endings",
+        title: "Game lengths and endings".into(),
+        text: vec!["How the games ended, and how many rounds they lasted.".into()],
+        tables: vec![Table {
+            id: "endings",
+            caption: "Endings and game lengths (rounds)".into(),
+            columns: columns(&names.iter().map(String::as_str).collect::<Vec<_>>(), 1),
+            rows,
+        }],
+        notes: Vec::new(),
+        plot: Some("lengths.svg"),
+    }
+}
+
+fn sprt(report: &Report) -> Option<Section> {
+    let test = report.sprt.as_ref()?;
+    let plan = report.plan.sprt.as_ref()?;
+    let last = test.last();
+    let verdict = match last.map(|s| s.verdict) {
+        Some(crate::stats::sprt::Verdict::H1) => format!(
+            "H1 accepted: {} is better than {} (Elo ≥ {})",
+            test.candidate,
+            test.baseline,
+            num(plan.elo1)
+        ),
+        Some(crate::stats::sprt::Verdict::H0) => format!(
+            "H0 accepted: {} is not better than {} (Elo ≤ {})",
+            test.candidate,
+            test.baseline,
+            num(plan.elo0)
+        ),
+        _ => format!(
+            "inconclusive after {} of at most {} pairs",
+            last.map_or(0, |s| s.pairs),
+            test.max_pairs
+        ),
+    };
+    let (lower, upper) = crate::stats::sprt::bounds(test.alpha, test.beta);
+    let elo = |x: f64| fixed(x, 1, true);
+    let mut rows = vec![
+        vec!["candidate".into(), test.candidate.clone()],
+        vec!["baseline".into(), test.baseline.clone()],
+        vec![
+            "hypotheses".into(),
+            format!(
+                "H0: Elo ≤ {}, H1: Elo ≥ {} ({} model)",
+                num(plan.elo0),
+                num(plan.elo1),
+                plan.model
+            ),
+        ],
+        vec![
+            "error rates".into(),
+            format!("α = {}, β = {}", num(test.alpha), num(test.beta)),
+        ],
+        vec![
+            "LLR bounds".into(),
+            format!("[{}, {}]", fixed(lower, 3, false), fixed(upper, 3, false)),
+        ],
+        vec![
+            "pairs".into(),
+            format!(
+                "{} of at most {}",
+                last.map_or(0, |s| s.pairs),
+                test.max_pairs
+            ),
+        ],
+        vec!["LLR".into(), fixed(last.map_or(0.0, |s| s.llr), 3, false)],
+    ];
+    if let Some(s) = last {
+        let p = s.pentanomial;
+        rows.push(vec![
+            "pentanomial 0, ½, 1, 1½, 2".into(),
+            format!("{}, {}, {}, {}, {}", p[0], p[1], p[2], p[3], p[4]),
+        ]);
+        rows.push(vec![
+            "candidate Elo".into(),
+            format!(
+                "{} [{}, {}]",
+                elo(s.elo.estimate),
+                elo(s.elo.low),
+                elo(s.elo.high)
+            ),
+        ]);
+    }
+    rows.push(vec!["verdict".into(), verdict]);
+    Some(Section {
+        id: "sprt",
+        title: "Sequential test (SPRT)".into(),
+        text: vec![format!(
+            "Is {} stronger than {}? The test counts role-swapped pairs and stops as soon \
+             as the log-likelihood ratio (LLR) leaves its bounds.",
+            test.candidate, test.baseline
+        )],
+        tables: vec![Table {
+            id: "sprt",
+            caption: "The sequential test".into(),
+            columns: columns(&["", "value"], 2),
+            rows,
+        }],
+        notes: Vec::new(),
+        plot: Some("sprt.svg"),
+    })
+}
+
+fn settings(report: &Report) -> Section {
+    let plan = report.plan;
+    let ms = |v: Option<u64>| v.map_or_else(|| "not recorded".into(), |v| format!("{v} ms"));
+    let pairs = match plan.format.as_str() {
+        "round_robin" => format!("{} per pairing", plan.pairs),
+        "gauntlet" => format!("{} per baseline", plan.pairs),
+        _ => format!("at most {}", plan.pairs),
+    };
+    let rules = if plan.rules.is_empty() {
+        "the game's own".to_string()
+    } else {
+        plan.rules
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k} = {s}"),
+                v => format!("{k} = {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let openings = match &plan.openings {
+        None => "the standard start".to_string(),
+        Some(o) => match (o.random_plies, &o.book_sha256) {
+            (Some(n), _) => format!("{n} random plies per pair"),
+            (None, Some(sha)) => format!(
+                "a book of {} lines, {} order (SHA-256 {})",
+                o.book_lines.unwrap_or(0),
+                o.order.as_deref().unwrap_or("sequential"),
+                short_digest(sha)
+            ),
+            (None, None) => "the standard start".to_string(),
+        },
+    };
+    let rows = vec![
+        vec!["game".into(), plan.game.clone()],
+        vec!["format".into(), format_name(&plan.format).to_string()],
+        vec!["roles".into(), plan.roles.join(", ")],
+        vec!["role-swapped pairs".into(), pairs],
+        vec!["seed".into(), plan.seed.to_string()],
+        vec!["move limit".into(), ms(plan.limit_ms)],
+        vec!["start-up limit".into(), ms(plan.init_limit_ms)],
+        vec![
+            "points".into(),
+            format!(
+                "win {}, tie {}, loss 0",
+                num(plan.points_win),
+                num(plan.points_tie)
+            ),
+        ],
+        vec!["rules".into(), rules],
+        vec!["openings".into(), openings],
+    ];
+    let bots = Table {
+        id: "bots",
+        caption: "The bots".into(),
+        columns: columns(&["bot", "spec", "marked", "files (SHA-256)"], 4),
+        rows: plan
+            .bots
+            .iter()
+            .map(|b| {
+                vec![
+                    b.name.clone(),
+                    b.spec.clone(),
+                    if report.non_scoring.contains(&b.name) {
+                        "no".into()
+                    } else {
+                        "yes".into()
+                    },
+                    b.digest.as_deref().map_or("–".into(), short_digest),
+                ]
+            })
+            .collect(),
+    };
+    Section {
+        id: "settings",
+        title: "Settings".into(),
+        text: vec!["Every setting that can change a result, as the journal records it.".into()],
+        tables: vec![
+            Table {
+                id: "settings",
+                caption: "Settings".into(),
+                columns: columns(&["setting", "value"], 2),
+                rows,
+            },
+            bots,
+        ],
+        notes: Vec::new(),
+        plot: None,
+    }
+}
+
+/// The first 12 hex digits: enough to tell two versions of a bot apart.
+fn short_digest(sha: &str) -> String {
+    sha.chars().take(12).collect()
+}
