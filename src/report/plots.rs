@@ -99,8 +99,13 @@ fn svg(
     Ok(text)
 }
 
+/// `size` px text: plotters' SVG backend writes a font size 1.24 times smaller than asked.
+fn font(size: u32) -> FontDesc<'static> {
+    (FONT, size as f64 * 1.24).into_font()
+}
+
 fn text_style(size: u32) -> TextStyle<'static> {
-    (FONT, size).into_font().color(&BLACK)
+    font(size).color(&BLACK)
 }
 
 /// Label area wide enough for the longest of `names` (the SVG font's width is estimated
@@ -295,8 +300,7 @@ pub fn points_matrix(report: &Report) -> Result<String, Error> {
                 root.draw(&Text::new(
                     super::num(points),
                     (px, py),
-                    (FONT, size)
-                        .into_font()
+                    font(size)
                         .color(&ink)
                         .pos(Pos::new(HPos::Center, VPos::Center)),
                 ))
@@ -524,6 +528,7 @@ pub fn sprt(report: &Report) -> Result<Option<String>, Error> {
             .configure_mesh()
             .x_desc("pairs")
             .y_desc("LLR")
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .label_style(text_style(12))
             .light_line_style(TRANSPARENT)
             .draw()
@@ -548,6 +553,16 @@ pub fn sprt(report: &Report) -> Result<Option<String>, Error> {
         chart
             .draw_series(LineSeries::new(points.clone(), BLACK.stroke_width(2)))
             .map_err(e)?;
+        // A dot per pair while they can be told apart.
+        if test.history.len() <= 200 {
+            chart
+                .draw_series(
+                    points[1..]
+                        .iter()
+                        .map(|&p| Circle::new(p, 3, BLACK.filled())),
+                )
+                .map_err(e)?;
+        }
         Ok(())
     })
     .map(Some)
