@@ -45,21 +45,39 @@ fn float(table: &Table) -> String {
                 Align::Left => escape(cell),
             })
             .collect();
-        out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+        // A row must not start with `[`: after the previous row's `\\\\` it would be read
+        // as that command's optional argument.
+        let guard = if cells.first().is_some_and(|c| c.starts_with('[')) {
+            "{}"
+        } else {
+            ""
+        };
+        out.push_str(&format!("{guard}{} \\\\\n", cells.join(" & ")));
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n");
     out
 }
 
-/// A number's sign typeset as a minus or plus, not a hyphen.
+/// A numeric cell with its minus signs typeset as minus signs, not hyphens.
 fn number(cell: &str) -> String {
     let text = escape(cell);
-    match text.strip_prefix('-') {
-        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit() || c == 'i') => {
-            format!("$-${rest}")
+    let mut out = String::with_capacity(text.len());
+    let mut previous = ' ';
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let signs_a_number = c == '-'
+            && matches!(previous, ' ' | '[' | '(')
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_digit() || *n == 'i');
+        if signs_a_number {
+            out.push_str("$-$");
+        } else {
+            out.push(c);
         }
-        _ => text,
+        previous = c;
     }
+    out
 }
 
 /// Text that LaTeX typesets as written: its special characters escaped, the few
@@ -101,6 +119,8 @@ mod tests {
         assert_eq!(escape("x\\y{z}"), "x\\textbackslash{}y\\{z\\}");
         assert_eq!(escape("+3 ± 2"), "+3 $\\pm$ 2");
         assert_eq!(number("-12"), "$-$12");
+        assert_eq!(number("[-31, +5]"), "[$-$31, +5]");
+        assert_eq!(number("2-1"), "2-1");
         assert_eq!(number("–"), "--");
     }
 }

@@ -1,0 +1,382 @@
+//! The report of a tournament folder: report.md and report.tex against golden files made
+//! from fixed journals (tests/data/report/), every plot a well-formed SVG holding its marks,
+//! index.html self-contained, clear errors for a folder that is not a tournament's, and the
+//! report written at the end of every tournament command.
+//!
+//! To regenerate the golden files after a deliberate change of the report:
+//! `ARBITER_UPDATE_GOLDEN=1 cargo test --test integration report::`, then review the diff.
+
+use crate::common::{arbiter, csv_rows, read, run};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/report")
+        .join(name)
+}
+
+/// Writes the report of the fixed journal `name` into a fresh folder.
+fn report_of(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(arbiter()
+        .arg("report")
+        .arg(data(name))
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(code, 0, "arbiter report {name}: {stderr}");
+    let index = out.join("index.html");
+    assert_eq!(
+        stdout.trim(),
+        format!("report: {}", index.display()),
+        "the command ends with where to open the report"
+    );
+    (dir, out)
+}
+
+fn check_golden(name: &str, file: &str, actual: &str) {
+    let golden = data(name).join("expected").join(file);
+    if std::env::var_os("ARBITER_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, actual).unwrap();
+        return;
+    }
+    let expected = read(&golden);
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{file} of {name} differs from {} from line {}:\n  expected: {:?}\n  actual:   {:?}\n\
+             (ARBITER_UPDATE_GOLDEN=1 rewrites the golden files)",
+            golden.display(),
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
+
+#[test]
+fn report_md_and_tex_of_a_league_match_their_golden_files() {
+    let (_dir, out) = report_of("league");
+    check_golden("league", "report.md", &read(&out.join("report.md")));
+    check_golden("league", "report.tex", &read(&out.join("report.tex")));
+}
+
+#[test]
+fn report_md_and_tex_of_an_sprt_match_their_golden_files() {
+    let (_dir, out) = report_of("sprt");
+    check_golden("sprt", "report.md", &read(&out.join("report.md")));
+    check_golden("sprt", "report.tex", &read(&out.join("report.tex")));
+}
+
+#[test]
+fn the_report_agrees_with_the_csv_tables_of_the_same_journal() {
+    let (_dir, out) = report_of("league");
+    let tables = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        data("league").join("games.jsonl"),
+        tables.path().join("games.jsonl"),
+    )
+    .unwrap();
+    let (code, _, stderr) = run(arbiter().arg("table").arg(tables.path()));
+    assert_eq!(code, 0, "{stderr}");
+    let md = read(&out.join("report.md"));
+    for row in csv_rows(&tables.path().join("standings.csv")) {
+        let bot = row["bot"].replace('_', "\\_");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} | {bot} |", row["rank"])))
+            .unwrap_or_else(|| panic!("no standings row for {bot} in report.md:\n{md}"));
+        let cells: Vec<&str> = line.split(" | ").collect();
+        assert_eq!(
+            cells[2..7],
+            [
+                row["games"].as_str(),
+                &row["wins"],
+                &row["losses"],
+                &row["ties"],
+                &row["points"]
+            ],
+            "{line}"
+        );
+    }
+    // `table` rewrote the folder's own report too, from the same journal.
+    assert_eq!(
+        read(&tables.path().join("report/report.md")),
+        md,
+        "arbiter table and arbiter report write the same report.md"
+    );
+}
+
+/// The elements named `tag` of an SVG document, as attribute maps, with their text.
+fn elements(svg: &roxmltree::Document, tag: &str) -> Vec<(BTreeMap<String, String>, String)> {
+    svg.descendants()
+        .filter(|n| n.has_tag_name(tag))
+        .map(|n| {
+            let attributes = n
+                .attributes()
+                .map(|a| (a.name().to_string(), a.value().to_string()))
+                .collect();
+            (attributes, n.text().unwrap_or_default().trim().to_string())
+        })
+        .collect()
+}
+
+fn parse_plot(out: &Path, file: &str) -> String {
+    let text = read(&out.join("plots").join(file));
+    let doc = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{file} is not well-formed XML: {e}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg", "{file}");
+    let width: u32 = root.attribute("width").unwrap().parse().unwrap();
+    assert!(
+        (300..=800).contains(&width),
+        "{file}: {width} px wide is not sized for a report page"
+    );
+    // Generic families only: no font file is needed to read it.
+    for (attributes, _) in elements(&doc, "text") {
+        assert_eq!(attributes["font-family"], "sans-serif", "{file}");
+    }
+    text
+}
+
+fn texts(doc: &roxmltree::Document) -> Vec<String> {
+    elements(doc, "text").into_iter().map(|(_, t)| t).collect()
+}
+
+#[test]
+fn every_plot_is_an_svg_holding_a_mark_and_a_label_per_bot() {
+    let (_dir, out) = report_of("league");
+    let bots = ["random", "greedy", "alpha_beta"];
+
+    let text = parse_plot(&out, "elo.svg");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let dots = elements(&doc, "circle")
+        .into_iter()
+        .filter(|(a, _)| a["fill"] == "#000000")
+        .count();
+    assert_eq!(dots, bots.len(), "one Elo dot per bot");
+    let labels = texts(&doc);
+    for bot in bots {
+        assert!(labels.iter().any(|l| l == bot), "elo.svg names {bot}");
+    }
+    // The estimates printed on the plot are the standings'.
+    for elo in ["+167", "+35", "-201"] {
+        assert!(labels.iter().any(|l| l == elo), "elo.svg shows {elo}");
+    }
+
+    let text = parse_plot(&out, "points_matrix.svg");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let cells: Vec<_> = elements(&doc, "rect")
+        .into_iter()
+        .filter(|(a, _)| a["fill"] != "#FFFFFF" && a["fill"] != "none")
+        .collect();
+    assert_eq!(cells.len(), 6, "a heat-map cell per ordered pair of bots");
+    let labels = texts(&doc);
+    for bot in bots {
+        assert!(labels.iter().any(|l| l == bot), "the matrix names {bot}");
+    }
+    let mut values: Vec<&str> = labels
+        .iter()
+        .filter(|l| l.parse::<f64>().is_ok())
+        .map(String::as_str)
+        .collect();
+    values.sort();
+    assert_eq!(values, ["0", "2", "3", "5", "6", "8"], "each cell's points");
+
+    let text = parse_plot(&out, "roles.svg");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let rects = elements(&doc, "rect");
+    let filled = rects.iter().filter(|(a, _)| a["fill"] == "#000000").count();
+    let hollow = rects
+        .iter()
+        .filter(|(a, _)| a["fill"] == "none" && a["stroke"] == "#000000")
+        .count();
+    // One bar per bot and role, and one of each in the legend.
+    assert_eq!((filled, hollow), (bots.len() + 1, bots.len() + 1));
+    let labels = texts(&doc);
+    for label in ["white", "black", "75% of 4", "25% of 4"] {
+        assert!(labels.iter().any(|l| l == label), "roles.svg shows {label}");
+    }
+
+    let text = parse_plot(&out, "lengths.svg");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let labels = texts(&doc);
+    for ending in [
+        "five_in_row: 8 games",
+        "timeout: 3 games",
+        "no_window_left: 1 game,",
+    ] {
+        assert!(
+            labels.iter().any(|l| l.starts_with(ending)),
+            "lengths.svg has a panel `{ending}`: {labels:?}"
+        );
+    }
+    assert!(
+        !out.join("plots/sprt.svg").exists(),
+        "a league has no SPRT plot"
+    );
+}
+
+#[test]
+fn the_sprt_plot_draws_the_llr_after_each_pair_between_its_bounds() {
+    let (_dir, out) = report_of("sprt");
+    let text = parse_plot(&out, "sprt.svg");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let dots = elements(&doc, "circle").len();
+    assert_eq!(dots, 9, "a dot per counted pair (sprt: 9 pairs)");
+    let labels = texts(&doc);
+    for bound in ["accept H1 (+2.94)", "accept H0 (-2.94)"] {
+        assert!(labels.iter().any(|l| l == bound), "{bound}: {labels:?}");
+    }
+    // The LLR line: the origin and one vertex per pair.
+    let longest = elements(&doc, "polyline")
+        .into_iter()
+        .map(|(a, _)| a["points"].split_whitespace().count())
+        .max()
+        .unwrap();
+    assert_eq!(longest, 10);
+}
+
+#[test]
+fn index_html_is_one_self_contained_page_with_every_table_plot_and_game() {
+    let (_dir, out) = report_of("sprt");
+    let html = read(&out.join("index.html"));
+    for id in [
+        "standings",
+        "matrix",
+        "roles",
+        "endings",
+        "sprt",
+        "settings",
+        "games",
+    ] {
+        assert!(
+            html.contains(&format!("<section id=\"{id}\">")),
+            "index.html has the section {id}"
+        );
+    }
+    assert_eq!(
+        html.matches("<svg").count(),
+        5,
+        "the five plots are inlined"
+    );
+    // Nothing is fetched: no external script, style, image or font.
+    for fetch in ["<script src", "<link", "<img", "url(", "@import"] {
+        assert!(!html.contains(fetch), "index.html holds `{fetch}`");
+    }
+    let addresses: Vec<&str> = html
+        .match_indices("http")
+        .map(|(i, _)| &html[i..(i + 30).min(html.len())])
+        .filter(|a| !a.starts_with("http://www.w3.org/2000/svg"))
+        .collect();
+    assert!(
+        addresses.is_empty(),
+        "addresses in index.html: {addresses:?}"
+    );
+    // The games section: a row per journaled game.
+    let games = &html[html.find("<section id=\"games\">").unwrap()..];
+    let journaled = read(&data("sprt").join("games.jsonl")).lines().count() - 1;
+    assert_eq!(
+        games.matches("<tr>").count(),
+        journaled + 1,
+        "a header and a row per game"
+    );
+}
+
+#[test]
+fn a_folder_that_is_not_a_tournament_is_refused_naming_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nowhere");
+    let (code, _, stderr) = run(arbiter().arg("report").arg(&missing));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&missing.display().to_string()) && stderr.contains("no such folder"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(arbiter().arg("report").arg(dir.path()));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("holds no games.jsonl"), "{stderr}");
+    assert!(!dir.path().join("report").exists(), "nothing is written");
+
+    std::fs::write(dir.path().join("games.jsonl"), "not a journal\n").unwrap();
+    let (code, _, stderr) = run(arbiter().arg("report").arg(dir.path()));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("games.jsonl:1"),
+        "names the file and line: {stderr}"
+    );
+}
+
+#[test]
+fn a_league_ends_with_its_report_written_and_its_path_printed_even_when_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["league", "--game", "gomoku", "--quiet", "--limit-ms", "500"])
+        .arg("--out")
+        .arg(&out)
+        .args(["builtin:random", "builtin:greedy"]));
+    assert_eq!(code, 0, "{stderr}");
+    let index = out.join("report/index.html");
+    assert_eq!(
+        stdout.lines().last(),
+        Some(format!("report: {}", index.display()).as_str()),
+        "{stdout}"
+    );
+    for file in ["index.html", "report.md", "report.tex", "plots/elo.svg"] {
+        assert!(out.join("report").join(file).is_file(), "{file} written");
+    }
+}
+
+#[test]
+fn an_sprt_in_json_keeps_stdout_to_its_json_line_and_says_where_the_report_is_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sprt");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["sprt", "--game", "gomoku", "--json", "--limit-ms", "500"])
+        .args([
+            "--candidate",
+            "builtin:greedy",
+            "--baseline",
+            "builtin:random",
+        ])
+        .args(["--elo0", "0", "--elo1", "100", "--max-pairs", "2"])
+        .arg("--out")
+        .arg(&out));
+    assert!([0, 1, 3].contains(&code), "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    serde_json::from_str::<serde_json::Value>(stdout.trim()).expect("one JSON line");
+    let index = out.join("report/index.html");
+    assert!(
+        stderr.contains(&format!("report: {}", index.display())),
+        "{stderr}"
+    );
+    // The report recounts the test from the journal alone, as the run counted it.
+    let history = csv_rows(&out.join("sprt.csv"));
+    let last = history.last().expect("a pair was counted");
+    let md = read(&out.join("report/report.md"));
+    let llr_line = md
+        .lines()
+        .find(|l| l.starts_with("| LLR |"))
+        .unwrap_or_else(|| panic!("no LLR in report.md:\n{md}"));
+    let reported: f64 = llr_line.trim_matches(|c| c == '|' || c == ' ')["LLR |".len()..]
+        .trim()
+        .parse()
+        .unwrap();
+    let counted: f64 = last["llr"].parse().unwrap();
+    assert!(
+        (reported - counted).abs() < 1e-3,
+        "{llr_line} against sprt.csv {counted}"
+    );
+    assert!(
+        md.contains(&format!("| pairs | {} of at most 2 |", history.len())),
+        "{md}"
+    );
+}
