@@ -380,3 +380,70 @@ fn an_sprt_in_json_keeps_stdout_to_its_json_line_and_says_where_the_report_is_on
         "{md}"
     );
 }
+
+#[test]
+fn a_journal_without_games_still_gets_a_whole_report() {
+    for name in ["league", "sprt"] {
+        let dir = tempfile::tempdir().unwrap();
+        let header = read(&data(name).join("games.jsonl"))
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        std::fs::write(dir.path().join("games.jsonl"), header + "\n").unwrap();
+        let (code, _, stderr) = run(arbiter().arg("report").arg(dir.path()));
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let md = read(&dir.path().join("report/report.md"));
+        assert!(md.contains("0 games played"), "{md}");
+        for plot in ["elo.svg", "points_matrix.svg", "roles.svg", "lengths.svg"] {
+            parse_plot(&dir.path().join("report"), plot);
+        }
+        if name == "sprt" {
+            parse_plot(&dir.path().join("report"), "sprt.svg");
+            assert!(md.contains("| pairs | 0 of at most 12 |"), "{md}");
+        }
+    }
+}
+
+#[test]
+fn bot_names_with_markup_are_shown_as_written_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tournaments.toml");
+    std::fs::write(
+        &config,
+        r#"
+default = "t"
+[tournaments.t]
+game = "gomoku"
+limit_ms = 500
+out = "league"
+bots = [
+    { name = "<b>&|x_1", spec = "builtin:random" },
+    { name = "50%{#}", spec = "builtin:greedy" },
+]
+"#,
+    )
+    .unwrap();
+    let (code, _, stderr) = run(arbiter().args(["run", "--quiet", "--config"]).arg(&config));
+    assert_eq!(code, 0, "{stderr}");
+    let report = dir.path().join("league/report");
+    let md = read(&report.join("report.md"));
+    assert!(md.contains("| \\<b\\>&\\|x\\_1 |"), "{md}");
+    let tex = read(&report.join("report.tex"));
+    assert!(!tex.contains("<b>&|x_1"), "raw name in report.tex");
+    assert!(
+        tex.contains("\\textless{}b\\textgreater{}\\&|x\\_1") && tex.contains("50\\%\\{\\#\\}"),
+        "{tex}"
+    );
+    let html = read(&report.join("index.html"));
+    assert!(html.contains("&lt;b&gt;&amp;|x_1"), "escaped in index.html");
+    assert!(!html.contains("<b>&"), "raw name in index.html");
+    for plot in ["elo.svg", "points_matrix.svg", "roles.svg"] {
+        let text = parse_plot(&report, plot);
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        assert!(
+            texts(&doc).iter().any(|t| t == "<b>&|x_1"),
+            "{plot} names the bot as written"
+        );
+    }
+}
