@@ -1,5 +1,6 @@
 //! report.tex: the report's tables as booktabs tabulars, each in a `table` float with a
-//! caption and a label, ready to `\input` into a document that loads `booktabs`.
+//! caption and a label, ready to `\input` into a document that loads `booktabs` and
+//! `graphicx` (a table wider than the line is shrunk to it).
 
 use super::model::Report;
 use super::tables::{self, Align, Table};
@@ -7,8 +8,9 @@ use super::tables::{self, Align, Table};
 /// The whole of report.tex.
 pub fn render(report: &Report) -> String {
     let mut out = format!(
-        "% {}\n% Tables of an arbiter tournament report. Needs \\usepackage{{booktabs}};\n\
-         % each table is a float labelled tab:arbiter-ID.\n",
+        "% {}\n% Tables of an arbiter tournament report. Needs \\usepackage{{booktabs}} and\n\
+         % \\usepackage{{graphicx}}; each table is a float labelled tab:arbiter-ID, shrunk\n\
+         % to the line width when it is wider.\n",
         tables::title(report)
     );
     for section in tables::sections(report) {
@@ -33,6 +35,8 @@ fn float(table: &Table) -> String {
     out.push_str("\\begin{table}[htbp]\n\\centering\n");
     out.push_str(&format!("\\caption{{{}}}\n", escape(&table.caption)));
     out.push_str(&format!("\\label{{tab:arbiter-{}}}\n", table.id));
+    // Wide tables (many bots, many roles' columns) are shrunk to the line, never cut.
+    out.push_str("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n");
     out.push_str(&format!("\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
     let header: Vec<String> = table.columns.iter().map(|(c, _)| escape(c)).collect();
     out.push_str(&format!("{} \\\\\n\\midrule\n", header.join(" & ")));
@@ -54,7 +58,7 @@ fn float(table: &Table) -> String {
         };
         out.push_str(&format!("{guard}{} \\\\\n", cells.join(" & ")));
     }
-    out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n");
+    out.push_str("\\bottomrule\n\\end{tabular}}\n\\end{table}\n");
     out
 }
 

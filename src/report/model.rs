@@ -127,8 +127,8 @@ impl<'a> Report<'a> {
         let pairings = league::pairings(&bots, games, scoring);
         let points = league::head_to_head(&bots, games, scoring);
         let mut met = vec![vec![0u32; bots.len()]; bots.len()];
+        let index = |name: &str| bots.iter().position(|b| b == name);
         for p in &pairings {
-            let index = |name: &str| bots.iter().position(|b| b == name);
             if let (Some(i), Some(j)) = (index(&p.bot), index(&p.opponent)) {
                 met[i][j] = p.stats.games;
             }

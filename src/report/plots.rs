@@ -131,7 +131,7 @@ fn padded(low: f64, high: f64) -> (f64, f64) {
     (low - pad, high + pad)
 }
 
-/// Writes `label` left of the plotting area, level with `y` (a category's centre).
+/// Writes `label` to the left of `at`, the plotting area's left edge level with a row.
 fn row_label<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     at: (i32, i32),
@@ -222,9 +222,7 @@ pub fn elo(report: &Report) -> Result<String, Error> {
                 ))
                 .map_err(e)?;
             }
-            let (_, py) = chart.backend_coord(&(low, y));
-            let left = chart.backend_coord(&(low, y)).0;
-            row_label(root, (left, py), &s.bot)?;
+            row_label(root, chart.backend_coord(&(low, y)), &s.bot)?;
         }
         Ok(())
     })
@@ -398,8 +396,7 @@ pub fn roles(report: &Report) -> Result<String, Error> {
                 ))
                 .map_err(e)?;
             }
-            let (px, py) = chart.backend_coord(&(0.0, base + 0.5));
-            row_label(root, (px, py), &s.bot)?;
+            row_label(root, chart.backend_coord(&(0.0, base + 0.5)), &s.bot)?;
         }
         // The legend: which bar is which role.
         let (lx, ly) = (16, root.dim_in_pixel().1 as i32 - 24);
