@@ -790,6 +790,35 @@ mod tests {
     }
 
     #[test]
+    fn a_shard_journal_resumes_only_as_its_own_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Some(Shard::new(1, 3).unwrap());
+        let (mut journal, _) = Journal::open_shard(dir.path(), &plan(), first, false).unwrap();
+        journal.append(0, &record()).unwrap();
+        drop(journal);
+        let loaded = load(&dir.path().join(JOURNAL_FILE)).unwrap();
+        assert_eq!(loaded.shard, first);
+        assert_eq!(
+            loaded.plan,
+            plan(),
+            "the shard is beside the plan, not in it"
+        );
+        let second = Some(Shard::new(2, 3).unwrap());
+        for (asked, named) in [(second, "shard 2/3"), (None, "the whole schedule")] {
+            let err = Journal::open_shard(dir.path(), &plan(), asked, false)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                err.contains("holds shard 1/3 of the schedule") && err.contains(named),
+                "{err}"
+            );
+        }
+        let (_, loaded) = Journal::open_shard(dir.path(), &plan(), first, false).unwrap();
+        assert_eq!(loaded.games.len(), 1);
+    }
+
+    #[test]
     fn a_journal_without_games_is_started_afresh_under_new_settings() {
         let dir = tempfile::tempdir().unwrap();
         drop(Journal::open(dir.path(), &plan(), false).unwrap());

@@ -181,9 +181,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
         }
     }
     for ((a, b), ids) in &duplicates {
+        let (noun, verb) = if ids.len() == 1 {
+            ("game", "is")
+        } else {
+            ("games", "are")
+        };
         problems.push(format!(
-            "game{} {} in both {} and {}",
-            if ids.len() == 1 { " is" } else { "s are" },
+            "{noun} {} {verb} in both {} and {}",
             shard::id_ranges(ids),
             folders[*a].dir.display(),
             folders[*b].dir.display()

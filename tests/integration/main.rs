@@ -18,6 +18,7 @@ mod outputs;
 mod play;
 mod readme;
 mod resume;
+mod shard;
 mod sprt;
 mod submissions;
 mod suite;
