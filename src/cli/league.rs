@@ -89,8 +89,8 @@ pub struct RunArgs {
     /// Start afresh although the output folder holds a journal (kept as games.jsonl.old).
     #[arg(long)]
     pub force_new: bool,
-    /// Play only shard K of N of the schedule (K from 1), for a cluster; give each shard
-    /// its own folder with --out.
+    /// Play only shard K of N of the schedule (K from 1), for a cluster; without --out, a
+    /// shard writes to shard-K inside the tournament's folder.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// The output folder, overriding the file's `out` (default: results/NAME).
@@ -340,6 +340,11 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         (Some(out), _) => out.clone(),
         (None, Some(out)) => base.join(out),
         (None, None) => base.join("results").join(&name),
+    };
+    // Each shard in a folder of its own inside the tournament's, unless told where.
+    let out = match args.shard {
+        Some(shard) if args.out.is_none() => out.join(format!("shard-{}", shard.index)),
+        _ => out,
     };
     let mut entrants = Vec::new();
     for bot in t.bots.get_ref() {

@@ -413,3 +413,39 @@ fn bad_shard_arguments_are_refused_with_what_was_expected() {
         "sprt --shard is refused with the reason:\n{stderr}"
     );
 }
+
+#[test]
+fn run_shards_go_to_shard_folders_of_the_tournament_and_merge_to_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tournaments.toml"),
+        "[tournaments.t]\ngame = \"asalto\"\npairs = 2\nseed = 3\njobs = 2\nbots = [\n  \
+         { spec = \"builtin:random\" },\n  { spec = \"builtin:greedy\" },\n  \
+         { name = \"r2\", spec = \"builtin:random\" },\n]\n",
+    )
+    .unwrap();
+    let run_t = |extra: &[&str]| {
+        let mut cmd = arbiter();
+        cmd.current_dir(dir.path())
+            .args(["run", "t", "-q"])
+            .args(extra);
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "run t {extra:?}:\n{stdout}\n{stderr}");
+    };
+    run_t(&["--shard", "1/2"]);
+    run_t(&["--shard", "2/2"]);
+    run_t(&[]);
+    let results = dir.path().join("results/t");
+    let (s1, s2) = (results.join("shard-1"), results.join("shard-2"));
+    assert!(
+        s1.join("games.jsonl").exists() && s2.join("games.jsonl").exists(),
+        "each shard in its own folder of results/t"
+    );
+    let merged = dir.path().join("merged");
+    let (code, stdout, stderr) = merge(&merged, &[&s1, &s2], &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(
+        read(&merged.join("standings.csv")),
+        read(&results.join("standings.csv"))
+    );
+}
