@@ -205,7 +205,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
         })
         .map(|f| f.id)
         .collect();
-    if !partial && !(missing_shards.is_empty() && missing_games.is_empty()) {
+    if !partial && (!missing_shards.is_empty() || !missing_games.is_empty()) {
         let mut lines = missing_lines(&missing_shards, count, &missing_games);
         lines.push(
             "nothing was written; to merge what is there, add --partial (a run resumed on the \
