@@ -4,7 +4,8 @@
 # this host as controller and compute node), queues a 3-shard league of built-in bots
 # with submit.sh, waits for the merge, and compares the merged tables with one
 # uninterrupted run. Needs root; it is not part of the test suite (it installs packages
-# and starts daemons). It stops the daemons it started.
+# and starts daemons). It stops the daemons it started. Meant for a scratch machine: it
+# writes /etc/slurm/slurm.conf and cgroup.conf (keeping earlier ones as *.before-arbiter).
 #
 #   sudo deploy/slurm/single-node-test.sh [WORK_DIR]
 #
@@ -57,9 +58,11 @@ host=$(hostname -s)
 cpus=$(nproc)
 memory=$(awk '/MemTotal/ { print int($2 / 1024 / 2) }' /proc/meminfo)
 mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
-if [ -f /etc/slurm/slurm.conf ] && [ ! -f /etc/slurm/slurm.conf.before-arbiter ]; then
-    cp /etc/slurm/slurm.conf /etc/slurm/slurm.conf.before-arbiter
-fi
+for conf in slurm.conf cgroup.conf; do
+    if [ -f "/etc/slurm/$conf" ] && [ ! -f "/etc/slurm/$conf.before-arbiter" ]; then
+        cp "/etc/slurm/$conf" "/etc/slurm/$conf.before-arbiter"
+    fi
+done
 cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=arbiter-test
 SlurmctldHost=$host
