@@ -201,6 +201,13 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
             loaded.version
         );
     }
+    if let Some(shard) = loaded.shard {
+        eprintln!(
+            "note: {} holds shard {shard} of the schedule: these tables count its games only; \
+             `arbiter merge` makes the whole tables from every shard",
+            args.dir.display()
+        );
+    }
     println!("{}", report::standings_text(&loaded.plan.roles, &table));
     println!("tables written to {}", args.dir.display());
     Ok(0)

@@ -367,6 +367,13 @@ fn a_shard_folder_resumes_only_as_the_same_shard() {
     let (code, stdout, stderr) = league(&out, &["--shard", "1/3"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("this run played 0"), "{stdout}");
+    // Its tables are the shard's, and `table` says so.
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("holds shard 1/3 of the schedule: these tables count its games only"),
+        "{stderr}"
+    );
 }
 
 #[test]
