@@ -54,6 +54,7 @@ fn child(jobs: usize) {
         out: dir.clone(),
         force_new: false,
         openings: arbiter::tournament::openings::Openings::Standard,
+        shard: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();

@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::games::GameKind;
 use crate::report;
 use crate::tournament::journal::Repair;
+use crate::tournament::shard::Shard;
 use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
 use std::collections::HashSet;
 use std::io::IsTerminal;
@@ -42,6 +43,10 @@ pub struct LeagueOptions {
     pub non_scoring: Vec<String>,
     #[command(flatten)]
     pub openings: OpeningOptions,
+    /// Play only shard K of N of the schedule (K from 1), for a cluster: each shard
+    /// writes its own folder; `arbiter merge` makes them one.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -84,8 +89,28 @@ pub struct RunArgs {
     /// Start afresh although the output folder holds a journal (kept as games.jsonl.old).
     #[arg(long)]
     pub force_new: bool,
+    /// Play only shard K of N of the schedule (K from 1), for a cluster; without --out, a
+    /// shard writes to shard-K inside the tournament's folder.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// The output folder, overriding the file's `out` (default: results/NAME).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub submissions: SubmissionOptions,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The merged folder (it must not hold a journal).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Merge what is there although shards or games are missing, and say what.
+    #[arg(long)]
+    pub partial: bool,
+    /// The shards' output folders.
+    #[arg(required = true, num_args = 1.., value_name = "SHARD_DIR")]
+    pub shards: Vec<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -123,6 +148,35 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     start(&args.options, Format::Gauntlet, entrants, false)
 }
 
+pub fn merge(args: MergeArgs) -> Result<i32, Error> {
+    let merged = tournament::merge::merge(&args.shards, &args.out, args.partial)?;
+    println!(
+        "{}",
+        report::standings_text(&merged.plan.roles, &merged.table)
+    );
+    println!(
+        "merged {} of {} games from {} of {} shards into {}",
+        merged.games,
+        merged.total,
+        merged.count as usize - merged.missing_shards.len(),
+        merged.count,
+        args.out.display()
+    );
+    let index = report::write_report(&args.out, &args.out.join(report::REPORT_DIR))?;
+    println!("{}", super::report::written(&index));
+    let missing = merged.missing();
+    if !missing.is_empty() {
+        for line in missing {
+            eprintln!("partial: {line}");
+        }
+        eprintln!(
+            "partial: a run resumed on {} with the same settings plays what is missing",
+            args.out.display()
+        );
+    }
+    Ok(0)
+}
+
 pub fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
     let (loaded, table) = tournament::rebuild_tables(&args.dir, listed)?;
@@ -147,6 +201,13 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
             "note: journal format {}: its plan lacks {lacks}; tables are rebuilt, but a run \
              will not resume it",
             loaded.version
+        );
+    }
+    if let Some(shard) = loaded.shard {
+        eprintln!(
+            "note: {} holds shard {shard} of the schedule: these tables count its games only; \
+             `arbiter merge` makes the whole tables from every shard",
+            args.dir.display()
         );
     }
     println!("{}", report::standings_text(&loaded.plan.roles, &table));
@@ -178,13 +239,14 @@ fn start(
     for e in &mut entrants {
         e.non_scoring = options.non_scoring.contains(&e.name);
     }
-    let tournament = m.tournament(
+    let mut tournament = m.tournament(
         format,
         entrants,
         options.pairs,
         options.out.clone(),
         options.force_new,
     );
+    tournament.shard = options.shard;
     let choice = options.openings.choice();
     let random_by_default = format != Format::RoundRobin;
     dispatch(
@@ -261,13 +323,22 @@ fn play<G: Builtins>(
     let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
     progress.finish();
     println!("{}", report::standings_text(&summary.roles, &summary.table));
+    let part = match t.shard {
+        Some(shard) => format!(" (shard {shard} of the schedule)"),
+        None => String::new(),
+    };
     println!(
-        "{} of {} games in {}; this run played {}",
+        "{} of {} games{part} in {}; this run played {}",
         summary.finished,
         summary.total,
         t.out.display(),
         summary.played
     );
+    if let Some(shard) = t.shard {
+        println!(
+            "when every shard is done: arbiter merge --out DIR SHARD_DIR... (this is shard {shard})"
+        );
+    }
     report_distinct(&summary.distinct);
     let index = report::write_report(&t.out, &t.out.join(report::REPORT_DIR))?;
     println!("{}", super::report::written(&index));
@@ -285,9 +356,15 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     let base = std::fs::canonicalize(config.base_dir()).unwrap_or_else(|_| config.base_dir());
     let kind = parse_game(&config, t)?;
     crate::config::check_game_keys(&config, t, kind)?;
-    let out = match &t.out {
-        Some(out) => base.join(out),
-        None => base.join("results").join(&name),
+    let out = match (&args.out, &t.out) {
+        (Some(out), _) => out.clone(),
+        (None, Some(out)) => base.join(out),
+        (None, None) => base.join("results").join(&name),
+    };
+    // Each shard in a folder of its own inside the tournament's, unless told where.
+    let out = match args.shard {
+        Some(shard) if args.out.is_none() => out.join(format!("shard-{}", shard.index)),
+        _ => out,
     };
     let mut entrants = Vec::new();
     for bot in t.bots.get_ref() {
@@ -411,6 +488,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         out,
         force_new: args.force_new,
         openings: crate::tournament::openings::Openings::Standard,
+        shard: args.shard,
     };
     let mut boards = Vec::new();
     for board in t.boards.iter().flatten() {

@@ -56,6 +56,10 @@ pub enum Command {
     /// Write the report of a tournament folder from its journal: report.md, report.tex,
     /// plots/*.svg and index.html (default: into DIR/report).
     Report(report::ReportArgs),
+    /// Merge the folders of a sharded tournament (`--shard K/N`) into one, as if one run
+    /// had played every game. Exit 0 merged, 2 when the shards do not fit together or
+    /// (without --partial) a shard or a game is missing; nothing is written then.
+    Merge(league::MergeArgs),
     /// Start each bot (or each bot of a folder of submissions) under the tournament's
     /// limits, time its start-up and one move as each role, and print a table. Exit 0 when
     /// all pass, 1 when one fails, 2 on bad input.
@@ -86,6 +90,7 @@ pub fn main() -> i32 {
         Command::Run(args) => league::run(args),
         Command::Table(args) => league::table(args),
         Command::Report(args) => report::run(args),
+        Command::Merge(args) => league::merge(args),
         Command::Sprt(args) => sprt::run(args),
         Command::Check(args) => submissions::check(args),
         Command::Openings(args) => openings::run(args),

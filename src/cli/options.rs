@@ -144,6 +144,7 @@ impl MatchOptions {
             force_new,
             // Set once the game is known (`OpeningChoice::resolve`).
             openings: Openings::Standard,
+            shard: None,
         }
     }
 }

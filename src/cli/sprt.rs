@@ -53,9 +53,19 @@ pub struct SprtArgs {
     /// Print a final JSON line instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Refused: a sequential test cannot be split into shards (taken only to say why).
+    #[arg(long, value_name = "K/N", hide = true)]
+    pub shard: Option<String>,
 }
 
 pub fn run(args: SprtArgs) -> Result<i32, Error> {
+    if let Some(shard) = &args.shard {
+        return Err(Error::usage(format!(
+            "--shard {shard}: an SPRT is sequential (each pair decides whether the next is \
+             played), so it cannot be split into shards; run it on one machine, or shard a \
+             gauntlet instead"
+        )));
+    }
     if !(args.elo0.is_finite() && args.elo1.is_finite() && args.elo1 > args.elo0) {
         return Err(Error::usage(format!(
             "--elo1 ({}) must be greater than --elo0 ({})",

@@ -2,7 +2,8 @@
 //!
 //! Its first line names the plan: the schedule (game, bots, pairs, seed) and every
 //! setting that can change a result (limits, interpreter, confinement, each bot's folder,
-//! environment and a digest of its files). Each further line is one finished game,
+//! environment and a digest of its files), and beside the plan the shard of the schedule
+//! the folder plays, when it plays only one (so the plans of all shards compare equal). Each further line is one finished game,
 //! written whole with a single `write` and flushed as the game ends. A crash can leave at
 //! most one damaged last line: a line that lost only its newline is completed, a torn one
 //! is dropped (its game is played again), and the run says which. Lines are not fsynced
@@ -19,6 +20,7 @@
 //! openings and the SPRT settings; its games all started from the standard start). A run
 //! refuses to resume them, since it cannot tell whether those settings changed.
 
+use super::shard::Shard;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
 use serde::{Deserialize, Serialize};
@@ -142,6 +144,9 @@ impl Plan {
 struct Header {
     arbiter_journal: u32,
     plan: Plan,
+    /// The one shard of the schedule this folder plays; absent for the whole schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<Shard>,
 }
 
 #[derive(Serialize)]
@@ -179,6 +184,8 @@ pub struct Journal {
 /// What a journal held when it was opened.
 pub struct Loaded {
     pub plan: Plan,
+    /// The shard of the schedule the journal holds, `None` for the whole schedule.
+    pub shard: Option<Shard>,
     /// The format it was written in.
     pub version: u32,
     /// Finished games in journal order, the first copy of each id.
@@ -191,7 +198,7 @@ pub struct Loaded {
 /// A journal's content as read, before anything is decided about it.
 struct Read {
     /// `None` when the header line itself is torn: the journal holds no game.
-    header: Option<(u32, Plan)>,
+    header: Option<(u32, Plan, Option<Shard>)>,
     games: Vec<GameSummary>,
     /// A last line without its newline: its offset, and whether it is a whole line.
     tail: Option<(u64, Repair)>,
@@ -203,6 +210,17 @@ impl Journal {
     /// with every difference spelled out. `force_new` starts afresh, keeping the old
     /// journal as `games.jsonl.old`.
     pub fn open(dir: &Path, plan: &Plan, force_new: bool) -> Result<(Journal, Loaded), Error> {
+        Journal::open_shard(dir, plan, None, force_new)
+    }
+
+    /// [`Journal::open`] for one shard of the plan's schedule (`None`: all of it). A
+    /// journal of another shard, or of the whole schedule, is refused, naming both.
+    pub fn open_shard(
+        dir: &Path,
+        plan: &Plan,
+        shard: Option<Shard>,
+        force_new: bool,
+    ) -> Result<(Journal, Loaded), Error> {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io {
             path: dir.to_path_buf(),
             source,
@@ -227,7 +245,7 @@ impl Journal {
             // A journal with no game (or only a torn header) holds no result: it is
             // started afresh under the new plan.
             Some(read) if read.header.is_some() && !read.games.is_empty() => {
-                let (version, old) = read.header.expect("checked");
+                let (version, old, old_shard) = read.header.expect("checked");
                 if version < FORMAT_VERSION {
                     let missing = if version < 2 {
                         "the move limits, the interpreter, the resource limits, the sandbox, \
@@ -264,6 +282,20 @@ impl Journal {
                         path.display(),
                     )));
                 }
+                if old_shard != shard {
+                    let show = |s: Option<Shard>| match s {
+                        Some(s) => format!("shard {s} of the schedule"),
+                        None => "the whole schedule".to_string(),
+                    };
+                    return Err(Error::usage(format!(
+                        "{} holds {}, and this run asks for {}: give each shard its own output \
+                         folder (or start afresh with --force-new; the old journal is kept as \
+                         {REPLACED_FILE})",
+                        path.display(),
+                        show(old_shard),
+                        show(shard)
+                    )));
+                }
                 if let Some((offset, kind)) = read.tail {
                     let mut file = OpenOptions::new().append(true).open(&path).map_err(io)?;
                     match kind {
@@ -280,6 +312,7 @@ impl Journal {
                 let header = Header {
                     arbiter_journal: FORMAT_VERSION,
                     plan: plan.clone(),
+                    shard,
                 };
                 let mut line = serde_json::to_string(&header).expect("a plan always serializes");
                 line.push('\n');
@@ -299,6 +332,7 @@ impl Journal {
         };
         let loaded = Loaded {
             plan: plan.clone(),
+            shard,
             version: FORMAT_VERSION,
             games,
             repair,
@@ -440,7 +474,7 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
         });
     }
     let read = read(path)?;
-    let Some((version, plan)) = read.header else {
+    let Some((version, plan, shard)) = read.header else {
         return Err(Error::Input {
             path: path.to_path_buf(),
             line: 1,
@@ -452,6 +486,7 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
     };
     Ok(Loaded {
         plan,
+        shard,
         version,
         games: read.games,
         repair: read.tail.map(|(_, kind)| kind),
@@ -478,7 +513,7 @@ pub fn for_each_record(
         return Err(e);
     }
     match read.header {
-        Some((_, plan)) => Ok(plan),
+        Some((_, plan, _)) => Ok(plan),
         None => Err(Error::Input {
             path: path.to_path_buf(),
             line: 1,
@@ -502,7 +537,7 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
     let mut offset: u64 = 0;
-    let mut header: Option<(u32, Plan)> = None;
+    let mut header: Option<(u32, Plan, Option<Shard>)> = None;
     let mut games = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut number = 0usize;
@@ -546,7 +581,7 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
                     }
                     let h: Header = serde_json::from_value(value)
                         .map_err(|e| bad(format!("not an arbiter journal header: {e}")))?;
-                    header = Some((version as u32, h.plan));
+                    header = Some((version as u32, h.plan, h.shard));
                     if !complete {
                         tail = Some((offset, Repair::Completed));
                     }
@@ -588,6 +623,16 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
 
 /// Every setting that differs, as `name old there, new now`.
 fn plan_difference(old: &Plan, new: &Plan) -> String {
+    plan_difference_between(old, new, "there", "now")
+}
+
+/// Every setting that differs, as `name OLD OLD_LABEL, NEW NEW_LABEL`.
+pub(crate) fn plan_difference_between(
+    old: &Plan,
+    new: &Plan,
+    old_label: &str,
+    new_label: &str,
+) -> String {
     use serde_json::Value;
     let show = |v: Option<&Value>| match v {
         None | Some(Value::Null) => "unset".to_string(),
@@ -608,7 +653,7 @@ fn plan_difference(old: &Plan, new: &Plan) -> String {
                     continue;
                 }
                 diffs.push(format!(
-                    "{prefix}{key} {} there, {} now",
+                    "{prefix}{key} {} {old_label}, {} {new_label}",
                     show(old.get(key)),
                     show(new.get(key))
                 ));
@@ -625,7 +670,11 @@ fn plan_difference(old: &Plan, new: &Plan) -> String {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        diffs.push(format!("bots [{}] there, [{}] now", list(old), list(new)));
+        diffs.push(format!(
+            "bots [{}] {old_label}, [{}] {new_label}",
+            list(old),
+            list(new)
+        ));
     } else {
         for (a, b) in old.bots.iter().zip(&new.bots) {
             let value = |bot: &PlanBot| fields(serde_json::to_value(bot).expect("serializes"));
@@ -738,6 +787,35 @@ mod tests {
         assert!(!other.success(), "another process took the lock");
         drop(journal);
         assert!(Journal::open(dir.path(), &plan(), false).is_ok());
+    }
+
+    #[test]
+    fn a_shard_journal_resumes_only_as_its_own_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Some(Shard::new(1, 3).unwrap());
+        let (mut journal, _) = Journal::open_shard(dir.path(), &plan(), first, false).unwrap();
+        journal.append(0, &record()).unwrap();
+        drop(journal);
+        let loaded = load(&dir.path().join(JOURNAL_FILE)).unwrap();
+        assert_eq!(loaded.shard, first);
+        assert_eq!(
+            loaded.plan,
+            plan(),
+            "the shard is beside the plan, not in it"
+        );
+        let second = Some(Shard::new(2, 3).unwrap());
+        for (asked, named) in [(second, "shard 2/3"), (None, "the whole schedule")] {
+            let err = Journal::open_shard(dir.path(), &plan(), asked, false)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                err.contains("holds shard 1/3 of the schedule") && err.contains(named),
+                "{err}"
+            );
+        }
+        let (_, loaded) = Journal::open_shard(dir.path(), &plan(), first, false).unwrap();
+        assert_eq!(loaded.games.len(), 1);
     }
 
     #[test]

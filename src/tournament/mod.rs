@@ -5,10 +5,12 @@
 //! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
 
 pub mod journal;
+pub mod merge;
 pub mod openings;
 pub mod preflight;
 pub mod schedule;
 pub mod setup;
+pub mod shard;
 pub mod sprt;
 
 use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
@@ -21,6 +23,7 @@ use crate::stats::league::{self, LeagueTable, Scoring};
 use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
 use schedule::Fixture;
+use shard::Shard;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -81,6 +84,8 @@ pub struct Tournament {
     pub force_new: bool,
     /// Where each pair starts.
     pub openings: Openings,
+    /// Play only this shard of the schedule (`None`: all of it).
+    pub shard: Option<Shard>,
 }
 
 /// What the runner tells whoever shows progress.
@@ -115,6 +120,7 @@ pub struct RunSummary {
 }
 
 impl Tournament {
+    /// The whole schedule, every shard's games.
     fn fixtures(&self) -> Vec<Fixture> {
         match self.format {
             Format::RoundRobin => schedule::round_robin(self.entrants.len(), self.pairs, self.seed),
@@ -297,9 +303,24 @@ pub(crate) fn open<G: Builtins>(
     sprt: Option<PlanSprt>,
 ) -> Result<Opened, Error> {
     setup::check(&tournament.entrants)?;
+    if tournament.shard.is_some() && tournament.format == Format::Sprt {
+        return Err(Error::usage(
+            "an SPRT is sequential (each pair decides whether the next is played), so it \
+             cannot be split into shards: run it on one machine",
+        ));
+    }
     let plan = tournament.plan(game, rules, sprt)?;
-    let fixtures = tournament.fixtures();
-    let (journal, loaded) = Journal::open(&tournament.out, &plan, tournament.force_new)?;
+    let schedule = tournament.fixtures();
+    let fixtures = match tournament.shard {
+        Some(shard) => shard.select(&schedule),
+        None => schedule.clone(),
+    };
+    let (journal, loaded) = Journal::open_shard(
+        &tournament.out,
+        &plan,
+        tournament.shard,
+        tournament.force_new,
+    )?;
     if tournament
         .entrants
         .iter()
@@ -310,8 +331,23 @@ pub(crate) fn open<G: Builtins>(
     let journal_path = tournament.out.join(journal::JOURNAL_FILE);
     let mut summaries = Vec::with_capacity(fixtures.len());
     let mut done = HashSet::new();
+    let shard_of_game = tournament
+        .shard
+        .map(|s| (s, shard::shards_of(&schedule, s.count)));
     for summary in loaded.games {
-        check_against_schedule(&journal_path, &summary, &fixtures, &tournament.entrants)?;
+        check_against_schedule(&journal_path, &summary, &schedule, &tournament.entrants)?;
+        if let Some((shard, shards)) = &shard_of_game {
+            let belongs = shards[summary.id as usize];
+            if belongs != shard.index {
+                return Err(Error::usage(format!(
+                    "{}: game {} belongs to shard {belongs}/{}, not to this folder's shard \
+                     {shard}; use another output folder",
+                    journal_path.display(),
+                    summary.id,
+                    shard.count
+                )));
+            }
+        }
         done.insert(summary.id);
         summaries.push(summary);
     }
@@ -444,6 +480,18 @@ fn keep_results_private(dir: &Path) -> Result<(), Error> {
             .map_err(io)?;
     }
     Ok(())
+}
+
+/// The whole schedule a plan describes, or why there is none.
+pub fn schedule_of(plan: &Plan) -> Result<Vec<Fixture>, String> {
+    let bots = plan.bots.len();
+    match plan.format.as_str() {
+        "round_robin" => Ok(schedule::round_robin(bots, plan.pairs, plan.seed)),
+        "gauntlet" | "sprt" => Ok(schedule::gauntlet(bots, plan.pairs, plan.seed)),
+        other => Err(format!(
+            "format `{other}`: expected round_robin, gauntlet or sprt"
+        )),
+    }
 }
 
 /// A journal line must be the game the schedule says it is.

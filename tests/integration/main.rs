@@ -19,6 +19,7 @@ mod play;
 mod readme;
 mod report;
 mod resume;
+mod shard;
 mod sprt;
 mod submissions;
 mod suite;

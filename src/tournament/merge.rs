@@ -1,0 +1,286 @@
+//! `arbiter merge`: the folders of a sharded tournament's shards made into one folder, as
+//! if one run had played every game.
+//!
+//! Everything is checked before anything is written: the shards' plans are identical, the
+//! shards are distinct shards of one count, each folder's games are games of the schedule
+//! and of its own shard, no game is in two folders, and (unless a partial merge is asked
+//! for) no shard and no game is missing. The merged journal holds every game under its
+//! scheduled id, in id order, and is an ordinary tournament journal: the tables are
+//! written from it as a run writes them, and a run resumed on the merged folder plays only
+//! what the shards did not.
+
+use super::journal::{self, Journal, Plan};
+use super::shard::{self, Shard};
+use super::write_tables;
+use crate::error::Error;
+use crate::record::{GameRecord, GameSummary};
+use crate::stats::league::LeagueTable;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Records held at once while the merged journal is written in id order: a league of any
+/// size is merged in windows of this many games, one pass over the shards per window.
+const WINDOW: usize = 4096;
+
+/// What a merge wrote, and what it lacked.
+pub struct Merged {
+    pub plan: Plan,
+    pub table: LeagueTable,
+    /// Games in the merged journal.
+    pub games: usize,
+    /// Games in the whole schedule.
+    pub total: usize,
+    pub count: u32,
+    /// Shards (from 1) no folder was given for.
+    pub missing_shards: Vec<u32>,
+    /// Games of the given shards that their folders do not hold.
+    pub missing_games: Vec<u64>,
+}
+
+impl Merged {
+    /// What a partial merge lacks, in one line per kind; empty when it is whole.
+    pub fn missing(&self) -> Vec<String> {
+        missing_lines(&self.missing_shards, self.count, &self.missing_games)
+    }
+}
+
+fn missing_lines(shards: &[u32], count: u32, games: &[u64]) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !shards.is_empty() {
+        let list: Vec<String> = shards.iter().map(|k| format!("{k}/{count}")).collect();
+        lines.push(format!(
+            "missing shard{}: {} (no folder given for {})",
+            if shards.len() == 1 { "" } else { "s" },
+            list.join(", "),
+            if shards.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    if !games.is_empty() {
+        lines.push(format!(
+            "missing {} game{} of the shards given (unfinished shards): {}",
+            games.len(),
+            if games.len() == 1 { "" } else { "s" },
+            shard::id_ranges(games)
+        ));
+    }
+    lines
+}
+
+/// One shard folder as read.
+struct ShardFolder {
+    dir: PathBuf,
+    journal: PathBuf,
+    plan: Plan,
+    shard: Shard,
+    games: Vec<GameSummary>,
+}
+
+/// Merges the shard folders `dirs` into `out`, which must not hold a journal. With
+/// `partial`, missing shards and games are allowed (and listed in the result); without,
+/// they are an error, as is every inconsistency, and nothing is written.
+pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Error> {
+    if dirs.is_empty() {
+        return Err(Error::usage("merge: give the shards' folders"));
+    }
+    let out_journal = out.join(journal::JOURNAL_FILE);
+    if out_journal.metadata().is_ok_and(|m| m.len() > 0) {
+        return Err(Error::usage(format!(
+            "{} already holds a journal: a merge never writes over one; merge into a new \
+             folder, or remove that folder first",
+            out.display()
+        )));
+    }
+    let folders = dirs
+        .iter()
+        .map(|dir| read_shard(dir))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let first = &folders[0];
+    let plan = first.plan.clone();
+    let count = first.shard.count;
+    let mut problems = Vec::new();
+    let mut by_index: BTreeMap<u32, &ShardFolder> = BTreeMap::new();
+    for folder in &folders {
+        if folder.plan != plan {
+            problems.push(format!(
+                "{} was run with other settings than {}: {}",
+                folder.dir.display(),
+                first.dir.display(),
+                journal::plan_difference_between(
+                    &plan,
+                    &folder.plan,
+                    &format!("in {}", first.dir.display()),
+                    &format!("in {}", folder.dir.display()),
+                )
+            ));
+        }
+        if folder.shard.count != count {
+            problems.push(format!(
+                "{} is shard {} and {} is shard {}: the shards of one tournament are cut \
+                 into one number of shards",
+                first.dir.display(),
+                first.shard,
+                folder.dir.display(),
+                folder.shard
+            ));
+        } else if let Some(other) = by_index.insert(folder.shard.index, folder) {
+            problems.push(format!(
+                "{} and {} are both shard {}: give each shard once",
+                other.dir.display(),
+                folder.dir.display(),
+                folder.shard
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(refusal(problems));
+    }
+    let schedule = super::schedule_of(&plan).map_err(|e| Error::Input {
+        path: first.journal.clone(),
+        line: 1,
+        message: e,
+    })?;
+    let shard_of_game = shard::shards_of(&schedule, count);
+
+    // Where each game is, checked against the schedule and the folder's shard.
+    let mut holder: HashMap<u64, usize> = HashMap::new();
+    let mut duplicates: BTreeMap<(usize, usize), Vec<u64>> = BTreeMap::new();
+    let mut strangers = Vec::new();
+    for (f, folder) in folders.iter().enumerate() {
+        for game in &folder.games {
+            let scheduled = schedule.get(game.id as usize).map(|fixture| {
+                [
+                    plan.bots[fixture.first].name.as_str(),
+                    plan.bots[fixture.second].name.as_str(),
+                ]
+            });
+            if scheduled != Some([game.players[0].as_str(), game.players[1].as_str()]) {
+                strangers.push(format!(
+                    "{}: game {} ({} vs {}) is not in the plan's schedule",
+                    folder.journal.display(),
+                    game.id,
+                    game.players[0],
+                    game.players[1]
+                ));
+                continue;
+            }
+            if let Some(&other) = holder.get(&game.id) {
+                duplicates.entry((other, f)).or_default().push(game.id);
+                continue;
+            }
+            holder.insert(game.id, f);
+            let belongs = shard_of_game[game.id as usize];
+            if belongs != folder.shard.index {
+                strangers.push(format!(
+                    "{}: game {} belongs to shard {belongs}/{count}, not to this folder's \
+                     shard {}",
+                    folder.journal.display(),
+                    game.id,
+                    folder.shard
+                ));
+            }
+        }
+    }
+    for ((a, b), ids) in &duplicates {
+        let (noun, verb) = if ids.len() == 1 {
+            ("game", "is")
+        } else {
+            ("games", "are")
+        };
+        problems.push(format!(
+            "{noun} {} {verb} in both {} and {}",
+            shard::id_ranges(ids),
+            folders[*a].dir.display(),
+            folders[*b].dir.display()
+        ));
+    }
+    problems.extend(strangers);
+    if !problems.is_empty() {
+        return Err(refusal(problems));
+    }
+    let missing_shards: Vec<u32> = (1..=count).filter(|k| !by_index.contains_key(k)).collect();
+    let missing_games: Vec<u64> = schedule
+        .iter()
+        .filter(|f| {
+            by_index.contains_key(&shard_of_game[f.id as usize]) && !holder.contains_key(&f.id)
+        })
+        .map(|f| f.id)
+        .collect();
+    if !partial && (!missing_shards.is_empty() || !missing_games.is_empty()) {
+        let mut lines = missing_lines(&missing_shards, count, &missing_games);
+        lines.push(
+            "nothing was written; to merge what is there, add --partial (a run resumed on the \
+             merged folder then plays what is missing)"
+                .into(),
+        );
+        return Err(refusal(lines));
+    }
+
+    let (mut merged, _) = Journal::open(out, &plan, false)?;
+    let mut ids: Vec<(u64, usize)> = holder.into_iter().collect();
+    ids.sort_unstable();
+    for window in ids.chunks(WINDOW) {
+        let wanted: HashMap<u64, usize> = window.iter().copied().collect();
+        let mut records: BTreeMap<u64, GameRecord> = BTreeMap::new();
+        let mut sources: Vec<usize> = window.iter().map(|&(_, f)| f).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        for f in sources {
+            journal::for_each_record(&folders[f].journal, |id, record| {
+                if wanted.get(&id) == Some(&f) {
+                    records.insert(id, record);
+                }
+                Ok(())
+            })?;
+        }
+        for (id, record) in &records {
+            merged.append(*id, record)?;
+        }
+    }
+    merged.sync()?;
+    drop(merged);
+
+    let mut summaries: Vec<GameSummary> = folders.into_iter().flat_map(|f| f.games).collect();
+    summaries.sort_by_key(|g| g.id);
+    let table = write_tables(out, &plan, &summaries)?;
+    Ok(Merged {
+        plan,
+        table,
+        games: summaries.len(),
+        total: schedule.len(),
+        count,
+        missing_shards,
+        missing_games,
+    })
+}
+
+fn read_shard(dir: &Path) -> Result<ShardFolder, Error> {
+    let path = dir.join(journal::JOURNAL_FILE);
+    let loaded = journal::load(&path)?;
+    if loaded.repair == Some(journal::Repair::Dropped) {
+        eprintln!(
+            "note: {}: the last line is torn (its run was killed mid-write): that game is left \
+             out, as its shard's resume would play it again",
+            path.display()
+        );
+    }
+    let Some(shard) = loaded.shard else {
+        return Err(Error::Input {
+            path,
+            line: 1,
+            message: "this journal holds the whole schedule, not one shard (it was run \
+                      without --shard): there is nothing to merge it with"
+                .into(),
+        });
+    };
+    Ok(ShardFolder {
+        dir: dir.to_path_buf(),
+        journal: path,
+        plan: loaded.plan,
+        shard,
+        games: loaded.games,
+    })
+}
+
+fn refusal(problems: Vec<String>) -> Error {
+    Error::usage(format!("cannot merge:\n  {}", problems.join("\n  ")))
+}
