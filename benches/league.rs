@@ -29,6 +29,7 @@ fn entrant(name: &str, spec: &str) -> Entrant {
         cwd: None,
         env: BTreeMap::new(),
         confine: Default::default(),
+        non_scoring: false,
     }
 }
 
