@@ -201,8 +201,12 @@ fn replay_digest(record: &GameRecord) -> String {
         .iter()
         .map(|m| (m.side.as_str(), &m.reply, m.verdict.as_str()))
         .collect();
-    let text = serde_json::json!([record.start_board, record.opening, replies]).to_string();
-    let hash = Sha256::digest(text.as_bytes());
+    // The JSON text of `[start_board, opening, replies]`, written straight from the
+    // record: building it as a `Value` first would copy every reply (most of a league's
+    // cost per game with fast bots).
+    let text = serde_json::to_vec(&(&record.start_board, &record.opening, &replies))
+        .expect("JSON values always serialize");
+    let hash = Sha256::digest(&text);
     hash.iter().take(12).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -340,6 +344,50 @@ mod tests {
             final_board: Value::Null,
             logs: BTreeMap::new(),
         }
+    }
+
+    /// Journals written before keep their digests: the text hashed is still that of
+    /// `json!([start_board, opening, replies])`, byte for byte.
+    #[test]
+    fn the_replay_digest_hashes_the_same_text_as_a_json_value_of_the_game() {
+        use sha2::{Digest, Sha256};
+        let mv = |side: &str, reply: Value, verdict: &str| MoveRecord {
+            ply: 0,
+            side: side.into(),
+            reply,
+            verdict: verdict.into(),
+            reason: None,
+            time_ms: 1.5,
+        };
+        let mut r = record(
+            "five",
+            None,
+            vec![
+                mv("white", serde_json::json!([[3, 3], [2, 3]]), "move"),
+                mv("black", Value::Null, "illegal"),
+                mv(
+                    "white",
+                    serde_json::json!({"b": 1.25, "a": "x\"y"}),
+                    "illegal",
+                ),
+            ],
+        );
+        r.start_board = serde_json::json!(["  ...  ", "  O.O  "]);
+        r.opening = serde_json::json!([[[3, 3], [2, 2]]]);
+        let replies: Vec<(&str, &Value, &str)> = r
+            .moves
+            .iter()
+            .map(|m| (m.side.as_str(), &m.reply, m.verdict.as_str()))
+            .collect();
+        let text = serde_json::json!([r.start_board, r.opening, replies]).to_string();
+        let former: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .take(12)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(replay_digest(&r), former);
+        r.moves[1].reply = serde_json::json!(0);
+        assert_ne!(replay_digest(&r), former);
     }
 
     #[test]

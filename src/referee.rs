@@ -11,6 +11,7 @@ use crate::games::{Game, Outcome, ReasonCode, Side};
 use crate::record::{BotLogRecord, GameRecord, MoveRecord};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -130,17 +131,17 @@ pub fn play_game<G: Game>(
         }
     };
 
-    let mut logs = BTreeMap::new();
-    for side in Side::BOTH {
-        let result = match outcome.winner {
+    let end = |side: Side| EndInfo {
+        result: match outcome.winner {
             None => "tie",
             Some(w) if w == side => "win",
             Some(_) => "loss",
-        };
-        let log = seats[side.index()].finish(&EndInfo {
-            result,
-            reason: outcome.reason.to_string(),
-        });
+        },
+        reason: outcome.reason.to_string(),
+    };
+    let finished = both(&mut seats, |seat, side| seat.finish(&end(side)));
+    let mut logs = BTreeMap::new();
+    for (side, log) in Side::BOTH.into_iter().zip(finished) {
         logs.insert(
             game.role_name(side).to_string(),
             BotLogRecord {
@@ -184,6 +185,27 @@ pub fn play_game<G: Game>(
 
 type StartFailure = (Outcome, String, [Option<String>; 2]);
 
+/// `f` for both seats: at once, the second seat on a thread of its own, where a seat may
+/// wait (a bot program's start-up or exit); in turn when both run in this process.
+fn both<G: Game, T: Send>(
+    seats: &mut [&mut dyn Player<G>; 2],
+    f: impl Fn(&mut dyn Player<G>, Side) -> T + Sync,
+) -> [T; 2] {
+    let [a, b] = seats;
+    if a.in_process() && b.in_process() {
+        return [f(&mut **a, Side::First), f(&mut **b, Side::Second)];
+    }
+    std::thread::scope(|scope| {
+        let f = &f;
+        let hb = scope.spawn(move || f(&mut **b, Side::Second));
+        let ra = f(&mut **a, Side::First);
+        let rb = hb
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        [ra, rb]
+    })
+}
+
 /// Handshakes with both bots at once: course bots may spend most of the init limit in
 /// their constructors, and the two waits need not add up.
 fn start_both<G: Game>(
@@ -197,15 +219,9 @@ fn start_both<G: Game>(
         init_limit: config.init_limit,
         seed: seat_seed(config.seed, side),
     };
-    let [a, b] = seats;
-    let (ra, rb) = std::thread::scope(|scope| {
-        let hb = scope.spawn(|| b.start(game, &setup(Side::Second)));
-        let ra = a.start(game, &setup(Side::First));
-        (
-            ra,
-            hb.join()
-                .unwrap_or_else(|_| Err(Failure::new(FailureKind::Crash, "bot start panicked"))),
-        )
+    let [ra, rb] = both(seats, |seat, side| {
+        catch_unwind(AssertUnwindSafe(|| seat.start(game, &setup(side))))
+            .unwrap_or_else(|_| Err(Failure::new(FailureKind::Crash, "bot start panicked")))
     });
     match (ra, rb) {
         (Ok(na), Ok(nb)) => Ok([na, nb]),

@@ -88,4 +88,8 @@ impl<G: Game> Player<G> for InProcess<G> {
             ..BotLog::default()
         }
     }
+
+    fn in_process(&self) -> bool {
+        true
+    }
 }

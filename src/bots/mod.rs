@@ -129,6 +129,11 @@ pub trait Player<G: Game>: Send {
     fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move>;
     /// Tells the bot how the game ended, then makes sure nothing of it survives.
     fn finish(&mut self, end: &EndInfo) -> BotLog;
+    /// Whether `start` and `finish` return at once, waiting for nothing (an engine in
+    /// this process): the referee then calls them in turn rather than on a thread each.
+    fn in_process(&self) -> bool {
+        false
+    }
 }
 
 /// The name a bot goes by when none is given: a console program's answer to `COMMAND

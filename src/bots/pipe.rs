@@ -141,6 +141,7 @@ pub struct Reader {
     pipe: ChildStdout,
     lines: LineBuffer,
     chunk: Box<[u8]>,
+    spin: Duration,
 }
 
 impl Reader {
@@ -150,7 +151,15 @@ impl Reader {
             pipe,
             lines: LineBuffer::new(max_line),
             chunk: vec![0u8; 64 * 1024].into_boxed_slice(),
+            spin: SPIN,
         })
+    }
+
+    /// How long [`Reader::next`] polls without sleeping before it waits in `poll`
+    /// ([`SPIN`] unless set): spinning only pays when a core is free for it and the
+    /// line is about to come.
+    pub fn set_spin(&mut self, spin: Duration) {
+        self.spin = spin;
     }
 
     /// The next piece, waiting for it until `until` at most (`None`: nothing yet), or
@@ -173,7 +182,7 @@ impl Reader {
                     if now >= until {
                         return None;
                     }
-                    let spin_end = *spin_until.get_or_insert_with(|| (now + SPIN).min(until));
+                    let spin_end = *spin_until.get_or_insert_with(|| (now + self.spin).min(until));
                     if now < spin_end {
                         std::hint::spin_loop();
                         continue;

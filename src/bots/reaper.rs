@@ -30,12 +30,22 @@ const OWNED_ZOMBIE_PAUSE: Duration = Duration::from_millis(50);
 /// Without any child, how long before the reaper looks again.
 const NO_CHILD_PAUSE: Duration = Duration::from_millis(200);
 
+static SUBREAPER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process is the subreaper of its descendants: set by [`become_subreaper`]
+/// (before any bot starts) when the kernel allowed it.
+pub fn is_subreaper() -> bool {
+    SUBREAPER.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Makes this process the subreaper of its descendants and starts the thread that reaps
 /// the orphans it inherits. Idempotent.
 pub fn become_subreaper() {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+        if rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_ok() {
+            SUBREAPER.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         let started = std::thread::Builder::new()
             .name("orphan-reaper".into())
             .spawn(reap_forever);
@@ -99,18 +109,7 @@ fn is_inherited(child: &ProcInfo, leaders: &BTreeSet<i32>) -> bool {
 /// else from a scan of every process.
 fn children() -> Vec<ProcInfo> {
     let me = std::process::id() as i32;
-    let listed = std::fs::read_dir("/proc/self/task").ok().and_then(|tasks| {
-        let mut pids = BTreeSet::new();
-        for task in tasks.flatten() {
-            let list = std::fs::read_to_string(task.path().join("children")).ok()?;
-            pids.extend(
-                list.split_whitespace()
-                    .filter_map(|p| p.parse::<i32>().ok()),
-            );
-        }
-        Some(pids)
-    });
-    match listed {
+    match super::sandbox::children_of(me) {
         Some(pids) => pids
             .into_iter()
             .filter_map(super::sandbox::proc_info)

@@ -343,6 +343,42 @@ pub struct ProcInfo {
     pub uid: Option<u32>,
 }
 
+/// The children of process `pid`, from /proc/PID/task/*/children; `None` where the
+/// kernel has no such files or `pid` is gone.
+pub fn children_of(pid: i32) -> Option<BTreeSet<i32>> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut pids = BTreeSet::new();
+    for task in tasks.flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).ok()?;
+        pids.extend(
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
+    }
+    Some(pids)
+}
+
+/// Every descendant of this process, zombies included, found by walking down from it;
+/// `None` where the kernel lists no children (then only [`processes`] finds them).
+pub fn my_descendants() -> Option<Vec<ProcInfo>> {
+    let mut out = Vec::new();
+    let mut queue = children_of(std::process::id() as i32)?
+        .into_iter()
+        .collect::<Vec<_>>();
+    let mut seen = BTreeSet::new();
+    while let Some(pid) = queue.pop() {
+        if !seen.insert(pid) {
+            continue;
+        }
+        // A process that ended meanwhile has no line and no children left to find.
+        if let Some(info) = proc_info(pid) {
+            out.push(info);
+            queue.extend(children_of(pid).unwrap_or_default());
+        }
+    }
+    Some(out)
+}
+
 /// Every process visible in /proc.
 pub fn processes() -> Vec<ProcInfo> {
     let mut out = Vec::new();
@@ -365,15 +401,30 @@ pub fn processes() -> Vec<ProcInfo> {
 }
 
 pub fn proc_info(pid: i32) -> Option<ProcInfo> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    use std::io::Read;
+    // Scanned for every process at every bot's end: one open, one read into a buffer
+    // that holds the whole line (a `stat` line is a few hundred bytes), and the owner
+    // from the open file, rather than the growing reads and the path lookups of
+    // `read_to_string` and `metadata`.
+    let mut file = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+    let mut buf = [0u8; 1024];
+    let mut len = 0;
+    while len < buf.len() {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    let stat = String::from_utf8_lossy(&buf[..len]);
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgrp = fields.next()?.parse().ok()?;
-    let uid = std::fs::metadata(format!("/proc/{pid}"))
-        .ok()
-        .map(|m| m.uid());
+    // /proc/PID and the files in it belong to the process's owner alike.
+    let uid = file.metadata().ok().map(|m| m.uid());
     Some(ProcInfo {
         pid,
         ppid,
@@ -467,7 +518,13 @@ pub fn sweep_descendants(leader: Option<i32>, pgid: i32, token: &str) {
     let until = Instant::now() + Duration::from_secs(2);
     let mut killed: BTreeSet<i32> = BTreeSet::new();
     loop {
-        let procs = processes();
+        // Arbiter is the subreaper of its bots, so whatever a bot started is among
+        // arbiter's descendants, and only they need be read: not every process on the
+        // machine, at every bot's end.
+        let procs = super::reaper::is_subreaper()
+            .then(my_descendants)
+            .flatten()
+            .unwrap_or_else(processes);
         let mut tree: BTreeSet<i32> = BTreeSet::new();
         tree.extend(leader);
         for p in &procs {

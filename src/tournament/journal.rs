@@ -149,6 +149,14 @@ struct Header {
     shard: Option<Shard>,
 }
 
+/// The journal line of game `id`, its newline included.
+pub fn line(id: u64, record: &GameRecord) -> String {
+    let mut line =
+        serde_json::to_string(&EntryOut { game: id, record }).expect("a record always serializes");
+    line.push('\n');
+    line
+}
+
 #[derive(Serialize)]
 struct EntryOut<'a> {
     game: u64,
@@ -343,6 +351,12 @@ impl Journal {
     /// Appends one finished game as one line, in one write, and flushes it. A write that
     /// fails is cut back, so the journal never holds a partial line followed by another.
     pub fn append(&mut self, id: u64, record: &GameRecord) -> Result<(), Error> {
+        self.append_line(&line(id, record))
+    }
+
+    /// Appends a line made by [`line`] and flushes it: [`Journal::append`] for a line
+    /// made elsewhere (on the thread that played the game).
+    pub fn append_line(&mut self, line: &str) -> Result<(), Error> {
         let io = |source| Error::Io {
             path: self.path.clone(),
             source,
@@ -352,9 +366,6 @@ impl Journal {
                 "an earlier write failed and could not be undone: nothing more is appended",
             )));
         }
-        let mut line = serde_json::to_string(&EntryOut { game: id, record })
-            .expect("a record always serializes");
-        line.push('\n');
         match self
             .file
             .write_all(line.as_bytes())

@@ -229,9 +229,9 @@ pub fn run<G: Builtins>(
         tournament,
         &next_fixture,
         stop,
-        &mut |fixture, record| {
-            journal.append(fixture.id, &record)?;
-            summaries.push(GameSummary::of(fixture.id, &record));
+        &mut |fixture, game| {
+            journal.append_line(&game.line)?;
+            summaries.push(game.summary);
             played += 1;
             let finished = summaries.len();
             // Tables are cheap for a course league and costly for a huge one: rewrite
@@ -366,6 +366,23 @@ pub(crate) fn open<G: Builtins>(
     })
 }
 
+/// A finished game as the writer takes it: its journal line and its summary, both made
+/// on the worker that played it (and the record dropped there), so that the one writer
+/// thread, which every game passes through, does as little as it can per game.
+pub(crate) struct Finished {
+    pub line: String,
+    pub summary: GameSummary,
+}
+
+impl Finished {
+    fn of(fixture: &Fixture, record: GameRecord) -> Finished {
+        Finished {
+            line: journal::line(fixture.id, &record),
+            summary: GameSummary::of(fixture.id, &record),
+        }
+    }
+}
+
 /// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
 /// `tournament.jobs` threads of a dedicated pool, until it returns `None` or `stop` is
 /// set, and hands each finished game to `consume` on the calling thread as it ends.
@@ -375,7 +392,7 @@ pub(crate) fn play_pool<G: Builtins>(
     tournament: &Tournament,
     next_fixture: &(dyn Fn(usize) -> Option<Fixture> + Sync),
     stop: &Arc<AtomicBool>,
-    consume: &mut dyn FnMut(Fixture, GameRecord) -> Result<(), Error>,
+    consume: &mut dyn FnMut(Fixture, Finished) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let jobs = tournament.jobs.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -384,7 +401,7 @@ pub(crate) fn play_pool<G: Builtins>(
         .build()
         .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Result<(Fixture, GameRecord), Error>>();
+    let (tx, rx) = mpsc::channel::<Result<(Fixture, Finished), Error>>();
     let mut failure = None;
     std::thread::scope(|scope| {
         let next = &next;
@@ -404,7 +421,11 @@ pub(crate) fn play_pool<G: Builtins>(
                             // plays it again.
                             let cancelled = stop.load(Ordering::SeqCst)
                                 || matches!(&result, Ok(r) if r.reason == CANCELLED);
-                            if cancelled || tx.send(result.map(|r| (fixture, r))).is_err() {
+                            if cancelled {
+                                break;
+                            }
+                            let finished = result.map(|r| (fixture, Finished::of(&fixture, r)));
+                            if tx.send(finished).is_err() {
                                 break;
                             }
                         }

@@ -104,36 +104,30 @@ pub fn run<G: Builtins>(
     if counter.status.verdict == Verdict::Inconclusive {
         let next_fixture = |i: usize| pending.get(i).copied();
         let mut last_tables = Instant::now();
-        play_pool(
-            game,
-            tournament,
-            &next_fixture,
-            stop,
-            &mut |fixture, record| {
-                if counter.status.verdict != Verdict::Inconclusive {
-                    return Ok(());
-                }
-                journal.append(fixture.id, &record)?;
-                let summary = GameSummary::of(fixture.id, &record);
-                counter.add(&summary);
-                summaries.push(summary);
-                let before = counter.history.len();
-                counter.count()?;
-                for status in &counter.history[before..] {
-                    on_pair(status);
-                }
-                if counter.status.verdict != Verdict::Inconclusive {
-                    // The answer is in: running games are cancelled, no new one starts.
-                    halt.store(true, Ordering::SeqCst);
-                }
-                if last_tables.elapsed() >= Duration::from_secs(1) {
-                    write_tables(&out, &plan, &summaries)?;
-                    write_sprt_csv(&out, &counter.history)?;
-                    last_tables = Instant::now();
-                }
-                Ok(())
-            },
-        )?;
+        play_pool(game, tournament, &next_fixture, stop, &mut |_, game| {
+            if counter.status.verdict != Verdict::Inconclusive {
+                return Ok(());
+            }
+            journal.append_line(&game.line)?;
+            let summary = game.summary;
+            counter.add(&summary);
+            summaries.push(summary);
+            let before = counter.history.len();
+            counter.count()?;
+            for status in &counter.history[before..] {
+                on_pair(status);
+            }
+            if counter.status.verdict != Verdict::Inconclusive {
+                // The answer is in: running games are cancelled, no new one starts.
+                halt.store(true, Ordering::SeqCst);
+            }
+            if last_tables.elapsed() >= Duration::from_secs(1) {
+                write_tables(&out, &plan, &summaries)?;
+                write_sprt_csv(&out, &counter.history)?;
+                last_tables = Instant::now();
+            }
+            Ok(())
+        })?;
         journal.sync()?;
     }
     write_tables(&out, &plan, &summaries)?;

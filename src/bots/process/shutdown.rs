@@ -102,6 +102,24 @@ impl Running {
 
     pub(super) fn wait_exit(&self, limit: Duration) -> Option<WaitIdStatus> {
         let until = Instant::now() + limit;
+        // The pidfd wakes this thread the moment the leader exits.
+        if let Some(pidfd) = &self.pidfd {
+            loop {
+                if let Some(status) = self.exit_status() {
+                    return Some(status);
+                }
+                let now = Instant::now();
+                if now >= until {
+                    return None;
+                }
+                if crate::bots::pipe::wait_for(pidfd, rustix::event::PollFlags::IN, until - now) {
+                    // Readable yet no status (reaped elsewhere): no more waking by it.
+                    if self.exit_status().is_none() {
+                        break;
+                    }
+                }
+            }
+        }
         // A bot told `end` exits within a millisecond or two: look often at first.
         let mut pause = Duration::from_micros(250);
         loop {
@@ -189,6 +207,7 @@ impl Drop for Running {
         self.to_stdin = None;
         self.reap();
         self.sweep();
+        super::spawn::LIVE_BOTS.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

@@ -17,11 +17,23 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 /// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
 const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Bot processes started and not yet dropped, in this arbiter process.
+pub(super) static LIVE_BOTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether a referee thread waiting for a reply may spin instead of sleeping: only while
+/// there is a core for each bot alive (one game on two cores: yes; two games on two cores:
+/// no), since a spinning referee takes the core another game's bot or referee needs.
+pub(super) fn core_to_spare() -> bool {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    LIVE_BOTS.load(Ordering::Relaxed) <= cores
+}
 
 fn absolute(path: &std::path::Path) -> std::path::PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
@@ -109,6 +121,9 @@ pub(super) struct Running {
     pub(super) swept: bool,
     /// The bot's cgroup, where one can be made: everything it started is in it.
     pub(super) cgroup: Option<BotCgroup>,
+    /// Whether the bot's last reply came within [`pipe::SPIN`]: the next is then likely
+    /// to come as quickly, and is worth spinning for.
+    pub(super) quick: bool,
 }
 
 impl Running {
@@ -234,6 +249,7 @@ impl Running {
                 return Err(abandon(&mut child, pgid, why));
             }
         };
+        LIVE_BOTS.fetch_add(1, Ordering::Relaxed);
         let mut run = Running {
             child,
             pgid,
@@ -254,6 +270,7 @@ impl Running {
             sandbox: jail,
             swept: false,
             cgroup,
+            quick: true,
         };
         let spawned = std::thread::Builder::new()
             .name("bot-stderr".into())

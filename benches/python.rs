@@ -1,0 +1,372 @@
+//! What arbiter costs over a plain Python referee, for course-style Python bots.
+//!
+//! The same Asalto games, seeded random bot against seeded greedy bot in both role orders
+//! (benches/baseline/seeded_*_bot.py: the course-style bots of bots/python/examples with
+//! their generators seeded from `$ASALTO_BENCH_SEED`), are played three ways:
+//!
+//! 1. through arbiter: the referee of the library, each bot in its own Python process
+//!    behind the course adapter, a fresh pair of processes per game, as a league does;
+//! 2. the baseline: benches/baseline/asalto_referee.py, one Python process per game that
+//!    imports both bots and alternates their calls with the rules;
+//! 3. the baseline's moves alone: one Python process for every game, so that the
+//!    difference from (2) is the baseline's own start-up per game.
+//!
+//! Every game must come out the same (every reply, the winner) in (1) and (2), or the
+//! bench stops: the comparison is of the same work. The three are run in turns, `ROUNDS`
+//! times, and each figure is the median; the CPU time (user + system, arbiter's own and
+//! its bots') is printed too, as it moves less than wall time on a busy machine.
+//!
+//! Run: cargo bench --bench python. Knobs: `BENCH_PAIRS` (role-swapped pairs of games,
+//! default 10), `BENCH_ROUNDS` (default 3), `BENCH_PYTHON` (default python3, resolved to the
+//! interpreter's own path).
+
+use arbiter::bots::spec::{BotSpec, Confinement};
+use arbiter::games::asalto::Asalto;
+use arbiter::referee::{MatchConfig, play_game};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const SEED_VAR: &str = "ASALTO_BENCH_SEED";
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// CPU seconds (user + system) of this process and of its reaped children.
+fn cpu_seconds() -> [f64; 2] {
+    let of = |who| {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut usage) };
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        tv(usage.ru_utime) + tv(usage.ru_stime)
+    };
+    [of(libc::RUSAGE_SELF), of(libc::RUSAGE_CHILDREN)]
+}
+
+fn uptime() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// One game: who plays the rebels, who the officers, and the seed.
+#[derive(Clone)]
+struct Fixture {
+    rebel: PathBuf,
+    officer: PathBuf,
+    seed: u64,
+}
+
+/// What is compared: every reply, and the winner; and the game's wall time where it was
+/// taken alone.
+#[derive(Debug)]
+struct Played {
+    moves: Vec<Value>,
+    winner: Option<String>,
+    wall: Option<Duration>,
+}
+
+impl Played {
+    fn same_game(&self, other: &Played) -> bool {
+        self.moves == other.moves && self.winner == other.winner
+    }
+}
+
+struct Measured {
+    wall: Duration,
+    /// This process's CPU seconds, and its children's.
+    cpu: [f64; 2],
+    games: Vec<Played>,
+}
+
+fn measure(run: impl FnOnce() -> Vec<Played>) -> Measured {
+    let cpu = cpu_seconds();
+    let started = Instant::now();
+    let games = run();
+    Measured {
+        wall: started.elapsed(),
+        cpu: {
+            let [s, c] = cpu_seconds();
+            [s - cpu[0], c - cpu[1]]
+        },
+        games,
+    }
+}
+
+fn through_arbiter(python: &str, fixtures: &[Fixture]) -> Vec<Played> {
+    let game = Asalto::default();
+    fixtures
+        .iter()
+        .map(|f| {
+            let started = Instant::now();
+            let env = BTreeMap::from([(SEED_VAR.to_string(), f.seed.to_string())]);
+            let seat = |file: &Path| {
+                let spec = BotSpec::CoursePython {
+                    file: file.to_path_buf(),
+                    python: Some(python.to_string()),
+                };
+                arbiter::bots::open_player_in(&spec, &game, None, &env, Confinement::default())
+                    .expect("a course bot")
+            };
+            let (mut rebel, mut officer) = (seat(&f.rebel), seat(&f.officer));
+            let config = MatchConfig {
+                seed: f.seed,
+                ..MatchConfig::default()
+            };
+            let record = play_game(
+                &game,
+                [rebel.as_mut(), officer.as_mut()],
+                ["rebel", "officer"],
+                &config,
+                &mut |_| {},
+            );
+            assert!(
+                record.detail.is_none(),
+                "game {} ended by {}: {:?}",
+                f.seed,
+                record.reason,
+                record.detail
+            );
+            // The bots are reaped before the game counts as over, as in a league.
+            drop((rebel, officer));
+            Played {
+                moves: record.moves.into_iter().map(|m| m.reply).collect(),
+                winner: record.winner,
+                wall: Some(started.elapsed()),
+            }
+        })
+        .collect()
+}
+
+fn parse_baseline(stdout: &[u8]) -> Vec<Played> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("a JSON line from the baseline");
+            Played {
+                moves: v["moves"].as_array().expect("moves").clone(),
+                winner: v["winner"].as_str().map(str::to_string),
+                wall: None,
+            }
+        })
+        .collect()
+}
+
+fn baseline_command(python: &str, script: &Path, f: &Fixture, games: usize) -> Command {
+    let mut command = Command::new(python);
+    command
+        .arg(script)
+        .arg(&f.rebel)
+        .arg(&f.officer)
+        .arg(f.seed.to_string())
+        .arg(games.to_string())
+        // As arbiter runs course bots: no bytecode written next to them.
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    command
+}
+
+fn run_baseline(mut command: Command) -> Vec<Played> {
+    let out = command.output().expect("the baseline runs");
+    assert!(
+        out.status.success(),
+        "the baseline failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    parse_baseline(&out.stdout)
+}
+
+/// One process per game.
+fn baseline_per_game(python: &str, script: &Path, fixtures: &[Fixture]) -> Vec<Played> {
+    fixtures
+        .iter()
+        .flat_map(|f| {
+            let started = Instant::now();
+            let mut games = run_baseline(baseline_command(python, script, f, 1));
+            let wall = started.elapsed();
+            games.iter_mut().for_each(|g| g.wall = Some(wall));
+            games
+        })
+        .collect()
+}
+
+/// One process per role order for all its games (consecutive seeds), put back in fixture
+/// order.
+fn baseline_one_process(python: &str, script: &Path, fixtures: &[Fixture]) -> Vec<Played> {
+    let pairs = fixtures.len() / 2;
+    let even: Vec<Fixture> = fixtures.iter().step_by(2).cloned().collect();
+    let odd: Vec<Fixture> = fixtures.iter().skip(1).step_by(2).cloned().collect();
+    let a = run_baseline(baseline_command(python, script, &even[0], pairs));
+    let b = run_baseline(baseline_command(python, script, &odd[0], pairs));
+    a.into_iter().zip(b).flat_map(|(x, y)| [x, y]).collect()
+}
+
+/// The interpreter's own path: a launcher such as pyenv's `python3` shim (a shell script
+/// that costs more than Python's start-up) would otherwise be timed on both sides.
+fn interpreter(python: &str) -> String {
+    let out = Command::new(python)
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("the Python interpreter runs");
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if path.is_empty() {
+        python.to_string()
+    } else {
+        path
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    let pairs: usize = env_or("BENCH_PAIRS", 10);
+    let rounds: usize = env_or("BENCH_ROUNDS", 3).max(1);
+    let python = interpreter(&env_or("BENCH_PYTHON", "python3".to_string()));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("benches").join("baseline");
+    let script = dir.join("asalto_referee.py");
+    let random = dir.join("seeded_random_bot.py");
+    let greedy = dir.join("seeded_greedy_bot.py");
+    // Both role orders with the same seed, pair after pair (consecutive seeds per order,
+    // which the one-process baseline relies on).
+    let fixtures: Vec<Fixture> = (1..=pairs as u64)
+        .flat_map(|seed| {
+            [
+                Fixture {
+                    rebel: random.clone(),
+                    officer: greedy.clone(),
+                    seed,
+                },
+                Fixture {
+                    rebel: greedy.clone(),
+                    officer: random.clone(),
+                    seed,
+                },
+            ]
+        })
+        .collect();
+    let games = fixtures.len();
+
+    println!(
+        "python bench: {games} Asalto games ({pairs} role-swapped pairs), seeded course-style random vs greedy, {rounds} rounds, medians"
+    );
+    println!("  interpreter: {python}");
+    println!("  load (1, 5, 15 min) at the start: {}", uptime());
+    let (mut arb, mut per, mut one) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let a = measure(|| through_arbiter(&python, &fixtures));
+        let p = measure(|| baseline_per_game(&python, &script, &fixtures));
+        let o = measure(|| baseline_one_process(&python, &script, &fixtures));
+        if round == 0 {
+            assert_eq!(a.games.len(), games);
+            assert_eq!(p.games.len(), games);
+            assert_eq!(o.games.len(), games);
+            for (i, x) in a.games.iter().enumerate() {
+                assert!(
+                    x.same_game(&p.games[i]),
+                    "game {i} differs between arbiter ({x:?}) and the baseline ({:?})",
+                    p.games[i]
+                );
+                assert!(
+                    p.games[i].same_game(&o.games[i]),
+                    "game {i} differs between the baseline's two ways"
+                );
+            }
+            let plies: usize = a.games.iter().map(|g| g.moves.len()).sum();
+            println!(
+                "  the same {games} games both ways: {plies} plies in all, {:.0} per game",
+                plies as f64 / games as f64
+            );
+        }
+        arb.push(a);
+        per.push(p);
+        one.push(o);
+    }
+    let wall = |ms: &[Measured]| median(ms.iter().map(|m| m.wall.as_secs_f64()).collect());
+    let cpu = |ms: &[Measured]| median(ms.iter().map(|m| m.cpu[0] + m.cpu[1]).collect());
+    let own = median(arb.iter().map(|m| m.cpu[0]).collect());
+    let (wa, wp, wo) = (wall(&arb), wall(&per), wall(&one));
+    let (ca, cp, co) = (cpu(&arb), cpu(&per), cpu(&one));
+    let ms = |s: f64| s * 1000.0 / games as f64;
+    println!("  per game                                  wall ms   cpu ms");
+    println!(
+        "  arbiter, two bot processes per game      {:8.1} {:8.1}",
+        ms(wa),
+        ms(ca)
+    );
+    println!(
+        "    of which arbiter's own (referee, pipes, process control)  {:8.1}",
+        ms(own)
+    );
+    println!(
+        "  baseline, one Python process per game    {:8.1} {:8.1}",
+        ms(wp),
+        ms(cp)
+    );
+    println!(
+        "  baseline, one Python process in all      {:8.1} {:8.1}",
+        ms(wo),
+        ms(co)
+    );
+    println!(
+        "  ratio arbiter / baseline (one process per game): {:.3}x wall, {:.3}x cpu; target: at most 1.05x wall",
+        wa / wp,
+        ca / cp
+    );
+    println!(
+        "  of the baseline's game, its Python start-up takes {:.1} ms ({:.0}%); arbiter's extra {:.1} ms a game",
+        ms(wp - wo),
+        100.0 * (wp - wo) / wp,
+        ms(wa - wp)
+    );
+    // Short games show the per-game cost, long ones the per-move cost.
+    println!("  by role order (medians over rounds of the summed wall time per game):");
+    for (order, label) in [
+        (0, "random rebels, greedy officers"),
+        (1, "greedy rebels, random officers"),
+    ] {
+        let sum = |ms: &[Measured]| {
+            median(
+                ms.iter()
+                    .map(|m| {
+                        m.games
+                            .iter()
+                            .skip(order)
+                            .step_by(2)
+                            .filter_map(|g| g.wall)
+                            .map(|w| w.as_secs_f64())
+                            .sum::<f64>()
+                    })
+                    .collect(),
+            )
+        };
+        let plies: usize = arb[0]
+            .games
+            .iter()
+            .skip(order)
+            .step_by(2)
+            .map(|g| g.moves.len())
+            .sum();
+        let n = pairs as f64;
+        let (a, p) = (sum(&arb), sum(&per));
+        println!(
+            "    {label}: {:.0} plies a game; arbiter {:.1} ms, baseline {:.1} ms a game: {:.3}x; arbiter's extra {:.1} ms a game, {:.1} us a ply",
+            plies as f64 / n,
+            a * 1000.0 / n,
+            p * 1000.0 / n,
+            a / p,
+            (a - p) * 1000.0 / n,
+            (a - p) * 1e6 / plies as f64
+        );
+    }
+    println!("  load (1, 5, 15 min) at the end: {}", uptime());
+}
