@@ -19,6 +19,7 @@
 //! openings and the SPRT settings; its games all started from the standard start). A run
 //! refuses to resume them, since it cannot tell whether those settings changed.
 
+use super::compact;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,10 @@ pub const JOURNAL_FILE: &str = "games.jsonl";
 pub const REPLACED_FILE: &str = "games.jsonl.old";
 /// The file whose `flock` marks a run in progress.
 pub const LOCK_FILE: &str = "games.lock";
-const FORMAT_VERSION: u32 = 3;
+/// The format a new journal is written in.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format a run resumes, writing its further games in that format.
+const OLDEST_RESUMABLE: u32 = 3;
 /// The oldest format [`load`] reads.
 const OLDEST_READABLE: u32 = 1;
 
@@ -156,6 +160,28 @@ struct EntryIn {
     record: GameRecord,
 }
 
+/// The line of game `id` in journal format `version` (without its newline): format 4's
+/// compact line, or the whole record as JSON for formats 1 to 3.
+pub fn encode_game(version: u32, id: u64, record: &GameRecord) -> String {
+    if version >= 4 {
+        compact::encode(id, record)
+    } else {
+        serde_json::to_string(&EntryOut { game: id, record }).expect("a record always serializes")
+    }
+}
+
+/// Reads one game line of a journal in format `version`: the one decoding of games, used
+/// by [`load`], [`for_each_record`] and a resume alike.
+pub fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord), String> {
+    if version >= 4 {
+        compact::decode(line)
+    } else {
+        serde_json::from_slice::<EntryIn>(line)
+            .map(|entry| (entry.game, entry.record))
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// What was wrong with the journal's last line, and what opening it for a run did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Repair {
@@ -173,6 +199,8 @@ pub struct Journal {
     len: u64,
     /// A failed write could not be cut back: nothing more may be appended.
     broken: bool,
+    /// The format of its lines: a resumed journal keeps its own.
+    version: u32,
     _lock: FolderLock,
 }
 
@@ -223,12 +251,14 @@ impl Journal {
             None
         };
         let mut repair = None;
+        let mut version = FORMAT_VERSION;
         let games = match read {
             // A journal with no game (or only a torn header) holds no result: it is
             // started afresh under the new plan.
             Some(read) if read.header.is_some() && !read.games.is_empty() => {
-                let (version, old) = read.header.expect("checked");
-                if version < FORMAT_VERSION {
+                let (old_version, old) = read.header.expect("checked");
+                version = old_version;
+                if version < OLDEST_RESUMABLE {
                     let missing = if version < 2 {
                         "the move limits, the interpreter, the resource limits, the sandbox, \
                          a digest of each bot's files or the openings"
@@ -295,11 +325,12 @@ impl Journal {
             path,
             len,
             broken: false,
+            version,
             _lock: lock,
         };
         let loaded = Loaded {
             plan: plan.clone(),
-            version: FORMAT_VERSION,
+            version,
             games,
             repair,
         };
@@ -318,8 +349,7 @@ impl Journal {
                 "an earlier write failed and could not be undone: nothing more is appended",
             )));
         }
-        let mut line = serde_json::to_string(&EntryOut { game: id, record })
-            .expect("a record always serializes");
+        let mut line = encode_game(self.version, id, record);
         line.push('\n');
         match self
             .file
@@ -553,14 +583,15 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
                 }
             }
         } else {
-            match serde_json::from_slice::<EntryIn>(text) {
-                Ok(entry) => {
+            let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _)| *v);
+            match decode_game(version, text) {
+                Ok((id, record)) => {
                     if !complete {
                         tail = Some((offset, Repair::Completed));
                     }
-                    if seen.insert(entry.game) {
-                        games.push(GameSummary::of(entry.game, &entry.record));
-                        visit(entry.game, entry.record);
+                    if seen.insert(id) {
+                        games.push(GameSummary::of(id, &record));
+                        visit(id, record);
                     }
                 }
                 Err(_) if !complete => {

@@ -4,6 +4,7 @@
 //! one writer (the calling thread), which appends them to the journal, keeps the
 //! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
 
+pub mod compact;
 pub mod journal;
 pub mod openings;
 pub mod preflight;
