@@ -157,6 +157,8 @@ fn league_run(pairs: u64) {
         ])
         .args(["--pairs", &pairs.to_string(), "-j", "2", "--quiet", "--out"])
         .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .status()
         .expect("arbiter runs");
     let secs = started.elapsed().as_secs_f64();

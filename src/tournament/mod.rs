@@ -349,7 +349,9 @@ pub(crate) fn play_pool<G: Builtins>(
         .build()
         .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Result<(Fixture, GameRecord), Error>>();
+    // Bounded: when the writer falls behind, the workers wait instead of piling up
+    // finished records in memory (a long league would otherwise hold most of its games).
+    let (tx, rx) = mpsc::sync_channel::<Result<(Fixture, GameRecord), Error>>(jobs);
     let mut failure = None;
     std::thread::scope(|scope| {
         let next = &next;
