@@ -281,7 +281,11 @@ mod tests {
             detail: String::new(),
             pair: id / 2,
             opening: "[]".into(),
-            replay: id.to_string(),
+            replay: {
+                let mut replay = [0; 12];
+                replay[..8].copy_from_slice(&id.to_le_bytes());
+                replay
+            },
         }
     }
 

@@ -194,6 +194,9 @@ pub fn run<G: Builtins>(
         repair,
     } = open(game, rules, tournament, None)?;
     let total = fixtures.len();
+    // The games still to play are in `pending`: the whole schedule need not stay in
+    // memory for the length of a long league.
+    drop(fixtures);
     write_tables(&tournament.out, &plan, &summaries)?;
     on_event(LeagueEvent::Started {
         total,
@@ -462,7 +465,7 @@ fn check_against_schedule(
             entrants[f.second].name.as_str(),
         ]
     });
-    if expected != Some([summary.players[0].as_str(), summary.players[1].as_str()]) {
+    if expected != Some([&*summary.players[0], &*summary.players[1]]) {
         return Err(Error::usage(format!(
             "{}: game {} ({} vs {}) is not in this tournament's schedule; use another output folder",
             path.display(),
@@ -494,10 +497,9 @@ pub fn write_tables_marking(
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
     let mut table = league::table(&names, games, scoring);
     league::set_marks(&mut table.rows, non_scoring);
-    report::write_atomic(
-        &dir.join("games.csv"),
-        &report::games_csv(&plan.roles, games),
-    )?;
+    report::write_atomic_with(&dir.join("games.csv"), |out| {
+        report::write_games_csv(out, &plan.roles, games)
+    })?;
     report::write_atomic(
         &dir.join("standings.csv"),
         &report::standings_csv(&plan.roles, &table.rows),

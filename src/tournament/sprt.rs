@@ -179,7 +179,7 @@ impl Counter {
     fn add(&mut self, summary: &GameSummary) {
         let score = match summary.winner {
             None => 0.5,
-            Some(w) if summary.players[w] == self.candidate => 1.0,
+            Some(w) if *summary.players[w] == *self.candidate => 1.0,
             Some(_) => 0.0,
         };
         self.scores.insert(summary.id, score);

@@ -13,17 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn records(dir: &Path) -> Vec<(u64, GameRecord)> {
-    read(&dir.join("games.jsonl"))
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["game"].as_u64().unwrap(),
-                serde_json::from_value(v["record"].clone()).unwrap(),
-            )
-        })
-        .collect()
+    journal_records(dir)
 }
 
 fn course_bot(name: &str) -> String {
