@@ -465,7 +465,7 @@ fn check_against_schedule(
             entrants[f.second].name.as_str(),
         ]
     });
-    if expected != Some([&*summary.players[0], &*summary.players[1]]) {
+    if expected != Some([summary.players[0].as_str(), summary.players[1].as_str()]) {
         return Err(Error::usage(format!(
             "{}: game {} ({} vs {}) is not in this tournament's schedule; use another output folder",
             path.display(),

@@ -125,7 +125,7 @@ impl DistinctPairs {
             pairs += 1;
             let mut key: Vec<(&str, &str, [u8; 12])> = games
                 .iter()
-                .map(|g| (&*g.players[0], &*g.players[1], g.replay))
+                .map(|g| (g.players[0].as_str(), g.players[1].as_str(), g.replay))
                 .collect();
             key.sort();
             let mut digest = Sha256::new();
