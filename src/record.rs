@@ -106,7 +106,7 @@ pub struct GameSummary {
     pub seed: u64,
     /// Why the game ended that way, in one short line ([`short_detail`]); empty for a
     /// game that ended by the rules alone.
-    pub detail: String,
+    pub detail: Shared,
     /// The pair: shared by the two games of a role-swapped pair (the record's `start`).
     pub pair: u64,
     /// The opening as compact JSON (`[]` for the standard start).
@@ -195,7 +195,7 @@ impl GameSummary {
             max_ms,
             mean_ms,
             seed: record.seed,
-            detail: short_detail(record),
+            detail: shared(&short_detail(record)),
             pair: record.start,
             opening: match &record.opening {
                 Value::Null => shared("[]"),

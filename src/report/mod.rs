@@ -113,7 +113,7 @@ pub fn write_games_csv(
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());
         row.push(g.opening.to_string());
-        row.push(g.detail.clone());
+        row.push(g.detail.to_string());
         row
     });
     let mut writer = csv::Writer::from_writer(out);

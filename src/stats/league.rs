@@ -279,7 +279,7 @@ mod tests {
             max_ms: [0.0; 2],
             mean_ms: [0.0; 2],
             seed: 0,
-            detail: String::new(),
+            detail: shared(""),
             pair: id / 2,
             opening: shared("[]"),
             replay: {

@@ -194,9 +194,10 @@ pub fn run<G: Builtins>(
         repair,
     } = open(game, rules, tournament, None)?;
     let total = fixtures.len();
-    // The games still to play are in `pending`: the whole schedule need not stay in
-    // memory for the length of a long league.
+    // Only the games still to play are kept, each in 24 bytes: a long league holds one
+    // per game until it ends.
     drop(fixtures);
+    let pending: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
     write_tables(&tournament.out, &plan, &summaries)?;
     on_event(LeagueEvent::Started {
         total,
@@ -221,7 +222,7 @@ pub fn run<G: Builtins>(
     }
     let mut played = 0;
     let mut last_tables = Instant::now();
-    let next_fixture = |i: usize| pending.get(i).copied();
+    let next_fixture = |i: usize| pending.get(i).map(|p| p.fixture(tournament.seed));
     play_pool(
         game,
         tournament,
@@ -278,6 +279,36 @@ pub fn run<G: Builtins>(
         interrupted: summaries.len() < total,
         distinct: DistinctPairs::of(&summaries),
     })
+}
+
+/// A scheduled game in its fewest bytes: its seed is derived again from its id.
+struct PendingGame {
+    id: u64,
+    start: u64,
+    first: u32,
+    second: u32,
+}
+
+impl PendingGame {
+    fn of(fixture: &Fixture) -> PendingGame {
+        PendingGame {
+            id: fixture.id,
+            start: fixture.start,
+            // A tournament has far fewer than 2^32 bots.
+            first: fixture.first as u32,
+            second: fixture.second as u32,
+        }
+    }
+
+    fn fixture(&self, seed: u64) -> Fixture {
+        Fixture {
+            id: self.id,
+            first: self.first as usize,
+            second: self.second as usize,
+            seed: schedule::game_seed(seed, self.id),
+            start: self.start,
+        }
+    }
 }
 
 /// A tournament's journal opened for a run, with what it already holds.
