@@ -230,7 +230,7 @@ fn a_league_without_opening_flags_starts_every_game_from_the_standard_start() {
     );
     let plan: Value =
         serde_json::from_str(read(&out.join("games.jsonl")).lines().next().unwrap()).unwrap();
-    assert_eq!(plan["arbiter_journal"], 3);
+    assert_eq!(plan["arbiter_journal"], 4);
     assert!(plan["plan"].get("openings").is_none(), "{plan}");
 }
 
