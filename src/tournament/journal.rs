@@ -14,10 +14,18 @@
 //! as long as it writes there. The kernel drops the lock when the run ends or is killed,
 //! so a lock never outlives its run.
 //!
-//! Older formats are still read by [`load`] (`arbiter table`): format 1 (before the plan
-//! held the limits, interpreter, confinement and digests) and format 2 (before it held the
-//! openings and the SPRT settings; its games all started from the standard start). A run
-//! refuses to resume them, since it cannot tell whether those settings changed.
+//! A game line of format 4 (the one written now) is compact: the fields a reader looks for
+//! in plain JSON, the moves, boards, logs and failure detail packed column-wise and
+//! compressed (see [`compact`] for the encoding and for the one loss, times kept to the
+//! microsecond). Every reader decodes game lines through [`decode_game`].
+//!
+//! Older formats are still read by [`load`] (`arbiter table`) and [`for_each_record`]:
+//! format 3 (each game line the whole record as JSON), format 1 (before the plan held the
+//! limits, interpreter, confinement and digests) and format 2 (before it held the openings
+//! and the SPRT settings; its games all started from the standard start). A format 3
+//! journal is resumed in format 3: its further games are written as format 3 lines, so a
+//! journal never mixes two formats. A run refuses to resume formats 1 and 2, since it
+//! cannot tell whether those settings changed.
 
 use super::compact;
 use crate::error::Error;
