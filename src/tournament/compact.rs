@@ -89,6 +89,13 @@ pub fn time_us(time_ms: f64) -> u64 {
     }
 }
 
+/// Rounds the times of `record` as [`encode`] keeps them.
+pub fn keep_times(record: &mut GameRecord) {
+    for mv in &mut record.moves {
+        mv.time_ms = time_us(mv.time_ms) as f64 / 1000.0;
+    }
+}
+
 /// The line of game `id` (without its newline).
 pub fn encode(id: u64, record: &GameRecord) -> String {
     let mut raw = Vec::with_capacity(64 + record.moves.len() * 6);
@@ -362,9 +369,7 @@ mod tests {
     /// What a record reads back as: itself, its times to the microsecond.
     fn as_kept(record: &GameRecord) -> GameRecord {
         let mut kept = record.clone();
-        for mv in &mut kept.moves {
-            mv.time_ms = time_us(mv.time_ms) as f64 / 1000.0;
-        }
+        keep_times(&mut kept);
         kept
     }
 

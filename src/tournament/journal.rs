@@ -345,6 +345,15 @@ impl Journal {
         Ok((journal, loaded))
     }
 
+    /// Makes `record` what a reader of this journal will get back: in format 4, its times
+    /// to the microsecond. A run summarizes the game after this, so the tables it writes
+    /// are the ones `arbiter table` rebuilds from the journal.
+    pub fn keep(&self, record: &mut GameRecord) {
+        if self.version >= 4 {
+            compact::keep_times(record);
+        }
+    }
+
     /// Appends one finished game as one line, in one write, and flushes it. A write that
     /// fails is cut back, so the journal never holds a partial line followed by another.
     pub fn append(&mut self, id: u64, record: &GameRecord) -> Result<(), Error> {

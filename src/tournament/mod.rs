@@ -228,7 +228,8 @@ pub fn run<G: Builtins>(
         tournament,
         &next_fixture,
         stop,
-        &mut |fixture, record| {
+        &mut |fixture, mut record| {
+            journal.keep(&mut record);
             journal.append(fixture.id, &record)?;
             summaries.push(GameSummary::of(fixture.id, &record));
             played += 1;

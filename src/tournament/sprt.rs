@@ -127,10 +127,11 @@ pub fn run<G: Builtins>(
             tournament,
             &next_fixture,
             stop,
-            &mut |fixture, record| {
+            &mut |fixture, mut record| {
                 if counter.status.verdict != Verdict::Inconclusive {
                     return Ok(());
                 }
+                journal.keep(&mut record);
                 journal.append(fixture.id, &record)?;
                 let summary = GameSummary::of(fixture.id, &record);
                 counter.add(&summary);
