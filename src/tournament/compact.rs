@@ -217,32 +217,33 @@ pub fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
                 )
             })
     };
+    let [plies, sides, verdicts, reasons, reply_ids, times] = &columns;
     let mut moves = Vec::with_capacity(n);
     let mut previous_ply: i64 = -1;
-    for at in 0..n {
-        let ply = previous_ply + 1 + unzigzag(columns[0][at]);
+    for (at, &ply_code) in plies.iter().enumerate() {
+        let ply = previous_ply + 1 + unzigzag(ply_code);
         let ply = u32::try_from(ply).map_err(|_| format!("`packed` move {at}: ply {ply}"))?;
         previous_ply = i64::from(ply);
         let reply = replies
-            .get(columns[4][at] as usize)
+            .get(reply_ids[at] as usize)
             .cloned()
             .ok_or_else(|| {
                 format!(
                     "`packed` move {at}: reply {} is not among the line's {} replies",
-                    columns[4][at],
+                    reply_ids[at],
                     replies.len()
                 )
             })?;
         moves.push(MoveRecord {
             ply,
-            side: string(columns[1][at], "side", at)?,
+            side: string(sides[at], "side", at)?,
             reply,
-            verdict: string(columns[2][at], "verdict", at)?,
-            reason: match columns[3][at] {
+            verdict: string(verdicts[at], "verdict", at)?,
+            reason: match reasons[at] {
                 0 => None,
                 i => Some(string(i - 1, "reason", at)?),
             },
-            time_ms: columns[5][at] as f64 / 1000.0,
+            time_ms: times[at] as f64 / 1000.0,
         });
     }
     let head = line.record;
