@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A finished game. Role-keyed maps use the game's role names (`rebel`, `officer`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,18 +83,21 @@ impl GameRecord {
     }
 }
 
-/// The few numbers of a game that tables need, without its moves.
+/// The few numbers of a game that tables need, without its moves. A league keeps one per
+/// game in memory, so the texts games have in common (names, roles, reasons, openings)
+/// are [`Shared`]: held once however many games name them, each summary holding a thin
+/// pointer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameSummary {
     /// The scheduled id.
     pub id: u64,
     /// Bot names in move order.
-    pub players: [String; 2],
+    pub players: [Shared; 2],
     /// Role names in move order.
-    pub roles: [String; 2],
+    pub roles: [Shared; 2],
     /// Index into `players` of the winner; `None` for a tie.
     pub winner: Option<usize>,
-    pub reason: String,
+    pub reason: Shared,
     pub rounds: u32,
     pub illegal: [u32; 2],
     /// Per seat, over its turns.
@@ -102,14 +106,36 @@ pub struct GameSummary {
     pub seed: u64,
     /// Why the game ended that way, in one short line ([`short_detail`]); empty for a
     /// game that ended by the rules alone.
-    pub detail: String,
+    pub detail: Shared,
     /// The pair: shared by the two games of a role-swapped pair (the record's `start`).
     pub pair: u64,
     /// The opening as compact JSON (`[]` for the standard start).
-    pub opening: String,
+    pub opening: Shared,
     /// A digest of the start, the opening and every reply: two games with the same one
     /// were played move for move alike.
-    pub replay: String,
+    pub replay: [u8; 12],
+}
+
+/// A text many game summaries hold: an `Arc<String>` rather than an `Arc<str>` because
+/// its pointer is half the size (8 bytes), which counts in a league of 100,000 games.
+pub type Shared = Arc<String>;
+
+/// `text` as a [`Shared`] text, the same one as every earlier call's for that text: the
+/// few distinct names, roles and reasons of a league are held once, not once per game.
+pub fn shared(text: &str) -> Shared {
+    static TEXTS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<Shared>>> =
+        std::sync::OnceLock::new();
+    let mut texts = TEXTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let text = text.to_string();
+    if let Some(known) = texts.get(&text) {
+        return known.clone();
+    }
+    let new = Arc::new(text);
+    texts.insert(new.clone());
+    new
 }
 
 /// How a bot's own failure ended a game, for the per-bot counts of the standings.
@@ -135,9 +161,9 @@ impl Fault {
 
 impl GameSummary {
     pub fn of(id: u64, record: &GameRecord) -> GameSummary {
-        let role = |i: usize| record.roles.get(i).cloned().unwrap_or_default();
+        let role = |i: usize| record.roles.get(i).map_or("", String::as_str);
         let roles = [role(0), role(1)];
-        let name = |r: &String| record.players.get(r).cloned().unwrap_or_default();
+        let name = |r: &str| shared(record.players.get(r).map_or("", String::as_str));
         let mut max_ms = [0.0f64; 2];
         let mut sum_ms = [0.0f64; 2];
         let mut asked = [0u32; 2];
@@ -157,23 +183,23 @@ impl GameSummary {
         });
         GameSummary {
             id,
-            players: [name(&roles[0]), name(&roles[1])],
+            players: [name(roles[0]), name(roles[1])],
             winner: record
                 .winner
                 .as_ref()
                 .and_then(|w| roles.iter().position(|r| r == w)),
-            illegal: [0, 1].map(|i| record.illegal.get(&roles[i]).copied().unwrap_or(0)),
-            roles,
-            reason: record.reason.clone(),
+            illegal: [0, 1].map(|i| record.illegal.get(roles[i]).copied().unwrap_or(0)),
+            roles: roles.map(shared),
+            reason: shared(&record.reason),
             rounds: record.rounds,
             max_ms,
             mean_ms,
             seed: record.seed,
-            detail: short_detail(record),
+            detail: shared(&short_detail(record)),
             pair: record.start,
             opening: match &record.opening {
-                Value::Null => "[]".to_string(),
-                opening => opening.to_string(),
+                Value::Null => shared("[]"),
+                opening => shared(&opening.to_string()),
             },
             replay: replay_digest(record),
         }
@@ -194,7 +220,7 @@ impl GameSummary {
 
 /// A digest of what makes a game the game it was: its start, its opening and the replies
 /// of each turn, in order (not the times, seeds or bot logs).
-fn replay_digest(record: &GameRecord) -> String {
+fn replay_digest(record: &GameRecord) -> [u8; 12] {
     use sha2::{Digest, Sha256};
     let replies: Vec<(&str, &Value, &str)> = record
         .moves
@@ -207,7 +233,9 @@ fn replay_digest(record: &GameRecord) -> String {
     let text = serde_json::to_vec(&(&record.start_board, &record.opening, &replies))
         .expect("JSON values always serialize");
     let hash = Sha256::digest(&text);
-    hash.iter().take(12).map(|b| format!("{b:02x}")).collect()
+    let mut digest = [0; 12];
+    digest.copy_from_slice(&hash[..12]);
+    digest
 }
 
 /// The longest [`short_detail`], in characters: it must fit a table cell and a line.
@@ -380,11 +408,9 @@ mod tests {
             .map(|m| (m.side.as_str(), &m.reply, m.verdict.as_str()))
             .collect();
         let text = serde_json::json!([r.start_board, r.opening, replies]).to_string();
-        let former: String = Sha256::digest(text.as_bytes())
-            .iter()
-            .take(12)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let former: [u8; 12] = Sha256::digest(text.as_bytes())[..12]
+            .try_into()
+            .expect("12 bytes");
         assert_eq!(replay_digest(&r), former);
         r.moves[1].reply = serde_json::json!(0);
         assert_ne!(replay_digest(&r), former);

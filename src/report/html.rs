@@ -139,13 +139,13 @@ fn games_section(plan: &Plan, journal: &Path) -> Result<String, Error> {
             vec![
                 g.id.to_string(),
                 g.pair.to_string(),
-                g.players[0].clone(),
-                g.players[1].clone(),
+                g.players[0].to_string(),
+                g.players[1].to_string(),
                 g.winner.map_or_else(
                     || "tie".to_string(),
                     |w| format!("{} ({})", g.players[w], g.roles[w]),
                 ),
-                g.reason.clone(),
+                g.reason.to_string(),
                 g.rounds.to_string(),
             ]
         })

@@ -26,7 +26,9 @@ pub const REPORT_DIR: &str = "report";
 /// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv of `report` into `dir`.
 pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     let roles = &report.plan.roles;
-    write_atomic(&dir.join("games.csv"), &games_csv(roles, &report.games))?;
+    write_atomic_with(&dir.join("games.csv"), |out| {
+        write_games_csv(out, roles, &report.games)
+    })?;
     write_atomic(
         &dir.join("standings.csv"),
         &standings_csv(roles, &report.table.rows),
@@ -101,6 +103,15 @@ pub fn write_loaded_report(
 
 /// Writes `path` atomically: a temporary file in the same folder, then a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, streamed to the file rather than built in
+/// memory first.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -110,7 +121,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes).map_err(io)?;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    write(&mut file).map_err(io)?;
+    file.into_inner().map_err(|e| io(e.into_error()))?;
     std::fs::rename(&tmp, path).map_err(io)
 }
 
@@ -148,6 +161,18 @@ fn fixed(x: f64, decimals: i32, signed: bool) -> String {
 
 /// games.csv: one row per game, in scheduled order.
 pub fn games_csv(roles: &[String], games: &[&GameSummary]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    write_games_csv(&mut bytes, roles, games).expect("writing to memory");
+    bytes
+}
+
+/// [`games_csv`] written row by row into `out`: a league of any size never holds its
+/// whole games table in memory.
+pub fn write_games_csv(
+    out: &mut dyn std::io::Write,
+    roles: &[String],
+    games: &[&GameSummary],
+) -> std::io::Result<()> {
     let mut header: Vec<String> = vec!["game".into(), "pair".into()];
     header.extend(roles.iter().cloned());
     header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
@@ -163,22 +188,31 @@ pub fn games_csv(roles: &[String], games: &[&GameSummary]) -> Vec<u8> {
         let mut row = vec![
             g.id.to_string(),
             g.pair.to_string(),
-            g.players[0].clone(),
-            g.players[1].clone(),
+            g.players[0].to_string(),
+            g.players[1].to_string(),
         ];
-        row.push(g.winner.map(|w| g.players[w].clone()).unwrap_or_default());
-        row.push(g.winner.map(|w| g.roles[w].clone()).unwrap_or_default());
-        row.push(g.reason.clone());
+        row.push(
+            g.winner
+                .map(|w| g.players[w].to_string())
+                .unwrap_or_default(),
+        );
+        row.push(g.winner.map(|w| g.roles[w].to_string()).unwrap_or_default());
+        row.push(g.reason.to_string());
         row.push(g.rounds.to_string());
         row.extend(g.illegal.iter().map(|n| n.to_string()));
         row.extend(g.max_ms.iter().map(|&t| num(t)));
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());
-        row.push(g.opening.clone());
-        row.push(g.detail.clone());
+        row.push(g.opening.to_string());
+        row.push(g.detail.to_string());
         row
     });
-    csv_bytes(header, rows)
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(&header)?;
+    for row in rows {
+        writer.write_record(&row)?;
+    }
+    writer.flush()
 }
 
 /// sprt.csv: one row per counted pair (`pair` as in games.csv, from 0), the test as it

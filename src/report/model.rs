@@ -194,12 +194,14 @@ fn role_results(roles: &[String], games: &[&GameSummary]) -> Vec<RoleResults> {
 fn endings(games: &[&GameSummary]) -> Vec<Ending> {
     let mut by_reason: BTreeMap<&str, Ending> = BTreeMap::new();
     for g in games {
-        let ending = by_reason.entry(&g.reason).or_insert_with(|| Ending {
-            reason: g.reason.clone(),
-            wins: [0, 0],
-            ties: 0,
-            rounds: Vec::new(),
-        });
+        let ending = by_reason
+            .entry(g.reason.as_str())
+            .or_insert_with(|| Ending {
+                reason: g.reason.to_string(),
+                wins: [0, 0],
+                ties: 0,
+                rounds: Vec::new(),
+            });
         match g.winner {
             Some(w) if w < 2 => ending.wins[w] += 1,
             _ => ending.ties += 1,
@@ -218,23 +220,24 @@ fn endings(games: &[&GameSummary]) -> Vec<Ending> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::shared;
 
     fn game(id: u64, winner: Option<usize>, reason: &str, rounds: u32) -> GameSummary {
         GameSummary {
             id,
-            players: ["a".into(), "b".into()],
-            roles: ["white".into(), "black".into()],
+            players: [shared("a"), shared("b")],
+            roles: [shared("white"), shared("black")],
             winner,
-            reason: reason.into(),
+            reason: shared(reason),
             rounds,
             illegal: [0, 0],
             max_ms: [0.0; 2],
             mean_ms: [0.0; 2],
             seed: id,
-            detail: String::new(),
+            detail: shared(""),
             pair: id / 2,
-            opening: "[]".into(),
-            replay: id.to_string(),
+            opening: shared("[]"),
+            replay: [id as u8; 12],
         }
     }
 

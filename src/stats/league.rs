@@ -265,23 +265,28 @@ pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::shared;
 
     fn game(id: u64, first: &str, second: &str, winner: Option<usize>) -> GameSummary {
         GameSummary {
             id,
-            players: [first.into(), second.into()],
-            roles: ["rebel".into(), "officer".into()],
+            players: [shared(first), shared(second)],
+            roles: [shared("rebel"), shared("officer")],
             winner,
-            reason: "test".into(),
+            reason: shared("test"),
             rounds: 1,
             illegal: [0, 0],
             max_ms: [0.0; 2],
             mean_ms: [0.0; 2],
             seed: 0,
-            detail: String::new(),
+            detail: shared(""),
             pair: id / 2,
-            opening: "[]".into(),
-            replay: id.to_string(),
+            opening: shared("[]"),
+            replay: {
+                let mut replay = [0; 12];
+                replay[..8].copy_from_slice(&id.to_le_bytes());
+                replay
+            },
         }
     }
 
@@ -387,12 +392,12 @@ mod tests {
     fn failures_and_illegal_moves_are_counted_per_bot() {
         let bots: Vec<String> = ["a", "b"].map(String::from).to_vec();
         let mut timeout = game(0, "a", "b", Some(1));
-        timeout.reason = "timeout".into();
+        timeout.reason = shared("timeout");
         timeout.illegal = [2, 1];
         let mut crash = game(1, "b", "a", Some(1));
-        crash.reason = "crash".into();
+        crash.reason = shared("crash");
         let mut both = game(2, "a", "b", None);
-        both.reason = "both_failed".into();
+        both.reason = shared("both_failed");
         let rule_win = game(3, "b", "a", Some(0));
         let rows = standings(&bots, &[timeout, crash, both, rule_win], COURSE);
         let counts: Vec<(&str, u32, u32, u32)> = rows

@@ -15,11 +15,20 @@
 //! as long as it writes there. The kernel drops the lock when the run ends or is killed,
 //! so a lock never outlives its run.
 //!
-//! Older formats are still read by [`load`] (`arbiter table`): format 1 (before the plan
-//! held the limits, interpreter, confinement and digests) and format 2 (before it held the
-//! openings and the SPRT settings; its games all started from the standard start). A run
-//! refuses to resume them, since it cannot tell whether those settings changed.
+//! A game line of format 4 (the one written now) is compact: the fields a reader looks for
+//! in plain JSON, the moves, boards, logs and failure detail packed column-wise and
+//! compressed (see [`compact`] for the encoding and for the one loss, times kept to the
+//! microsecond). Every reader decodes game lines through [`decode_game`].
+//!
+//! Older formats are still read by [`load`] (`arbiter table`) and [`for_each_record`]:
+//! format 3 (each game line the whole record as JSON), format 1 (before the plan held the
+//! limits, interpreter, confinement and digests) and format 2 (before it held the openings
+//! and the SPRT settings; its games all started from the standard start). A format 3
+//! journal is resumed in format 3: its further games are written as format 3 lines, so a
+//! journal never mixes two formats. A run refuses to resume formats 1 and 2, since it
+//! cannot tell whether those settings changed.
 
+use super::compact;
 use super::shard::Shard;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
@@ -34,7 +43,10 @@ pub const JOURNAL_FILE: &str = "games.jsonl";
 pub const REPLACED_FILE: &str = "games.jsonl.old";
 /// The file whose `flock` marks a run in progress.
 pub const LOCK_FILE: &str = "games.lock";
-const FORMAT_VERSION: u32 = 3;
+/// The format a new journal is written in.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format a run resumes, writing its further games in that format.
+const OLDEST_RESUMABLE: u32 = 3;
 /// The oldest format [`load`] reads.
 const OLDEST_READABLE: u32 = 1;
 
@@ -149,10 +161,9 @@ struct Header {
     shard: Option<Shard>,
 }
 
-/// The journal line of game `id`, its newline included.
-pub fn line(id: u64, record: &GameRecord) -> String {
-    let mut line =
-        serde_json::to_string(&EntryOut { game: id, record }).expect("a record always serializes");
+/// The journal line of game `id` in format `version`, its newline included.
+pub fn line(version: u32, id: u64, record: &GameRecord) -> String {
+    let mut line = encode_game(version, id, record);
     line.push('\n');
     line
 }
@@ -167,6 +178,36 @@ struct EntryOut<'a> {
 struct EntryIn {
     game: u64,
     record: GameRecord,
+}
+
+/// Makes `record` what a reader of a journal in format `version` gets back: in format 4,
+/// its times to the microsecond.
+pub fn keep(version: u32, record: &mut GameRecord) {
+    if version >= 4 {
+        compact::keep_times(record);
+    }
+}
+
+/// The line of game `id` in journal format `version` (without its newline): format 4's
+/// compact line, or the whole record as JSON for formats 1 to 3.
+pub fn encode_game(version: u32, id: u64, record: &GameRecord) -> String {
+    if version >= 4 {
+        compact::encode(id, record)
+    } else {
+        serde_json::to_string(&EntryOut { game: id, record }).expect("a record always serializes")
+    }
+}
+
+/// Reads one game line of a journal in format `version`: the one decoding of games, used
+/// by [`load`], [`for_each_record`] and a resume alike.
+pub fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord), String> {
+    if version >= 4 {
+        compact::decode(line)
+    } else {
+        serde_json::from_slice::<EntryIn>(line)
+            .map(|entry| (entry.game, entry.record))
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// What was wrong with the journal's last line, and what opening it for a run did.
@@ -186,6 +227,8 @@ pub struct Journal {
     len: u64,
     /// A failed write could not be cut back: nothing more may be appended.
     broken: bool,
+    /// The format of its lines: a resumed journal keeps its own.
+    version: u32,
     _lock: FolderLock,
 }
 
@@ -249,12 +292,14 @@ impl Journal {
             None
         };
         let mut repair = None;
+        let mut version = FORMAT_VERSION;
         let games = match read {
             // A journal with no game (or only a torn header) holds no result: it is
             // started afresh under the new plan.
             Some(read) if read.header.is_some() && !read.games.is_empty() => {
-                let (version, old, old_shard) = read.header.expect("checked");
-                if version < FORMAT_VERSION {
+                let (old_version, old, old_shard) = read.header.expect("checked");
+                version = old_version;
+                if version < OLDEST_RESUMABLE {
                     let missing = if version < 2 {
                         "the move limits, the interpreter, the resource limits, the sandbox, \
                          a digest of each bot's files or the openings"
@@ -336,22 +381,35 @@ impl Journal {
             path,
             len,
             broken: false,
+            version,
             _lock: lock,
         };
         let loaded = Loaded {
             plan: plan.clone(),
             shard,
-            version: FORMAT_VERSION,
+            version,
             games,
             repair,
         };
         Ok((journal, loaded))
     }
 
+    /// Makes `record` what a reader of this journal will get back: in format 4, its times
+    /// to the microsecond. A run summarizes the game after this, so the tables it writes
+    /// are the ones `arbiter table` rebuilds from the journal.
+    pub fn keep(&self, record: &mut GameRecord) {
+        keep(self.version, record)
+    }
+
+    /// The format this journal's game lines are written in.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
     /// Appends one finished game as one line, in one write, and flushes it. A write that
     /// fails is cut back, so the journal never holds a partial line followed by another.
     pub fn append(&mut self, id: u64, record: &GameRecord) -> Result<(), Error> {
-        self.append_line(&line(id, record))
+        self.append_line(&line(self.version, id, record))
     }
 
     /// Appends a line made by [`line`] and flushes it: [`Journal::append`] for a line
@@ -599,14 +657,15 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
                 }
             }
         } else {
-            match serde_json::from_slice::<EntryIn>(text) {
-                Ok(entry) => {
+            let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _, _)| *v);
+            match decode_game(version, text) {
+                Ok((id, record)) => {
                     if !complete {
                         tail = Some((offset, Repair::Completed));
                     }
-                    if seen.insert(entry.game) {
-                        games.push(GameSummary::of(entry.game, &entry.record));
-                        visit(entry.game, entry.record);
+                    if seen.insert(id) {
+                        games.push(GameSummary::of(id, &record));
+                        visit(id, record);
                     }
                 }
                 Err(_) if !complete => {

@@ -4,6 +4,7 @@
 //! one writer (the calling thread), which appends them to the journal, keeps the
 //! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
 
+pub mod compact;
 pub mod journal;
 pub mod merge;
 pub mod openings;
@@ -199,6 +200,10 @@ pub fn run<G: Builtins>(
         repair,
     } = open(game, rules, tournament, None)?;
     let total = fixtures.len();
+    // Only the games still to play are kept, each in 24 bytes: a long league holds one
+    // per game until it ends.
+    drop(fixtures);
+    let pending: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
     write_tables(&tournament.out, &plan, &summaries)?;
     on_event(LeagueEvent::Started {
         total,
@@ -223,12 +228,13 @@ pub fn run<G: Builtins>(
     }
     let mut played = 0;
     let mut last_tables = Instant::now();
-    let next_fixture = |i: usize| pending.get(i).copied();
+    let next_fixture = |i: usize| pending.get(i).map(|p| p.fixture(tournament.seed));
     play_pool(
         game,
         tournament,
         &next_fixture,
         stop,
+        journal.version(),
         &mut |fixture, game| {
             journal.append_line(&game.line)?;
             summaries.push(game.summary);
@@ -280,6 +286,36 @@ pub fn run<G: Builtins>(
         interrupted: summaries.len() < total,
         distinct: DistinctPairs::of(&summaries),
     })
+}
+
+/// A scheduled game in its fewest bytes: its seed is derived again from its id.
+struct PendingGame {
+    id: u64,
+    start: u64,
+    first: u32,
+    second: u32,
+}
+
+impl PendingGame {
+    fn of(fixture: &Fixture) -> PendingGame {
+        PendingGame {
+            id: fixture.id,
+            start: fixture.start,
+            // A tournament has far fewer than 2^32 bots.
+            first: fixture.first as u32,
+            second: fixture.second as u32,
+        }
+    }
+
+    fn fixture(&self, seed: u64) -> Fixture {
+        Fixture {
+            id: self.id,
+            first: self.first as usize,
+            second: self.second as usize,
+            seed: schedule::game_seed(seed, self.id),
+            start: self.start,
+        }
+    }
 }
 
 /// A tournament's journal opened for a run, with what it already holds.
@@ -375,9 +411,13 @@ pub(crate) struct Finished {
 }
 
 impl Finished {
-    fn of(fixture: &Fixture, record: GameRecord) -> Finished {
+    /// The game as a journal in format `version` keeps it: its line, and the summary of
+    /// the record as that journal gives it back (times rounded as the format keeps them),
+    /// so the tables a run writes are the ones `arbiter table` rebuilds.
+    fn of(fixture: &Fixture, mut record: GameRecord, version: u32) -> Finished {
+        journal::keep(version, &mut record);
         Finished {
-            line: journal::line(fixture.id, &record),
+            line: journal::line(version, fixture.id, &record),
             summary: GameSummary::of(fixture.id, &record),
         }
     }
@@ -392,6 +432,7 @@ pub(crate) fn play_pool<G: Builtins>(
     tournament: &Tournament,
     next_fixture: &(dyn Fn(usize) -> Option<Fixture> + Sync),
     stop: &Arc<AtomicBool>,
+    version: u32,
     consume: &mut dyn FnMut(Fixture, Finished) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let jobs = tournament.jobs.max(1);
@@ -401,7 +442,9 @@ pub(crate) fn play_pool<G: Builtins>(
         .build()
         .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Result<(Fixture, Finished), Error>>();
+    // Bounded: when the writer falls behind, the workers wait instead of piling up
+    // finished games in memory (a long league would otherwise hold most of its games).
+    let (tx, rx) = mpsc::sync_channel::<Result<(Fixture, Finished), Error>>(jobs);
     let mut failure = None;
     std::thread::scope(|scope| {
         let next = &next;
@@ -424,7 +467,8 @@ pub(crate) fn play_pool<G: Builtins>(
                             if cancelled {
                                 break;
                             }
-                            let finished = result.map(|r| (fixture, Finished::of(&fixture, r)));
+                            let finished =
+                                result.map(|r| (fixture, Finished::of(&fixture, r, version)));
                             if tx.send(finished).is_err() {
                                 break;
                             }

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::games::Game;
 use crate::games::openings::{self, Opening};
 use crate::record::GameSummary;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Where each pair starts.
@@ -111,29 +111,31 @@ pub struct DistinctPairs {
 
 impl DistinctPairs {
     pub fn of(games: &[GameSummary]) -> DistinctPairs {
-        let mut by_pair: BTreeMap<u64, Vec<&GameSummary>> = BTreeMap::new();
-        for g in games {
-            by_pair.entry(g.pair).or_default().push(g);
-        }
+        use sha2::{Digest, Sha256};
+        // Pairs side by side, and each pair kept as a digest of its games: the count stays
+        // small in memory for a league of any size.
+        let mut sorted: Vec<&GameSummary> = games.iter().collect();
+        sorted.sort_by_key(|g| (g.pair, g.id));
         let mut seen = HashSet::new();
         let mut pairs = 0;
-        for games in by_pair.values() {
+        for games in sorted.chunk_by(|a, b| a.pair == b.pair) {
             if games.len() != 2 {
                 continue;
             }
             pairs += 1;
-            let mut key: Vec<(&str, &str, &str)> = games
+            let mut key: Vec<(&str, &str, [u8; 12])> = games
                 .iter()
-                .map(|g| {
-                    (
-                        g.players[0].as_str(),
-                        g.players[1].as_str(),
-                        g.replay.as_str(),
-                    )
-                })
+                .map(|g| (g.players[0].as_str(), g.players[1].as_str(), g.replay))
                 .collect();
             key.sort();
-            seen.insert(key);
+            let mut digest = Sha256::new();
+            for (first, second, replay) in key {
+                for part in [first.as_bytes(), b"\0", second.as_bytes(), b"\0", &replay] {
+                    digest.update(part);
+                }
+            }
+            let digest: [u8; 16] = digest.finalize()[..16].try_into().expect("16 of 32 bytes");
+            seen.insert(digest);
         }
         DistinctPairs {
             distinct: seen.len(),

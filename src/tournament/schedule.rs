@@ -157,6 +157,16 @@ mod tests {
         assert!(met.values().all(|&c| c == 1));
     }
 
+    /// A run keeps its pending games without their seeds and derives them again.
+    #[test]
+    fn every_seed_is_derived_from_the_tournament_seed_and_the_game_id() {
+        for fixtures in [round_robin(5, 3, 42), gauntlet(4, 3, 42)] {
+            for f in fixtures {
+                assert_eq!(f.seed, game_seed(42, f.id), "{f:?}");
+            }
+        }
+    }
+
     #[test]
     fn schedule_is_deterministic_and_seeds_differ() {
         assert_eq!(round_robin(5, 2, 3), round_robin(5, 2, 3));

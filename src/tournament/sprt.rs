@@ -104,30 +104,38 @@ pub fn run<G: Builtins>(
     if counter.status.verdict == Verdict::Inconclusive {
         let next_fixture = |i: usize| pending.get(i).copied();
         let mut last_tables = Instant::now();
-        play_pool(game, tournament, &next_fixture, stop, &mut |_, game| {
-            if counter.status.verdict != Verdict::Inconclusive {
-                return Ok(());
-            }
-            journal.append_line(&game.line)?;
-            let summary = game.summary;
-            counter.add(&summary);
-            summaries.push(summary);
-            let before = counter.history.len();
-            counter.count()?;
-            for status in &counter.history[before..] {
-                on_pair(status);
-            }
-            if counter.status.verdict != Verdict::Inconclusive {
-                // The answer is in: running games are cancelled, no new one starts.
-                halt.store(true, Ordering::SeqCst);
-            }
-            if last_tables.elapsed() >= Duration::from_secs(1) {
-                write_tables(&out, &plan, &summaries)?;
-                write_sprt_csv(&out, &counter.history)?;
-                last_tables = Instant::now();
-            }
-            Ok(())
-        })?;
+        let version = journal.version();
+        play_pool(
+            game,
+            tournament,
+            &next_fixture,
+            stop,
+            version,
+            &mut |_, game| {
+                if counter.status.verdict != Verdict::Inconclusive {
+                    return Ok(());
+                }
+                journal.append_line(&game.line)?;
+                let summary = game.summary;
+                counter.add(&summary);
+                summaries.push(summary);
+                let before = counter.history.len();
+                counter.count()?;
+                for status in &counter.history[before..] {
+                    on_pair(status);
+                }
+                if counter.status.verdict != Verdict::Inconclusive {
+                    // The answer is in: running games are cancelled, no new one starts.
+                    halt.store(true, Ordering::SeqCst);
+                }
+                if last_tables.elapsed() >= Duration::from_secs(1) {
+                    write_tables(&out, &plan, &summaries)?;
+                    write_sprt_csv(&out, &counter.history)?;
+                    last_tables = Instant::now();
+                }
+                Ok(())
+            },
+        )?;
         journal.sync()?;
     }
     write_tables(&out, &plan, &summaries)?;
@@ -214,7 +222,7 @@ impl Counter {
     fn add(&mut self, summary: &GameSummary) {
         let score = match summary.winner {
             None => 0.5,
-            Some(w) if summary.players[w] == self.candidate => 1.0,
+            Some(w) if *summary.players[w] == *self.candidate => 1.0,
             Some(_) => 0.0,
         };
         self.scores.insert(summary.id, score);

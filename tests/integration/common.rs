@@ -75,3 +75,23 @@ pub fn asalto_turns_with_a_legal_move(record: &GameRecord) -> Vec<bool> {
     }
     has_move
 }
+
+/// Every game of a tournament folder's journal, whole, in journal order.
+pub fn journal_records(dir: &Path) -> Vec<(u64, GameRecord)> {
+    let mut records = Vec::new();
+    let path = dir.join("games.jsonl");
+    arbiter::tournament::journal::for_each_record(&path, |id, record| {
+        records.push((id, record));
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    records
+}
+
+/// The journal's games as JSON text, one record a line, to search and to show.
+pub fn journal_text(dir: &Path) -> String {
+    journal_records(dir)
+        .iter()
+        .map(|(id, record)| format!("{id} {}\n", serde_json::to_string(record).unwrap()))
+        .collect()
+}

@@ -137,14 +137,11 @@ fn hinger_league_plays_each_random_start_twice_with_players_swapped() {
         .arg(&out)
         .args(["builtin:random", "builtin:alphabeta"]));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let journal = read(&out.join("games.jsonl"));
     let mut starts: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
-    for line in journal.lines().skip(1) {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let record = &v["record"];
-        let first = record["players"]["first"].as_str().unwrap().to_string();
-        let second = record["players"]["second"].as_str().unwrap().to_string();
-        let start = record["start_board"].to_string();
+    for (_, record) in journal_records(&out) {
+        let first = record.players["first"].clone();
+        let second = record.players["second"].clone();
+        let start = record.start_board.to_string();
         starts.entry(start).or_default().push((first, second));
     }
     assert_eq!(starts.len(), 3, "three distinct start boards: {starts:?}");

@@ -12,6 +12,7 @@ mod common;
 mod differential;
 mod differential_java;
 mod games;
+mod journal;
 mod league;
 mod openings;
 mod outputs;

@@ -13,17 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn records(dir: &Path) -> Vec<(u64, GameRecord)> {
-    read(&dir.join("games.jsonl"))
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["game"].as_u64().unwrap(),
-                serde_json::from_value(v["record"].clone()).unwrap(),
-            )
-        })
-        .collect()
+    journal_records(dir)
 }
 
 fn course_bot(name: &str) -> String {
@@ -240,7 +230,7 @@ fn a_league_without_opening_flags_starts_every_game_from_the_standard_start() {
     );
     let plan: Value =
         serde_json::from_str(read(&out.join("games.jsonl")).lines().next().unwrap()).unwrap();
-    assert_eq!(plan["arbiter_journal"], 3);
+    assert_eq!(plan["arbiter_journal"], 4);
     assert!(plan["plan"].get("openings").is_none(), "{plan}");
 }
 

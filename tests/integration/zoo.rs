@@ -4,6 +4,7 @@
 //! and the bots that attack their surroundings run there only.
 
 use crate::bots_common::{Shapes, processes_with};
+use crate::common::journal_text;
 use arbiter::bots::process::{CHATTER_BYTES, ProcessPlayer, STDERR_BYTES};
 use arbiter::bots::sandbox;
 use arbiter::bots::spec::{CommandSpec, Confinement, Limits, SandboxMode};
@@ -679,7 +680,7 @@ fn tournaments_toml_confinement_keys() {
     std::fs::write(&config, &text).unwrap();
     let (code, stdout, stderr) = run(arbiter().arg("run").arg("--config").arg(&config));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let journal = std::fs::read_to_string(dir.path().join("results/t/games.jsonl")).unwrap();
+    let journal = journal_text(&dir.path().join("results/t"));
     // The bot's own 150 MiB, not the tournament's 4000, stopped the hog in both games
     // (the detail of each game's record names the limit).
     assert_eq!(

@@ -1,0 +1,676 @@
+//! The compact game line of journal format 4.
+//!
+//! A format 3 line spelled out every move as a JSON object (`{"ply":12,"side":"rebel",
+//! "reply":...,"verdict":"move","time_ms":0.0123}`): about 80 bytes a move, 160 KB for a
+//! 1000-round game. A format 4 line keeps the fields a reader looks for (players, winner,
+//! reason, rounds, ...) as plain JSON and packs the rest, the moves, the boards, the logs
+//! and the failure detail, into one string:
+//!
+//! `{"game": ID, "record": {small fields}, "packed": BASE64}`
+//!
+//! `packed` is the standard base64 of a zlib stream of these parts, each unsigned integer
+//! a LEB128 varint and each text its byte length then its UTF-8 bytes:
+//!
+//! 1. the rest of the record as one JSON text: `{"detail", "start_board", "opening",
+//!    "final_board", "logs"}` (the detail left out when there is none);
+//! 2. the line's strings: the count, then each text: every side, verdict and reason the
+//!    moves use, referred to below by index;
+//! 3. the line's replies: the count, then each distinct reply as compact JSON text;
+//! 4. the move count `n`, then the moves column by column, `n` values each: the ply
+//!    (zigzag of its difference to the previous ply plus one, so consecutive plies are
+//!    all zero), the side (string index), the verdict (string index), the reason (0 for
+//!    none, else string index plus one), the reply (reply index) and the time taken in
+//!    whole microseconds.
+//!
+//! Columns of small repeated numbers are what zlib compresses best: a 1000-round game
+//! takes a few kilobytes. Every field reads back exactly as written except the time,
+//! which is kept to the microsecond: it is the wall time of a turn measured with
+//! `std::time::Instant`, and below a microsecond it is noise (the scheduler, the channel
+//! between the referee and the bot); the limits it is checked against are milliseconds.
+
+use crate::record::{BotLogRecord, GameRecord, MoveRecord};
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Write};
+
+/// Inflated parts larger than this are refused: no honest line comes near it, and a
+/// crafted one must not exhaust memory.
+const MAX_INFLATED: u64 = 1 << 30;
+
+/// The record's fields kept as plain JSON on the line.
+#[derive(Serialize, Deserialize)]
+struct Head {
+    game: String,
+    roles: Vec<String>,
+    players: BTreeMap<String, String>,
+    winner: Option<String>,
+    reason: String,
+    rounds: u32,
+    plies: u32,
+    illegal: BTreeMap<String, u32>,
+    seed: u64,
+    start: u64,
+}
+
+/// The record's large fields, packed as one JSON text.
+#[derive(Serialize, Deserialize)]
+struct Rest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+    start_board: Value,
+    opening: Value,
+    final_board: Value,
+    logs: BTreeMap<String, BotLogRecord>,
+}
+
+#[derive(Serialize)]
+struct LineOut<'a> {
+    game: u64,
+    record: Head,
+    packed: &'a str,
+}
+
+#[derive(Deserialize)]
+struct LineIn {
+    game: u64,
+    record: Head,
+    packed: String,
+}
+
+/// The time of a move as kept: whole microseconds, rounded to the nearest.
+pub fn time_us(time_ms: f64) -> u64 {
+    // A negative or non-finite time cannot come from a clock; it is kept as zero.
+    if time_ms.is_finite() && time_ms > 0.0 {
+        (time_ms * 1000.0).round() as u64
+    } else {
+        0
+    }
+}
+
+/// Rounds the times of `record` as [`encode`] keeps them.
+pub fn keep_times(record: &mut GameRecord) {
+    for mv in &mut record.moves {
+        mv.time_ms = time_us(mv.time_ms) as f64 / 1000.0;
+    }
+}
+
+/// The line of game `id` (without its newline).
+pub fn encode(id: u64, record: &GameRecord) -> String {
+    let mut raw = Vec::with_capacity(64 + record.moves.len() * 6);
+    let rest = Rest {
+        detail: record.detail.clone(),
+        start_board: record.start_board.clone(),
+        opening: record.opening.clone(),
+        final_board: record.final_board.clone(),
+        logs: record.logs.clone(),
+    };
+    put_text(
+        &mut raw,
+        &serde_json::to_string(&rest).expect("values always serialize"),
+    );
+
+    let mut strings = Interner::default();
+    let mut replies = Interner::default();
+    let mut columns: [Vec<u8>; 6] = Default::default();
+    let mut previous_ply: i64 = -1;
+    for mv in &record.moves {
+        let ply = i64::from(mv.ply);
+        put_varint(&mut columns[0], zigzag(ply - (previous_ply + 1)));
+        previous_ply = ply;
+        put_varint(&mut columns[1], strings.index(&mv.side));
+        put_varint(&mut columns[2], strings.index(&mv.verdict));
+        let reason = mv.reason.as_ref().map_or(0, |r| strings.index(r) + 1);
+        put_varint(&mut columns[3], reason);
+        put_varint(&mut columns[4], replies.index(&mv.reply.to_string()));
+        put_varint(&mut columns[5], time_us(mv.time_ms));
+    }
+    for table in [&strings, &replies] {
+        put_varint(&mut raw, table.texts.len() as u64);
+        for text in &table.texts {
+            put_text(&mut raw, text);
+        }
+    }
+    put_varint(&mut raw, record.moves.len() as u64);
+    for column in &columns {
+        raw.extend_from_slice(column);
+    }
+
+    let mut zlib = flate2::write::ZlibEncoder::new(
+        Vec::with_capacity(raw.len() / 4 + 16),
+        flate2::Compression::best(),
+    );
+    zlib.write_all(&raw).expect("writing to memory");
+    let packed =
+        base64::engine::general_purpose::STANDARD.encode(zlib.finish().expect("writing to memory"));
+    let head = Head {
+        game: record.game.clone(),
+        roles: record.roles.clone(),
+        players: record.players.clone(),
+        winner: record.winner.clone(),
+        reason: record.reason.clone(),
+        rounds: record.rounds,
+        plies: record.plies,
+        illegal: record.illegal.clone(),
+        seed: record.seed,
+        start: record.start,
+    };
+    serde_json::to_string(&LineOut {
+        game: id,
+        record: head,
+        packed: &packed,
+    })
+    .expect("a record always serializes")
+}
+
+/// Reads a line written by [`encode`]: the game's id and its record, or what is wrong.
+pub fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
+    let line: LineIn = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let zlib = base64::engine::general_purpose::STANDARD
+        .decode(line.packed.as_bytes())
+        .map_err(|e| format!("`packed` is not base64: {e}"))?;
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(zlib.as_slice())
+        .take(MAX_INFLATED + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("`packed` is not a zlib stream: {e}"))?;
+    if raw.len() as u64 > MAX_INFLATED {
+        return Err(format!("`packed` inflates past {MAX_INFLATED} bytes"));
+    }
+    let mut input = Reader { bytes: &raw, at: 0 };
+    let rest: Rest = serde_json::from_str(input.text("the boards and logs")?)
+        .map_err(|e| format!("`packed` boards and logs: {e}"))?;
+    let strings = input.texts("strings")?;
+    let replies = input
+        .texts("replies")?
+        .into_iter()
+        .map(|text| {
+            serde_json::from_str::<Value>(text).map_err(|e| format!("`packed` reply {text}: {e}"))
+        })
+        .collect::<Result<Vec<Value>, String>>()?;
+    let n = input.count("moves")?;
+    let mut columns: [Vec<u64>; 6] = Default::default();
+    for (column, name) in columns
+        .iter_mut()
+        .zip(["ply", "side", "verdict", "reason", "reply", "time"])
+    {
+        column.reserve(n);
+        for _ in 0..n {
+            column.push(input.varint(name)?);
+        }
+    }
+    if input.at != raw.len() {
+        return Err(format!(
+            "`packed` has {} bytes after its last move",
+            raw.len() - input.at
+        ));
+    }
+    let string = |i: u64, what: &str, at: usize| {
+        strings
+            .get(i as usize)
+            .map(|s| s.to_string())
+            .ok_or_else(|| {
+                format!(
+                    "`packed` move {at}: {what} {i} is not among the line's {} strings",
+                    strings.len()
+                )
+            })
+    };
+    let [plies, sides, verdicts, reasons, reply_ids, times] = &columns;
+    let mut moves = Vec::with_capacity(n);
+    let mut previous_ply: i64 = -1;
+    for (at, &ply_code) in plies.iter().enumerate() {
+        let ply = previous_ply + 1 + unzigzag(ply_code);
+        let ply = u32::try_from(ply).map_err(|_| format!("`packed` move {at}: ply {ply}"))?;
+        previous_ply = i64::from(ply);
+        let reply = replies
+            .get(reply_ids[at] as usize)
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "`packed` move {at}: reply {} is not among the line's {} replies",
+                    reply_ids[at],
+                    replies.len()
+                )
+            })?;
+        moves.push(MoveRecord {
+            ply,
+            side: string(sides[at], "side", at)?,
+            reply,
+            verdict: string(verdicts[at], "verdict", at)?,
+            reason: match reasons[at] {
+                0 => None,
+                i => Some(string(i - 1, "reason", at)?),
+            },
+            time_ms: times[at] as f64 / 1000.0,
+        });
+    }
+    let head = line.record;
+    Ok((
+        line.game,
+        GameRecord {
+            game: head.game,
+            roles: head.roles,
+            players: head.players,
+            winner: head.winner,
+            reason: head.reason,
+            detail: rest.detail,
+            rounds: head.rounds,
+            plies: head.plies,
+            illegal: head.illegal,
+            seed: head.seed,
+            start: head.start,
+            start_board: rest.start_board,
+            opening: rest.opening,
+            moves,
+            final_board: rest.final_board,
+            logs: rest.logs,
+        },
+    ))
+}
+
+/// Distinct texts in order of first use.
+#[derive(Default)]
+struct Interner {
+    texts: Vec<String>,
+    index: HashMap<String, u64>,
+}
+
+impl Interner {
+    fn index(&mut self, text: &str) -> u64 {
+        if let Some(&i) = self.index.get(text) {
+            return i;
+        }
+        let i = self.texts.len() as u64;
+        self.texts.push(text.to_string());
+        self.index.insert(text.to_string(), i);
+        i
+    }
+}
+
+fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+fn unzigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn put_text(out: &mut Vec<u8>, text: &str) {
+    put_varint(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// Reads the inflated parts, every read checked against the end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self, what: &str) -> Result<u64, String> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&byte) = self.bytes.get(self.at) else {
+                return Err(format!("`packed` ends inside its {what}"));
+            };
+            self.at += 1;
+            n |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(n);
+            }
+        }
+        Err(format!("`packed` has a {what} number longer than 64 bits"))
+    }
+
+    /// A count of things that each take at least one byte: never more than what is left.
+    fn count(&mut self, what: &str) -> Result<usize, String> {
+        let n = self.varint(what)?;
+        let left = (self.bytes.len() - self.at) as u64;
+        if n > left {
+            return Err(format!(
+                "`packed` claims {n} {what} in its last {left} bytes"
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    fn text(&mut self, what: &str) -> Result<&'a str, String> {
+        let len = self.count(what)?;
+        let bytes = &self.bytes[self.at..self.at + len];
+        self.at += len;
+        std::str::from_utf8(bytes).map_err(|e| format!("`packed` {what}: {e}"))
+    }
+
+    fn texts(&mut self, what: &str) -> Result<Vec<&'a str>, String> {
+        let n = self.count(what)?;
+        (0..n).map(|_| self.text(what)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bots::spec::BotSpec;
+    use crate::engines::Builtins;
+    use crate::referee::{MatchConfig, play_game};
+    use proptest::prelude::*;
+    use serde_json::json;
+    use std::time::Duration;
+
+    /// What a record reads back as: itself, its times to the microsecond.
+    fn as_kept(record: &GameRecord) -> GameRecord {
+        let mut kept = record.clone();
+        keep_times(&mut kept);
+        kept
+    }
+
+    fn assert_round_trips(id: u64, record: &GameRecord) {
+        let line = encode(id, record);
+        assert!(!line.contains('\n'), "a line holds no newline: {line}");
+        let (read_id, read) =
+            decode(line.as_bytes()).unwrap_or_else(|e| panic!("{e}: the line {line}"));
+        assert_eq!(read_id, id, "the game id");
+        assert_eq!(read, as_kept(record), "the record read back from {line}");
+        // Reading back is exact from then on: a decoded record encodes to the same line.
+        assert_eq!(encode(id, &read), line, "a read record encodes the same");
+    }
+
+    fn play<G: Builtins>(game: &G, bots: [&str; 2], seed: u64) -> GameRecord {
+        let open = |name: &str| {
+            crate::bots::open_player(&BotSpec::parse(&format!("builtin:{name}")).unwrap(), game)
+                .unwrap()
+        };
+        let (mut first, mut second) = (open(bots[0]), open(bots[1]));
+        let config = MatchConfig {
+            move_limit: Duration::from_secs(10),
+            init_limit: Duration::from_secs(10),
+            seed,
+            start: seed,
+            opening: Vec::new(),
+            cancel: None,
+        };
+        play_game(
+            game,
+            [first.as_mut(), second.as_mut()],
+            bots,
+            &config,
+            &mut |_| {},
+        )
+    }
+
+    /// Games of every game's built-in bots, both ways round, a few seeds each.
+    fn real_records() -> Vec<GameRecord> {
+        use crate::games::{advance::Advance, asalto::Asalto, battle, gomoku::Gomoku, hinger};
+        let mut records = Vec::new();
+        for seed in 0..3 {
+            for bots in [["random", "greedy"], ["greedy", "random"]] {
+                records.push(play(&Advance, bots, seed));
+                records.push(play(&Asalto::default(), bots, seed));
+                records.push(play(&Gomoku, bots, seed));
+                let hinger = hinger::Hinger::random_starts(4, 5, 0.6, seed).unwrap();
+                records.push(play(&hinger, bots, seed));
+                let armies = battle::Battle::random(battle::RandomArmies::default(), seed);
+                records.push(play(&armies.unwrap(), bots, seed));
+            }
+        }
+        records
+    }
+
+    /// A real record changed into every odd case a journal must keep: illegal replies,
+    /// huffs, failures with reasons and details, logs, and replies of any JSON shape.
+    fn odd_records(base: &GameRecord) -> Vec<GameRecord> {
+        let roles = base.roles.clone();
+        let mv =
+            |ply: u32, side: usize, reply: Value, verdict: &str, reason: Option<&str>| MoveRecord {
+                ply,
+                side: roles[side].clone(),
+                reply,
+                verdict: verdict.into(),
+                reason: reason.map(String::from),
+                time_ms: 0.000_4 + f64::from(ply) * 12.345_678,
+            };
+        let mut illegal = base.clone();
+        illegal.moves.push(mv(
+            90,
+            0,
+            json!([[9, 9], [10, 10]]),
+            "illegal",
+            Some("off_board"),
+        ));
+        illegal.moves.push(mv(91, 0, json!("e2e4"), "huff", None));
+        // A side that moves twice and a ply that goes back: nothing is assumed of order.
+        illegal
+            .moves
+            .push(mv(91, 0, Value::Null, "failed", Some("timeout")));
+        illegal.moves.push(mv(3, 1, json!(null), "move", None));
+        illegal.reason = "illegal_move".into();
+        illegal.detail = Some("Traceback (most recent call last):\n  File \"/b/Bot.py\", line 3\nValueError: ünïcödé 😀\n".into());
+        illegal.illegal.insert(roles[0].clone(), 7);
+        illegal.winner = None;
+
+        let mut odd = base.clone();
+        odd.moves = vec![
+            mv(
+                0,
+                0,
+                json!({"b": {"nested": [1, {"deep": true}]}, "a": -0.5}),
+                "move",
+                None,
+            ),
+            mv(1, 1, json!(18_446_744_073_709_551_615u64), "move", None),
+            mv(2, 0, json!(-9_223_372_036_854_775_808i64), "move", None),
+            mv(3, 1, json!(1.0e300), "move", None),
+            mv(4, 0, json!(5e-324), "illegal", Some("wrong_shape")),
+            mv(
+                5,
+                1,
+                json!("\u{0}\u{1f}\"\\ \u{2028} 日本"),
+                "illegal",
+                Some("not_a_move"),
+            ),
+            mv(6, 0, json!([]), "move", None),
+            mv(7, 1, json!({}), "move", None),
+            mv(8, 0, json!(""), "failed", Some("crash")),
+        ];
+        odd.moves[8].time_ms = 3_600_000.0;
+        odd.logs.insert(
+            roles[0].clone(),
+            BotLogRecord {
+                announced_name: Some("Team 05 — Ä".into()),
+                stderr: "line 1\nline 2\r\n\u{0}".into(),
+                chatter: "hello\n".repeat(100),
+            },
+        );
+        odd.logs.insert(roles[1].clone(), BotLogRecord::default());
+        odd.start_board = json!({"cells": [[0, 1], [2, 3]], "to_move": "x"});
+        odd.opening = json!([[1, 2], [3, 4]]);
+        odd.final_board = Value::Null;
+
+        let mut empty = base.clone();
+        empty.moves.clear();
+        empty.reason = "spawn_failed".into();
+        empty.detail = Some(String::new());
+        empty.players.clear();
+        empty.roles.clear();
+        empty.illegal.clear();
+        empty.seed = u64::MAX;
+        empty.start = u64::MAX;
+        empty.rounds = u32::MAX;
+        empty.plies = u32::MAX;
+
+        let mut late = base.clone();
+        for m in &mut late.moves {
+            m.ply += u32::MAX - 200;
+        }
+        vec![illegal, odd, empty, late]
+    }
+
+    #[test]
+    fn every_field_of_real_and_odd_records_reads_back_exactly() {
+        let records = real_records();
+        let mut verdicts = std::collections::BTreeSet::new();
+        for (i, record) in records.iter().enumerate() {
+            verdicts.extend(record.moves.iter().map(|m| m.verdict.clone()));
+            assert_round_trips(i as u64, record);
+            for odd in odd_records(record) {
+                assert_round_trips(u64::MAX - i as u64, &odd);
+            }
+        }
+        assert!(
+            verdicts.contains("move"),
+            "real games were played: {verdicts:?}"
+        );
+    }
+
+    #[test]
+    fn times_are_kept_to_the_nearest_microsecond() {
+        assert_eq!(time_us(0.0004), 0);
+        assert_eq!(time_us(0.0005), 1);
+        assert_eq!(time_us(12.3456), 12_346);
+        assert_eq!(time_us(-1.0), 0);
+        assert_eq!(time_us(f64::NAN), 0);
+        assert_eq!(time_us(3_600_000.0), 3_600_000_000);
+    }
+
+    #[test]
+    fn a_damaged_packed_field_is_an_error_naming_what_is_wrong() {
+        let record = real_records().swap_remove(1);
+        let line = encode(4, &record);
+        let value: Value = serde_json::from_str(&line).unwrap();
+        let packed = value["packed"].as_str().unwrap().to_string();
+        let with = |packed: &str| {
+            let mut v = value.clone();
+            v["packed"] = json!(packed);
+            decode(v.to_string().as_bytes())
+        };
+        let err = with("not base64!").unwrap_err();
+        assert!(err.contains("not base64"), "{err}");
+        let err = with("AAAA").unwrap_err();
+        assert!(err.contains("zlib"), "{err}");
+        // A zlib stream of parts cut short.
+        let raw = {
+            let zlib = base64::engine::general_purpose::STANDARD
+                .decode(&packed)
+                .unwrap();
+            let mut raw = Vec::new();
+            flate2::read::ZlibDecoder::new(zlib.as_slice())
+                .read_to_end(&mut raw)
+                .unwrap();
+            raw
+        };
+        let repack = |raw: &[u8]| {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+            z.write_all(raw).unwrap();
+            base64::engine::general_purpose::STANDARD.encode(z.finish().unwrap())
+        };
+        let err = with(&repack(&raw[..raw.len() - 1])).unwrap_err();
+        assert!(err.contains("ends inside"), "{err}");
+        let mut longer = raw.clone();
+        longer.push(0);
+        let err = with(&repack(&longer)).unwrap_err();
+        assert!(err.contains("after its last move"), "{err}");
+    }
+
+    fn arbitrary_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            ".*".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(".{0,6}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn arbitrary_move() -> impl Strategy<Value = MoveRecord> {
+        (
+            any::<u32>(),
+            "[a-z]{0,8}|.{0,4}",
+            arbitrary_json(),
+            prop_oneof![
+                Just("move".to_string()),
+                Just("illegal".to_string()),
+                ".{0,8}"
+            ],
+            proptest::option::of(".{0,12}"),
+            0u64..10_000_000_000,
+        )
+            .prop_map(|(ply, side, reply, verdict, reason, us)| MoveRecord {
+                ply,
+                side,
+                reply,
+                verdict,
+                reason,
+                time_ms: us as f64 / 1000.0,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn generated_records_read_back_exactly(
+            id in any::<u64>(),
+            moves in prop::collection::vec(arbitrary_move(), 0..40),
+            boards in (arbitrary_json(), arbitrary_json(), arbitrary_json()),
+            detail in proptest::option::of(".*"),
+            stderr in ".*",
+            names in ("[a-z]{1,6}", ".{0,10}"),
+            numbers in (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
+        ) {
+            let (role, player) = names;
+            let record = GameRecord {
+                game: "g".into(),
+                roles: vec![role.clone(), "other".into()],
+                players: BTreeMap::from([(role.clone(), player)]),
+                winner: Some(role.clone()),
+                reason: "r".into(),
+                detail,
+                rounds: numbers.0,
+                plies: numbers.1,
+                illegal: BTreeMap::from([(role.clone(), numbers.0)]),
+                seed: numbers.2,
+                start: numbers.3,
+                start_board: boards.0,
+                opening: boards.1,
+                moves,
+                final_board: boards.2,
+                logs: BTreeMap::from([(role, BotLogRecord { announced_name: None, stderr, chatter: String::new() })]),
+            };
+            let line = encode(id, &record);
+            prop_assert_eq!(decode(line.as_bytes()), Ok((id, record)));
+        }
+
+        #[test]
+        fn any_packed_bytes_are_read_or_refused_without_panicking(
+            bytes in prop::collection::vec(any::<u8>(), 0..200),
+        ) {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+            z.write_all(&bytes).unwrap();
+            let packed = base64::engine::general_purpose::STANDARD.encode(z.finish().unwrap());
+            let line = json!({"game": 1, "record": {"game": "g", "roles": [], "players": {},
+                "winner": null, "reason": "r", "rounds": 0, "plies": 0, "illegal": {},
+                "seed": 0, "start": 0}, "packed": packed});
+            let _ = decode(line.to_string().as_bytes());
+        }
+    }
+}
