@@ -4,6 +4,7 @@
 //! (or a crash) never sees half a table.
 
 pub mod check;
+pub mod replay;
 
 use crate::error::Error;
 use crate::record::GameSummary;

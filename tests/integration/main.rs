@@ -17,6 +17,7 @@ mod openings;
 mod outputs;
 mod play;
 mod readme;
+mod replay;
 mod resume;
 mod sprt;
 mod submissions;

@@ -1,0 +1,126 @@
+//! A game-neutral picture of a position: what a page or a tool draws without knowing the
+//! game.
+//!
+//! Every game describes its position as a grid of cells, each with a kind (a snake_case
+//! name the drawing colours by, from the game's own list of [`CellKind`]s) and a short label
+//! (a piece letter, a pile's count), plus a one-line caption. Whatever draws a view knows
+//! only this shape, so a new game gets a replay by implementing [`super::Game::view`].
+
+use serde::Serialize;
+
+/// The kind of a cell that is not part of the board (Asalto's corners, the gaps of a
+/// short Battle army): drawn as nothing.
+pub const OFF: &str = "off";
+
+/// One cell of a drawn position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Cell {
+    /// snake_case, one of the game's [`CellKind`]s, or [`OFF`].
+    pub kind: &'static str,
+    /// Drawn inside the cell; may be empty.
+    pub label: String,
+}
+
+impl Cell {
+    pub fn new(kind: &'static str, label: impl Into<String>) -> Cell {
+        Cell {
+            kind,
+            label: label.into(),
+        }
+    }
+    /// A cell without a label.
+    pub fn plain(kind: &'static str) -> Cell {
+        Cell::new(kind, String::new())
+    }
+    /// A cell that is not on the board.
+    pub fn off() -> Cell {
+        Cell::plain(OFF)
+    }
+    /// The cell as one string, `kind` or `kind:label`: what the replay page puts in each
+    /// drawn cell's `data-cell`, so a test can read the board back.
+    pub fn key(&self) -> String {
+        if self.label.is_empty() {
+            self.kind.to_string()
+        } else {
+            format!("{}:{}", self.kind, self.label)
+        }
+    }
+}
+
+/// A cell kind a game draws: its colour and what it means, for the legend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CellKind {
+    pub name: &'static str,
+    /// A CSS colour (`#rrggbb`).
+    pub fill: &'static str,
+    /// What the kind is, in a few words (`rebel`, `white sentinel`).
+    pub meaning: &'static str,
+}
+
+/// A position as a grid of cells with a caption.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardView {
+    pub rows: usize,
+    pub cols: usize,
+    /// Row-major: `rows * cols` cells.
+    pub cells: Vec<Cell>,
+    /// One line about the position (whose turn, counters), shown under the board.
+    pub caption: String,
+}
+
+impl BoardView {
+    /// A view from row-major `cells`; `cols` must divide their number.
+    pub fn new(cols: usize, cells: Vec<Cell>, caption: String) -> BoardView {
+        let rows = if cols == 0 { 0 } else { cells.len() / cols };
+        BoardView {
+            rows,
+            cols,
+            cells,
+            caption,
+        }
+    }
+
+    /// The cell at (`row`, `col`), if on the grid.
+    pub fn at(&self, row: usize, col: usize) -> Option<&Cell> {
+        (row < self.rows && col < self.cols)
+            .then(|| self.cells.get(row * self.cols + col))
+            .flatten()
+    }
+
+    /// A plain-text view of any game's text rendering: each line a row, each character a
+    /// cell of kind `text`. The fallback of games that do not draw themselves (test games).
+    pub fn from_text(text: &str) -> BoardView {
+        let lines: Vec<&str> = text.lines().collect();
+        let cols = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+        let mut cells = Vec::with_capacity(lines.len() * cols);
+        for line in &lines {
+            let mut chars: Vec<char> = line.chars().collect();
+            chars.resize(cols, ' ');
+            cells.extend(chars.into_iter().map(|c| match c {
+                ' ' => Cell::off(),
+                c => Cell::new("text", c.to_string()),
+            }));
+        }
+        BoardView::new(cols, cells, String::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_joins_kind_and_label_and_leaves_out_an_empty_label() {
+        assert_eq!(Cell::new("pile", "3").key(), "pile:3");
+        assert_eq!(Cell::plain("empty").key(), "empty");
+    }
+
+    #[test]
+    fn a_text_view_pads_short_lines_with_cells_off_the_board() {
+        let view = BoardView::from_text("ab\nc\n");
+        assert_eq!((view.rows, view.cols), (2, 2));
+        assert_eq!(view.at(1, 0).map(Cell::key).as_deref(), Some("text:c"));
+        assert_eq!(view.at(1, 1).map(|c| c.kind), Some(OFF));
+        assert_eq!(view.at(2, 0), None);
+    }
+}
