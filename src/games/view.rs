@@ -71,7 +71,7 @@ pub struct BoardView {
 impl BoardView {
     /// A view from row-major `cells`; `cols` must divide their number.
     pub fn new(cols: usize, cells: Vec<Cell>, caption: String) -> BoardView {
-        let rows = if cols == 0 { 0 } else { cells.len() / cols };
+        let rows = cells.len().checked_div(cols).unwrap_or(0);
         BoardView {
             rows,
             cols,

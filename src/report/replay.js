@@ -325,6 +325,8 @@
   });
 
   applyFilter();
+  // When the list was first drawn, in ms since the page started loading: measured in tests.
+  root.dataset.readyMs = performance.now().toFixed(1);
   var wanted = /^#game-(\d+)$/.exec(location.hash);
   if (wanted) {
     var at = games.findIndex(function (g) { return String(g.id) === wanted[1]; });

@@ -18,6 +18,7 @@ mod outputs;
 mod play;
 mod readme;
 mod replay;
+mod replay_page;
 mod resume;
 mod sprt;
 mod submissions;

@@ -158,6 +158,9 @@ fn a_record_that_does_not_match_its_moves_is_caught_at_the_ply_that_disagrees() 
     assert!(err.message.contains("refuse"), "{err}");
 }
 
+/// A reply a test bot sends instead of its engine's, when it gives one.
+type Prefer<G> = fn(&G, &<G as Game>::State) -> Option<serde_json::Value>;
+
 /// A built-in engine that sends `bad` instead of its move on the turns listed, and fails
 /// (a timeout) on turn `fail_on`: bots misbehaving as the referee records them.
 struct Unruly<G: Game> {
@@ -165,7 +168,7 @@ struct Unruly<G: Game> {
     bad_on: Vec<u32>,
     fail_on: Option<u32>,
     /// A reply sent instead of the engine's whenever it gives one.
-    prefer: Option<fn(&G, &G::State) -> Option<serde_json::Value>>,
+    prefer: Option<Prefer<G>>,
     turns: u32,
 }
 
@@ -214,32 +217,40 @@ fn huffing_step(game: &Asalto, state: &arbiter::games::asalto::State) -> Option<
     })
 }
 
+/// An Asalto game whose rebel sends illegal replies on its turns 2 and 5, and whose
+/// officer sends one on turn 3, huffs whenever it can (with `huff`), and fails (a timeout)
+/// on turn `6 + seed`. Even seeds start with a one-move opening.
+pub(crate) fn unruly_asalto_game(seed: u64, huff: bool) -> GameRecord {
+    let game = Asalto { round_limit: 200 };
+    let mut rebel = unruly(&game, &[2, 5], None);
+    let mut officer = unruly(&game, &[3], Some(6 + seed as u32));
+    if huff {
+        officer.prefer = Some(huffing_step);
+    }
+    let config = MatchConfig {
+        seed,
+        opening: if seed % 2 == 0 {
+            vec![serde_json::json!([[3, 2], [2, 2]])]
+        } else {
+            Vec::new()
+        },
+        ..MatchConfig::default()
+    };
+    play_game(
+        &game,
+        [&mut rebel, &mut officer],
+        ["rebel", "officer"],
+        &config,
+        &mut |_| {},
+    )
+}
+
 #[test]
 fn illegal_replies_huffs_and_failures_replay_as_the_referee_applied_them() {
     let game = Asalto { round_limit: 200 };
     let mut saw = std::collections::BTreeSet::new();
     for seed in 0..12u64 {
-        let mut rebel = unruly(&game, &[2, 5], None);
-        let mut officer = unruly(&game, &[3], Some(6 + seed as u32));
-        if seed % 3 == 0 {
-            officer.prefer = Some(huffing_step);
-        }
-        let config = MatchConfig {
-            seed,
-            opening: if seed % 2 == 0 {
-                vec![serde_json::json!([[3, 2], [2, 2]])]
-            } else {
-                Vec::new()
-            },
-            ..MatchConfig::default()
-        };
-        let record = play_game(
-            &game,
-            [&mut rebel, &mut officer],
-            ["rebel", "officer"],
-            &config,
-            &mut |_| {},
-        );
+        let record = unruly_asalto_game(seed, seed % 3 == 0);
         let replayed = replay(&game, &record)
             .unwrap_or_else(|e| panic!("seed {seed}: the game does not replay: {e}"));
         check_against_record(seed, &record, &replayed);
