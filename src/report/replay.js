@@ -8,7 +8,8 @@
   var $ = function (id) { return document.getElementById(id); };
   var index = JSON.parse($("arb-games-index").textContent);
   var PAGE = 100;
-  var replayLines = null;
+  var PER_BLOCK = index.games_per_block;
+  var blocks = null, inflated = {};
   var roles = index.roles;
   var fills = {};
   index.kinds.forEach(function (k) { fills[k.name] = k; });
@@ -91,12 +92,22 @@
   // The replay: a game's line is parsed when it is opened, into every position of the game.
   var game = null, ply = 0, timer = null;
 
-  function decode(line) {
-    if (replayLines === null) {
-      replayLines = $("arb-games-replays").textContent.split("\n");
-      if (replayLines[0] === "") replayLines.shift();
+  // The games' lines of block `k`, inflated once: a promise.
+  function block(k) {
+    if (inflated[k]) return inflated[k];
+    if (blocks === null) {
+      blocks = $("arb-games-replays").textContent.split("\n");
+      if (blocks[0] === "") blocks.shift();
     }
-    var g = JSON.parse(replayLines[line]);
+    var text = atob(blocks[k]), bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    inflated[k] = new Response(stream).text().then(function (t) { return t.split("\n"); });
+    return inflated[k];
+  }
+
+  function decode(text) {
+    var g = JSON.parse(text);
     var cells = g[1] || [], strings = g[2];
     var positions = [];
     if (g[3]) {
@@ -251,10 +262,26 @@
     }, 400);
   }
 
+  var opening = 0;
+
   function open(line) {
     stopPlaying();
+    var ticket = ++opening;
+    var panel = $("arb-replay");
+    panel.dataset.game = "";
+    block(Math.floor(line / PER_BLOCK)).then(function (lines) {
+      // A game opened after this one wins.
+      if (ticket === opening) showGame(line, decode(lines[line % PER_BLOCK]));
+    }, function (e) {
+      panel.hidden = false;
+      $("arb-result").textContent = "This browser cannot read the replays: " + e;
+      $("arb-result").className = "arb-error";
+    });
+  }
+
+  function showGame(line, decoded) {
     var g = games[line];
-    game = decode(line);
+    game = decoded;
     openLine = line;
     root.querySelectorAll("#arb-table tbody tr").forEach(function (tr) {
       tr.classList.toggle("arb-open", Number(tr.dataset.line) === line);
