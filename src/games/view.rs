@@ -108,6 +108,79 @@ impl BoardView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Game;
+    use std::collections::BTreeMap;
+
+    /// How many cells of each `data-cell` key a view has.
+    fn census(view: &BoardView) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for cell in &view.cells {
+            *counts.entry(cell.key()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Every kind a view uses is in the game's legend, or off the board.
+    fn kinds_are_listed<G: Game>(game: &G, view: &BoardView) {
+        for cell in &view.cells {
+            assert!(
+                cell.kind == OFF || game.view_kinds().iter().any(|k| k.name == cell.kind),
+                "{}: kind {} is not in the legend",
+                game.name(),
+                cell.kind
+            );
+        }
+    }
+
+    #[test]
+    fn every_game_draws_its_start_position_with_its_own_kinds() {
+        let asalto = crate::games::asalto::Asalto::default();
+        let view = asalto.view(&asalto.initial());
+        kinds_are_listed(&asalto, &view);
+        assert_eq!((view.rows, view.cols), (7, 7));
+        let counts = census(&view);
+        assert_eq!(counts["rebel:R"], 24);
+        assert_eq!(counts["officer:O"], 2);
+        assert_eq!(counts["off"], 49 - 33, "the corners are off the board");
+        assert_eq!(counts["fortress"], 7, "the fortress's empty points");
+        assert_eq!(view.at(1, 2).map(Cell::key).as_deref(), Some("officer:O"));
+        assert!(
+            view.caption.starts_with("rebel to move"),
+            "{}",
+            view.caption
+        );
+
+        let gomoku = crate::games::gomoku::Gomoku;
+        let view = gomoku.view(&gomoku.initial());
+        kinds_are_listed(&gomoku, &view);
+        assert_eq!(census(&view), BTreeMap::from([("empty".to_string(), 64)]));
+
+        let hinger = crate::games::hinger::Hinger::default();
+        let view = hinger.view(&hinger.initial());
+        kinds_are_listed(&hinger, &view);
+        assert_eq!((view.rows, view.cols), (4, 5));
+        // The rules page's state B has the hingers (1,1) and (2,2).
+        let hingers: Vec<(usize, usize)> = (0..20)
+            .filter(|i| view.cells[*i].kind == "hinger")
+            .map(|i| (i / 5, i % 5))
+            .collect();
+        assert_eq!(hingers, vec![(1, 1), (2, 2)]);
+        assert_eq!(view.at(0, 0).map(Cell::key).as_deref(), Some("pile:1"));
+
+        let advance = crate::games::advance::Advance;
+        let view = advance.view(&advance.initial());
+        kinds_are_listed(&advance, &view);
+        assert_eq!(view.at(8, 4).map(Cell::key).as_deref(), Some("white:G"));
+        assert_eq!(view.at(0, 4).map(Cell::key).as_deref(), Some("black:g"));
+        assert_eq!(census(&view)["empty"], 81 - 36);
+
+        let battle = crate::games::battle::Battle::default();
+        let view = battle.view(&battle.initial());
+        kinds_are_listed(&battle, &view);
+        let keys: Vec<String> = view.cells.iter().map(Cell::key).collect();
+        // The rules page's example `3,1,4,2;3,5;A;`.
+        assert_eq!(keys, ["a_unit:3/1", "a_unit:4/2", "b_unit:3/5", "off"]);
+    }
 
     #[test]
     fn a_key_joins_kind_and_label_and_leaves_out_an_empty_label() {
