@@ -282,7 +282,7 @@ impl Blocks {
         self.pending.extend_from_slice(line.as_bytes());
         self.pending.push(b'\n');
         self.games += 1;
-        if self.games % GAMES_PER_BLOCK == 0 {
+        if self.games.is_multiple_of(GAMES_PER_BLOCK) {
             self.flush();
         }
     }

@@ -229,7 +229,7 @@ pub(crate) fn unruly_asalto_game(seed: u64, huff: bool) -> GameRecord {
     }
     let config = MatchConfig {
         seed,
-        opening: if seed % 2 == 0 {
+        opening: if seed.is_multiple_of(2) {
             vec![serde_json::json!([[3, 2], [2, 2]])]
         } else {
             Vec::new()
