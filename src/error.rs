@@ -48,6 +48,16 @@ impl Error {
     }
 }
 
+/// A game record that does not replay to what it records: a move the rules refuse, a
+/// verdict the rules would not give, or a last position other than its `final_board`.
+/// `ply` counts the plies played before the disagreement (0: the start itself).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("ply {ply}: {message}")]
+pub struct ReplayError {
+    pub ply: usize,
+    pub message: String,
+}
+
 fn at_line(line: usize) -> String {
     if line == 0 {
         String::new()

@@ -103,6 +103,68 @@ impl GameOptions {
     }
 }
 
+impl GameSettings {
+    /// The settings a tournament was played under, from its journal's plan: the game's
+    /// name and the rules it recorded ([`GameSettings::rules`]); a setting the plan does
+    /// not record (an older journal) takes its command-line default.
+    pub fn from_plan(plan: &crate::tournament::journal::Plan) -> Result<GameSettings, Error> {
+        #[derive(clap::Parser)]
+        struct Defaults {
+            #[command(flatten)]
+            game: GameOptions,
+        }
+        use clap::Parser;
+        let defaults = Defaults::try_parse_from(["arbiter", "--game", plan.game.as_str()])
+            .map_err(|_| {
+                Error::usage(format!(
+                    "the journal's plan names the game `{}`, which this arbiter does not know",
+                    plan.game
+                ))
+            })?;
+        let mut settings = defaults.game.settings()?;
+        let bad = |key: &str, expected: &str| {
+            Error::usage(format!(
+                "the journal's plan has rules.{key} = {}: expected {expected}",
+                plan.rules[key]
+            ))
+        };
+        for (key, value) in &plan.rules {
+            let whole = || value.as_u64().ok_or_else(|| bad(key, "a whole number"));
+            match key.as_str() {
+                "round_limit" => settings.round_limit = whole()? as u32,
+                "rows" => settings.rows = whole()? as usize,
+                "cols" => settings.cols = whole()? as usize,
+                "units" => settings.battle.units = whole()? as usize,
+                "density" => {
+                    settings.density = value.as_f64().ok_or_else(|| bad(key, "a number"))?
+                }
+                "health" | "damage" => {
+                    let range = value
+                        .as_str()
+                        .and_then(|text| parse_range(text).ok())
+                        .ok_or_else(|| bad(key, "a range LO..HI"))?;
+                    let range = range.0..=range.1;
+                    if key == "health" {
+                        settings.battle.health = range;
+                    } else {
+                        settings.battle.damage = range;
+                    }
+                }
+                "boards" => {
+                    settings.boards = serde_json::from_value(value.clone())
+                        .map_err(|_| bad(key, "a list of boards of whole numbers"))?
+                }
+                "armies" => {
+                    settings.armies = serde_json::from_value(value.clone())
+                        .map_err(|_| bad(key, "a list of state strings"))?
+                }
+                _ => {}
+            }
+        }
+        Ok(settings)
+    }
+}
+
 /// A game and the settings that shape its rules and starts.
 #[derive(Clone, Debug)]
 pub struct GameSettings {

@@ -207,6 +207,12 @@ impl<G: Game> Game for StartAt<G> {
     fn render(&self, state: &G::State) -> String {
         self.0.render(state)
     }
+    fn view(&self, state: &G::State) -> crate::games::view::BoardView {
+        self.0.view(state)
+    }
+    fn view_kinds(&self) -> &'static [crate::games::view::CellKind] {
+        self.0.view_kinds()
+    }
 }
 
 #[cfg(test)]

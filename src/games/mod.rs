@@ -11,6 +11,7 @@ pub mod gomoku;
 pub mod hinger;
 pub mod openings;
 pub mod perft;
+pub mod view;
 pub mod wire;
 
 use serde_json::{Map, Value};
@@ -161,6 +162,16 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
     /// A human-readable board for `--show`.
     fn render(&self, state: &Self::State) -> String;
+
+    /// The position as a game-neutral grid of cells, for the replay of the report page.
+    /// Every game of arbiter draws its own; the default shows [`Game::render`]'s text.
+    fn view(&self, state: &Self::State) -> view::BoardView {
+        view::BoardView::from_text(&self.render(state))
+    }
+    /// The cell kinds [`Game::view`] uses, with their colours and meanings (the legend).
+    fn view_kinds(&self) -> &'static [view::CellKind] {
+        &[]
+    }
 
     /// The position as a board file, the text [`Game::parse_board`] reads: what a console
     /// bot (run once per move) is handed. `None` for games without one.

@@ -8,7 +8,7 @@ use super::model::Report;
 use super::plots::Plot;
 use super::tables::{self, Align, Table};
 use crate::error::Error;
-use crate::tournament::journal::{self, Plan};
+use crate::tournament::journal::Plan;
 use std::path::Path;
 
 const STYLE: &str = r#"
@@ -117,49 +117,10 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
-/// Every game of the journal, in schedule order: its id, pair, players per role, winner,
-/// ending and rounds, in `<section id="games">`.
+/// The game browser: every game of the journal, and a replay of each
+/// ([`super::replay::section`]).
 fn games_section(plan: &Plan, journal: &Path) -> Result<String, Error> {
-    let mut games = journal::load(journal)?.games;
-    games.sort_by_key(|g| g.id);
-    let mut columns = vec![("game".to_string(), Align::Right)];
-    columns.push(("pair".into(), Align::Right));
-    columns.extend(plan.roles.iter().map(|r| (r.clone(), Align::Left)));
-    columns.extend(
-        [
-            ("winner", Align::Left),
-            ("ending", Align::Left),
-            ("rounds", Align::Right),
-        ]
-        .map(|(n, a)| (n.to_string(), a)),
-    );
-    let rows = games
-        .iter()
-        .map(|g| {
-            vec![
-                g.id.to_string(),
-                g.pair.to_string(),
-                g.players[0].to_string(),
-                g.players[1].to_string(),
-                g.winner.map_or_else(
-                    || "tie".to_string(),
-                    |w| format!("{} ({})", g.players[w], g.roles[w]),
-                ),
-                g.reason.to_string(),
-                g.rounds.to_string(),
-            ]
-        })
-        .collect();
-    let table = Table {
-        id: "games",
-        caption: format!("{} games", games.len()),
-        columns,
-        rows,
-    };
-    Ok(format!(
-        "<section id=\"games\">\n<h2>Games</h2>\n{}</section>\n",
-        table_html(&table)
-    ))
+    super::replay::section(plan, journal)
 }
 
 /// Text as HTML shows it as written.

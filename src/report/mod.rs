@@ -11,6 +11,7 @@ pub mod latex;
 pub mod markdown;
 pub mod model;
 pub mod plots;
+pub mod replay;
 pub mod tables;
 
 use crate::error::Error;

@@ -18,6 +18,8 @@ mod openings;
 mod outputs;
 mod play;
 mod readme;
+mod replay;
+mod replay_page;
 mod report;
 mod resume;
 mod shard;

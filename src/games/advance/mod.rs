@@ -14,6 +14,7 @@ mod tests;
 
 pub use board::{BLACK, Kind, Move, START, State, WHITE, parse_board};
 
+use super::view::{BoardView, Cell, CellKind};
 use super::wire::{excerpt, kind_of};
 use super::{BoardError, Game, Outcome, ReasonCode, Side};
 use serde_json::{Map, Value, json};
@@ -176,5 +177,51 @@ impl Game for Advance {
     }
     fn render(&self, state: &State) -> String {
         state.render()
+    }
+    fn view(&self, state: &State) -> BoardView {
+        let size = board::SIZE;
+        let cells = (0..size * size)
+            .map(|i| match state.cell(i) {
+                b'.' => Cell::plain("empty"),
+                b'#' => Cell::plain("wall"),
+                p => match board::colour(p) {
+                    Some(Side::First) => Cell::new("white", (p as char).to_string()),
+                    Some(Side::Second) => Cell::new("black", (p as char).to_string()),
+                    None => Cell::new("unknown", (p as char).to_string()),
+                },
+            })
+            .collect();
+        let caption = format!(
+            "{} to move; material white {}, black {}",
+            self.role_name(state.to_move()),
+            state.material(Side::First),
+            state.material(Side::Second)
+        );
+        BoardView::new(size, cells, caption)
+    }
+    fn view_kinds(&self) -> &'static [CellKind] {
+        &[
+            CellKind {
+                name: "white",
+                fill: "#f3ead2",
+                meaning: "white piece (Z zombie, B builder, J jester, M miner, S sentinel, \
+                          C catapult, D dragon, G general)",
+            },
+            CellKind {
+                name: "black",
+                fill: "#3b3b3b",
+                meaning: "black piece (lowercase letters)",
+            },
+            CellKind {
+                name: "wall",
+                fill: "#8a6d4b",
+                meaning: "wall",
+            },
+            CellKind {
+                name: "empty",
+                fill: "#d8d8d8",
+                meaning: "empty",
+            },
+        ]
     }
 }

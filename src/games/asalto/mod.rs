@@ -21,6 +21,7 @@ pub use moves::{
 };
 pub use parse::{Illegal, parse_move};
 
+use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, Outcome, Side};
 use serde_json::{Map, Value, json};
 
@@ -102,5 +103,53 @@ impl Game for Asalto {
     }
     fn render(&self, state: &State) -> String {
         state.render()
+    }
+    fn view(&self, state: &State) -> BoardView {
+        let size = board::SIZE;
+        let mut cells = Vec::with_capacity(size * size);
+        for row in 0..size {
+            for col in 0..size {
+                cells.push(match Point::new(row, col) {
+                    None => Cell::off(),
+                    Some(p) => match state.piece_at(p) {
+                        Some(Piece::Rebel) => Cell::new("rebel", "R"),
+                        Some(Piece::Officer) => Cell::new("officer", "O"),
+                        None if p.bit() & FORTRESS != 0 => Cell::plain("fortress"),
+                        None => Cell::plain("empty"),
+                    },
+                });
+            }
+        }
+        let caption = format!(
+            "{} to move; illegal moves: rebel {}, officer {}",
+            self.role_name(state.to_move()),
+            state.illegal(REBELS),
+            state.illegal(OFFICERS)
+        );
+        BoardView::new(size, cells, caption)
+    }
+    fn view_kinds(&self) -> &'static [CellKind] {
+        &[
+            CellKind {
+                name: "rebel",
+                fill: "#c0392b",
+                meaning: "rebel",
+            },
+            CellKind {
+                name: "officer",
+                fill: "#1f4e99",
+                meaning: "officer",
+            },
+            CellKind {
+                name: "empty",
+                fill: "#efe4c8",
+                meaning: "empty point",
+            },
+            CellKind {
+                name: "fortress",
+                fill: "#d9c48f",
+                meaning: "empty fortress point",
+            },
+        ]
     }
 }

@@ -18,6 +18,7 @@ mod tests;
 pub use parse::{Illegal, Move, parse_move};
 pub use state::{Letter, State, Unit};
 
+use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, Outcome, Side};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -246,5 +247,58 @@ impl Game for Battle {
             state.ply()
         ));
         out
+    }
+    /// Row 0 is role `a`'s army, row 1 role `b`'s; each unit is labelled `health/damage`.
+    fn view(&self, state: &State) -> BoardView {
+        let cols = Side::BOTH
+            .iter()
+            .map(|&s| state.army(s).len())
+            .max()
+            .unwrap_or(0);
+        let mut cells = Vec::with_capacity(2 * cols);
+        for (side, [alive, out]) in [
+            (Side::First, ["a_unit", "a_out"]),
+            (Side::Second, ["b_unit", "b_out"]),
+        ] {
+            let army = state.army(side);
+            cells.extend((0..cols).map(|i| match army.get(i) {
+                Some(u) => {
+                    let kind = if u.alive() { alive } else { out };
+                    Cell::new(kind, format!("{}/{}", u.health, u.damage))
+                }
+                None => Cell::off(),
+            }));
+        }
+        let caption = format!(
+            "{} to move; health left: a {}, b {}",
+            self.role_name(state.to_move()),
+            state.total(Side::First),
+            state.total(Side::Second)
+        );
+        BoardView::new(cols, cells, caption)
+    }
+    fn view_kinds(&self) -> &'static [CellKind] {
+        &[
+            CellKind {
+                name: "a_unit",
+                fill: "#2e7d32",
+                meaning: "a's unit (health/damage)",
+            },
+            CellKind {
+                name: "a_out",
+                fill: "#b9d8ba",
+                meaning: "a's unit, out",
+            },
+            CellKind {
+                name: "b_unit",
+                fill: "#6a1b9a",
+                meaning: "b's unit (health/damage)",
+            },
+            CellKind {
+                name: "b_out",
+                fill: "#d6bfe0",
+                meaning: "b's unit, out",
+            },
+        ]
     }
 }

@@ -14,6 +14,7 @@ mod tests;
 pub use board::{BLACK, State, WHITE, WINDOWS, fast_perft, parse_rows};
 pub use parse::{Illegal, Move, parse_move};
 
+use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, LeaguePoints, Outcome, Side};
 use serde_json::{Map, Value, json};
 
@@ -80,5 +81,36 @@ impl Game for Gomoku {
     }
     fn render(&self, state: &State) -> String {
         state.render()
+    }
+    fn view(&self, state: &State) -> BoardView {
+        let size = board::SIZE;
+        let cells = (0..size * size)
+            .map(|i| match state.at(i / size, i % size) {
+                Some(Side::First) => Cell::plain("white"),
+                Some(Side::Second) => Cell::plain("black"),
+                None => Cell::plain("empty"),
+            })
+            .collect();
+        let caption = format!("{} to move", self.role_name(state.to_move()));
+        BoardView::new(size, cells, caption)
+    }
+    fn view_kinds(&self) -> &'static [CellKind] {
+        &[
+            CellKind {
+                name: "white",
+                fill: "#fafafa",
+                meaning: "white stone",
+            },
+            CellKind {
+                name: "black",
+                fill: "#222222",
+                meaning: "black stone",
+            },
+            CellKind {
+                name: "empty",
+                fill: "#e3c386",
+                meaning: "empty",
+            },
+        ]
     }
 }

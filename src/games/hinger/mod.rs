@@ -18,6 +18,7 @@ mod tests;
 pub use board::{State, parse_rows, random_grid};
 pub use parse::{Illegal, Move, parse_move};
 
+use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, Outcome, Side};
 use serde_json::{Map, Value, json};
 
@@ -278,5 +279,40 @@ impl Game for Hinger {
     fn render(&self, state: &State) -> String {
         let side = self.role_name(state.to_move());
         format!("{}{side} to move, ply {}\n", state.text(), state.ply())
+    }
+    fn view(&self, state: &State) -> BoardView {
+        let cells = (0..state.cells().len())
+            .map(|i| match state.cells()[i] {
+                0 => Cell::plain("empty"),
+                n if state.is_hinger(i) => Cell::new("hinger", n.to_string()),
+                n => Cell::new("pile", n.to_string()),
+            })
+            .collect();
+        let caption = format!(
+            "{} to move; {} counters in {} regions",
+            self.role_name(state.to_move()),
+            state.counters(),
+            state.regions()
+        );
+        BoardView::new(state.cols(), cells, caption)
+    }
+    fn view_kinds(&self) -> &'static [CellKind] {
+        &[
+            CellKind {
+                name: "pile",
+                fill: "#4f7cac",
+                meaning: "counters",
+            },
+            CellKind {
+                name: "hinger",
+                fill: "#e08a1e",
+                meaning: "hinger: taking it wins",
+            },
+            CellKind {
+                name: "empty",
+                fill: "#eeeeee",
+                meaning: "empty",
+            },
+        ]
     }
 }
