@@ -19,32 +19,16 @@ use arbiter::games::{Game, perft::perft};
 use arbiter::graders::advance::{read_suite, run_case};
 use arbiter::referee::{MatchConfig, play_game};
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod support;
+use support::arbiter_binary;
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// The release `arbiter` binary, built if needed.
-fn arbiter_binary() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--quiet", "--bin", "arbiter"])
-        .current_dir(&root)
-        .status()
-        .expect("cargo runs");
-    assert!(
-        status.success(),
-        "cargo build --release --bin arbiter failed"
-    );
-    target.join("release").join("arbiter")
 }
 
 fn console(bin: &std::path::Path, words: &[&str]) -> CommandSpec {

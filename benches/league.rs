@@ -11,36 +11,18 @@ use arbiter::bots::spec::{BotSpec, CommandSpec};
 use arbiter::games::asalto::Asalto;
 use arbiter::tournament::{self, Entrant, Format, Tournament};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+mod support;
+use support::arbiter_binary;
+
 const GAMES: u32 = 10_000;
 const CHILD: &str = "ARBITER_LEAGUE_BENCH_JOBS";
 const KIND: &str = "ARBITER_LEAGUE_BENCH_KIND";
 const BINARY: &str = "ARBITER_LEAGUE_BENCH_BINARY";
-
-/// The release `arbiter` binary, built if needed.
-fn arbiter_binary() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--quiet", "--bin", "arbiter"])
-        .current_dir(&root)
-        .status()
-        .expect("cargo runs");
-    assert!(
-        status.success(),
-        "cargo build --release --bin arbiter failed"
-    );
-    let bin = target.join("release").join("arbiter");
-    assert!(bin.is_file(), "{} is missing", bin.display());
-    bin
-}
 
 /// CPU seconds (user + system) of this process and of its reaped children.
 fn cpu_seconds() -> f64 {

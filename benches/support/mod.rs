@@ -1,0 +1,24 @@
+//! What several benchmarks share: the release binary they run as a subprocess.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The release `arbiter` binary, built if needed.
+pub fn arbiter_binary() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--quiet", "--bin", "arbiter"])
+        .current_dir(&root)
+        .status()
+        .expect("cargo runs");
+    assert!(
+        status.success(),
+        "cargo build --release --bin arbiter failed"
+    );
+    let bin = target.join("release").join("arbiter");
+    assert!(bin.is_file(), "{} is missing", bin.display());
+    bin
+}
