@@ -162,7 +162,11 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
         merged.count,
         args.out.display()
     );
-    let index = report::write_report(&args.out, &args.out.join(report::REPORT_DIR))?;
+    let index = report::write_report(
+        &args.out,
+        &args.out.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
     println!("{}", super::report::written(&index));
     let missing = merged.missing();
     if !missing.is_empty() {
@@ -218,6 +222,7 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         &marks,
         &journal,
         &args.dir.join(report::REPORT_DIR),
+        report::Replays::RUN,
     )?;
     println!("tables written to {}", args.dir.display());
     println!("{}", super::report::written(&index));
@@ -340,7 +345,11 @@ fn play<G: Builtins>(
         );
     }
     report_distinct(&summary.distinct);
-    let index = report::write_report(&t.out, &t.out.join(report::REPORT_DIR))?;
+    let index = report::write_report(
+        &t.out,
+        &t.out.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
     println!("{}", super::report::written(&index));
     if summary.interrupted {
         eprintln!("interrupted: rerun the same command to resume");

@@ -35,7 +35,12 @@ const STYLE: &str = r#"
 "#;
 
 /// The whole of index.html: `plots` inlined, the games read from `journal`.
-pub fn render(report: &Report, plots: &[Plot], journal: &Path) -> Result<String, Error> {
+pub fn render(
+    report: &Report,
+    plots: &[Plot],
+    journal: &Path,
+    replays: bool,
+) -> Result<String, Error> {
     let title = tables::title(report);
     let sections = tables::sections(report);
     let mut body = String::new();
@@ -66,7 +71,18 @@ pub fn render(report: &Report, plots: &[Plot], journal: &Path) -> Result<String,
         }
         body.push_str("</section>\n");
     }
-    body.push_str(&games_section(report.plan, journal)?);
+    if replays {
+        body.push_str(&games_section(report.plan, journal)?);
+    } else {
+        body.push_str(&format!(
+            "<section id=\"games\">\n<h2>Games</h2>\n<p class=\"ar-note\">{} games: more than \
+             the {} whose replays a run puts in its report. <code>arbiter report</code> on the \
+             tournament's folder writes this page with every game and its replay.</p>\n\
+             </section>\n",
+            report.games.len(),
+            super::RUN_REPLAY_LIMIT
+        ));
+    }
     let mut nav: Vec<String> = sections
         .iter()
         .map(|s| format!("<a href=\"#{}\">{}</a>", s.id, escape(&s.title)))

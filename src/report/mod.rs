@@ -41,12 +41,39 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     )
 }
 
+/// The most games whose replays the report written by a run (and by `arbiter table` and
+/// `arbiter merge`) puts in its page: replaying a larger league takes minutes and its page
+/// hundreds of megabytes, so there the page says how to have it (`arbiter report DIR`,
+/// which replays every game).
+pub const RUN_REPLAY_LIMIT: usize = 10_000;
+
+/// Which games the page's game browser replays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replays {
+    /// Every game, however many.
+    All,
+    /// Every game when there are at most this many, else none (the page says why).
+    UpTo(usize),
+}
+
+impl Replays {
+    /// What a run writes at its end.
+    pub const RUN: Replays = Replays::UpTo(RUN_REPLAY_LIMIT);
+
+    fn allow(self, games: usize) -> bool {
+        match self {
+            Replays::All => true,
+            Replays::UpTo(limit) => games <= limit,
+        }
+    }
+}
+
 /// Writes the report of the tournament folder `dir` (read from its journal alone) into
 /// `out`: report.md, report.tex, plots/*.svg and index.html. Returns index.html's path.
-pub fn write_report(dir: &Path, out: &Path) -> Result<PathBuf, Error> {
+pub fn write_report(dir: &Path, out: &Path, replays: Replays) -> Result<PathBuf, Error> {
     let journal = journal_of(dir)?;
     let loaded = journal::load(&journal)?;
-    write_loaded_report(&loaded, &loaded.plan.non_scoring(), &journal, out)
+    write_loaded_report(&loaded, &loaded.plan.non_scoring(), &journal, out, replays)
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
@@ -77,6 +104,7 @@ pub fn write_loaded_report(
     non_scoring: &[String],
     journal: &Path,
     out: &Path,
+    replays: Replays,
 ) -> Result<PathBuf, Error> {
     let history = crate::tournament::sprt::recount(&loaded.plan, &loaded.games).map_err(|e| {
         Error::Input {
@@ -98,7 +126,7 @@ pub fn write_loaded_report(
     write_atomic(&out.join("report.md"), markdown::render(&report).as_bytes())?;
     write_atomic(&out.join("report.tex"), latex::render(&report).as_bytes())?;
     let index = out.join("index.html");
-    write_atomic(&index, html::render(&report, &plots, journal)?.as_bytes())?;
+    write_atomic(&index, html::render(&report, &plots, journal, replays.allow(loaded.games.len()))?.as_bytes())?;
     Ok(index)
 }
 

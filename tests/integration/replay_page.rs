@@ -495,8 +495,8 @@ fn readme_screenshot() {
 fn large_league_page() {
     let folder = PathBuf::from(std::env::var("ARBITER_PAGE_DIR").expect("ARBITER_PAGE_DIR"));
     let started = std::time::Instant::now();
-    // A page already made from this journal is measured again as it is.
-    let made = folder.join("games.html");
+    // A page already made from this journal (by `arbiter report DIR`) is measured as it is.
+    let made = folder.join("report").join("index.html");
     let fresh = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let page = if fresh(&made) > fresh(&folder.join(JOURNAL_FILE)) {
         made

@@ -456,3 +456,35 @@ bots = [
         );
     }
 }
+
+#[test]
+fn a_league_past_the_replay_limit_of_a_run_gets_a_page_that_says_how_to_have_its_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = read(&data("league").join("games.jsonl")).lines().count() - 1;
+    assert!(games > 1, "the fixed league has games");
+    let out = dir.path().join("limited");
+    let index = arbiter::report::write_report(
+        &data("league"),
+        &out,
+        arbiter::report::Replays::UpTo(games - 1),
+    )
+    .unwrap();
+    let html = read(&index);
+    assert!(
+        !html.contains("arb-games-index"),
+        "no game browser past the limit"
+    );
+    assert!(
+        html.contains(&format!("{games} games: more than the"))
+            && html.contains("<code>arbiter report</code>"),
+        "the page says why and how to have the replays"
+    );
+    // At the limit, every game is replayed.
+    let index = arbiter::report::write_report(
+        &data("league"),
+        &dir.path().join("at_limit"),
+        arbiter::report::Replays::UpTo(games),
+    )
+    .unwrap();
+    assert!(read(&index).contains("arb-games-index"));
+}
