@@ -345,13 +345,17 @@ fn play<G: Builtins>(
         );
     }
     report_distinct(&summary.distinct);
+    let interrupted = summary.interrupted;
+    // The report reads the journal afresh: the run's own copy of every game goes first, so
+    // a large league never holds two.
+    drop(summary);
     let index = report::write_report(
         &t.out,
         &t.out.join(report::REPORT_DIR),
         report::Replays::RUN,
     )?;
     println!("{}", super::report::written(&index));
-    if summary.interrupted {
+    if interrupted {
         eprintln!("interrupted: rerun the same command to resume");
         return Ok(130);
     }

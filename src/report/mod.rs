@@ -126,7 +126,10 @@ pub fn write_loaded_report(
     write_atomic(&out.join("report.md"), markdown::render(&report).as_bytes())?;
     write_atomic(&out.join("report.tex"), latex::render(&report).as_bytes())?;
     let index = out.join("index.html");
-    write_atomic(&index, html::render(&report, &plots, journal, replays.allow(loaded.games.len()))?.as_bytes())?;
+    write_atomic(
+        &index,
+        html::render(&report, &plots, journal, replays.allow(loaded.games.len()))?.as_bytes(),
+    )?;
     Ok(index)
 }
 
