@@ -13,14 +13,16 @@ use super::journal::{self, Journal, Plan};
 use super::shard::{self, Shard};
 use super::write_tables;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary};
+use crate::record::GameSummary;
 use crate::stats::league::LeagueTable;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-/// Records held at once while the merged journal is written in id order: a league of any
-/// size is merged in windows of this many games, one pass over the shards per window.
-const WINDOW: usize = 4096;
+/// Journal text held at once while the merged journal is written in id order: a league of
+/// any size is merged in windows of about this many bytes of its lines, one pass over the
+/// shards per window. Lines are held as the merged journal writes them (a few KB a game in
+/// format 4), not as decoded records, which take a hundred times more.
+const WINDOW_BYTES: usize = 64 << 20;
 
 /// What a merge wrote, and what it lacked.
 pub struct Merged {
@@ -216,24 +218,43 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
     }
 
     let (mut merged, _) = Journal::open(out, &plan, false)?;
+    let version = merged.version();
     let mut ids: Vec<(u64, usize)> = holder.into_iter().collect();
     ids.sort_unstable();
-    for window in ids.chunks(WINDOW) {
-        let wanted: HashMap<u64, usize> = window.iter().copied().collect();
-        let mut records: BTreeMap<u64, GameRecord> = BTreeMap::new();
-        let mut sources: Vec<usize> = window.iter().map(|&(_, f)| f).collect();
+    let mut next = 0;
+    while next < ids.len() {
+        // One pass over the shards fills the window with the lines of the next ids in
+        // order, until their bytes reach the budget.
+        let first = ids[next].0;
+        let wanted: HashMap<u64, usize> = ids[next..].iter().copied().collect();
+        let mut lines: BTreeMap<u64, String> = BTreeMap::new();
+        let mut bytes = 0;
+        let mut sources: Vec<usize> = ids[next..].iter().map(|&(_, f)| f).collect();
         sources.sort_unstable();
         sources.dedup();
         for f in sources {
             journal::for_each_record(&folders[f].journal, |id, record| {
-                if wanted.get(&id) == Some(&f) {
-                    records.insert(id, record);
+                if id < first || wanted.get(&id) != Some(&f) {
+                    return Ok(());
+                }
+                let line = journal::line(version, id, &record);
+                bytes += line.len();
+                lines.insert(id, line);
+                // Past the budget, the highest ids wait for the next pass.
+                while bytes > WINDOW_BYTES && lines.len() > 1 {
+                    let (_, dropped) = lines.pop_last().expect("more than one");
+                    bytes -= dropped.len();
                 }
                 Ok(())
             })?;
         }
-        for (id, record) in &records {
-            merged.append(*id, record)?;
+        // The window is the longest run of the next ids whose lines were all kept.
+        for (id, line) in &lines {
+            if next == ids.len() || *id != ids[next].0 {
+                break;
+            }
+            merged.append_line(line)?;
+            next += 1;
         }
     }
     merged.sync()?;
