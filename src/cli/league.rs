@@ -183,7 +183,12 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
-    let (loaded, table) = tournament::rebuild_tables(&args.dir, listed)?;
+    let (loaded, table, index) = tournament::rebuild_tables(
+        &args.dir,
+        listed,
+        &args.dir.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
     match loaded.repair {
         Some(Repair::Dropped) => eprintln!(
             "note: the journal's last line is torn (a run was killed mid-write): left out and \
@@ -215,15 +220,6 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         );
     }
     println!("{}", report::standings_text(&loaded.plan.roles, &table));
-    let journal = args.dir.join(tournament::journal::JOURNAL_FILE);
-    let marks = listed.map_or_else(|| loaded.plan.non_scoring(), <[String]>::to_vec);
-    let index = report::write_loaded_report(
-        &loaded,
-        &marks,
-        &journal,
-        &args.dir.join(report::REPORT_DIR),
-        report::Replays::RUN,
-    )?;
     println!("tables written to {}", args.dir.display());
     println!("{}", super::report::written(&index));
     Ok(0)

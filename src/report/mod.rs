@@ -106,6 +106,17 @@ pub fn write_loaded_report(
     out: &Path,
     replays: Replays,
 ) -> Result<PathBuf, Error> {
+    let report = model_of(loaded, non_scoring, journal)?;
+    write_report_files(&report, journal, out, replays)
+}
+
+/// The report's model of a journal already loaded from `journal` (its SPRT recounted), the
+/// marks leaving out `non_scoring`: what the CSV tables and the report files render.
+pub fn model_of<'a>(
+    loaded: &'a Loaded,
+    non_scoring: &[String],
+    journal: &Path,
+) -> Result<Report<'a>, Error> {
     let history = crate::tournament::sprt::recount(&loaded.plan, &loaded.games).map_err(|e| {
         Error::Input {
             path: journal.to_path_buf(),
@@ -113,22 +124,37 @@ pub fn write_loaded_report(
             message: e.to_string(),
         }
     })?;
-    let report = Report::new(&loaded.plan, &loaded.games, non_scoring, history);
+    Ok(Report::new(
+        &loaded.plan,
+        &loaded.games,
+        non_scoring,
+        history,
+    ))
+}
+
+/// Writes report.md, report.tex, plots/*.svg and index.html of `report` (the model of
+/// `journal`) into `out`. Returns index.html's path.
+pub fn write_report_files(
+    report: &Report,
+    journal: &Path,
+    out: &Path,
+    replays: Replays,
+) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
         path: plots_dir.clone(),
         source,
     })?;
-    let plots = plots::all(&report)?;
+    let plots = plots::all(report)?;
     for plot in &plots {
         write_atomic(&plots_dir.join(plot.file), plot.svg.as_bytes())?;
     }
-    write_atomic(&out.join("report.md"), markdown::render(&report).as_bytes())?;
-    write_atomic(&out.join("report.tex"), latex::render(&report).as_bytes())?;
+    write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
+    write_atomic(&out.join("report.tex"), latex::render(report).as_bytes())?;
     let index = out.join("index.html");
     write_atomic(
         &index,
-        html::render(&report, &plots, journal, replays.allow(loaded.games.len()))?.as_bytes(),
+        html::render(report, &plots, journal, replays.allow(report.games.len()))?.as_bytes(),
     )?;
     Ok(index)
 }

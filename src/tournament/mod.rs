@@ -602,13 +602,18 @@ pub fn write_tables_marking(
     Ok(report.table)
 }
 
-/// Rebuilds every table of `dir` from its journal alone, which it only reads; the marks
-/// leave out `non_scoring` when given, else the journal's non-scoring bots.
+/// Rebuilds every table of `dir` and its report (into `report_dir`) from its journal
+/// alone, which it only reads, with one computation of the results; the marks leave out
+/// `non_scoring` when given, else the journal's non-scoring bots. Returns the journal as
+/// loaded, the league table and the report's index.html.
 pub fn rebuild_tables(
     dir: &Path,
     non_scoring: Option<&[String]>,
-) -> Result<(journal::Loaded, LeagueTable), Error> {
-    let loaded = journal::load(&dir.join(journal::JOURNAL_FILE))?;
+    report_dir: &Path,
+    replays: report::Replays,
+) -> Result<(journal::Loaded, LeagueTable, PathBuf), Error> {
+    let journal_path = dir.join(journal::JOURNAL_FILE);
+    let loaded = journal::load(&journal_path)?;
     let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
     let listed = match non_scoring {
         Some(list) => {
@@ -619,8 +624,12 @@ pub fn rebuild_tables(
         }
         None => loaded.plan.non_scoring(),
     };
-    let table = write_tables_marking(dir, &loaded.plan, &loaded.games, &listed)?;
-    Ok((loaded, table))
+    let model = report::model_of(&loaded, &listed, &journal_path)?;
+    report::write_csv_tables(dir, &model)?;
+    let index = report::write_report_files(&model, &journal_path, report_dir, replays)?;
+    let table = model.table.clone();
+    drop(model);
+    Ok((loaded, table, index))
 }
 
 /// A bot name the user gave (`--non-scoring NAME`) must be one of the tournament's.
