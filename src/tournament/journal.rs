@@ -570,17 +570,7 @@ pub fn for_each_record(
     path: &Path,
     mut visit: impl FnMut(u64, GameRecord) -> Result<(), Error>,
 ) -> Result<Plan, Error> {
-    let mut failed = None;
-    let read = read_visiting(path, &mut |id, record| {
-        if failed.is_none() {
-            if let Err(e) = visit(id, record) {
-                failed = Some(e);
-            }
-        }
-    })?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
+    let read = read_visiting(path, &mut visit)?;
     match read.header {
         Some((_, plan, _)) => Ok(plan),
         None => Err(Error::Input {
@@ -591,13 +581,25 @@ pub fn for_each_record(
     }
 }
 
+/// Reads a journal's lines: the header, the summary of each game (the first copy of each
+/// id), and what is wrong with its last line.
 fn read(path: &Path) -> Result<Read, Error> {
-    read_visiting(path, &mut |_, _| {})
+    let mut games = Vec::new();
+    let mut read = read_visiting(path, &mut |id, record| {
+        games.push(GameSummary::of(id, &record));
+        Ok(())
+    })?;
+    read.games = games;
+    Ok(read)
 }
 
-/// Reads a journal's lines: the header, the summary of each game (the first copy of each
-/// id, which `visit` also receives whole), and what is wrong with its last line.
-fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<Read, Error> {
+/// Reads a journal's lines: the header and what is wrong with its last line, handing each
+/// game (the first copy of each id) whole to `visit`; an error from `visit` stops the
+/// reading. The returned `games` is empty: [`read`] fills it.
+fn read_visiting(
+    path: &Path,
+    visit: &mut dyn FnMut(u64, GameRecord) -> Result<(), Error>,
+) -> Result<Read, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -607,7 +609,6 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
     let mut line = Vec::new();
     let mut offset: u64 = 0;
     let mut header: Option<(u32, Plan, Option<Shard>)> = None;
-    let mut games = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut number = 0usize;
     let mut tail = None;
@@ -630,7 +631,7 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
                 Err(_) if !complete => {
                     return Ok(Read {
                         header: None,
-                        games,
+                        games: Vec::new(),
                         tail: Some((0, Repair::Dropped)),
                     });
                 }
@@ -664,8 +665,7 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
                         tail = Some((offset, Repair::Completed));
                     }
                     if seen.insert(id) {
-                        games.push(GameSummary::of(id, &record));
-                        visit(id, record);
+                        visit(id, record)?;
                     }
                 }
                 Err(_) if !complete => {
@@ -686,7 +686,7 @@ fn read_visiting(path: &Path, visit: &mut dyn FnMut(u64, GameRecord)) -> Result<
     }
     Ok(Read {
         header,
-        games,
+        games: Vec::new(),
         tail,
     })
 }
