@@ -400,8 +400,8 @@ pub fn opening_choice(
     config: &Config,
     t: &TournamentConfig,
     base: &Path,
-) -> Result<crate::cli::OpeningChoice, Error> {
-    use crate::cli::OpeningChoice;
+) -> Result<crate::tournament::openings::OpeningChoice, Error> {
+    use crate::tournament::openings::OpeningChoice;
     if let (Some(plies), Some(_)) = (&t.random_plies, &t.openings) {
         return Err(config.error_at(
             plies.span(),

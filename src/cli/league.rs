@@ -1,18 +1,17 @@
 //! `arbiter league`, `gauntlet`, `run` and `table`: tournaments from the command line or
 //! from tournaments.toml, with progress while they run and the standings at the end.
 
-use super::games::{GameSettings, with_game};
-use super::options::{
-    MatchOptions, OpeningChoice, OpeningOptions, cli_entrant, jobs_or_cores, parse_spec,
-};
+use super::options::{MatchOptions, OpeningOptions, cli_entrant, jobs_or_cores, parse_spec};
 use super::signals::graceful_stop;
 use super::submissions::{SubmissionOptions, cli_entrants};
 use crate::config::{Config, TournamentConfig};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::games::GameKind;
+use crate::games::registry::{self, GameSettings, with_game};
 use crate::report;
 use crate::tournament::journal::Repair;
+use crate::tournament::openings::OpeningChoice;
 use crate::tournament::shard::Shard;
 use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
 use std::collections::HashSet;
@@ -467,7 +466,11 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let pairs = positive(spanned(&t.pairs), "pairs", 1)?;
     let jobs_cfg = positive(spanned(&t.jobs), "jobs", 0)?;
-    let round_limit = positive(spanned(&t.round_limit), "round_limit", 1000)?;
+    let round_limit = positive(
+        spanned(&t.round_limit),
+        "round_limit",
+        registry::DEFAULT_ROUND_LIMIT.into(),
+    )?;
     let format = match t.format.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
         None | Some(("round_robin", _)) => Format::RoundRobin,
         Some(("gauntlet", _)) => Format::Gauntlet,
@@ -515,17 +518,17 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             return Err(config.error_at(d.span(), "`density` must be between 0 and 1"));
         }
         Some(d) => *d.get_ref(),
-        None => 0.6,
+        None => registry::DEFAULT_DENSITY,
     };
     let settings = GameSettings {
         kind,
         round_limit: round_limit as u32,
         boards,
-        rows: limited(&t.rows, "rows", 4)? as usize,
-        cols: limited(&t.cols, "cols", 5)? as usize,
+        rows: limited(&t.rows, "rows", registry::DEFAULT_ROWS as u32)? as usize,
+        cols: limited(&t.cols, "cols", registry::DEFAULT_COLS as u32)? as usize,
         density,
         armies: Vec::new(),
-        battle: crate::games::battle::RandomArmies::default(),
+        ..GameSettings::defaults(kind)
     };
     let choice = crate::config::opening_choice(&config, t, &base)?;
     let bots_span = t.bots.span();

@@ -15,8 +15,6 @@ mod sprt;
 mod submissions;
 mod suite;
 
-pub use options::OpeningChoice;
-
 use crate::error::Error;
 use clap::{Parser, Subcommand};
 

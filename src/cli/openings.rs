@@ -1,9 +1,9 @@
 //! `arbiter openings`: prints random openings that reach distinct positions, in the format
 //! `--openings` reads (how the shipped books were made).
 
-use super::games::{GameSettings, with_game};
 use crate::error::Error;
 use crate::games::openings::{self, OpeningKind};
+use crate::games::registry::{GameSettings, with_game};
 use crate::games::{Game, GameKind};
 
 #[derive(clap::Args, Debug)]
@@ -23,16 +23,7 @@ pub struct OpeningsArgs {
 }
 
 pub fn run(args: OpeningsArgs) -> Result<i32, Error> {
-    let settings = GameSettings {
-        kind: args.game,
-        round_limit: 1000,
-        boards: Vec::new(),
-        rows: 4,
-        cols: 5,
-        density: 0.6,
-        armies: Vec::new(),
-        battle: Default::default(),
-    };
+    let settings = GameSettings::defaults(args.game);
     with_game!(settings, args.seed, |game| print(&game, &args))
 }
 

@@ -4,9 +4,7 @@
 use super::games::GameOptions;
 use crate::bots::spec::BotSpec;
 use crate::error::Error;
-use crate::games::Game;
-use crate::games::openings::OpeningKind;
-use crate::tournament::openings::Openings;
+use crate::tournament::openings::{OpeningChoice, Openings};
 use crate::tournament::{Entrant, Format, Tournament};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -55,18 +53,6 @@ pub enum OpeningsOrder {
     Random,
 }
 
-/// The openings asked for, before the game is known.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OpeningChoice {
-    /// Nothing asked: the command's default.
-    Default,
-    RandomPlies(u32),
-    Book {
-        file: PathBuf,
-        shuffled: bool,
-    },
-}
-
 impl OpeningOptions {
     pub fn choice(&self) -> OpeningChoice {
         match (&self.openings, self.random_plies) {
@@ -77,33 +63,6 @@ impl OpeningOptions {
             (None, Some(n)) => OpeningChoice::RandomPlies(n),
             (None, None) => OpeningChoice::Default,
         }
-    }
-}
-
-impl OpeningChoice {
-    /// The openings for `game`: `random_by_default` is true for gauntlet and sprt. A game
-    /// whose openings are its start boards (Hinger) refuses move openings.
-    pub fn resolve<G: Game>(&self, game: &G, random_by_default: bool) -> Result<Openings, Error> {
-        let default_plies = match game.openings() {
-            OpeningKind::Moves { default_plies } => default_plies,
-            OpeningKind::StartBoards => {
-                return match self {
-                    OpeningChoice::Default => Ok(Openings::Standard),
-                    _ => Err(Error::usage(format!(
-                        "{}'s openings are its start boards (--board, or random starts):                          --random-plies and --openings (random_plies and openings in                          tournaments.toml) do not apply",
-                        game.name()
-                    ))),
-                };
-            }
-        };
-        Ok(match self {
-            OpeningChoice::Default if random_by_default => Openings::Random {
-                plies: default_plies,
-            },
-            OpeningChoice::Default | OpeningChoice::RandomPlies(0) => Openings::Standard,
-            OpeningChoice::RandomPlies(n) => Openings::Random { plies: *n },
-            OpeningChoice::Book { file, shuffled } => Openings::read_book(game, file, *shuffled)?,
-        })
     }
 }
 

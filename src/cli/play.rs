@@ -1,11 +1,12 @@
 //! `arbiter play` (one game, printed) and `arbiter bot` (a built-in bot over the protocol).
 
-use super::games::{GameOptions, with_game};
+use super::games::GameOptions;
 use super::options::named_spec;
 use crate::bots::Player;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
+use crate::games::registry::with_game;
 use crate::record::GameSummary;
 use crate::referee::{Event, MatchConfig, play_game};
 use std::path::PathBuf;

@@ -1,12 +1,12 @@
 //! `arbiter sprt`: is the candidate better than the baseline? A sequential test usable as
 //! a CI gate: exit 0 when H1 is accepted, 1 when H0 is, 3 when inconclusive.
 
-use super::games::with_game;
 use super::league::{check_entrants, warn_oversubscribed};
 use super::options::{MatchOptions, OpeningOptions, cli_entrant};
 use super::signals::graceful_stop;
 use crate::engines::Builtins;
 use crate::error::Error;
+use crate::games::registry::with_game;
 use crate::stats::sprt::{Model, Verdict};
 use crate::tournament::sprt::{self, SprtSettings, SprtStatus};
 use crate::tournament::{Format, Tournament};

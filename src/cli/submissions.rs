@@ -1,13 +1,14 @@
 //! Folders of submissions on the command line and in tournaments.toml, `arbiter check`,
 //! and the preflight check of `league --check` and `run --check`.
 
-use super::games::{GameOptions, with_game};
+use super::games::GameOptions;
 use super::options::{PlayOptions, cli_entrant, jobs_or_cores, parse_spec};
 use crate::bots::spec::BotSpec;
 use crate::bots::submissions::{self, Submissions};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::games::GameKind;
+use crate::games::registry::with_game;
 use crate::tournament::preflight;
 use crate::tournament::{Entrant, Tournament};
 use sha2::Digest;

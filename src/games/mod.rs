@@ -11,8 +11,11 @@ pub mod gomoku;
 pub mod hinger;
 pub mod openings;
 pub mod perft;
+pub mod registry;
 pub mod view;
 pub mod wire;
+
+pub use registry::GameKind;
 
 use serde_json::{Map, Value};
 use std::fmt;
@@ -189,28 +192,6 @@ pub trait Game: Clone + Send + Sync + 'static {
             self.play(&mut next, mv);
             self.encode_board(&next) == want
         })
-    }
-}
-
-/// The games arbiter knows, for command-line dispatch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GameKind {
-    Advance,
-    Asalto,
-    Gomoku,
-    Hinger,
-    Battle,
-}
-
-impl GameKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            GameKind::Advance => "advance",
-            GameKind::Asalto => "asalto",
-            GameKind::Gomoku => "gomoku",
-            GameKind::Hinger => "hinger",
-            GameKind::Battle => "battle",
-        }
     }
 }
 

@@ -13,9 +13,9 @@
 //! strings, and each game's plies are embedded as one compact string (its first view, then
 //! per ply only the cells that changed) that the page parses only when the game is opened.
 
-use crate::cli::games::{GameSettings, with_game};
 use crate::error::{Error, ReplayError};
 use crate::games::openings::{OpeningKind, play_opening};
+use crate::games::registry::{GameSettings, with_game};
 use crate::games::view::BoardView;
 use crate::games::{Game, ReasonCode};
 use crate::record::GameRecord;
@@ -191,7 +191,7 @@ pub fn for_each_replay(
     journal: &Path,
     mut visit: impl FnMut(u64, &GameRecord, Result<Replay, ReplayError>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let settings = GameSettings::from_plan(plan)?;
+    let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     with_game!(settings, plan.seed, |game| {
         for_each_record(journal, |id, record| {
             let replayed = replay(&game, &record);
@@ -206,7 +206,7 @@ pub fn for_each_replay(
 /// replay panel. It needs no network and no other file. The DOM it draws is described in
 /// docs/OUTPUTS.md (tests read the board back from it).
 pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
-    let settings = GameSettings::from_plan(plan)?;
+    let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     let kinds = with_game!(settings, plan.seed, |game| game.view_kinds());
     let mut list = GameList::default();
     let mut replays = Blocks::default();
