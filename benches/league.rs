@@ -106,7 +106,13 @@ fn child(jobs: usize, games: u32, binary: Option<String>) {
         serde_json::Map::new(),
         &t,
         &stop,
-        &mut |_| {},
+        // The tables kept up to date as the CLI keeps them.
+        &mut |event| match event {
+            tournament::LeagueEvent::Results { plan, games, .. } => {
+                arbiter::report::write_tables(&dir, plan, games).map(drop)
+            }
+            _ => Ok(()),
+        },
     )
     .expect("league runs");
     let secs = started.elapsed().as_secs_f64();

@@ -16,7 +16,7 @@ use crate::tournament::shard::Shard;
 use crate::tournament::{self, Entrant, Format, LeagueEvent, Tournament};
 use std::collections::HashSet;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Options of the tournament commands.
@@ -149,10 +149,15 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
 
 pub fn merge(args: MergeArgs) -> Result<i32, Error> {
     let merged = tournament::merge::merge(&args.shards, &args.out, args.partial)?;
-    println!(
-        "{}",
-        report::standings_text(&merged.plan.roles, &merged.table)
-    );
+    // The merged folder's tables and report are made from its journal, as `arbiter table`
+    // makes them.
+    let (_, table, index) = report::rebuild_tables(
+        &args.out,
+        None,
+        &args.out.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
+    println!("{}", report::standings_text(&merged.plan.roles, &table));
     println!(
         "merged {} of {} games from {} of {} shards into {}",
         merged.games,
@@ -161,11 +166,6 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
         merged.count,
         args.out.display()
     );
-    let index = report::write_report(
-        &args.out,
-        &args.out.join(report::REPORT_DIR),
-        report::Replays::RUN,
-    )?;
     println!("{}", super::report::written(&index));
     let missing = merged.missing();
     if !missing.is_empty() {
@@ -182,7 +182,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
-    let (loaded, table, index) = tournament::rebuild_tables(
+    let (loaded, table, index) = report::rebuild_tables(
         &args.dir,
         listed,
         &args.dir.join(report::REPORT_DIR),
@@ -234,7 +234,7 @@ fn start(
     let settings = m.game.settings()?;
     let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
     for name in &options.non_scoring {
-        tournament::check_bot_name(name, &names)?;
+        report::check_bot_name(name, &names)?;
     }
     for e in &mut entrants {
         e.non_scoring = options.non_scoring.contains(&e.name);
@@ -320,7 +320,9 @@ fn play<G: Builtins>(
 ) -> Result<i32, Error> {
     let stop = graceful_stop();
     let mut progress = Progress::new(quiet);
-    let summary = tournament::run(game, rules, t, &stop, &mut |event| progress.show(event))?;
+    let summary = tournament::run(game, rules, t, &stop, &mut |event| {
+        progress.show(&t.out, event)
+    })?;
     progress.finish();
     println!("{}", report::standings_text(&summary.roles, &summary.table));
     let part = match t.shard {
@@ -610,8 +612,17 @@ impl Progress {
         }
     }
 
-    fn show(&mut self, event: LeagueEvent<'_>) {
+    /// Shows `event` of the run writing into `out`, and keeps the run's tables there up
+    /// to date.
+    fn show(&mut self, out: &Path, event: LeagueEvent<'_>) -> Result<(), Error> {
         match event {
+            LeagueEvent::Results { plan, games, sprt } => {
+                report::write_tables(out, plan, games)?;
+                if let Some(history) = sprt {
+                    report::write_sprt_csv(out, history)?;
+                }
+            }
+            LeagueEvent::PairCounted(_) => {}
             LeagueEvent::Started {
                 total,
                 already_done,
@@ -676,6 +687,7 @@ impl Progress {
                 }
             }
         }
+        Ok(())
     }
 
     fn finish(&mut self) {

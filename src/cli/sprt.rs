@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::games::registry::with_game;
 use crate::stats::sprt::{Model, Verdict};
 use crate::tournament::sprt::{self, SprtSettings, SprtStatus};
-use crate::tournament::{Format, Tournament};
+use crate::tournament::{Format, LeagueEvent, Tournament};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -152,8 +152,17 @@ fn test<G: Builtins>(
         settings.beta
     );
     let stop = graceful_stop();
-    let run = sprt::run(game, rules, tournament, settings, &stop, &mut |s| {
-        eprintln!("{}", progress_line(s))
+    let out = &tournament.out;
+    let run = sprt::run(game, rules, tournament, settings, &stop, &mut |event| {
+        match event {
+            LeagueEvent::PairCounted(status) => eprintln!("{}", progress_line(status)),
+            LeagueEvent::Results { plan, games, sprt } => {
+                crate::report::write_tables(out, plan, games)?;
+                crate::report::write_sprt_csv(out, sprt.unwrap_or_default())?;
+            }
+            LeagueEvent::Started { .. } | LeagueEvent::GameFinished { .. } => {}
+        }
+        Ok(())
     })?;
     if run.resumed > 0 {
         eprintln!(

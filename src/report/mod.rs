@@ -17,7 +17,8 @@ pub mod tables;
 use crate::error::Error;
 use crate::record::GameSummary;
 use crate::stats::league::{LeagueTable, Pairing, Standing};
-use crate::tournament::journal::{self, Loaded};
+use crate::tournament::journal::{self, Loaded, Plan};
+use crate::tournament::sprt::SprtStatus;
 use model::Report;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,66 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
         &dir.join("points_matrix.csv"),
         &points_matrix_csv(&report.bots, &report.points),
     )
+}
+
+/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
+/// marks leaving out the plan's non-scoring bots.
+pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
+    write_tables_marking(dir, plan, games, &plan.non_scoring())
+}
+
+/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
+pub fn write_tables_marking(
+    dir: &Path,
+    plan: &Plan,
+    games: &[GameSummary],
+    non_scoring: &[String],
+) -> Result<LeagueTable, Error> {
+    let report = Report::new(plan, games, non_scoring, None);
+    write_csv_tables(dir, &report)?;
+    Ok(report.table)
+}
+
+/// Rebuilds every table of `dir` and its report (into `report_dir`) from its journal
+/// alone, which it only reads, with one computation of the results; the marks leave out
+/// `non_scoring` when given, else the journal's non-scoring bots. Returns the journal as
+/// loaded, the league table and the report's index.html.
+pub fn rebuild_tables(
+    dir: &Path,
+    non_scoring: Option<&[String]>,
+    report_dir: &Path,
+    replays: Replays,
+) -> Result<(journal::Loaded, LeagueTable, PathBuf), Error> {
+    let journal_path = dir.join(journal::JOURNAL_FILE);
+    let loaded = journal::load(&journal_path)?;
+    let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
+    let listed = match non_scoring {
+        Some(list) => {
+            for name in list {
+                check_bot_name(name, &names)?;
+            }
+            list.to_vec()
+        }
+        None => loaded.plan.non_scoring(),
+    };
+    let model = model_of(&loaded, &listed, &journal_path)?;
+    write_csv_tables(dir, &model)?;
+    let index = write_report_files(&model, &journal_path, report_dir, replays)?;
+    let table = model.table.clone();
+    drop(model);
+    Ok((loaded, table, index))
+}
+
+/// A bot name the user gave (`--non-scoring NAME`) must be one of the tournament's.
+pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
+    if names.contains(&name) {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "--non-scoring {name}: no bot of that name; the bots are {}",
+            names.join(", ")
+        )))
+    }
 }
 
 /// The most games whose replays the report written by a run (and by `arbiter table` and
@@ -275,7 +336,12 @@ pub fn write_games_csv(
 
 /// sprt.csv: one row per counted pair (`pair` as in games.csv, from 0), the test as it
 /// stood after it.
-pub fn sprt_csv(history: &[crate::tournament::sprt::SprtStatus]) -> Vec<u8> {
+/// Writes sprt.csv: the test after each pair.
+pub fn write_sprt_csv(dir: &Path, history: &[SprtStatus]) -> Result<(), Error> {
+    write_atomic(&dir.join("sprt.csv"), &sprt_csv(history))
+}
+
+pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
     let mut header: Vec<String> = [
         "pair", "llr", "lower", "upper", "elo", "elo_low", "elo_high",
     ]

@@ -122,8 +122,7 @@ impl<'a> Report<'a> {
         let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
         let mut sorted: Vec<&GameSummary> = games.iter().collect();
         sorted.sort_by_key(|g| g.id);
-        let mut table = league::table(&bots, games, scoring);
-        league::set_marks(&mut table.rows, non_scoring);
+        let table = crate::tournament::league_table(plan, games, non_scoring);
         let pairings = league::pairings(&bots, games, scoring);
         let points = league::head_to_head(&bots, games, scoring);
         let mut met = vec![vec![0u32; bots.len()]; bots.len()];

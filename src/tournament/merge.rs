@@ -11,10 +11,8 @@
 
 use super::journal::{self, Journal, Plan};
 use super::shard::{self, Shard};
-use super::write_tables;
 use crate::error::Error;
 use crate::record::GameSummary;
-use crate::stats::league::LeagueTable;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -27,7 +25,6 @@ const WINDOW_BYTES: usize = 64 << 20;
 /// What a merge wrote, and what it lacked.
 pub struct Merged {
     pub plan: Plan,
-    pub table: LeagueTable,
     /// Games in the merged journal.
     pub games: usize,
     /// Games in the whole schedule.
@@ -260,13 +257,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
     merged.sync()?;
     drop(merged);
 
-    let mut summaries: Vec<GameSummary> = folders.into_iter().flat_map(|f| f.games).collect();
-    summaries.sort_by_key(|g| g.id);
-    let table = write_tables(out, &plan, &summaries)?;
+    let games = folders.iter().map(|f| f.games.len()).sum();
     Ok(Merged {
         plan,
-        table,
-        games: summaries.len(),
+        games,
         total: schedule.len(),
         count,
         missing_shards,

@@ -19,12 +19,12 @@ use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
 use crate::referee::{CANCELLED, MatchConfig, play_game};
-use crate::report;
 use crate::stats::league::{self, LeagueTable, Scoring};
 use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
 use schedule::Fixture;
 use shard::Shard;
+use sprt::SprtStatus;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -89,7 +89,12 @@ pub struct Tournament {
     pub shard: Option<Shard>,
 }
 
-/// What the runner tells whoever shows progress.
+/// How often a run hands out its results so far while games finish ([`LeagueEvent::Results`]):
+/// tables are cheap for a course league and costly for a huge one.
+pub const RESULTS_EVERY: Duration = Duration::from_secs(1);
+
+/// What a run tells whoever shows its progress and keeps its tables on disk; an error
+/// returned for an event ends the run.
 pub enum LeagueEvent<'a> {
     Started {
         total: usize,
@@ -102,6 +107,16 @@ pub enum LeagueEvent<'a> {
         done: usize,
         total: usize,
         leader: Option<(&'a str, f64)>,
+    },
+    /// The SPRT after a pair it newly counted.
+    PairCounted(&'a SprtStatus),
+    /// Every game journaled so far, with the SPRT after each counted pair in an SPRT run:
+    /// once at the start, at most once every [`RESULTS_EVERY`] while games finish, and
+    /// always at the end, when the journal is synced.
+    Results {
+        plan: &'a Plan,
+        games: &'a [GameSummary],
+        sprt: Option<&'a [SprtStatus]>,
     },
 }
 
@@ -189,7 +204,7 @@ pub fn run<G: Builtins>(
     rules: serde_json::Map<String, serde_json::Value>,
     tournament: &Tournament,
     stop: &Arc<AtomicBool>,
-    on_event: &mut dyn FnMut(LeagueEvent<'_>),
+    on_event: &mut dyn FnMut(LeagueEvent<'_>) -> Result<(), Error>,
 ) -> Result<RunSummary, Error> {
     let Opened {
         plan,
@@ -204,12 +219,16 @@ pub fn run<G: Builtins>(
     // per game until it ends.
     drop(fixtures);
     let pending: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
-    write_tables(&tournament.out, &plan, &summaries)?;
     on_event(LeagueEvent::Started {
         total,
         already_done: summaries.len(),
         repair,
-    });
+    })?;
+    on_event(LeagueEvent::Results {
+        plan: &plan,
+        games: &summaries,
+        sprt: None,
+    })?;
 
     let scoring = Scoring {
         win: plan.points_win,
@@ -227,7 +246,7 @@ pub fn run<G: Builtins>(
         }
     }
     let mut played = 0;
-    let mut last_tables = Instant::now();
+    let mut last_results = Instant::now();
     let next_fixture = |i: usize| pending.get(i).map(|p| p.fixture(tournament.seed));
     play_pool(
         game,
@@ -240,12 +259,6 @@ pub fn run<G: Builtins>(
             summaries.push(game.summary);
             played += 1;
             let finished = summaries.len();
-            // Tables are cheap for a course league and costly for a huge one: rewrite
-            // them at most once a second while running, and always at the end.
-            if last_tables.elapsed() >= Duration::from_secs(1) || finished == total {
-                write_tables(&tournament.out, &plan, &summaries)?;
-                last_tables = Instant::now();
-            }
             let summary = summaries.last().expect("just pushed");
             for seat in 0..2 {
                 let earned = match summary.winner {
@@ -271,14 +284,26 @@ pub fn run<G: Builtins>(
                 done: finished,
                 total,
                 leader,
-            });
+            })?;
+            if last_results.elapsed() >= RESULTS_EVERY {
+                on_event(LeagueEvent::Results {
+                    plan: &plan,
+                    games: &summaries,
+                    sprt: None,
+                })?;
+                last_results = Instant::now();
+            }
             Ok(())
         },
     )?;
     journal.sync()?;
-    let table = write_tables(&tournament.out, &plan, &summaries)?;
+    on_event(LeagueEvent::Results {
+        plan: &plan,
+        games: &summaries,
+        sprt: None,
+    })?;
     Ok(RunSummary {
-        table,
+        table: league_table(&plan, &summaries, &plan.non_scoring()),
         roles: plan.roles.clone(),
         played,
         finished: summaries.len(),
@@ -584,62 +609,14 @@ fn check_against_schedule(
     Ok(())
 }
 
-/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
-/// marks leaving out the plan's non-scoring bots.
-pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
-    write_tables_marking(dir, plan, games, &plan.non_scoring())
-}
-
-/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
-pub fn write_tables_marking(
-    dir: &Path,
-    plan: &Plan,
-    games: &[GameSummary],
-    non_scoring: &[String],
-) -> Result<LeagueTable, Error> {
-    let report = report::model::Report::new(plan, games, non_scoring, None);
-    report::write_csv_tables(dir, &report)?;
-    Ok(report.table)
-}
-
-/// Rebuilds every table of `dir` and its report (into `report_dir`) from its journal
-/// alone, which it only reads, with one computation of the results; the marks leave out
-/// `non_scoring` when given, else the journal's non-scoring bots. Returns the journal as
-/// loaded, the league table and the report's index.html.
-pub fn rebuild_tables(
-    dir: &Path,
-    non_scoring: Option<&[String]>,
-    report_dir: &Path,
-    replays: report::Replays,
-) -> Result<(journal::Loaded, LeagueTable, PathBuf), Error> {
-    let journal_path = dir.join(journal::JOURNAL_FILE);
-    let loaded = journal::load(&journal_path)?;
-    let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
-    let listed = match non_scoring {
-        Some(list) => {
-            for name in list {
-                check_bot_name(name, &names)?;
-            }
-            list.to_vec()
-        }
-        None => loaded.plan.non_scoring(),
+/// The league table of `games` played under `plan`, the marks leaving out `non_scoring`.
+pub fn league_table(plan: &Plan, games: &[GameSummary], non_scoring: &[String]) -> LeagueTable {
+    let scoring = Scoring {
+        win: plan.points_win,
+        tie: plan.points_tie,
     };
-    let model = report::model_of(&loaded, &listed, &journal_path)?;
-    report::write_csv_tables(dir, &model)?;
-    let index = report::write_report_files(&model, &journal_path, report_dir, replays)?;
-    let table = model.table.clone();
-    drop(model);
-    Ok((loaded, table, index))
-}
-
-/// A bot name the user gave (`--non-scoring NAME`) must be one of the tournament's.
-pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
-    if names.contains(&name) {
-        Ok(())
-    } else {
-        Err(Error::usage(format!(
-            "--non-scoring {name}: no bot of that name; the bots are {}",
-            names.join(", ")
-        )))
-    }
+    let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let mut table = league::table(&bots, games, scoring);
+    league::set_marks(&mut table.rows, non_scoring);
+    table
 }

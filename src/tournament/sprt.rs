@@ -4,17 +4,16 @@
 
 use super::journal::PlanSprt;
 use super::openings::DistinctPairs;
-use super::{Opened, Tournament, play_pool, write_tables};
+use super::{LeagueEvent, Opened, RESULTS_EVERY, Tournament, play_pool};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::GameSummary;
-use crate::report;
 use crate::stats::sprt::{self, Model, Verdict};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Clone, Debug)]
 pub struct SprtSettings {
@@ -72,7 +71,7 @@ pub fn run<G: Builtins>(
     tournament: &Tournament,
     settings: &SprtSettings,
     stop: &Arc<AtomicBool>,
-    on_pair: &mut dyn FnMut(&SprtStatus),
+    on_event: &mut dyn FnMut(LeagueEvent<'_>) -> Result<(), Error>,
 ) -> Result<SprtRun, Error> {
     sprt::check_bounds(settings.model, settings.elo0, settings.elo1).map_err(Error::usage)?;
     let plan_sprt = PlanSprt {
@@ -103,7 +102,7 @@ pub fn run<G: Builtins>(
     let halt = stop.clone();
     if counter.status.verdict == Verdict::Inconclusive {
         let next_fixture = |i: usize| pending.get(i).copied();
-        let mut last_tables = Instant::now();
+        let mut last_results = Instant::now();
         let version = journal.version();
         play_pool(
             game,
@@ -122,24 +121,30 @@ pub fn run<G: Builtins>(
                 let before = counter.history.len();
                 counter.count()?;
                 for status in &counter.history[before..] {
-                    on_pair(status);
+                    on_event(LeagueEvent::PairCounted(status))?;
                 }
                 if counter.status.verdict != Verdict::Inconclusive {
                     // The answer is in: running games are cancelled, no new one starts.
                     halt.store(true, Ordering::SeqCst);
                 }
-                if last_tables.elapsed() >= Duration::from_secs(1) {
-                    write_tables(&out, &plan, &summaries)?;
-                    write_sprt_csv(&out, &counter.history)?;
-                    last_tables = Instant::now();
+                if last_results.elapsed() >= RESULTS_EVERY {
+                    on_event(LeagueEvent::Results {
+                        plan: &plan,
+                        games: &summaries,
+                        sprt: Some(&counter.history),
+                    })?;
+                    last_results = Instant::now();
                 }
                 Ok(())
             },
         )?;
         journal.sync()?;
     }
-    write_tables(&out, &plan, &summaries)?;
-    write_sprt_csv(&out, &counter.history)?;
+    on_event(LeagueEvent::Results {
+        plan: &plan,
+        games: &summaries,
+        sprt: Some(&counter.history),
+    })?;
     Ok(SprtRun {
         status: counter.status,
         history: counter.history,
@@ -272,9 +277,4 @@ impl Counter {
         }
         Ok(())
     }
-}
-
-/// sprt.csv: the test after each pair.
-fn write_sprt_csv(dir: &std::path::Path, history: &[SprtStatus]) -> Result<(), Error> {
-    report::write_atomic(&dir.join("sprt.csv"), &report::sprt_csv(history))
 }
