@@ -13,6 +13,7 @@ mod differential;
 mod differential_java;
 mod games;
 mod journal;
+mod layout;
 mod league;
 mod openings;
 mod outputs;
