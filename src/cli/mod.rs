@@ -8,12 +8,15 @@ mod openings;
 mod options;
 mod perft;
 mod play;
+mod progress;
 mod report;
+mod run;
 mod signals;
 mod solve;
 mod sprt;
 mod submissions;
 mod suite;
+mod tables;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -42,7 +45,7 @@ pub enum Command {
     /// A candidate against each baseline only.
     Gauntlet(league::GauntletArgs),
     /// Run a tournament defined in tournaments.toml (default: the file's default).
-    Run(league::RunArgs),
+    Run(run::RunArgs),
     /// Sequential test: is the candidate stronger than the baseline? Exit 0 yes (H1),
     /// 1 no (H0), 3 inconclusive, 2 usage error.
     Sprt(sprt::SprtArgs),
@@ -50,14 +53,14 @@ pub enum Command {
     /// play, one a line in the format `--openings` reads.
     Openings(openings::OpeningsArgs),
     /// Rebuild every table and the report of a tournament folder from its journal.
-    Table(league::TableArgs),
+    Table(tables::TableArgs),
     /// Write the report of a tournament folder from its journal: report.md, report.tex,
     /// plots/*.svg and index.html (default: into DIR/report).
     Report(report::ReportArgs),
     /// Merge the folders of a sharded tournament (`--shard K/N`) into one, as if one run
     /// had played every game. Exit 0 merged, 2 when the shards do not fit together or
     /// (without --partial) a shard or a game is missing; nothing is written then.
-    Merge(league::MergeArgs),
+    Merge(tables::MergeArgs),
     /// Start each bot (or each bot of a folder of submissions) under the tournament's
     /// limits, time its start-up and one move as each role, and print a table. Exit 0 when
     /// all pass, 1 when one fails, 2 on bad input.
@@ -85,10 +88,10 @@ pub fn main() -> i32 {
         Command::Bot(args) => play::serve(args),
         Command::League(args) => league::league(args),
         Command::Gauntlet(args) => league::gauntlet(args),
-        Command::Run(args) => league::run(args),
-        Command::Table(args) => league::table(args),
+        Command::Run(args) => run::run(args),
+        Command::Table(args) => tables::table(args),
         Command::Report(args) => report::run(args),
-        Command::Merge(args) => league::merge(args),
+        Command::Merge(args) => tables::merge(args),
         Command::Sprt(args) => sprt::run(args),
         Command::Check(args) => submissions::check(args),
         Command::Openings(args) => openings::run(args),

@@ -296,7 +296,7 @@ pub fn points_matrix(report: &Report) -> Result<String, Error> {
                 let (px, py) = chart.backend_coord(&(x + 0.5, y + 0.5));
                 let size = (cell / 3).clamp(8, 14);
                 root.draw(&Text::new(
-                    super::num(points),
+                    super::numbers::num(points),
                     (px, py),
                     font(size)
                         .color(&ink)
@@ -459,7 +459,7 @@ pub fn lengths(report: &Report) -> Result<String, Error> {
                         ending.reason,
                         ending.games(),
                         if ending.games() == 1 { "game" } else { "games" },
-                        super::num(ending.median())
+                        super::numbers::num(ending.median())
                     ),
                     text_style(12),
                 )

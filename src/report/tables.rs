@@ -3,7 +3,7 @@
 //! the same thing in the same order.
 
 use super::model::Report;
-use super::{fixed, num};
+use super::numbers::{fixed, num};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {

@@ -1,0 +1,116 @@
+//! What a running tournament shows: a line per finished game, a progress bar on a terminal
+//! or periodic lines otherwise; and the tables it keeps up to date on disk.
+
+use crate::error::Error;
+use crate::report;
+use crate::tournament::LeagueEvent;
+use crate::tournament::journal::Repair;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A line per finished game (unless quiet), under a progress bar on a terminal, with plain
+/// periodic lines otherwise.
+pub(super) struct Progress {
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+    last_line: Instant,
+    started: Instant,
+    first_done: usize,
+}
+
+impl Progress {
+    pub(super) fn new(quiet: bool) -> Self {
+        Progress {
+            quiet,
+            bar: None,
+            last_line: Instant::now(),
+            started: Instant::now(),
+            first_done: 0,
+        }
+    }
+
+    /// Shows `event` of the run writing into `out`, and keeps the run's tables there up
+    /// to date.
+    pub(super) fn show(&mut self, out: &Path, event: LeagueEvent<'_>) -> Result<(), Error> {
+        match event {
+            LeagueEvent::Results { plan, games, sprt } => {
+                report::write_tables(out, plan, games)?;
+                if let Some(history) = sprt {
+                    report::write_sprt_csv(out, history)?;
+                }
+            }
+            LeagueEvent::PairCounted(_) => {}
+            LeagueEvent::Started {
+                total,
+                already_done,
+                repair,
+            } => {
+                match repair {
+                    Some(Repair::Dropped) => eprintln!(
+                        "the journal's last line was torn (an earlier run was killed mid-write): dropped, that game is played again"
+                    ),
+                    Some(Repair::Completed) => eprintln!(
+                        "the journal's last line had lost its newline (an earlier run was killed mid-write): the game is whole, the newline was added"
+                    ),
+                    None => {}
+                }
+                if already_done > 0 {
+                    eprintln!("resuming: {already_done} of {total} games already played");
+                }
+                self.first_done = already_done;
+                self.started = Instant::now();
+                if std::io::stdout().is_terminal() {
+                    let bar = indicatif::ProgressBar::new(total as u64);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{bar:30} {pos}/{len} games, {elapsed} elapsed, ETA {eta} {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    bar.set_position(already_done as u64);
+                    self.bar = Some(bar);
+                } else {
+                    println!("{already_done}/{total} games");
+                }
+            }
+            LeagueEvent::GameFinished {
+                summary,
+                done,
+                total,
+                leader,
+            } => {
+                if !self.quiet {
+                    let line = format!(
+                        "game {} ({done}/{total}): {}",
+                        summary.id,
+                        report::game_line(summary)
+                    );
+                    match &self.bar {
+                        Some(bar) => bar.println(line),
+                        None => println!("{line}"),
+                    }
+                }
+                let lead = leader
+                    .map(|(bot, points)| format!("leader: {bot} ({points} points)"))
+                    .unwrap_or_default();
+                if let Some(bar) = &self.bar {
+                    bar.set_position(done as u64);
+                    bar.set_message(lead);
+                } else if self.last_line.elapsed() >= Duration::from_secs(5) || done == total {
+                    let played = (done - self.first_done).max(1) as f64;
+                    let eta = self.started.elapsed().as_secs_f64() / played * (total - done) as f64;
+                    println!("{done}/{total} games, ETA {eta:.0} s, {lead}");
+                    self.last_line = Instant::now();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! `arbiter table` and `arbiter merge`: a tournament folder's tables and report made again
+//! from its journal, or from the journals of its shards.
+
+use crate::error::Error;
+use crate::report;
+use crate::tournament;
+use crate::tournament::journal::Repair;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The merged folder (it must not hold a journal).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Merge what is there although shards or games are missing, and say what.
+    #[arg(long)]
+    pub partial: bool,
+    /// The shards' output folders.
+    #[arg(required = true, num_args = 1.., value_name = "SHARD_DIR")]
+    pub shards: Vec<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TableArgs {
+    /// A tournament's output folder.
+    pub dir: PathBuf,
+    /// Marks leaving out these bots instead of the ones the tournament was run with.
+    /// Repeat for several.
+    #[arg(long = "non-scoring", value_name = "NAME")]
+    pub non_scoring: Vec<String>,
+}
+
+pub fn merge(args: MergeArgs) -> Result<i32, Error> {
+    let merged = tournament::merge::merge(&args.shards, &args.out, args.partial)?;
+    // The merged folder's tables and report are made from its journal, as `arbiter table`
+    // makes them.
+    let (_, table, index) = report::rebuild_tables(
+        &args.out,
+        None,
+        &args.out.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
+    println!("{}", report::standings_text(&merged.plan.roles, &table));
+    println!(
+        "merged {} of {} games from {} of {} shards into {}",
+        merged.games,
+        merged.total,
+        merged.count as usize - merged.missing_shards.len(),
+        merged.count,
+        args.out.display()
+    );
+    println!("{}", super::report::written(&index));
+    let missing = merged.missing();
+    if !missing.is_empty() {
+        for line in missing {
+            eprintln!("partial: {line}");
+        }
+        eprintln!(
+            "partial: a run resumed on {} with the same settings plays what is missing",
+            args.out.display()
+        );
+    }
+    Ok(0)
+}
+
+pub fn table(args: TableArgs) -> Result<i32, Error> {
+    let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
+    let (loaded, table, index) = report::rebuild_tables(
+        &args.dir,
+        listed,
+        &args.dir.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
+    match loaded.repair {
+        Some(Repair::Dropped) => eprintln!(
+            "note: the journal's last line is torn (a run was killed mid-write): left out and \
+             left as it is; the next run on this folder drops it and plays that game again"
+        ),
+        Some(Repair::Completed) => eprintln!(
+            "note: the journal's last line lacks its newline: counted, and left as it is; the \
+             next run on this folder completes it"
+        ),
+        None => {}
+    }
+    if loaded.version < 3 {
+        let lacks = if loaded.version < 2 {
+            "the limits, interpreter, confinement, bot digests and openings"
+        } else {
+            "the openings (its games started from the standard start)"
+        };
+        eprintln!(
+            "note: journal format {}: its plan lacks {lacks}; tables are rebuilt, but a run \
+             will not resume it",
+            loaded.version
+        );
+    }
+    if let Some(shard) = loaded.shard {
+        eprintln!(
+            "note: {} holds shard {shard} of the schedule: these tables count its games only; \
+             `arbiter merge` makes the whole tables from every shard",
+            args.dir.display()
+        );
+    }
+    println!("{}", report::standings_text(&loaded.plan.roles, &table));
+    println!("tables written to {}", args.dir.display());
+    println!("{}", super::report::written(&index));
+    Ok(0)
+}

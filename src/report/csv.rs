@@ -1,0 +1,262 @@
+//! The CSV tables of a tournament folder: games.csv, standings.csv, pairwise.csv,
+//! points_matrix.csv and sprt.csv, each written whole or not at all.
+
+use super::model::Report;
+use super::numbers::{elo, fixed, num};
+use super::{write_atomic, write_atomic_with};
+use crate::error::Error;
+use crate::record::GameSummary;
+use crate::stats::league::{LeagueTable, Pairing, Standing};
+use crate::tournament::journal::Plan;
+use crate::tournament::sprt::SprtStatus;
+use std::path::Path;
+
+/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv of `report` into `dir`.
+pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
+    let roles = &report.plan.roles;
+    write_atomic_with(&dir.join("games.csv"), |out| {
+        write_games_csv(out, roles, &report.games)
+    })?;
+    write_atomic(
+        &dir.join("standings.csv"),
+        &standings_csv(roles, &report.table.rows),
+    )?;
+    write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
+    write_atomic(
+        &dir.join("points_matrix.csv"),
+        &points_matrix_csv(&report.bots, &report.points),
+    )
+}
+
+/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
+/// marks leaving out the plan's non-scoring bots.
+pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
+    write_tables_marking(dir, plan, games, &plan.non_scoring())
+}
+
+/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
+pub fn write_tables_marking(
+    dir: &Path,
+    plan: &Plan,
+    games: &[GameSummary],
+    non_scoring: &[String],
+) -> Result<LeagueTable, Error> {
+    let report = Report::new(plan, games, non_scoring, None);
+    write_csv_tables(dir, &report)?;
+    Ok(report.table)
+}
+
+fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    writer.write_record(&header).expect("in-memory csv");
+    for row in rows {
+        writer.write_record(&row).expect("in-memory csv");
+    }
+    writer.into_inner().expect("in-memory csv")
+}
+
+/// games.csv: one row per game, in scheduled order.
+pub fn games_csv(roles: &[String], games: &[&GameSummary]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    write_games_csv(&mut bytes, roles, games).expect("writing to memory");
+    bytes
+}
+
+/// [`games_csv`] written row by row into `out`: a league of any size never holds its
+/// whole games table in memory.
+pub fn write_games_csv(
+    out: &mut dyn std::io::Write,
+    roles: &[String],
+    games: &[&GameSummary],
+) -> std::io::Result<()> {
+    let mut header: Vec<String> = vec!["game".into(), "pair".into()];
+    header.extend(roles.iter().cloned());
+    header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
+    for suffix in ["illegal", "max_ms", "mean_ms"] {
+        header.extend(roles.iter().map(|r| format!("{r}_{suffix}")));
+    }
+    header.push("seed".into());
+    header.push("opening".into());
+    header.push("detail".into());
+    let mut sorted = games.to_vec();
+    sorted.sort_by_key(|g| g.id);
+    let rows = sorted.into_iter().map(|g| {
+        let mut row = vec![
+            g.id.to_string(),
+            g.pair.to_string(),
+            g.players[0].to_string(),
+            g.players[1].to_string(),
+        ];
+        row.push(
+            g.winner
+                .map(|w| g.players[w].to_string())
+                .unwrap_or_default(),
+        );
+        row.push(g.winner.map(|w| g.roles[w].to_string()).unwrap_or_default());
+        row.push(g.reason.to_string());
+        row.push(g.rounds.to_string());
+        row.extend(g.illegal.iter().map(|n| n.to_string()));
+        row.extend(g.max_ms.iter().map(|&t| num(t)));
+        row.extend(g.mean_ms.iter().map(|&t| num(t)));
+        row.push(g.seed.to_string());
+        row.push(g.opening.to_string());
+        row.push(g.detail.to_string());
+        row
+    });
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(&header)?;
+    for row in rows {
+        writer.write_record(&row)?;
+    }
+    writer.flush()
+}
+
+/// sprt.csv: one row per counted pair (`pair` as in games.csv, from 0), the test as it
+/// stood after it.
+/// Writes sprt.csv: the test after each pair.
+pub fn write_sprt_csv(dir: &Path, history: &[SprtStatus]) -> Result<(), Error> {
+    write_atomic(&dir.join("sprt.csv"), &sprt_csv(history))
+}
+
+pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
+    let mut header: Vec<String> = [
+        "pair", "llr", "lower", "upper", "elo", "elo_low", "elo_high",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend((0..5).map(|i| format!("pairs_{}", ["0", "0.5", "1", "1.5", "2"][i])));
+    let rows = history.iter().map(|s| {
+        // An interval with no finite end (no loss yet, or no win) leaves the cell empty.
+        let elo = |x: f64| {
+            if x.is_finite() {
+                fixed(x, 1, false)
+            } else {
+                String::new()
+            }
+        };
+        let mut row = vec![
+            s.pairs.saturating_sub(1).to_string(),
+            num(s.llr),
+            num(s.lower),
+            num(s.upper),
+            elo(s.elo.estimate),
+            elo(s.elo.low),
+            elo(s.elo.high),
+        ];
+        row.extend(s.pentanomial.iter().map(|n| n.to_string()));
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+/// standings.csv: the league table with marks and per-role results.
+pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
+    let mut header: Vec<String> = [
+        "rank", "bot", "games", "wins", "losses", "ties", "points", "rate", "mark", "elo",
+        "elo_low", "elo_high",
+    ]
+    .map(String::from)
+    .to_vec();
+    for role in roles {
+        header.push(format!("{role}_games"));
+        header.push(format!("{role}_wins"));
+    }
+    header.extend(["illegal_moves", "timeouts", "errors"].map(String::from));
+    let rows = table.iter().map(|s| {
+        let mut row = vec![
+            s.rank.to_string(),
+            s.bot.clone(),
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.losses.to_string(),
+            s.ties.to_string(),
+            num(s.points),
+            num(s.rate),
+            s.mark.map(num).unwrap_or_default(),
+            elo(s.elo),
+            elo(s.elo_low),
+            elo(s.elo_high),
+        ];
+        for (games, wins) in s.by_role {
+            row.push(games.to_string());
+            row.push(wins.to_string());
+        }
+        row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+/// pairwise.csv: one row per ordered pair that met, from `bot`'s side: its points,
+/// score, Elo difference with 95% error, and likelihood of superiority.
+pub fn pairwise_csv(pairings: &[Pairing]) -> Vec<u8> {
+    let header = [
+        "bot",
+        "opponent",
+        "games",
+        "wins",
+        "ties",
+        "losses",
+        "points",
+        "score",
+        "elo_diff",
+        "elo_error",
+        "los",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = pairings.iter().map(|p| {
+        vec![
+            p.bot.clone(),
+            p.opponent.clone(),
+            p.stats.games.to_string(),
+            p.stats.wins.to_string(),
+            p.stats.ties.to_string(),
+            p.stats.losses.to_string(),
+            num(p.points),
+            fixed(p.stats.score, 4, false),
+            elo(p.stats.elo),
+            elo(p.stats.elo_error),
+            fixed(p.stats.los, 4, false),
+        ]
+    });
+    csv_bytes(header, rows)
+}
+
+/// points_matrix.csv: `row` scored this many points against `column`.
+pub fn points_matrix_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
+    let mut header = vec!["bot".to_string()];
+    header.extend(bots.iter().cloned());
+    let rows = bots.iter().zip(matrix).map(|(bot, scores)| {
+        let mut row = vec![bot.clone()];
+        row.extend(scores.iter().map(|&x| num(x)));
+        row
+    });
+    csv_bytes(header, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_that_round_to_zero_are_written_without_a_minus_sign() {
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(-0.0001), "0");
+        assert_eq!(elo(-0.0), "0.0");
+        assert_eq!(elo(-0.04), "0.0");
+        assert_eq!(elo(-0.06), "-0.1");
+        assert_eq!(fixed(-0.4, 0, true), "+0");
+        assert_eq!(fixed(-0.6, 0, true), "-1");
+        assert_eq!(fixed(0.25, 4, false), "0.2500");
+        let pairing = Pairing {
+            bot: "a".into(),
+            opponent: "b".into(),
+            points: 1.0,
+            stats: crate::stats::elo::pair_stats(1, 0, 1),
+        };
+        let csv = String::from_utf8(pairwise_csv(&[pairing])).unwrap();
+        assert!(!csv.contains("-0"), "{csv}");
+    }
+}

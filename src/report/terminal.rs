@@ -1,0 +1,102 @@
+//! What a run prints on the terminal: a line per game and the standings table.
+
+use super::numbers::{fixed, num};
+use crate::record::GameSummary;
+use crate::stats::league::{LeagueTable, Standing};
+
+/// One line saying who played which role, who won, how, when, and why if a bot failed:
+/// what `play` prints and what a tournament prints as each game ends.
+pub fn game_line(g: &GameSummary) -> String {
+    let verdict = match g.winner {
+        Some(w) => format!("{} ({}) wins", g.roles[w], g.players[w]),
+        None => "tie".to_string(),
+    };
+    let detail = if g.detail.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", g.detail)
+    };
+    format!(
+        "{} {} vs {} {}: {verdict} by {} after {} rounds; illegal moves: {} {}, {} {}{detail}",
+        g.roles[0],
+        g.players[0],
+        g.roles[1],
+        g.players[1],
+        g.reason,
+        g.rounds,
+        g.roles[0],
+        g.illegal[0],
+        g.roles[1],
+        g.illegal[1]
+    )
+}
+
+/// The standings as a terminal table, with the fitted role advantage below it.
+pub fn standings_text(roles: &[String], table: &LeagueTable) -> String {
+    let unmarked: Vec<&str> = table
+        .rows
+        .iter()
+        .filter(|s| s.mark.is_none())
+        .map(|s| s.bot.as_str())
+        .collect();
+    let note = if unmarked.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nMarks leave out the non-scoring {}: 20 goes to the best of the others.",
+            unmarked.join(", ")
+        )
+    };
+    format!(
+        "{}\nElo: mean 0, 95% intervals; fitted advantage of the {} role: {} ± {}{note}",
+        standings_table(roles, &table.rows),
+        roles.first().map(String::as_str).unwrap_or("first"),
+        fixed(table.role_advantage, 1, true),
+        fixed(table.role_advantage_error, 1, false)
+    )
+}
+
+/// The standings as a terminal table.
+pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+    let mut header: Vec<String> = [
+        "#", "bot", "games", "W", "L", "T", "points", "pts/game", "mark", "Elo", "95% CI",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(roles.iter().map(|r| format!("W as {r}")));
+    header.extend(["illegal", "timeouts", "errors"].map(String::from));
+    t.set_header(header);
+    for s in table {
+        let mut row = vec![
+            s.rank.to_string(),
+            s.bot.clone(),
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.losses.to_string(),
+            s.ties.to_string(),
+            num(s.points),
+            fixed(s.rate, 3, false),
+            s.mark
+                .map(|m| fixed(m, 2, false))
+                .unwrap_or_else(|| "-".into()),
+            fixed(s.elo, 0, true),
+            format!(
+                "[{}, {}]",
+                fixed(s.elo_low, 0, true),
+                fixed(s.elo_high, 0, true)
+            ),
+        ];
+        row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
+        row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
+        t.add_row(row);
+    }
+    let failure_columns = 11 + roles.len()..14 + roles.len();
+    for i in (2..10).chain(failure_columns) {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    t
+}
