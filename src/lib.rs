@@ -1,7 +1,10 @@
 //! arbiter: a referee, tournament runner and benchmarking harness for two-player game bots.
 //!
-//! Data flows one way: `cli` -> `referee` -> `games` (pure rules) and `bots` (how a bot is
-//! reached). See docs/PROTOCOL.md for the bot protocol.
+//! One module per concern, on floors: a module uses only the modules below it (the
+//! README's "Layout" table, checked by `tests/integration/layout.rs`). `cli` composes;
+//! `tournament` and `graders` play through the `referee`, which reaches bots through
+//! `bots` and knows a game only through `games`; `report` reads what a tournament wrote.
+//! See docs/PROTOCOL.md for the bot protocol.
 
 pub mod bots;
 pub mod cli;

@@ -2,7 +2,9 @@
 //!
 //! Workers on a dedicated pool play games in schedule order and send their records to
 //! one writer (the calling thread), which appends them to the journal, keeps the
-//! summaries, rewrites the tables and reports progress through [`LeagueEvent`]s.
+//! summaries, and hands out its progress and results so far through [`LeagueEvent`]s:
+//! whoever runs it (the CLI) shows them and writes the tables; a tournament never writes
+//! a table or a report itself.
 
 pub mod compact;
 pub mod journal;
