@@ -9,6 +9,7 @@ pub mod inprocess;
 pub mod java;
 pub mod pipe;
 pub mod process;
+pub mod procfs;
 pub mod protocol;
 pub mod python;
 pub mod reaper;
@@ -20,7 +21,7 @@ pub mod submissions;
 
 use crate::engines::Builtins;
 use crate::games::{Game, Side};
-use spec::BotSpec;
+use spec::{BotSpec, is_agent_file};
 use std::time::Duration;
 
 /// What a bot is told at the start of a game.
@@ -149,7 +150,47 @@ pub fn display_name(spec: &BotSpec) -> String {
     {
         return name;
     }
-    spec.default_name()
+    default_name(spec)
+}
+
+/// A bot's short default name: the builtin's name, the file stem (a Java bot's player class; for
+/// a Hinger `a3_agent.py`, whose name every team shares, its folder's name), or the
+/// program's stem.
+pub fn default_name(spec: &BotSpec) -> String {
+    fn stem(p: &std::path::Path) -> String {
+        p.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+    match spec {
+        BotSpec::Builtin(name) => name.clone(),
+        BotSpec::CoursePython { file, .. } if is_agent_file(file) => std::path::absolute(file)
+            .ok()
+            .and_then(|f| {
+                f.parent()?
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| stem(file)),
+        BotSpec::CoursePython { file, .. } => stem(file),
+        BotSpec::CourseJava { file } => java::default_name(file),
+        BotSpec::ConsoleProject(dir) => std::path::absolute(dir)
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "console".into()),
+        BotSpec::Command(c) | BotSpec::Console(c) => {
+            // `python3 bot.py` is named after the script, not the interpreter;
+            // `arbiter bot greedy` after the program and its last word.
+            let last = c.args.iter().rev().find(|a| !a.starts_with('-'));
+            match last {
+                Some(a) if a.contains('.') || a.contains('/') => stem(a.as_ref()),
+                Some(a) if a.chars().all(|ch| ch.is_alphanumeric() || ch == '_') => {
+                    format!("{}-{a}", stem(c.program.as_ref()))
+                }
+                _ => stem(c.program.as_ref()),
+            }
+        }
+    }
 }
 
 /// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
@@ -216,5 +257,43 @@ pub fn open_player_in<G: Builtins>(
         BotSpec::Command(command) => Ok(program(command.clone())),
         BotSpec::Console(command) => Ok(console(command.clone())),
         BotSpec::ConsoleProject(dir) => Ok(console(console::build_project(dir)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_come_from_the_file() {
+        assert_eq!(
+            default_name(&BotSpec::parse("builtin:greedy").unwrap()),
+            "greedy"
+        );
+        assert_eq!(
+            default_name(&BotSpec::parse("python3 bots/x/Team07.py").unwrap()),
+            "Team07"
+        );
+        assert_eq!(
+            default_name(&BotSpec::parse("./target/release/mybot --fast").unwrap()),
+            "mybot"
+        );
+        assert_eq!(
+            default_name(&BotSpec::parse("arbiter bot greedy").unwrap()),
+            "arbiter-greedy"
+        );
+    }
+
+    #[test]
+    fn course_files_are_detected_and_named() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let java = root.join("bots/java/examples/Player123456789.java");
+        let spec = BotSpec::parse(&java.to_string_lossy()).unwrap();
+        assert_eq!(spec, BotSpec::CourseJava { file: java });
+        assert_eq!(default_name(&spec), "Player123456789");
+        let agent = root.join("bots/python/examples/hinger/a3_agent.py");
+        let spec = BotSpec::parse(&agent.to_string_lossy()).unwrap();
+        assert!(matches!(spec, BotSpec::CoursePython { .. }));
+        assert_eq!(default_name(&spec), "hinger");
     }
 }

@@ -8,7 +8,7 @@
 //! arbiter starts in its own process group (compilers, helpers), which their callers wait
 //! for. Every other child is an inherited orphan.
 
-use super::sandbox::{ProcInfo, processes};
+use super::procfs::{self, ProcInfo, processes};
 use rustix::process::{Pid, WaitId, WaitIdOptions, WaitOptions};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -109,10 +109,10 @@ fn is_inherited(child: &ProcInfo, leaders: &BTreeSet<i32>) -> bool {
 /// else from a scan of every process.
 fn children() -> Vec<ProcInfo> {
     let me = std::process::id() as i32;
-    match super::sandbox::children_of(me) {
+    match procfs::children_of(me) {
         Some(pids) => pids
             .into_iter()
-            .filter_map(super::sandbox::proc_info)
+            .filter_map(procfs::proc_info)
             .filter(|p| p.ppid == me)
             .collect(),
         None => processes().into_iter().filter(|p| p.ppid == me).collect(),

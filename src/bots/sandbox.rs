@@ -5,6 +5,7 @@
 //! in the forked child before `exec` (so the bot's program never runs unconfined). Only
 //! raw system calls are made there: the child of a multithreaded process may not allocate.
 
+use super::procfs::{ProcInfo, my_descendants, processes};
 use super::spec::{Limits, SandboxMode};
 use rustix::process::{Pid, Resource, Rlimit, Signal, WaitOptions};
 use std::collections::BTreeSet;
@@ -333,107 +334,6 @@ fn copy_tree(from: &Path, to: &Path, uid: u32, budget: &mut u64) -> io::Result<(
     Ok(())
 }
 
-/// One line of the process table.
-#[derive(Clone, Debug)]
-pub struct ProcInfo {
-    pub pid: i32,
-    pub ppid: i32,
-    pub pgrp: i32,
-    pub state: char,
-    pub uid: Option<u32>,
-}
-
-/// The children of process `pid`, from /proc/PID/task/*/children; `None` where the
-/// kernel has no such files or `pid` is gone.
-pub fn children_of(pid: i32) -> Option<BTreeSet<i32>> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let mut pids = BTreeSet::new();
-    for task in tasks.flatten() {
-        let list = std::fs::read_to_string(task.path().join("children")).ok()?;
-        pids.extend(
-            list.split_whitespace()
-                .filter_map(|p| p.parse::<i32>().ok()),
-        );
-    }
-    Some(pids)
-}
-
-/// Every descendant of this process, zombies included, found by walking down from it;
-/// `None` where the kernel lists no children (then only [`processes`] finds them).
-pub fn my_descendants() -> Option<Vec<ProcInfo>> {
-    let mut out = Vec::new();
-    let mut queue = children_of(std::process::id() as i32)?
-        .into_iter()
-        .collect::<Vec<_>>();
-    let mut seen = BTreeSet::new();
-    while let Some(pid) = queue.pop() {
-        if !seen.insert(pid) {
-            continue;
-        }
-        // A process that ended meanwhile has no line and no children left to find.
-        if let Some(info) = proc_info(pid) {
-            out.push(info);
-            queue.extend(children_of(pid).unwrap_or_default());
-        }
-    }
-    Some(out)
-}
-
-/// Every process visible in /proc.
-pub fn processes() -> Vec<ProcInfo> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if let Some(info) = proc_info(pid) {
-            out.push(info);
-        }
-    }
-    out
-}
-
-pub fn proc_info(pid: i32) -> Option<ProcInfo> {
-    use std::io::Read;
-    // Scanned for every process at every bot's end: one open, one read into a buffer
-    // that holds the whole line (a `stat` line is a few hundred bytes), and the owner
-    // from the open file, rather than the growing reads and the path lookups of
-    // `read_to_string` and `metadata`.
-    let mut file = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
-    let mut buf = [0u8; 1024];
-    let mut len = 0;
-    while len < buf.len() {
-        match file.read(&mut buf[len..]) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-    let stat = String::from_utf8_lossy(&buf[..len]);
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let ppid = fields.next()?.parse().ok()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    // /proc/PID and the files in it belong to the process's owner alike.
-    let uid = file.metadata().ok().map(|m| m.uid());
-    Some(ProcInfo {
-        pid,
-        ppid,
-        pgrp,
-        state,
-        uid,
-    })
-}
-
 /// Whether process `pid` was started with `TOKEN_VAR=token` in its environment.
 fn has_token(pid: i32, token: &str) -> bool {
     let wanted = format!("{TOKEN_VAR}={token}");
@@ -552,18 +452,4 @@ pub fn sweep_descendants(leader: Option<i32>, pgid: i32, token: &str) {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-/// CPU seconds (user + system) process `pid` used, dead or alive but not yet reaped.
-pub fn cpu_seconds(pid: i32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state(0) ppid(1) ... utime(11) stime(12), in clock ticks.
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let ticks = if ticks > 0 { ticks as f64 } else { 100.0 };
-    Some((utime + stime) / ticks)
 }

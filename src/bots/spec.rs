@@ -161,46 +161,6 @@ impl BotSpec {
         command.args = words[1..].to_vec();
         Ok(BotSpec::Command(command))
     }
-
-    /// A short default name: the builtin's name, the file stem (a Java bot's player class; for
-    /// a Hinger `a3_agent.py`, whose name every team shares, its folder's name), or the
-    /// program's stem.
-    pub fn default_name(&self) -> String {
-        fn stem(p: &std::path::Path) -> String {
-            p.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        }
-        match self {
-            BotSpec::Builtin(name) => name.clone(),
-            BotSpec::CoursePython { file, .. } if is_agent_file(file) => std::path::absolute(file)
-                .ok()
-                .and_then(|f| {
-                    f.parent()?
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                })
-                .unwrap_or_else(|| stem(file)),
-            BotSpec::CoursePython { file, .. } => stem(file),
-            BotSpec::CourseJava { file } => super::java::default_name(file),
-            BotSpec::ConsoleProject(dir) => std::path::absolute(dir)
-                .ok()
-                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "console".into()),
-            BotSpec::Command(c) | BotSpec::Console(c) => {
-                // `python3 bot.py` is named after the script, not the interpreter;
-                // `arbiter bot greedy` after the program and its last word.
-                let last = c.args.iter().rev().find(|a| !a.starts_with('-'));
-                match last {
-                    Some(a) if a.contains('.') || a.contains('/') => stem(a.as_ref()),
-                    Some(a) if a.chars().all(|ch| ch.is_alphanumeric() || ch == '_') => {
-                        format!("{}-{a}", stem(c.program.as_ref()))
-                    }
-                    _ => stem(c.program.as_ref()),
-                }
-            }
-        }
-    }
 }
 
 /// Whether `dir` is a folder holding a C# project file.
@@ -281,42 +241,5 @@ mod tests {
             BotSpec::parse("/no/such/Player1.java"),
             Err(SpecError::MissingFile(_))
         ));
-    }
-
-    #[test]
-    fn default_names_come_from_the_file() {
-        assert_eq!(
-            BotSpec::parse("builtin:greedy").unwrap().default_name(),
-            "greedy"
-        );
-        assert_eq!(
-            BotSpec::parse("python3 bots/x/Team07.py")
-                .unwrap()
-                .default_name(),
-            "Team07"
-        );
-        assert_eq!(
-            BotSpec::parse("./target/release/mybot --fast")
-                .unwrap()
-                .default_name(),
-            "mybot"
-        );
-        assert_eq!(
-            BotSpec::parse("arbiter bot greedy").unwrap().default_name(),
-            "arbiter-greedy"
-        );
-    }
-
-    #[test]
-    fn course_files_are_detected_and_named() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let java = root.join("bots/java/examples/Player123456789.java");
-        let spec = BotSpec::parse(&java.to_string_lossy()).unwrap();
-        assert_eq!(spec, BotSpec::CourseJava { file: java });
-        assert_eq!(spec.default_name(), "Player123456789");
-        let agent = root.join("bots/python/examples/hinger/a3_agent.py");
-        let spec = BotSpec::parse(&agent.to_string_lossy()).unwrap();
-        assert!(matches!(spec, BotSpec::CoursePython { .. }));
-        assert_eq!(spec.default_name(), "hinger");
     }
 }

@@ -183,7 +183,7 @@ fn a_bot_that_does_not_compile_fails_to_start_with_javacs_message() {
         return;
     }
     let spec = BotSpec::parse(&example("PlayerBroken.java").to_string_lossy()).unwrap();
-    assert_eq!(spec.default_name(), "PlayerBroken");
+    assert_eq!(arbiter::bots::default_name(&spec), "PlayerBroken");
     let mut broken =
         open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), Default::default()).unwrap();
     let mut engine = builtin("random");

@@ -273,7 +273,7 @@ fn without_a_cgroup_a_helper_in_its_own_session_is_still_swept() {
 fn inherited_zombies() -> Vec<i32> {
     let me = std::process::id() as i32;
     let my_group = rustix::process::getpgrp().as_raw_nonzero().get();
-    arbiter::bots::sandbox::processes()
+    arbiter::bots::procfs::processes()
         .into_iter()
         .filter(|p| p.state == 'Z' && p.ppid == me && p.pgrp != p.pid && p.pgrp != my_group)
         .map(|p| p.pid)

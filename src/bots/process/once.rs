@@ -8,7 +8,7 @@
 //! caller names files by their place in its own folder and gets them back from wherever
 //! the program actually wrote them.
 
-use super::read::POLL;
+use super::POLL;
 use super::spawn::{Running, Tail, lock};
 use crate::bots::Failure;
 use crate::bots::FailureKind;

@@ -1,6 +1,7 @@
 //! Waiting for a bot's next message against a deadline, watching for its exit, and
 //! reading what it sent while it was not its turn.
 
+use super::POLL;
 use super::spawn::{Running, lock};
 use crate::bots::Failure;
 use crate::bots::pipe::{self, Piece};
@@ -8,8 +9,6 @@ use crate::bots::protocol::{self, FromBot, Incoming, truncate};
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
-/// How often a wait checks whether the bot has exited while a grandchild holds its stdout.
-pub(super) const POLL: Duration = Duration::from_millis(50);
 /// After the bot exited, how long its last lines may take to come through the pipe.
 const DRAIN: Duration = Duration::from_millis(150);
 /// Before a turn, how long unsolicited output may be read and noted at most (a bot that

@@ -1,7 +1,7 @@
 //! Starting a bot: its command, confinement (limits, sandbox) and pipes, the helper
 //! threads that drain its stderr and finish writes to its stdin, and sending it messages.
 
-use super::read::POLL;
+use super::POLL;
 use super::{CHATTER_BYTES, STDERR_BYTES};
 use crate::bots::cgroup::{self, BotCgroup};
 use crate::bots::pipe;

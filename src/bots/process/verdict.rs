@@ -4,8 +4,8 @@
 
 use super::ERROR_MESSAGE_BYTES;
 use super::spawn::{Running, lock};
+use crate::bots::procfs;
 use crate::bots::protocol::{FromBot, truncate_front};
-use crate::bots::sandbox;
 use crate::bots::{Failure, FailureKind};
 use rustix::process::WaitIdStatus;
 use std::time::{Duration, Instant};
@@ -75,7 +75,7 @@ impl Running {
         if signal == Some(9)
             && !self.killed
             && let Some(limit) = self.limits.cpu_s
-            && sandbox::cpu_seconds(self.pgid.as_raw_nonzero().get())
+            && procfs::cpu_seconds(self.pgid.as_raw_nonzero().get())
                 .is_some_and(|used| used + 0.05 >= limit as f64)
         {
             return FailureKind::Cpu;
