@@ -454,7 +454,7 @@ fn gauntlet_standings_rank_by_score_rate_with_games_shown() {
             "builtin:greedy",
             "--baseline",
             "builtin:random",
-            "builtin:alphabeta",
+            "g2=builtin:greedy",
             "r2=builtin:random",
         ]));
     assert_eq!(code, 0, "{stderr}");

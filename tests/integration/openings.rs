@@ -16,8 +16,27 @@ fn records(dir: &Path) -> Vec<(u64, GameRecord)> {
     journal_records(dir)
 }
 
-fn course_bot(name: &str) -> String {
-    format!("{}/bots/league/{name}", env!("CARGO_MANIFEST_DIR"))
+/// Two deterministic course bots, quick to play: the first and the last legal move of the
+/// course's move lists. Each game between them is fixed by its opening alone.
+fn deterministic_course_bots(dir: &Path) -> [String; 2] {
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/league/asalto_rules.py");
+    std::fs::copy(rules, dir.join("asalto_rules.py")).unwrap();
+    ["First", "Last"].map(|name| {
+        let pick = if name == "First" { "[0]" } else { "[-1]" };
+        let file = dir.join(format!("{name}.py"));
+        std::fs::write(
+            &file,
+            format!(
+                "from asalto_rules import officer_moves, rebel_steps\n\n\nclass Player:\n    \
+                 def play_rebel(self, board):\n        moves = rebel_steps(board)\n        \
+                 return moves{pick} if moves else None\n\n    \
+                 def play_officer(self, board):\n        moves = officer_moves(board)\n        \
+                 return moves{pick} if moves else None\n"
+            ),
+        )
+        .unwrap();
+        file.to_string_lossy().into_owned()
+    })
 }
 
 /// Each pair's two games: one opening, the roles swapped.
@@ -42,13 +61,14 @@ fn openings_by_pair(dir: &Path, roles: [&str; 2]) -> BTreeMap<String, String> {
 }
 
 fn sprt_course(out: &Path, extra: &[&str]) -> (i32, String, String) {
+    let [candidate, baseline] = deterministic_course_bots(out.parent().unwrap());
     run(arbiter()
         .args(["sprt", "--game", "asalto", "--out"])
         .arg(out)
         .arg("--candidate")
-        .arg(course_bot("Team03.py"))
+        .arg(candidate)
         .arg("--baseline")
-        .arg(course_bot("Team02.py"))
+        .arg(baseline)
         .args([
             "--elo0", "0", "--elo1", "20", "--alpha", "0.001", "--beta", "0.001",
         ])

@@ -30,7 +30,7 @@ fn example_course_bots_play_full_games_against_every_builtin_in_both_roles() {
                     "--officer",
                     officer,
                     "--limit-ms",
-                    "200",
+                    "100",
                     "--record",
                 ]);
                 let (code, stdout, stderr) = run(cmd.arg(&record));

@@ -2,21 +2,31 @@ use super::*;
 use crate::games::Game;
 use crate::games::battle::{RandomArmies, Unit};
 
-/// Plain minimax over the whole tree, without table or pruning: the value for the side
-/// to move.
+/// Plain minimax over the whole tree, without pruning: the value for the side to move.
+/// Positions met again through another order of attacks are looked up, not searched again
+/// (the value of a position does not depend on the path to it), which keeps thousands of
+/// armies checkable in an unoptimised build.
 fn brute(state: &State) -> i64 {
-    let me = state.to_move();
-    state
-        .attacks()
-        .map(|(i, j)| {
-            let mut next = state.clone();
-            match next.attack(i, j) {
-                Some(_) => i64::from(next.total(me)),
-                None => -brute(&next),
-            }
-        })
-        .max()
-        .unwrap()
+    fn search(state: &State, seen: &mut std::collections::HashMap<State, i64>) -> i64 {
+        if let Some(value) = seen.get(state) {
+            return *value;
+        }
+        let me = state.to_move();
+        let value = state
+            .attacks()
+            .map(|(i, j)| {
+                let mut next = state.clone();
+                match next.attack(i, j) {
+                    Some(_) => i64::from(next.total(me)),
+                    None => -search(&next, seen),
+                }
+            })
+            .max()
+            .unwrap();
+        seen.insert(state.clone(), value);
+        value
+    }
+    search(state, &mut std::collections::HashMap::new())
 }
 
 #[test]
