@@ -73,6 +73,8 @@ fn sprt_course(out: &Path, extra: &[&str]) -> (i32, String, String) {
             "--elo0", "0", "--elo1", "20", "--alpha", "0.001", "--beta", "0.001",
         ])
         .args(["--limit-ms", "10000", "-j", "2"])
+        // First-move bots can shuffle to the course's 1000 rounds; a tenth is enough.
+        .args(["--round-limit", "100"])
         .args(extra))
 }
 

@@ -31,6 +31,10 @@ fn example_course_bots_play_full_games_against_every_builtin_in_both_roles() {
                     officer,
                     "--limit-ms",
                     "100",
+                    // Enough for every ending; a random bot can keep alphabeta from
+                    // winning for most of the course's 1000 rounds.
+                    "--round-limit",
+                    "150",
                     "--record",
                 ]);
                 let (code, stdout, stderr) = run(cmd.arg(&record));
