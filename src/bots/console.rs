@@ -3,7 +3,7 @@
 //! Per move the referee writes the position as a board file (the game's
 //! [`Game::board_file`]) to a fresh IN file in a private folder, runs
 //! `COMMAND white|black IN OUT` in the bot's own folder through
-//! [`run_once`](super::process::once::run_once) (process group, limits, sandbox, cgroup
+//! [`super::process::once::run_once`] (process group, limits, sandbox, cgroup
 //! and the final sweep as for protocol bots), reads OUT, and finds the legal move that
 //! turns IN into OUT. Process start-up is part of the move's time.
 //!

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Games played. Each costs two Python start-ups, whatever its length, so short games
 /// save little: the mix of limits is chosen for the endings it reaches.
-const GAMES: u64 = 200;
+const GAMES: u64 = 100;
 
 /// Round limits, by seed: short games end on the limit and its illegal-count tie-break,
 /// long ones on the rules.

@@ -1,0 +1,238 @@
+//! The journal's lines: the header that names the plan (and the shard), a game line in each
+//! format, and what differs between two plans.
+
+use crate::record::GameRecord;
+use crate::tournament::compact;
+use crate::tournament::shard::Shard;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The format a new journal is written in.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format a run resumes, writing its further games in that format.
+pub(super) const OLDEST_RESUMABLE: u32 = 3;
+/// The oldest format [`load`](super::load) reads.
+pub(super) const OLDEST_READABLE: u32 = 1;
+
+/// Everything that decides a tournament's results: a journal written under one plan is
+/// never resumed under another.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// `round_robin`, `gauntlet` or `sprt`.
+    pub format: String,
+    pub game: String,
+    /// Role names in move order.
+    pub roles: Vec<String>,
+    pub bots: Vec<PlanBot>,
+    pub pairs: u32,
+    pub seed: u64,
+    /// Game settings that change the rules (Asalto: the round limit).
+    #[serde(default)]
+    pub rules: serde_json::Map<String, serde_json::Value>,
+    /// League points for a win and a tie.
+    pub points_win: f64,
+    pub points_tie: f64,
+    /// The move and start-up limits in milliseconds (absent in format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_limit_ms: Option<u64>,
+    /// How the pairs' openings are chosen; absent for the standard start (and before
+    /// format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<PlanOpenings>,
+    /// The test of an `sprt` run (format 3 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<PlanSprt>,
+}
+
+/// The openings setting: random plies, or a book by its content and order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanOpenings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_plies: Option<u32>,
+    /// SHA-256 of the book's lines as read (blank lines and comments left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_lines: Option<usize>,
+    /// `sequential` or `random`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+}
+
+/// The settings of a sequential test: they decide when it stops and its verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanSprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// `normalized` or `logistic`.
+    pub model: String,
+}
+
+/// One bot as the plan knows it. Every field but `name` and `spec` is absent in format 1
+/// and left out when it does not apply (a built-in bot has no files, folder or limits).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanBot {
+    pub name: String,
+    /// The specification as written.
+    pub spec: String,
+    /// The interpreter of a course-style `.py` bot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// The working folder given for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_mb: Option<u64>,
+    /// `none` or `user`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+    /// SHA-256 over the files the bot is made of (see `tournament::setup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// Kept out of the course marks (a reference bot): it plays and is ranked, but has no
+    /// mark and does not set x_winner. Absent (false) in format 1 and for scoring bots.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub non_scoring: bool,
+}
+
+impl Plan {
+    /// The bots kept out of the course marks.
+    pub fn non_scoring(&self) -> Vec<String> {
+        self.bots
+            .iter()
+            .filter(|b| b.non_scoring)
+            .map(|b| b.name.clone())
+            .collect()
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct Header {
+    pub(super) arbiter_journal: u32,
+    pub(super) plan: Plan,
+    /// The one shard of the schedule this folder plays; absent for the whole schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) shard: Option<Shard>,
+}
+
+/// The journal line of game `id` in format `version`, its newline included.
+pub fn line(version: u32, id: u64, record: &GameRecord) -> String {
+    let mut line = encode_game(version, id, record);
+    line.push('\n');
+    line
+}
+
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    game: u64,
+    record: &'a GameRecord,
+}
+
+#[derive(Deserialize)]
+struct EntryIn {
+    game: u64,
+    record: GameRecord,
+}
+
+/// Makes `record` what a reader of a journal in format `version` gets back: in format 4,
+/// its times to the microsecond.
+pub fn keep(version: u32, record: &mut GameRecord) {
+    if version >= 4 {
+        compact::keep_times(record);
+    }
+}
+
+/// The line of game `id` in journal format `version` (without its newline): format 4's
+/// compact line, or the whole record as JSON for formats 1 to 3.
+pub fn encode_game(version: u32, id: u64, record: &GameRecord) -> String {
+    if version >= 4 {
+        compact::encode(id, record)
+    } else {
+        serde_json::to_string(&EntryOut { game: id, record }).expect("a record always serializes")
+    }
+}
+
+/// Reads one game line of a journal in format `version`: the one decoding of games, used
+/// by [`load`](super::load), [`for_each_record`](super::for_each_record) and a resume alike.
+pub fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord), String> {
+    if version >= 4 {
+        compact::decode(line)
+    } else {
+        serde_json::from_slice::<EntryIn>(line)
+            .map(|entry| (entry.game, entry.record))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Every setting that differs, as `name old there, new now`.
+pub(super) fn plan_difference(old: &Plan, new: &Plan) -> String {
+    plan_difference_between(old, new, "there", "now")
+}
+
+/// Every setting that differs, as `name OLD OLD_LABEL, NEW NEW_LABEL`.
+pub(crate) fn plan_difference_between(
+    old: &Plan,
+    new: &Plan,
+    old_label: &str,
+    new_label: &str,
+) -> String {
+    use serde_json::Value;
+    let show = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => "unset".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    let fields = |v: Value| match v {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    let mut diffs = Vec::new();
+    let mut compare =
+        |prefix: &str, old: serde_json::Map<String, Value>, new: serde_json::Map<String, Value>| {
+            let mut keys: Vec<&String> = new.keys().collect();
+            keys.extend(old.keys().filter(|k| !new.contains_key(*k)));
+            for key in keys {
+                if key == "bots" || old.get(key) == new.get(key) {
+                    continue;
+                }
+                diffs.push(format!(
+                    "{prefix}{key} {} {old_label}, {} {new_label}",
+                    show(old.get(key)),
+                    show(new.get(key))
+                ));
+            }
+        };
+    let to_value = |p: &Plan| serde_json::to_value(p).expect("a plan always serializes");
+    compare("", fields(to_value(old)), fields(to_value(new)));
+    let names = |p: &Plan| p.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+    if names(old) != names(new) {
+        let list = |p: &Plan| {
+            p.bots
+                .iter()
+                .map(|b| format!("{}={}", b.name, b.spec))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        diffs.push(format!(
+            "bots [{}] {old_label}, [{}] {new_label}",
+            list(old),
+            list(new)
+        ));
+    } else {
+        for (a, b) in old.bots.iter().zip(&new.bots) {
+            let value = |bot: &PlanBot| fields(serde_json::to_value(bot).expect("serializes"));
+            compare(&format!("bot {} ", a.name), value(a), value(b));
+        }
+    }
+    diffs.join("; ")
+}

@@ -1,0 +1,193 @@
+//! Reading a journal: its plan and games, every format since the first, a damaged last line
+//! found and reported, never repaired here.
+
+use super::format::*;
+use super::repair::Repair;
+use crate::error::Error;
+use crate::record::{GameRecord, GameSummary};
+use crate::tournament::shard::Shard;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// What a journal held when it was opened.
+pub struct Loaded {
+    pub plan: Plan,
+    /// The shard of the schedule the journal holds, `None` for the whole schedule.
+    pub shard: Option<Shard>,
+    /// The format it was written in.
+    pub version: u32,
+    /// Finished games in journal order, the first copy of each id.
+    pub games: Vec<GameSummary>,
+    /// What was done about a damaged last line ([`load`] only reports it: `Dropped` then
+    /// means the torn line was left out of `games`, `Completed` that the line counts).
+    pub repair: Option<Repair>,
+}
+
+/// A journal's content as read, before anything is decided about it.
+pub(super) struct Read {
+    /// `None` when the header line itself is torn: the journal holds no game.
+    pub(super) header: Option<(u32, Plan, Option<Shard>)>,
+    pub(super) games: Vec<GameSummary>,
+    /// A last line without its newline: its offset, and whether it is a whole line.
+    pub(super) tail: Option<(u64, Repair)>,
+}
+
+/// Reads a journal without changing it (`arbiter table`). A damaged last line is left as
+/// it is and reported in [`Loaded::repair`]; a run on the folder repairs it.
+pub fn load(path: &Path) -> Result<Loaded, Error> {
+    // A folder without a journal is the user's mistake (a wrong path), not the harness's.
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    let read = read(path)?;
+    let Some((version, plan, shard)) = read.header else {
+        return Err(Error::Input {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the header line is torn (the run that created the journal was killed \
+                      while writing it): the journal holds no game; rerun the tournament to \
+                      start it afresh"
+                .into(),
+        });
+    };
+    Ok(Loaded {
+        plan,
+        shard,
+        version,
+        games: read.games,
+        repair: read.tail.map(|(_, kind)| kind),
+    })
+}
+
+/// Reads a journal without changing it and hands every finished game to `visit`, in
+/// journal order, the first copy of each id only (a torn last line is left out). Returns
+/// the plan: the report and the merge of shards read whole records this way, one at a
+/// time, so a league of any size is never held in memory.
+pub fn for_each_record(
+    path: &Path,
+    mut visit: impl FnMut(u64, GameRecord) -> Result<(), Error>,
+) -> Result<Plan, Error> {
+    let read = read_visiting(path, &mut visit)?;
+    match read.header {
+        Some((_, plan, _)) => Ok(plan),
+        None => Err(Error::Input {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the header line is torn: the journal holds no game".into(),
+        }),
+    }
+}
+
+/// Reads a journal's lines: the header, the summary of each game (the first copy of each
+/// id), and what is wrong with its last line.
+pub(super) fn read(path: &Path) -> Result<Read, Error> {
+    let mut games = Vec::new();
+    let mut read = read_visiting(path, &mut |id, record| {
+        games.push(GameSummary::of(id, &record));
+        Ok(())
+    })?;
+    read.games = games;
+    Ok(read)
+}
+
+/// Reads a journal's lines: the header and what is wrong with its last line, handing each
+/// game (the first copy of each id) whole to `visit`; an error from `visit` stops the
+/// reading. The returned `games` is empty: [`read`] fills it.
+pub(super) fn read_visiting(
+    path: &Path,
+    visit: &mut dyn FnMut(u64, GameRecord) -> Result<(), Error>,
+) -> Result<Read, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut offset: u64 = 0;
+    let mut header: Option<(u32, Plan, Option<Shard>)> = None;
+    let mut seen = std::collections::HashSet::new();
+    let mut number = 0usize;
+    let mut tail = None;
+    loop {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line).map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let complete = line.ends_with(b"\n");
+        let bad = |message: String| Error::Input {
+            path: path.to_path_buf(),
+            line: number,
+            message,
+        };
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if number == 1 {
+            match serde_json::from_slice::<serde_json::Value>(text) {
+                Err(_) if !complete => {
+                    return Ok(Read {
+                        header: None,
+                        games: Vec::new(),
+                        tail: Some((0, Repair::Dropped)),
+                    });
+                }
+                Err(e) => return Err(bad(format!("not an arbiter journal header: {e}"))),
+                Ok(value) => {
+                    let version = value
+                        .get("arbiter_journal")
+                        .and_then(|v| v.as_u64())
+                        .ok_or_else(|| {
+                            bad("not an arbiter journal header: no `arbiter_journal` number".into())
+                        })?;
+                    if !(OLDEST_READABLE as u64..=FORMAT_VERSION as u64).contains(&version) {
+                        return Err(bad(format!(
+                            "journal format {version} is not supported (this arbiter reads \
+                             formats {OLDEST_READABLE} to {FORMAT_VERSION})"
+                        )));
+                    }
+                    let h: Header = serde_json::from_value(value)
+                        .map_err(|e| bad(format!("not an arbiter journal header: {e}")))?;
+                    header = Some((version as u32, h.plan, h.shard));
+                    if !complete {
+                        tail = Some((offset, Repair::Completed));
+                    }
+                }
+            }
+        } else {
+            let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _, _)| *v);
+            match decode_game(version, text) {
+                Ok((id, record)) => {
+                    if !complete {
+                        tail = Some((offset, Repair::Completed));
+                    }
+                    if seen.insert(id) {
+                        visit(id, record)?;
+                    }
+                }
+                Err(_) if !complete => {
+                    tail = Some((offset, Repair::Dropped));
+                    break;
+                }
+                Err(e) => return Err(bad(format!("not a game record: {e}"))),
+            }
+        }
+        offset += read as u64;
+    }
+    if header.is_none() {
+        return Err(Error::Input {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "empty journal".into(),
+        });
+    }
+    Ok(Read {
+        header,
+        games: Vec::new(),
+        tail,
+    })
+}

@@ -1,0 +1,217 @@
+//! Writing a journal: [`Journal::open`] creates one or resumes one written under the same
+//! plan (repairing a damaged last line), and appends each finished game as one line.
+
+use super::format::*;
+use super::lock::{FolderLock, lock_folder};
+use super::reader::{Loaded, read};
+use super::{JOURNAL_FILE, REPLACED_FILE};
+use crate::error::Error;
+use crate::record::GameRecord;
+use crate::tournament::shard::Shard;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// An open journal, appended to by one writer that holds the folder's lock.
+pub struct Journal {
+    file: File,
+    path: PathBuf,
+    /// Bytes of whole lines: a failed write is cut back to this length.
+    len: u64,
+    /// A failed write could not be cut back: nothing more may be appended.
+    broken: bool,
+    /// The format of its lines: a resumed journal keeps its own.
+    version: u32,
+    _lock: FolderLock,
+}
+
+impl Journal {
+    /// Opens `dir/games.jsonl` for `plan`: creates it, or resumes it when it was written
+    /// under the same plan, after repairing a damaged last line. Anything else is refused
+    /// with every difference spelled out. `force_new` starts afresh, keeping the old
+    /// journal as `games.jsonl.old`.
+    pub fn open(dir: &Path, plan: &Plan, force_new: bool) -> Result<(Journal, Loaded), Error> {
+        Journal::open_shard(dir, plan, None, force_new)
+    }
+
+    /// [`Journal::open`] for one shard of the plan's schedule (`None`: all of it). A
+    /// journal of another shard, or of the whole schedule, is refused, naming both.
+    pub fn open_shard(
+        dir: &Path,
+        plan: &Plan,
+        shard: Option<Shard>,
+        force_new: bool,
+    ) -> Result<(Journal, Loaded), Error> {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let lock = lock_folder(dir)?;
+        let path = dir.join(JOURNAL_FILE);
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let exists = path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        if exists && force_new {
+            std::fs::rename(&path, dir.join(REPLACED_FILE)).map_err(io)?;
+        }
+        let read = if exists && !force_new {
+            Some(read(&path)?)
+        } else {
+            None
+        };
+        let mut repair = None;
+        let mut version = FORMAT_VERSION;
+        let games = match read {
+            // A journal with no game (or only a torn header) holds no result: it is
+            // started afresh under the new plan.
+            Some(read) if read.header.is_some() && !read.games.is_empty() => {
+                let (old_version, old, old_shard) = read.header.expect("checked");
+                version = old_version;
+                if version < OLDEST_RESUMABLE {
+                    let missing = if version < 2 {
+                        "the move limits, the interpreter, the resource limits, the sandbox, \
+                         a digest of each bot's files or the openings"
+                    } else {
+                        "the openings or the SPRT settings"
+                    };
+                    return Err(Error::usage(format!(
+                        "{} is in journal format {version}, which does not record {missing}, \
+                         so a resume could mix settings; `arbiter table` still reads it. To \
+                         play on, start afresh: another output folder, or --force-new (the old \
+                         journal is kept as {REPLACED_FILE})",
+                        path.display()
+                    )));
+                }
+                if old != *plan {
+                    let difference = plan_difference(&old, plan);
+                    // Who is kept out of the marks changes no game: say how to re-mark
+                    // without playing again.
+                    let marks_only = if difference.contains("non_scoring") {
+                        format!(
+                            ". To mark the games played with other bots kept out of the marks, \
+                             rebuild the tables instead: arbiter table {} --non-scoring NAME",
+                            path.parent().unwrap_or(Path::new(".")).display()
+                        )
+                    } else {
+                        String::new()
+                    };
+                    return Err(Error::usage(format!(
+                        "{} was written with other settings: {difference}. One table never \
+                         mixes two settings: rerun with the same settings to resume, or start \
+                         afresh with another output folder or --force-new (the old journal is \
+                         kept as {REPLACED_FILE}){marks_only}",
+                        path.display(),
+                    )));
+                }
+                if old_shard != shard {
+                    let show = |s: Option<Shard>| match s {
+                        Some(s) => format!("shard {s} of the schedule"),
+                        None => "the whole schedule".to_string(),
+                    };
+                    return Err(Error::usage(format!(
+                        "{} holds {}, and this run asks for {}: give each shard its own output \
+                         folder (or start afresh with --force-new; the old journal is kept as \
+                         {REPLACED_FILE})",
+                        path.display(),
+                        show(old_shard),
+                        show(shard)
+                    )));
+                }
+                if let Some((offset, kind)) = read.tail {
+                    kind.apply(&path, offset).map_err(io)?;
+                    repair = Some(kind);
+                }
+                read.games
+            }
+            _ => {
+                let mut file = File::create(&path).map_err(io)?;
+                let header = Header {
+                    arbiter_journal: FORMAT_VERSION,
+                    plan: plan.clone(),
+                    shard,
+                };
+                let mut line = serde_json::to_string(&header).expect("a plan always serializes");
+                line.push('\n');
+                file.write_all(line.as_bytes()).map_err(io)?;
+                file.sync_data().map_err(io)?;
+                Vec::new()
+            }
+        };
+        let file = OpenOptions::new().append(true).open(&path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let journal = Journal {
+            file,
+            path,
+            len,
+            broken: false,
+            version,
+            _lock: lock,
+        };
+        let loaded = Loaded {
+            plan: plan.clone(),
+            shard,
+            version,
+            games,
+            repair,
+        };
+        Ok((journal, loaded))
+    }
+
+    /// Makes `record` what a reader of this journal will get back: in format 4, its times
+    /// to the microsecond. A run summarizes the game after this, so the tables it writes
+    /// are the ones `arbiter table` rebuilds from the journal.
+    pub fn keep(&self, record: &mut GameRecord) {
+        keep(self.version, record)
+    }
+
+    /// The format this journal's game lines are written in.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// Appends one finished game as one line, in one write, and flushes it. A write that
+    /// fails is cut back, so the journal never holds a partial line followed by another.
+    pub fn append(&mut self, id: u64, record: &GameRecord) -> Result<(), Error> {
+        self.append_line(&line(self.version, id, record))
+    }
+
+    /// Appends a line made by [`line()`](super::line) and flushes it: [`Journal::append`] for a line
+    /// made elsewhere (on the thread that played the game).
+    pub fn append_line(&mut self, line: &str) -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: self.path.clone(),
+            source,
+        };
+        if self.broken {
+            return Err(io(std::io::Error::other(
+                "an earlier write failed and could not be undone: nothing more is appended",
+            )));
+        }
+        match self
+            .file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+        {
+            Ok(()) => {
+                self.len += line.len() as u64;
+                Ok(())
+            }
+            Err(source) => {
+                if self.file.set_len(self.len).is_err() {
+                    self.broken = true;
+                }
+                Err(io(source))
+            }
+        }
+    }
+
+    /// Forces the journal to disk (at the end of a run).
+    pub fn sync(&mut self) -> Result<(), Error> {
+        self.file.sync_all().map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
