@@ -145,8 +145,11 @@ fn paths_after(text: &str) -> Vec<ModPath> {
     out
 }
 
+/// Each module and the modules it names.
+type Arrows = BTreeMap<ModPath, BTreeSet<ModPath>>;
+
 /// Every module each module's own code names, resolved to the longest module prefix.
-fn arrows(src: &Path) -> (BTreeMap<ModPath, BTreeSet<ModPath>>, Vec<(PathBuf, usize)>) {
+fn arrows(src: &Path) -> (Arrows, Vec<(PathBuf, usize)>) {
     let mut files = Vec::new();
     source_files(src, &mut files);
     let modules: BTreeSet<ModPath> = files.iter().map(|f| mod_path(src, f)).collect();

@@ -8,6 +8,7 @@ mod bots_common;
 mod bots_console;
 mod bots_course;
 mod bots_process;
+mod cdp;
 mod common;
 mod differential;
 mod differential_java;

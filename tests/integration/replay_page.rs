@@ -6,19 +6,14 @@
 //!
 //! Chromium is required: without it the tests fail and say how to install it.
 
+use crate::cdp::{Browser, Tab};
 use crate::replay::{builtin_league, replays_of};
 use arbiter::record::GameRecord;
 use arbiter::report::replay::Replay;
 use arbiter::tournament::journal::{JOURNAL_FILE, Journal, for_each_record};
-use headless_chrome::browser::tab::point::Point;
-use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -42,39 +37,15 @@ fn browser(profile: &Path) -> Browser {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: these tests open the report page in headless Chromium. \
-         Install it with `apt-get update && apt-get install -y chromium` (.ci/run does)"
+         Install it with `apt-get update && apt-get install -y chromium` (tests/run does)"
     );
-    let args: Vec<&OsStr> = [
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ]
-    .iter()
-    .map(OsStr::new)
-    .collect();
-    let options = LaunchOptions::default_builder()
-        .path(Some(PathBuf::from(CHROMIUM)))
-        .headless(true)
-        .sandbox(false)
-        .window_size(Some((1200, 900)))
-        .user_data_dir(Some(profile.to_path_buf()))
-        .idle_browser_timeout(Duration::from_secs(120))
-        .args(args)
-        .build()
-        .expect("launch options");
-    Browser::new(options).unwrap_or_else(|e| panic!("{CHROMIUM} does not start: {e}"))
+    Browser::launch(Path::new(CHROMIUM), profile).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn open(browser: &Browser, page: &Path) -> Arc<Tab> {
+fn open<'a>(browser: &'a Browser, page: &Path) -> Tab<'a> {
     let tab = browser.new_tab().expect("a tab");
-    // The machine running the tests may be busy.
-    tab.set_default_timeout(Duration::from_secs(60));
     let url = format!("file://{}", page.display());
-    tab.navigate_to(&url)
-        .and_then(|t| t.wait_until_navigated())
+    tab.navigate(&url)
         .unwrap_or_else(|e| panic!("{url} does not load: {e}"));
     tab
 }
@@ -90,9 +61,7 @@ fn eval_json_awaiting(tab: &Tab, expression: &str, promise: bool) -> Value {
         .evaluate(expression, promise)
         .unwrap_or_else(|e| panic!("`{expression}` fails: {e}"));
     let text = result
-        .value
-        .as_ref()
-        .and_then(Value::as_str)
+        .as_str()
         .unwrap_or_else(|| panic!("`{expression}` gave no string: {result:?}"));
     serde_json::from_str(text).expect("the page's JSON")
 }
@@ -187,7 +156,7 @@ fn click(tab: &Tab, selector: &str) {
     let (Some(x), Some(y)) = (rect[0].as_f64(), rect[1].as_f64()) else {
         panic!("nothing to click: no element matches {selector}");
     };
-    tab.click_point(Point { x, y })
+    tab.click_point(x, y)
         .unwrap_or_else(|e| panic!("cannot click {selector}: {e}"));
 }
 
@@ -333,9 +302,7 @@ fn walk(tab: &Tab, id: u64, record: &GameRecord, replay: &Replay) {
 
 /// A screenshot of the page as it is: a PNG that decodes and is no blank page.
 fn screenshot(tab: &Tab) -> Vec<u8> {
-    let png = tab
-        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
-        .expect("a screenshot");
+    let png = tab.screenshot_png().expect("a screenshot");
     let decoder = png::Decoder::new(std::io::Cursor::new(&png));
     let mut reader = decoder.read_info().expect("the screenshot is a PNG");
     let mut pixels = vec![0; reader.output_buffer_size().expect("a buffer size")];
