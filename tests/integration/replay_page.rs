@@ -37,7 +37,7 @@ fn browser(profile: &Path) -> Browser {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: these tests open the report page in headless Chromium. \
-         Install it with `apt-get update && apt-get install -y chromium` (tests/run does)"
+         Install it with `apt-get update && apt-get install -y chromium` (tests/install does)"
     );
     Browser::launch(Path::new(CHROMIUM), profile).unwrap_or_else(|e| panic!("{e}"))
 }
