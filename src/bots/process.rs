@@ -34,10 +34,10 @@ use read::{Got, deadline_after};
 use spawn::{Running, lock};
 use std::time::{Duration, Instant};
 
-/// How much of a bot's stderr is kept: the last bytes.
 /// How often a wait checks whether the bot has exited while a grandchild holds its stdout
 /// (and a blocked write whether its reader is still there).
 const POLL: Duration = Duration::from_millis(50);
+/// How much of a bot's stderr is kept: the last bytes.
 pub const STDERR_BYTES: usize = 64 * 1024;
 /// How much skipped stdout chatter is kept: the last bytes.
 pub const CHATTER_BYTES: usize = 64 * 1024;

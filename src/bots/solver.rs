@@ -224,28 +224,10 @@ fn compile(folder: &Path) -> Result<PathBuf, String> {
     if dir.join("battle/BattleDriver.class").is_file() {
         return Ok(dir);
     }
-    java::create_private_dir(&root).map_err(|e| {
-        format!(
-            "cannot create the Java cache folder `{}`: {e}",
-            root.display()
-        )
+    java::compile_into_place(&dir, "battle/BattleDriver.class", |work| {
+        compile_into(work, &files)
     })?;
-    // Compiled beside the cache entry and renamed into place: a parallel run never sees
-    // half a folder.
-    let work = root.join(format!(".battle-{key}.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    let result = compile_into(&work, &files).and_then(|()| {
-        match std::fs::rename(work.join("classes"), &dir) {
-            Ok(()) => Ok(()),
-            Err(_) if dir.join("battle/BattleDriver.class").is_file() => Ok(()),
-            Err(e) => Err(format!(
-                "cannot move the classes to `{}`: {e}",
-                dir.display()
-            )),
-        }
-    });
-    let _ = std::fs::remove_dir_all(&work);
-    result.map(|()| dir)
+    Ok(dir)
 }
 
 fn compile_into(work: &Path, files: &[PathBuf]) -> Result<(), String> {

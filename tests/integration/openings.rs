@@ -21,20 +21,21 @@ fn records(dir: &Path) -> Vec<(u64, GameRecord)> {
 fn deterministic_course_bots(dir: &Path) -> [String; 2] {
     let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/league/asalto_rules.py");
     std::fs::copy(rules, dir.join("asalto_rules.py")).unwrap();
-    ["First", "Last"].map(|name| {
-        let pick = if name == "First" { "[0]" } else { "[-1]" };
+    let bot = "from asalto_rules import officer_moves, rebel_steps
+
+
+class Player:
+    def play_rebel(self, board):
+        moves = rebel_steps(board)
+        return moves[PICK] if moves else None
+
+    def play_officer(self, board):
+        moves = officer_moves(board)
+        return moves[PICK] if moves else None
+";
+    [("First", "0"), ("Last", "-1")].map(|(name, pick)| {
         let file = dir.join(format!("{name}.py"));
-        std::fs::write(
-            &file,
-            format!(
-                "from asalto_rules import officer_moves, rebel_steps\n\n\nclass Player:\n    \
-                 def play_rebel(self, board):\n        moves = rebel_steps(board)\n        \
-                 return moves{pick} if moves else None\n\n    \
-                 def play_officer(self, board):\n        moves = officer_moves(board)\n        \
-                 return moves{pick} if moves else None\n"
-            ),
-        )
-        .unwrap();
+        std::fs::write(&file, bot.replace("PICK", pick)).unwrap();
         file.to_string_lossy().into_owned()
     })
 }

@@ -179,40 +179,8 @@ pub(super) struct Javac<'a> {
 }
 
 impl Javac<'_> {
-    /// Compiles into a fresh folder next to `dir`, then renames it into place: another
-    /// arbiter run compiling the same player at the same time cannot see a half-written
-    /// folder.
     fn run(&self, dir: &Path) -> Result<(), String> {
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let root = dir.parent().unwrap_or(dir);
-        create_private_dir(root).map_err(|e| {
-            format!(
-                "cannot create the Java cache folder `{}`: {e}",
-                root.display()
-            )
-        })?;
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let work = root.join(format!(
-            ".{}.tmp-{}-{n}",
-            dir.file_name().unwrap_or_default().to_string_lossy(),
-            std::process::id()
-        ));
-        if let Err(e) = self.compile_into(&work) {
-            let _ = std::fs::remove_dir_all(&work);
-            return Err(e);
-        }
-        let classes = work.join("classes");
-        let moved = match std::fs::rename(&classes, dir) {
-            Ok(()) => Ok(()),
-            // Another run got there first: its classes are the same.
-            Err(_) if dir.join("ArbiterDriver.class").is_file() => Ok(()),
-            Err(e) => Err(format!(
-                "cannot move the compiled player to `{}`: {e}",
-                dir.display()
-            )),
-        };
-        let _ = std::fs::remove_dir_all(&work);
-        moved
+        compile_into_place(dir, "ArbiterDriver.class", |work| self.compile_into(work))
     }
 
     fn compile_into(&self, work: &Path) -> Result<(), String> {
@@ -286,7 +254,7 @@ impl Javac<'_> {
 
 /// Creates `dir` (and its parents); a folder created here is readable by its owner only,
 /// so that no other user can put classes in it for us to run.
-pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(super) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     if dir.is_dir() {
         return Ok(());
@@ -299,4 +267,39 @@ pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// Fills the cache folder `dir` with classes: `compile` writes them into `classes/` of a
+/// fresh work folder beside `dir`, which is then renamed into place, so that another
+/// arbiter run compiling the same sources at the same time never sees half a folder. A run
+/// that got there first (its `marker` class is in `dir`) made the same classes.
+pub(crate) fn compile_into_place(
+    dir: &Path,
+    marker: &str,
+    compile: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let root = dir.parent().unwrap_or(dir);
+    create_private_dir(root).map_err(|e| {
+        format!(
+            "cannot create the Java cache folder `{}`: {e}",
+            root.display()
+        )
+    })?;
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let work = root.join(format!(
+        ".{}.tmp-{}-{n}",
+        dir.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    let result = compile(&work).and_then(|()| match std::fs::rename(work.join("classes"), dir) {
+        Ok(()) => Ok(()),
+        Err(_) if dir.join(marker).is_file() => Ok(()),
+        Err(e) => Err(format!(
+            "cannot move the compiled classes to `{}`: {e}",
+            dir.display()
+        )),
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    result
 }

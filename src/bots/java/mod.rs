@@ -25,7 +25,7 @@ mod environment;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use compile::create_private_dir;
+pub(crate) use compile::compile_into_place;
 pub use compile::{Compiled, cache_root, compile, compile_with};
 pub use discovery::{
     ClassDecl, default_name, package_of, player_class, source_root, top_level_classes,
