@@ -18,3 +18,4 @@ pub mod referee;
 pub mod report;
 pub mod stats;
 pub mod tournament;
+pub mod untrusted;
