@@ -1,0 +1,313 @@
+//! Files a bot or a submission could have written, read without trusting them.
+//!
+//! A bot that writes its output file can put a FIFO there (opening it for reading blocks
+//! until a writer comes, forever), a symbolic link to a file only the referee can read, a
+//! hard link, a device or a file of gigabytes. Each is opened without following links and
+//! without blocking, checked with `fstat` to be a regular file with a single link, and read
+//! up to a bound. The reasons given never quote anything of what the name pointed at.
+//!
+//! Folders that hold code we run later (class caches, unpacked archives) are trusted only
+//! when the running user owns them and nobody else can write them.
+
+use rustix::fs::{FileType, Mode, OFlags};
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path};
+
+/// What was found at a name a bot was asked to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadBack {
+    /// Nothing is there.
+    Missing,
+    /// A regular file, whole.
+    Bytes(Vec<u8>),
+    /// Something that is not read: why, without anything of its target.
+    Refused(String),
+}
+
+/// Reads `relative` beneath the trusted folder `base`, following no link at any step below
+/// `base`: only a regular file with one link, at most `limit` bytes, is read.
+pub fn read_beneath(base: &Path, relative: &Path, limit: u64) -> ReadBack {
+    let mut dir = match open_dir(base) {
+        Ok(fd) => fd,
+        Err(e) => return ReadBack::Refused(format!("its folder cannot be opened ({e})")),
+    };
+    let parts: Vec<&std::ffi::OsStr> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(part),
+            _ => None,
+        })
+        .collect();
+    if parts.len() != relative.components().count() || parts.is_empty() {
+        return ReadBack::Refused("its name is not a plain path below its folder".into());
+    }
+    let (name, folders) = parts.split_last().expect("not empty");
+    for folder in folders {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        dir = match rustix::fs::openat(&dir, *folder, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOENT) => return ReadBack::Missing,
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                return ReadBack::Refused(
+                    "a folder on its path is a symbolic link or not a folder: not followed".into(),
+                );
+            }
+            Err(e) => return ReadBack::Refused(format!("a folder on its path cannot be opened ({e})")),
+        };
+    }
+    let flags = OFlags::RDONLY
+        | OFlags::NOFOLLOW
+        | OFlags::NONBLOCK
+        | OFlags::NOCTTY
+        | OFlags::CLOEXEC;
+    match rustix::fs::openat(&dir, *name, flags, Mode::empty()) {
+        Ok(fd) => read_regular(fd, limit),
+        Err(rustix::io::Errno::NOENT) => ReadBack::Missing,
+        Err(rustix::io::Errno::LOOP) => {
+            ReadBack::Refused("it is a symbolic link, not a regular file: not followed".into())
+        }
+        Err(e) => ReadBack::Refused(format!("it cannot be opened ({e})")),
+    }
+}
+
+/// Reads the file at `path`, following links (the path was named by the user), but only a
+/// regular file and only up to `limit` bytes, and without blocking on a FIFO or a device.
+pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_regular(path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "it is longer than {}",
+            bytes_text(limit)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Opens `path` for reading (following links) without blocking, and only if it is a
+/// regular file: a FIFO, socket, device or folder is an error saying which.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    let kind = FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(std::io::Error::other(format!(
+            "it is {}, not a regular file",
+            kind_name(kind)
+        )));
+    }
+    // Reads of a regular file never block; clear the flag for whoever reads it next.
+    rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+    Ok(std::fs::File::from(fd))
+}
+
+fn open_dir(path: &Path) -> rustix::io::Result<OwnedFd> {
+    rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+fn read_regular(fd: OwnedFd, limit: u64) -> ReadBack {
+    let stat = match rustix::fs::fstat(&fd) {
+        Ok(stat) => stat,
+        Err(e) => return ReadBack::Refused(format!("it cannot be examined ({e})")),
+    };
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::RegularFile {
+        return ReadBack::Refused(format!(
+            "it is {}, not a regular file: not read",
+            kind_name(kind)
+        ));
+    }
+    // A second name for a file elsewhere (a hard link) is not the bot's own output.
+    if stat.st_nlink != 1 {
+        return ReadBack::Refused(
+            "it is a hard link to another file, not a file of its own: not read".into(),
+        );
+    }
+    if stat.st_size as u64 > limit {
+        return ReadBack::Refused(format!("it is longer than {}", bytes_text(limit)));
+    }
+    let mut bytes = Vec::with_capacity(stat.st_size.max(0) as usize);
+    let read = std::fs::File::from(fd)
+        .take(limit + 1)
+        .read_to_end(&mut bytes);
+    match read {
+        Err(e) => ReadBack::Refused(format!("it cannot be read ({e})")),
+        Ok(_) if bytes.len() as u64 > limit => {
+            ReadBack::Refused(format!("it is longer than {}", bytes_text(limit)))
+        }
+        Ok(_) => ReadBack::Bytes(bytes),
+    }
+}
+
+fn kind_name(kind: FileType) -> &'static str {
+    match kind {
+        FileType::RegularFile => "a regular file",
+        FileType::Directory => "a folder",
+        FileType::Symlink => "a symbolic link",
+        FileType::Fifo => "a FIFO (named pipe)",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Unknown => "of an unknown kind",
+    }
+}
+
+fn bytes_text(n: u64) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// Makes `dir` a folder only the running user can use (mode 0700, created if missing, its
+/// parents too), or refuses one that is not: a folder that another user owns or can write
+/// (or a link there) could hold files planted for us to run.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    if let Some(parent) = dir.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent)?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    let me = rustix::process::getuid().as_raw();
+    let refuse = |why: String| {
+        Err(std::io::Error::other(format!(
+            "`{}` {why}: files there could have been put by someone else, so none is used; \
+             remove it",
+            dir.display()
+        )))
+    };
+    if !meta.is_dir() {
+        return refuse("is not a folder (a link or a file)".into());
+    }
+    if meta.uid() != me {
+        return refuse(format!("belongs to uid {}, not to us (uid {me})", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return refuse(format!("can be written by others (mode {:o})", meta.mode() & 0o777));
+    }
+    if meta.mode() & 0o077 != 0 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_regular_file_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("out.txt"), "board\n").unwrap();
+        assert_eq!(
+            read_beneath(dir.path(), Path::new("out.txt"), 100),
+            ReadBack::Bytes(b"board\n".to_vec())
+        );
+        assert_eq!(
+            read_beneath(dir.path(), Path::new("none.txt"), 100),
+            ReadBack::Missing
+        );
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("out.txt");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let got = read_beneath(dir.path(), Path::new("out.txt"), 100);
+        assert!(
+            matches!(&got, ReadBack::Refused(why) if why.contains("FIFO")),
+            "{got:?}"
+        );
+        let err = read_regular_file(&fifo, 100).unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+    }
+
+    #[test]
+    fn a_symbolic_link_is_not_followed_and_nothing_of_its_target_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "the secret line\n").unwrap();
+        std::os::unix::fs::symlink(&secret, dir.path().join("out.txt")).unwrap();
+        let got = read_beneath(dir.path(), Path::new("out.txt"), 100);
+        let ReadBack::Refused(why) = got else {
+            panic!("{got:?}")
+        };
+        assert!(why.contains("symbolic link"), "{why}");
+        assert!(!why.contains("secret"), "{why}");
+        // A link on the way to the file is not followed either.
+        let inner = dir.path().join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        std::fs::write(inner.join("out.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(&inner, dir.path().join("via")).unwrap();
+        assert!(matches!(
+            read_beneath(dir.path(), Path::new("via/out.txt"), 100),
+            ReadBack::Refused(_)
+        ));
+        assert!(matches!(
+            read_beneath(dir.path(), Path::new("../out.txt"), 100),
+            ReadBack::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn a_hard_link_and_an_overlong_file_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("other"), "x").unwrap();
+        std::fs::hard_link(dir.path().join("other"), dir.path().join("out.txt")).unwrap();
+        assert!(matches!(
+            read_beneath(dir.path(), Path::new("out.txt"), 100),
+            ReadBack::Refused(why) if why.contains("hard link")
+        ));
+        std::fs::write(dir.path().join("big"), vec![b'x'; 101]).unwrap();
+        assert!(matches!(
+            read_beneath(dir.path(), Path::new("big"), 100),
+            ReadBack::Refused(why) if why.contains("longer than 100 bytes")
+        ));
+        assert!(read_regular_file(&dir.path().join("big"), 100).is_err());
+        assert_eq!(read_regular_file(&dir.path().join("big"), 101).unwrap().len(), 101);
+    }
+
+    #[test]
+    fn a_folder_others_can_write_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("a/cache");
+        private_dir(&cache).unwrap();
+        let mode = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = private_dir(&cache).unwrap_err().to_string();
+        assert!(err.contains("written by others"), "{err}");
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o755)).unwrap();
+        private_dir(&cache).unwrap();
+        let mode = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "made private again");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&cache, &link).unwrap();
+        assert!(private_dir(&link).is_err());
+    }
+}
