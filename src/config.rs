@@ -50,6 +50,8 @@ pub struct TournamentConfig {
     pub memory_mb: Option<Spanned<u64>>,
     pub cpu_s: Option<Spanned<u64>>,
     pub file_mb: Option<Spanned<u64>>,
+    /// Seconds a submission's build may take (default 300).
+    pub build_limit_s: Option<Spanned<u64>>,
     /// `none` (default) or `user`.
     pub sandbox: Option<Spanned<String>>,
 }
@@ -75,6 +77,7 @@ pub struct BotConfig {
     pub memory_mb: Option<Spanned<u64>>,
     pub cpu_s: Option<Spanned<u64>>,
     pub file_mb: Option<Spanned<u64>>,
+    pub build_limit_s: Option<Spanned<u64>>,
     pub sandbox: Option<Spanned<String>>,
     /// `false`: kept out of the course marks (a reference bot); default true.
     pub scoring: Option<Spanned<bool>>,
@@ -220,6 +223,10 @@ pub fn confinement(
             procs: None,
         },
         sandbox,
+        build_s: positive(
+            bot.build_limit_s.as_ref().or(t.build_limit_s.as_ref()),
+            "build_limit_s",
+        )?,
     })
 }
 
@@ -454,6 +461,7 @@ pub fn check_bot_keys(
             ("memory_mb", bot.memory_mb.as_ref().map(|v| v.span())),
             ("cpu_s", bot.cpu_s.as_ref().map(|v| v.span())),
             ("file_mb", bot.file_mb.as_ref().map(|v| v.span())),
+            ("build_limit_s", bot.build_limit_s.as_ref().map(|v| v.span())),
             ("sandbox", bot.sandbox.as_ref().map(|v| v.span())),
         ];
         if let Some((key, Some(span))) = keys.into_iter().find(|(_, s)| s.is_some()) {

@@ -16,10 +16,12 @@
 //! `COMMAND name` gives the bot's display name; it is asked once per game with a bounded
 //! wait, and a failure there only leaves the bot unnamed.
 
-use super::process::once::{RunFolder, run_once};
-use super::spec::CommandSpec;
+use super::process::once::{Exit, RunFolder, run_once, run_once_then};
+use super::spec::{CommandSpec, Confinement, DEFAULT_BUILD_S, SandboxMode};
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
+use crate::untrusted::file::ReadBack;
+use std::path::Path;
 use std::time::Duration;
 
 /// The longest wait for `COMMAND name`.
@@ -113,12 +115,16 @@ impl ConsolePlayer {
         let elapsed = ran.elapsed;
         let reply = match ran.failure(self.limit) {
             Some(failure) => Reply::Failed(failure),
-            None => match ran.outputs.first().cloned().flatten() {
-                None => Reply::Failed(Failure::new(
+            None => match ran.outputs.first() {
+                Some(ReadBack::Bytes(bytes)) => self.judge(game, state, bytes),
+                Some(ReadBack::Refused(why)) => Reply::Failed(Failure::new(
+                    FailureKind::BadOutput,
+                    format!("the output file is not read: {why}"),
+                )),
+                Some(ReadBack::Missing) | None => Reply::Failed(Failure::new(
                     FailureKind::BadOutput,
                     "the program exited 0 without writing its output file",
                 )),
-                Some(bytes) => self.judge(game, state, &bytes),
             },
         };
         TurnReply { reply, elapsed }
@@ -177,71 +183,147 @@ impl<G: Game> Player<G> for ConsolePlayer {
     }
 }
 
-/// The C# projects built in this run: a folder is built once, whatever the number of
-/// games it plays.
+/// A built C# project: the command that runs it, and the private folder holding the build
+/// (removed with it).
+type Build = (CommandSpec, std::sync::Arc<tempfile::TempDir>);
+
+/// The C# projects built in this run, by folder and confinement: a folder is built once,
+/// whatever the number of games it plays.
 static BUILT: std::sync::Mutex<
-    std::collections::BTreeMap<std::path::PathBuf, Result<CommandSpec, String>>,
+    std::collections::BTreeMap<(std::path::PathBuf, String), Result<Build, String>>,
 > = std::sync::Mutex::new(std::collections::BTreeMap::new());
 
+/// The most a build's output may hold.
+const BUILD_BYTES: u64 = 256 << 20;
+
 /// The console command of the C# project in `dir`: built once with `dotnet build -c
-/// Release`, then `dotnet bin/Release/*/NAME.dll` run in `dir`.
-pub fn build_project(dir: &std::path::Path) -> Result<CommandSpec, String> {
+/// Release` like a bot's own run (its process group, limits, sandbox and cgroup, under
+/// `confine`), killed at its deadline, into a private folder; then `dotnet NAME.dll` from
+/// there, run in `dir`. The error says why there is no program.
+pub fn build_project(dir: &Path, confine: Confinement) -> Result<CommandSpec, String> {
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let key = (dir.clone(), format!("{confine:?}"));
+    // The lock is held over the build: parallel games wait for the one build.
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     built
-        .entry(dir.clone())
-        .or_insert_with(|| build_now(&dir))
-        .clone()
+        .entry(key)
+        .or_insert_with(|| build_now(&dir, confine))
+        .as_ref()
+        .map(|(command, _)| command.clone())
+        .map_err(Clone::clone)
 }
 
-fn build_now(dir: &std::path::Path) -> Result<CommandSpec, String> {
+/// Removes every build folder of this run.
+pub fn remove_builds() {
+    BUILT.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
     let project = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?
         .flatten()
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "csproj"))
         .ok_or_else(|| format!("`{}` holds no *.csproj project", dir.display()))?;
-    let output = std::process::Command::new("dotnet")
-        .args(["build", "-c", "Release"])
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| {
-            format!(
-                "cannot build the C# project `{}`: `dotnet` could not be run ({e}); install \
-                 the .NET SDK or name a built program with console:COMMAND",
-                project.display()
-            )
-        })?;
-    if !output.status.success() {
-        let log = String::from_utf8_lossy(&output.stdout);
-        let tail: Vec<&str> = log.lines().rev().take(15).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(format!(
-            "`dotnet build -c Release` failed in `{}`:\n{}",
-            dir.display(),
-            tail.join("\n")
-        ));
-    }
     let stem = project
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let release = dir.join("bin").join("Release");
-    let dll = std::fs::read_dir(&release)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path().join(format!("{stem}.dll")))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!(
-                "the build of `{}` left no {stem}.dll under {}",
+    let place = tempfile::Builder::new()
+        .prefix("arbiter-build-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a folder for the build: {e}"))?;
+    let (out, home) = (place.path().join("out"), place.path().join("home"));
+    for folder in [&out, &home] {
+        crate::untrusted::file::private_dir(folder)
+            .map_err(|e| format!("cannot make a folder for the build: {e}"))?;
+    }
+    let limit = Duration::from_secs(confine.build_s.unwrap_or(DEFAULT_BUILD_S));
+    let mut command = CommandSpec::new("dotnet")
+        .arg("build")
+        .arg(project.to_string_lossy())
+        .arg("-c")
+        .arg("Release")
+        .arg("--nologo")
+        .arg("-o")
+        .arg(out.to_string_lossy());
+    command.cwd = Some(dir.to_path_buf());
+    command.confine = confine;
+    // Whatever the SDK keeps between builds goes into the build's own folder (the sandbox
+    // points HOME at the bot's folder itself).
+    for (key, value) in [
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("DOTNET_CLI_HOME", home.to_string_lossy().into_owned()),
+        ("DOTNET_CLI_TELEMETRY_OPTOUT", "1".into()),
+        ("DOTNET_NOLOGO", "1".into()),
+        ("DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "1".into()),
+        ("MSBUILDDISABLENODEREUSE", "1".into()),
+    ] {
+        if confine.sandbox == SandboxMode::None || key.starts_with("DOTNET_") || key.starts_with("MSBUILD") {
+            command.env.insert(key.into(), value);
+        }
+    }
+    // Under the sandbox the output folder is carried into the bot's folder (the argument
+    // follows it), and its files are copied back out before the sandbox goes.
+    let mut copied = Ok(());
+    let sandboxed = confine.sandbox != SandboxMode::None;
+    let ran = run_once_then(&command, Some(&out), limit, &[], |written| {
+        if sandboxed {
+            copied = copy_build(written, &out);
+        }
+    })
+    .map_err(|f| {
+        format!(
+            "cannot build the C# project `{}`: {}; install the .NET SDK or name a built \
+             program with console:COMMAND",
+            project.display(),
+            f.detail
+        )
+    })?;
+    let log_tail = |text: &str| {
+        let tail: Vec<&str> = text.lines().rev().take(15).collect();
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    };
+    match ran.exit {
+        Exit::Success => {}
+        Exit::TimedOut => {
+            return Err(format!(
+                "the build of `{}` was still running after {} s and was killed \
+                 (--build-limit-s, build_limit_s)",
                 project.display(),
-                release.display()
-            )
-        })?;
+                limit.as_secs()
+            ));
+        }
+        Exit::Failed(f) => {
+            return Err(format!(
+                "`dotnet build -c Release` failed in `{}` ({}):\n{}",
+                dir.display(),
+                f.detail,
+                log_tail(&format!("{}{}", ran.stdout, ran.stderr))
+            ));
+        }
+    }
+    copied.map_err(|e| format!("cannot keep the build of `{}`: {e}", project.display()))?;
+    let dll = out.join(format!("{stem}.dll"));
+    if !dll.is_file() {
+        return Err(format!(
+            "the build of `{}` left no {stem}.dll",
+            project.display()
+        ));
+    }
     let mut command = CommandSpec::new("dotnet").arg(dll.to_string_lossy());
     command.cwd = Some(dir.to_path_buf());
-    Ok(command)
+    command.carried.push(out);
+    Ok((command, std::sync::Arc::new(place)))
+}
+
+/// Copies what a sandboxed build wrote (in the bot's folder, which it could have turned
+/// into anything) into `out`.
+fn copy_build(written: &Path, out: &Path) -> std::io::Result<()> {
+    let is_folder = std::fs::symlink_metadata(written).is_ok_and(|m| m.is_dir());
+    if !is_folder {
+        return Err(std::io::Error::other("its output folder is not a folder"));
+    }
+    std::fs::remove_dir(out)?;
+    crate::untrusted::file::copy_private_tree(written, out, BUILD_BYTES)
 }

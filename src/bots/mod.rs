@@ -256,7 +256,7 @@ pub fn open_player_in<G: Builtins>(
         )),
         BotSpec::Command(command) => Ok(program(command.clone())),
         BotSpec::Console(command) => Ok(console(command.clone())),
-        BotSpec::ConsoleProject(dir) => Ok(console(console::build_project(dir)?)),
+        BotSpec::ConsoleProject(dir) => Ok(console(console::build_project(dir, confine)?)),
     }
 }
 

@@ -209,7 +209,7 @@ fn compile(folder: &Path) -> Result<PathBuf, String> {
     hash.update(BATTLE_DRIVER.as_bytes());
     for file in &files {
         let text =
-            std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            crate::untrusted::file::read_source(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
         let rel = file.strip_prefix(&src).unwrap_or(file);
         hash.update(rel.to_string_lossy().as_bytes());
         hash.update((text.len() as u64).to_le_bytes());

@@ -61,7 +61,14 @@ impl SandboxMode {
 pub struct Confinement {
     pub limits: Limits,
     pub sandbox: SandboxMode,
+    /// The deadline of a submission's build (a C# project's `dotnet build`), in seconds;
+    /// `None`: [`DEFAULT_BUILD_S`].
+    pub build_s: Option<u64>,
 }
+
+/// How long a submission's build may take unless told otherwise: a course project builds
+/// in well under a minute.
+pub const DEFAULT_BUILD_S: u64 = 300;
 
 impl CommandSpec {
     pub fn new(program: impl Into<String>) -> Self {

@@ -105,8 +105,10 @@ pub fn scan(
             identify(&entry, game).map(|file| (name.clone(), file))
         } else if extension == "zip" {
             let target = unpack_to.join(&stem);
-            unpack(&entry, &target)?;
-            identify(&target, game).map(|file| (stem.clone(), file))
+            unpack(&entry, &target)
+                .map_err(|why| format!("cannot be unpacked: {why}"))
+                .and_then(|()| identify(&target, game))
+                .map(|file| (stem.clone(), file))
         } else if is_bot_file(&entry, game) {
             Ok((stem.clone(), entry.clone()))
         } else {
@@ -211,7 +213,8 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
         GameKind::Asalto => {
             name.to_lowercase().starts_with("team")
                 && name.ends_with(".py")
-                && std::fs::read_to_string(file).is_ok_and(|text| defines_player(&text))
+                && crate::untrusted::file::read_source(file)
+                    .is_ok_and(|bytes| defines_player(&String::from_utf8_lossy(&bytes)))
         }
         GameKind::Hinger => is_agent_file(file),
         GameKind::Gomoku => {
@@ -267,36 +270,46 @@ fn wildcard(pattern: &str, text: &str) -> bool {
 /// The file in an extracted folder that records which archive it came from.
 const UNPACKED_MARK: &str = ".arbiter-zip-sha256";
 
-/// Extracts `zip` into `target` unless `target` already holds this very archive.
-fn unpack(zip: &Path, target: &Path) -> Result<(), Error> {
-    let bytes = std::fs::read(zip).map_err(|source| Error::Unreadable {
-        path: zip.to_path_buf(),
-        source,
-    })?;
-    let hash: String = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+/// Extracts `zip` into `target` unless `target` already holds this very archive; why not
+/// when it cannot be. A marker is trusted only in a folder the running user owns and nobody
+/// else can write; the archive is unpacked beside `target` and renamed into place, so a
+/// half-unpacked team never runs and a failed one leaves nothing.
+fn unpack(zip: &Path, target: &Path) -> Result<(), String> {
+    let hash = sha256_of(zip)?;
+    let parent = target.parent().unwrap_or(Path::new("."));
+    crate::untrusted::file::private_dir(parent).map_err(|e| e.to_string())?;
     let mark = target.join(UNPACKED_MARK);
-    if std::fs::read_to_string(&mark).is_ok_and(|m| m.trim() == hash) {
+    if crate::untrusted::file::private_dir(target).is_ok()
+        && crate::untrusted::file::read_regular_file(&mark, 64)
+            .is_ok_and(|m| String::from_utf8_lossy(&m).trim() == hash)
+    {
         return Ok(());
     }
-    let failed = |what: String| Error::usage(format!("{}: {what}", zip.display()));
-    if target.exists() {
+    let fresh = tempfile::Builder::new()
+        .prefix(".unpacking-")
+        .tempdir_in(parent)
+        .map_err(|e| format!("cannot make a folder in `{}`: {e}", parent.display()))?;
+    let into = fresh.path().join("files");
+    crate::untrusted::archive::unpack_zip(zip, &into, &crate::untrusted::archive::SUBMISSION)?;
+    std::fs::write(into.join(UNPACKED_MARK), &hash)
+        .map_err(|e| format!("cannot write `{}`: {e}", mark.display()))?;
+    if std::fs::symlink_metadata(target).is_ok() {
         std::fs::remove_dir_all(target)
-            .map_err(|e| failed(format!("cannot clear {}: {e}", target.display())))?;
+            .or_else(|_| std::fs::remove_file(target))
+            .map_err(|e| format!("cannot clear `{}`: {e}", target.display()))?;
     }
-    std::fs::create_dir_all(target)
-        .map_err(|e| failed(format!("cannot create {}: {e}", target.display())))?;
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-        .map_err(|e| failed(format!("not a readable zip archive: {e}")))?;
-    // `extract` refuses entries that would land outside `target`.
-    archive
-        .extract(target)
-        .map_err(|e| failed(format!("cannot extract into {}: {e}", target.display())))?;
-    std::fs::write(&mark, &hash)
-        .map_err(|e| failed(format!("cannot write {}: {e}", mark.display())))?;
-    Ok(())
+    std::fs::rename(&into, target)
+        .map_err(|e| format!("cannot move the unpacked files to `{}`: {e}", target.display()))
+}
+
+/// SHA-256 (hex) of a file, streamed.
+fn sha256_of(path: &Path) -> Result<String, String> {
+    let file =
+        crate::untrusted::file::open_regular(path).map_err(|e| format!("cannot be read: {e}"))?;
+    let mut hasher = Sha256::new();
+    crate::untrusted::file::for_each_block(file, |block| hasher.update(block))
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]

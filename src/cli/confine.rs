@@ -20,6 +20,10 @@ pub struct ConfineArgs {
     /// folder, without network; needs root).
     #[arg(long, value_enum, default_value = "none")]
     pub sandbox: SandboxMode,
+    /// Seconds a submission's build (a C# project's `dotnet build`) may take before it is
+    /// killed and the bot loses by `spawn_failed` (default 300).
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    pub build_limit_s: Option<u64>,
 }
 
 impl ConfineArgs {
@@ -32,6 +36,7 @@ impl ConfineArgs {
                 procs: None,
             },
             sandbox: self.sandbox,
+            build_s: self.build_limit_s,
         }
     }
 }

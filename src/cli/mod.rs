@@ -99,6 +99,7 @@ pub fn main() -> i32 {
         Command::Suite(args) => suite::run(args),
         Command::Solve(args) => solve::run(args),
     };
+    crate::bots::console::remove_builds();
     match result {
         Ok(code) => code,
         Err(err) => {

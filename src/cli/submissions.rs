@@ -11,7 +11,6 @@ use crate::games::GameKind;
 use crate::games::registry::with_game;
 use crate::tournament::preflight;
 use crate::tournament::{Entrant, Tournament};
-use sha2::Digest;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -188,21 +187,27 @@ fn run_checks<G: Builtins>(
 pub fn check(args: CheckArgs) -> Result<i32, Error> {
     let settings = args.game.settings()?;
     let python = args.play.python.as_deref();
+    // Zips are unpacked into a folder made for this check alone (mode 0700, a name nobody
+    // can guess), and removed with it: nothing another user put anywhere is ever run.
+    let unpacked = tempfile::Builder::new()
+        .prefix("arbiter-check-")
+        .tempdir()
+        .map_err(|e| {
+            Error::usage(format!(
+                "cannot make a private folder in {}: {e}",
+                std::env::temp_dir().display()
+            ))
+        })?;
     let mut entrants = Vec::new();
-    for text in &args.bots {
+    for (i, text) in args.bots.iter().enumerate() {
         let folder = Path::new(text);
         if folder.is_dir() {
-            // Zips are extracted once per folder, and again only when they change.
-            let absolute = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
-            let hash = sha2::Sha256::digest(absolute.to_string_lossy().as_bytes());
-            let key: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
-            let unpack = std::env::temp_dir().join("arbiter-check").join(key);
             entrants.extend(folder_entrants(
                 folder,
                 text,
                 settings.kind,
                 None,
-                &unpack,
+                &unpacked.path().join(i.to_string()),
                 python,
                 args.strict,
             )?);

@@ -558,18 +558,28 @@ fn play_fixture<G: Builtins>(
     ))
 }
 
-/// Sandboxed bots must not write the results: the folder is made writable by its owner
-/// only (the journal and tables in it are created 0644 under the usual umask).
+/// Sandboxed bots must not read or write the results (the live journal holds their
+/// opponents' moves and logs, `unpacked/` other teams' code): the folder is made usable by
+/// its owner alone (0700), and the journal readable by its owner alone (0600). The tables
+/// written into the folder later are out of other users' reach through it.
 fn keep_results_private(dir: &Path) -> Result<(), Error> {
     use std::os::unix::fs::PermissionsExt;
-    let io = |source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
+    let private = |path: &Path, keep: u32| -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mode = std::fs::metadata(path).map_err(io)?.permissions().mode() & 0o7777;
+        if mode & !keep != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & keep))
+                .map_err(io)?;
+        }
+        Ok(())
     };
-    let mode = std::fs::metadata(dir).map_err(io)?.permissions().mode();
-    if mode & 0o022 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & !0o022))
-            .map_err(io)?;
+    private(dir, 0o700)?;
+    let journal = dir.join(journal::JOURNAL_FILE);
+    if journal.exists() {
+        private(&journal, 0o600)?;
     }
     Ok(())
 }

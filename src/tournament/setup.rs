@@ -158,16 +158,28 @@ pub fn digest(spec: &BotSpec, cwd: Option<&Path>) -> Result<Option<String>, Erro
     }
     let mut hasher = Sha256::new();
     for file in &files {
-        let bytes = std::fs::read(file).map_err(|source| Error::Unreadable {
+        let unreadable = |source| Error::Unreadable {
             path: file.clone(),
             source,
-        })?;
+        };
+        // Streamed: a helper file of gigabytes costs time, never memory; a FIFO or a device
+        // where a file should be is an error, not a hang.
+        let opened = crate::untrusted::file::open_regular(file).map_err(unreadable)?;
+        let size = opened.metadata().map_err(unreadable)?.len();
         // Names are hashed without their folder: moving a bot's folder is no edit.
         let name = file.file_name().unwrap_or_default().to_string_lossy();
         hasher.update((name.len() as u64).to_le_bytes());
         hasher.update(name.as_bytes());
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
+        hasher.update(size.to_le_bytes());
+        let read = crate::untrusted::file::for_each_block(std::io::Read::take(opened, size), |b| {
+            hasher.update(b)
+        })
+        .map_err(unreadable)?;
+        if read != size {
+            return Err(unreadable(std::io::Error::other(
+                "it changed size while it was read",
+            )));
+        }
     }
     let hash = hasher.finalize();
     Ok(Some(hash.iter().map(|b| format!("{b:02x}")).collect()))

@@ -87,6 +87,16 @@ pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The longest source file read: far beyond any course bot's.
+pub const SOURCE_BYTES: u64 = 16 << 20;
+
+/// A source file of a submission (a bot's code, a helper), as [`read_regular_file`] with
+/// [`SOURCE_BYTES`]: a FIFO or a device placed where code should be is an error, not a
+/// hang.
+pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
+    read_regular_file(path, SOURCE_BYTES)
+}
+
 /// Opens `path` for reading (following links) without blocking, and only if it is a
 /// regular file: a FIFO, socket, device or folder is an error saying which.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
@@ -102,6 +112,81 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
     // Reads of a regular file never block; clear the flag for whoever reads it next.
     rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
     Ok(std::fs::File::from(fd))
+}
+
+/// Feeds `reader` to `eat` a block at a time (a hash, say), in constant memory; the bytes
+/// read.
+pub fn for_each_block(mut reader: impl Read, mut eat: impl FnMut(&[u8])) -> std::io::Result<u64> {
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => return Ok(total),
+            Ok(n) => {
+                eat(&buffer[..n]);
+                total += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Copies the regular files and folders beneath `from` (a folder a program could write) into
+/// the new folder `to`, private to the running user; links, FIFOs, sockets and devices are
+/// left behind, and at most `budget` bytes are copied (else an error saying so).
+pub fn copy_private_tree(from: &Path, to: &Path, budget: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+    fn walk(from: &Path, to: &Path, left: &mut u64, limit: u64) -> std::io::Result<()> {
+        std::fs::DirBuilder::new().mode(0o700).create(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            let (source, target) = (entry.path(), to.join(entry.file_name()));
+            if kind.is_dir() {
+                walk(&source, &target, left, limit)?;
+            } else if kind.is_file() {
+                let flags = (OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits();
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(flags as i32)
+                    .open(&source)?;
+                let meta = file.metadata()?;
+                if !meta.is_file() {
+                    continue;
+                }
+                let mode = if meta.mode() & 0o100 != 0 { 0o700 } else { 0o600 };
+                let out = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(mode)
+                    .open(&target)?;
+                let mut out = std::io::BufWriter::new(out);
+                let mut failed = None;
+                let copied = for_each_block(file.take(*left + 1), |block| {
+                    if failed.is_none()
+                        && let Err(e) = std::io::Write::write_all(&mut out, block)
+                    {
+                        failed = Some(e);
+                    }
+                })?;
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                if copied > *left {
+                    return Err(std::io::Error::other(format!(
+                        "it holds more than {}",
+                        bytes_text(limit)
+                    )));
+                }
+                *left -= copied;
+                std::io::Write::flush(&mut out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut left = budget;
+    walk(from, to, &mut left, budget)
 }
 
 fn open_dir(path: &Path) -> rustix::io::Result<OwnedFd> {

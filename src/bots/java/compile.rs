@@ -40,7 +40,7 @@ pub(super) fn sources_under(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
                 walk(&path, depth + 1, out);
             } else if kind.is_file()
                 && path.extension().is_some_and(|e| e == "java")
-                && let Ok(bytes) = std::fs::read(&path)
+                && let Ok(bytes) = crate::untrusted::file::read_source(&path)
             {
                 out.push((path, bytes));
             }
@@ -116,7 +116,7 @@ pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
     let package = class.rsplit_once('.').map(|(p, _)| p.to_string());
     let folder = Folder::of(&file, package.as_deref());
     let root = folder.root.clone();
-    let player_source = std::fs::read(&file)
+    let player_source = crate::untrusted::file::read_source(&file)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     let strays = folder.strays_used(&player_source);

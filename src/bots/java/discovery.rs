@@ -217,7 +217,7 @@ impl Folder {
             .collect();
         paths.sort();
         for path in paths {
-            let Ok(bytes) = std::fs::read(&path) else {
+            let Ok(bytes) = crate::untrusted::file::read_source(&path) else {
                 continue;
             };
             let text = String::from_utf8_lossy(&bytes);
@@ -245,7 +245,7 @@ impl Folder {
     fn find(&self, name: &str) -> Option<ClassDecl> {
         let simple = name.rsplit('.').next().unwrap_or(name);
         let path = source_file(&self.root, self.package.as_deref(), name);
-        let named = std::fs::read(&path).ok().and_then(|text| {
+        let named = crate::untrusted::file::read_source(&path).ok().and_then(|text| {
             top_level_classes(&String::from_utf8_lossy(&text))
                 .into_iter()
                 .find(|d| d.name == simple)
@@ -277,7 +277,7 @@ impl Folder {
                 if declared.contains(name) || added.contains(path) {
                     continue;
                 }
-                let Ok(bytes) = std::fs::read(path) else {
+                let Ok(bytes) = crate::untrusted::file::read_source(path) else {
                     continue;
                 };
                 let helper = String::from_utf8_lossy(&bytes).into_owned();
@@ -325,7 +325,7 @@ pub(super) fn extends_player(
 /// None or several is an error naming the file and the candidates.
 pub fn player_class(file: &Path) -> Result<String, String> {
     let bytes =
-        std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+        crate::untrusted::file::read_source(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     let source = String::from_utf8_lossy(&bytes);
     let package = package_of(&source);
     let folder = Folder::of(file, package.as_deref());

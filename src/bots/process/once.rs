@@ -14,14 +14,14 @@ use crate::bots::Failure;
 use crate::bots::FailureKind;
 use crate::bots::pipe::Piece;
 use crate::bots::spec::CommandSpec;
-use std::io::Read;
+use crate::untrusted::file::{ReadBack, read_beneath};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How much of a program's stdout is kept: the last bytes.
 pub const STDOUT_BYTES: usize = 64 * 1024;
-/// The largest output file read back; anything longer is cut (and so malformed).
+/// The largest output file read back; a longer one is refused.
 pub const OUTPUT_FILE_BYTES: u64 = 1 << 20;
 /// After the program exited, how long a descendant holding its stdout may delay the end.
 const DRAIN: Duration = Duration::from_millis(100);
@@ -47,8 +47,8 @@ pub struct Ran {
     pub stdout: String,
     /// The end of its stderr.
     pub stderr: String,
-    /// The files asked for, in order: `None` for a file the program did not write.
-    pub outputs: Vec<Option<Vec<u8>>>,
+    /// The files asked for, in order: read back without following links or blocking.
+    pub outputs: Vec<ReadBack>,
 }
 
 /// Runs `command` once, at most `limit`. `folder` holds its input files and receives its
@@ -59,6 +59,18 @@ pub fn run_once(
     folder: Option<&Path>,
     limit: Duration,
     outputs: &[&str],
+) -> Result<Ran, Failure> {
+    run_once_then(command, folder, limit, outputs, |_| {})
+}
+
+/// [`run_once`], and `collect` is given the folder the program wrote `folder`'s files into
+/// (its copy under the sandbox) before that goes away.
+pub fn run_once_then(
+    command: &CommandSpec,
+    folder: Option<&Path>,
+    limit: Duration,
+    outputs: &[&str],
+    collect: impl FnOnce(&Path),
 ) -> Result<Ran, Failure> {
     let mut command = command.clone();
     if let Some(folder) = folder {
@@ -124,15 +136,20 @@ pub fn run_once(
         }
     };
     // Files are read before the sandbox (and its copy of the folder) goes away.
-    let written = folder.map(|f| written_folder(&run, f));
     let outputs = outputs
         .iter()
-        .map(|name| {
-            written
-                .as_ref()
-                .and_then(|dir| read_bounded(&dir.join(name)))
+        .map(|name| match folder {
+            Some(folder) => {
+                let (base, relative) = written_folder(&run, folder);
+                read_beneath(&base, &relative.join(name), OUTPUT_FILE_BYTES)
+            }
+            None => ReadBack::Missing,
         })
         .collect();
+    if let Some(folder) = folder {
+        let (base, relative) = written_folder(&run, folder);
+        collect(&base.join(relative));
+    }
     run.shut_down(None);
     let stderr = run.stderr_text(Duration::from_millis(100));
     let stdout = lock(&stdout).text();
@@ -145,23 +162,16 @@ pub fn run_once(
     })
 }
 
-/// Where the program wrote the files of `folder`: the folder itself, or its copy in the
-/// sandbox.
-fn written_folder(run: &Running, folder: &Path) -> PathBuf {
+/// Where the program wrote the files of `folder`: a folder arbiter made (which the program
+/// cannot replace), and the path below it that the program could have changed.
+fn written_folder(run: &Running, folder: &Path) -> (PathBuf, PathBuf) {
     match &run.sandbox {
         Some(sb) => {
             let name = folder.file_name().unwrap_or_default().to_string_lossy();
-            sb.workdir.join(format!(".arbiter-{name}"))
+            (sb.workdir.clone(), PathBuf::from(format!(".arbiter-{name}")))
         }
-        None => folder.to_path_buf(),
+        None => (folder.to_path_buf(), PathBuf::new()),
     }
-}
-
-fn read_bounded(path: &Path) -> Option<Vec<u8>> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.take(OUTPUT_FILE_BYTES).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
 }
 
 impl Ran {
