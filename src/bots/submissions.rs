@@ -103,6 +103,9 @@ pub fn scan(
             .unwrap_or_default();
         let identified = if entry.is_dir() {
             identify(&entry, game).map(|file| (name.clone(), file))
+        } else if let Err(e) = crate::untrusted::file::open_regular(&entry) {
+            // A FIFO or a device is never opened for reading, which could block forever.
+            Err(format!("cannot be read: {e}"))
         } else if extension == "zip" {
             let target = unpack_to.join(&stem);
             unpack(&entry, &target)
@@ -279,7 +282,7 @@ fn unpack(zip: &Path, target: &Path) -> Result<(), String> {
     let parent = target.parent().unwrap_or(Path::new("."));
     crate::untrusted::file::private_dir(parent).map_err(|e| e.to_string())?;
     let mark = target.join(UNPACKED_MARK);
-    if crate::untrusted::file::private_dir(target).is_ok()
+    if crate::untrusted::file::trusted_dir(target).is_ok()
         && crate::untrusted::file::read_regular_file(&mark, 64)
             .is_ok_and(|m| String::from_utf8_lossy(&m).trim() == hash)
     {

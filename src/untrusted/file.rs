@@ -256,7 +256,7 @@ fn bytes_text(n: u64) -> String {
 /// parents too), or refuses one that is not: a folder that another user owns or can write
 /// (or a link there) could hold files planted for us to run.
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    use std::os::unix::fs::DirBuilderExt;
     if let Some(parent) = dir.parent()
         && !parent.as_os_str().is_empty()
     {
@@ -267,6 +267,13 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),
     }
+    trusted_dir(dir)
+}
+
+/// Whether `dir` is a folder the running user owns and nobody else can write (made 0700
+/// if it was readable by others); an error saying why not.
+pub fn trusted_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(dir)?;
     let me = rustix::process::getuid().as_raw();
     let refuse = |why: String| {

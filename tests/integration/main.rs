@@ -13,6 +13,7 @@ mod common;
 mod differential;
 mod differential_java;
 mod games;
+mod hostile_submissions;
 mod journal;
 mod layout;
 mod league;

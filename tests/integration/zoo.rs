@@ -35,7 +35,11 @@ fn modes() -> Vec<SandboxMode> {
 }
 
 fn confine(sandbox: SandboxMode, limits: Limits) -> Confinement {
-    Confinement { limits, sandbox }
+    Confinement {
+        limits,
+        sandbox,
+        ..Default::default()
+    }
 }
 
 pub fn zoo_bot(script: &str, args: &[String], confine: Confinement) -> CommandSpec {

@@ -95,6 +95,7 @@ fn zoo_case(
         let confine = Confinement {
             limits,
             sandbox: mode,
+            ..Default::default()
         };
         std::thread::scope(|scope| {
             let games: Vec<_> = [true, false]
@@ -257,6 +258,7 @@ fn a_jvm_that_cannot_start_under_the_memory_limit_fails_to_spawn_and_says_so() {
                 ..Limits::default()
             },
             sandbox: SandboxMode::None,
+            ..Default::default()
         };
         let mut bot = open_player_in(&spec, &Gomoku, None, &BTreeMap::new(), confine).unwrap();
         let mut engine =

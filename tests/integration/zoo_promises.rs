@@ -167,6 +167,7 @@ fn course_case(case: &str, limits: Limits, check: impl Fn(&Played)) {
         bot.confine = Confinement {
             limits,
             sandbox: SandboxMode::None,
+            ..Default::default()
         };
         check(&play(bot, side, MOVE_MS));
     }
