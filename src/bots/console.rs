@@ -213,6 +213,15 @@ pub fn build_project(dir: &Path, confine: Confinement) -> Result<CommandSpec, St
         .map_err(Clone::clone)
 }
 
+/// The .NET program: `$ARBITER_DOTNET`, else `dotnet` from PATH (a sandboxed bot's PATH
+/// holds the system folders only).
+pub fn dotnet_program() -> String {
+    std::env::var("ARBITER_DOTNET")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "dotnet".to_string())
+}
+
 /// Removes every build folder of this run.
 pub fn remove_builds() {
     BUILT.lock().unwrap_or_else(|e| e.into_inner()).clear();
@@ -239,7 +248,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
             .map_err(|e| format!("cannot make a folder for the build: {e}"))?;
     }
     let limit = Duration::from_secs(confine.build_s.unwrap_or(DEFAULT_BUILD_S));
-    let mut command = CommandSpec::new("dotnet")
+    let mut command = CommandSpec::new(dotnet_program())
         .arg("build")
         .arg(project.to_string_lossy())
         .arg("-c")
@@ -311,7 +320,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
             project.display()
         ));
     }
-    let mut command = CommandSpec::new("dotnet").arg(dll.to_string_lossy());
+    let mut command = CommandSpec::new(dotnet_program()).arg(dll.to_string_lossy());
     command.cwd = Some(dir.to_path_buf());
     command.carried.push(out);
     Ok((command, std::sync::Arc::new(place)))

@@ -46,11 +46,12 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
         match &e.spec {
             BotSpec::Builtin(_) | BotSpec::Command(_) | BotSpec::Console(_) => {}
             BotSpec::ConsoleProject(_) => {
-                if find_program("dotnet").is_none() {
-                    return refuse(
-                        "a C# console project needs `dotnet` on PATH, which is not found"
-                            .to_string(),
-                    );
+                let dotnet = crate::bots::console::dotnet_program();
+                if find_program(&dotnet).is_none() {
+                    return refuse(format!(
+                        "a C# console project needs `{dotnet}` (the .NET SDK on PATH, or \
+                         $ARBITER_DOTNET), which is not found"
+                    ));
                 }
             }
             BotSpec::CoursePython { .. } => {

@@ -463,3 +463,82 @@ fn a_sandboxed_league_keeps_its_results_and_unpacked_code_from_other_users() {
     assert_eq!(mode(&out.join("games.jsonl")), 0o600);
     assert_eq!(mode(&out.join("unpacked/class")), 0o700);
 }
+
+/// The start with the white Zombie of (7,1) stepped to (6,1).
+const AFTER_ZOMBIE: &str = "mjdsgscjm\\nbzzzzzzzb\\n.........\\n.........\\n.........\\n\
+                            .........\\n.Z.......\\nB.ZZZZZZB\\nMJCSGSDJM\\n";
+
+/// A stand-in for the .NET SDK: `build PROJECT ... -o OUT` writes OUT/Team01.dll and the uid
+/// that built it; `DLL ARGS` plays as the console program (refusing to, under the sandbox,
+/// when the build ran as root).
+fn stand_in_dotnet(dir: &Path, sandboxed: bool) -> PathBuf {
+    let path = dir.join("dotnet");
+    let check = if sandboxed {
+        "[ \"$(cat \"$(dirname \"$dll\")/uid.txt\")\" != 0 ] || exit 7\n"
+    } else {
+        ""
+    };
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = build ]; then\n\
+             \x20 while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=\"$2\"; shift; done\n\
+             \x20 id -u > \"$out/uid.txt\"; echo dll > \"$out/Team01.dll\"; exit 0\n\
+             fi\n\
+             dll=\"$1\"; shift\n\
+             {check}\
+             [ \"$1\" = name ] && {{ echo csharp; exit 0; }}\n\
+             printf '{AFTER_ZOMBIE}' > \"$3\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn a_csharp_project_is_built_into_a_private_folder_and_plays_with_and_without_the_sandbox() {
+    let mut modes = vec![false];
+    if arbiter::bots::sandbox::is_root() {
+        modes.push(true);
+    }
+    for sandboxed in modes {
+        let dir = tempfile::tempdir().unwrap();
+        // A sandboxed bot's uid must reach the stand-in SDK.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let project = dir.path().join("team01");
+        std::fs::create_dir(&project).unwrap();
+        std::fs::write(project.join("Team01.csproj"), "<Project/>\n").unwrap();
+        let dotnet = stand_in_dotnet(dir.path(), sandboxed);
+        let record = dir.path().join("game.json");
+        let white = format!("console:{}", project.display());
+        let mut args = vec![
+            "play".to_string(),
+            "--game".into(),
+            "advance".into(),
+            "--white".into(),
+            white,
+            "--black".into(),
+            "builtin:grade4".into(),
+            "--round-limit".into(),
+            "1".into(),
+            "--record".into(),
+            record.to_string_lossy().into_owned(),
+        ];
+        if sandboxed {
+            args.extend(["--sandbox".into(), "user".into()]);
+        }
+        let (code, out, err) = run(arbiter()
+            .args(&args)
+            .env("ARBITER_DOTNET", &dotnet));
+        assert_eq!(code, 0, "sandbox {sandboxed}: {out}{err}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["logs"]["white"]["announced_name"], "csharp", "{record}");
+        assert_eq!(record["moves"][0]["verdict"], "move", "{record}");
+        assert!(
+            !project.join("bin").exists() && !project.join("uid.txt").exists(),
+            "the build wrote into the team's folder"
+        );
+    }
+}
