@@ -192,28 +192,20 @@ impl Ran {
     }
 }
 
-/// A private folder for one run's files, mode 0700, removed when dropped.
+/// A private folder for one run's files: a fresh name nobody can guess, mode 0700, removed
+/// when dropped.
 pub struct RunFolder {
-    path: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl RunFolder {
     pub fn new(prefix: &str) -> std::io::Result<RunFolder> {
-        use std::os::unix::fs::DirBuilderExt;
-        let path = std::env::temp_dir().join(format!(
-            "arbiter-{prefix}-{}",
-            crate::bots::sandbox::new_token()
-        ));
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        Ok(RunFolder { path })
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("arbiter-{prefix}-"))
+            .tempdir()?;
+        Ok(RunFolder { dir })
     }
     pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for RunFolder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        self.dir.path()
     }
 }
