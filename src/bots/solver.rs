@@ -219,7 +219,7 @@ fn compile(folder: &Path) -> Result<PathBuf, String> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let root = java::cache_root();
+    let root = java::trusted_cache_root()?;
     let dir = root.join(format!("battle-{key}"));
     if dir.join("battle/BattleDriver.class").is_file() {
         return Ok(dir);

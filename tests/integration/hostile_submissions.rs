@@ -542,3 +542,45 @@ fn a_csharp_project_is_built_into_a_private_folder_and_plays_with_and_without_th
         );
     }
 }
+
+/// Another user made the Java class cache's folder first (or it is open to everyone): no
+/// class in it is run, and the player fails to start, naming the folder.
+#[test]
+fn a_java_class_cache_someone_else_could_write_is_refused_not_run() {
+    let dir = test_dir();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/java/examples");
+    let player = dir.path().join("PlayerNull.java");
+    std::fs::copy(examples.join("PlayerNull.java"), &player).unwrap();
+    give_to_arbiter(&player);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let uid = if as_nobody() { NOBODY } else { rustix::process::getuid().as_raw() };
+    let cache = tmp.join(format!("arbiter-java-{uid}"));
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let record = dir.path().join("game.json");
+    let args = [
+        "play",
+        "--game",
+        "gomoku",
+        "--black",
+        &player.to_string_lossy(),
+        "--white",
+        "builtin:random",
+        "--record",
+        &record.to_string_lossy(),
+    ];
+    let tmp_text = tmp.to_string_lossy().into_owned();
+    let mut cmd = arbiter_cmd(&args, &[("TMPDIR", &tmp_text)]);
+    cmd.env_remove("ARBITER_JAVA_CACHE");
+    let done = run_bounded(cmd, Duration::from_secs(120));
+    let everything = format!("{}{}", done.out, done.err);
+    assert!(
+        everything.contains("cannot use the Java cache folder")
+            && everything.contains(&cache.to_string_lossy().into_owned()),
+        "{everything}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+    assert!(left.is_empty(), "nothing compiled into it: {left:?}");
+}

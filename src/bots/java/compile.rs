@@ -94,6 +94,15 @@ pub fn cache_root() -> PathBuf {
     }
 }
 
+/// [`cache_root`], made if missing, once it is known to be ours alone: classes found there
+/// are run as the player, so a folder someone else made or can write is refused.
+pub fn trusted_cache_root() -> Result<PathBuf, String> {
+    let root = cache_root();
+    crate::untrusted::file::private_dir(&root)
+        .map_err(|e| format!("cannot use the Java cache folder: {e}"))?;
+    Ok(root)
+}
+
 /// Compilations of this run, by cache key: each is done once, even from parallel games.
 pub(super) type Outcomes = Mutex<HashMap<String, Arc<OnceLock<Result<Compiled, String>>>>>;
 
@@ -145,7 +154,7 @@ pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
         .or_default()
         .clone();
     cell.get_or_init(|| {
-        let dir = cache_root().join(&key);
+        let dir = trusted_cache_root()?.join(&key);
         let compiled = Compiled {
             dir: dir.clone(),
             class: class.clone(),
@@ -252,23 +261,6 @@ impl Javac<'_> {
     }
 }
 
-/// Creates `dir` (and its parents); a folder created here is readable by its owner only,
-/// so that no other user can put classes in it for us to run.
-pub(super) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if let Some(parent) = dir.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
 /// Fills the cache folder `dir` with classes: `compile` writes them into `classes/` of a
 /// fresh work folder beside `dir`, which is then renamed into place, so that another
 /// arbiter run compiling the same sources at the same time never sees half a folder. A run
@@ -280,9 +272,10 @@ pub(crate) fn compile_into_place(
 ) -> Result<(), String> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let root = dir.parent().unwrap_or(dir);
-    create_private_dir(root).map_err(|e| {
+    // Classes found there are run as the player: the folder must be ours alone.
+    crate::untrusted::file::private_dir(root).map_err(|e| {
         format!(
-            "cannot create the Java cache folder `{}`: {e}",
+            "cannot use the Java cache folder `{}`: {e}",
             root.display()
         )
     })?;
