@@ -49,7 +49,7 @@ fn run_game<G: Builtins>(game: &G, args: &ConsoleBotArgs) -> Result<i32, Error> 
     let words: Vec<&str> = args.words.iter().map(String::as_str).collect();
     let (colour, input, output) = match words.as_slice() {
         ["name"] => {
-            println!("arbiter-{}", args.name);
+            say!("arbiter-{}", args.name);
             return Ok(0);
         }
         [colour, input, output] => (*colour, PathBuf::from(input), PathBuf::from(output)),

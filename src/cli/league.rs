@@ -142,7 +142,7 @@ pub(super) fn dispatch(
         check_entrants(&game, &tournament.entrants).map_err(locate)?;
         tournament.openings = openings.0.resolve(&game, openings.1)?;
         if check && !super::submissions::preflight(&game, &tournament)? {
-            eprintln!("a bot failed the check: no game was played");
+            note!("a bot failed the check: no game was played");
             return Ok(1);
         }
         warn_oversubscribed(tournament.jobs);
@@ -193,12 +193,12 @@ fn play<G: Builtins>(
         progress.show(&t.out, event)
     })?;
     progress.finish();
-    println!("{}", report::standings_text(&summary.roles, &summary.table));
+    say!("{}", report::standings_text(&summary.roles, &summary.table));
     let part = match t.shard {
         Some(shard) => format!(" (shard {shard} of the schedule)"),
         None => String::new(),
     };
-    println!(
+    say!(
         "{} of {} games{part} in {}; this run played {}",
         summary.finished,
         summary.total,
@@ -206,7 +206,7 @@ fn play<G: Builtins>(
         summary.played
     );
     if let Some(shard) = t.shard {
-        println!(
+        say!(
             "when every shard is done: arbiter merge --out DIR SHARD_DIR... (this is shard {shard})"
         );
     }
@@ -220,9 +220,9 @@ fn play<G: Builtins>(
         &t.out.join(report::REPORT_DIR),
         report::Replays::RUN,
     )?;
-    println!("{}", super::report::written(&index));
+    say!("{}", super::report::written(&index));
     if interrupted {
-        eprintln!("interrupted: rerun the same command to resume");
+        note!("interrupted: rerun the same command to resume");
         return Ok(130);
     }
     Ok(0)
@@ -231,9 +231,9 @@ fn play<G: Builtins>(
 /// `distinct pairs: K of N`, and the warning when some pair was a replay.
 pub(crate) fn report_distinct(distinct: &tournament::openings::DistinctPairs) {
     let (line, warning) = distinct.report();
-    println!("{line}");
+    say!("{line}");
     if let Some(warning) = warning {
-        eprintln!("{warning}");
+        note!("{warning}");
     }
 }
 
@@ -243,7 +243,7 @@ pub(crate) fn warn_oversubscribed(jobs: usize) {
         .map(|n| n.get())
         .unwrap_or(1);
     if jobs > cores {
-        eprintln!(
+        note!(
             "warning: {jobs} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other"
         );
     }

@@ -1,5 +1,20 @@
 //! The command line: a thin layer that parses arguments and calls the library.
 
+/// `println!` for the command line's output: names, errors and details may come from bots,
+/// so control characters are shown (`\u{1b}`), never sent to the terminal raw.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        println!("{}", $crate::untrusted::text::terminal(&format!($($arg)*)))
+    };
+}
+
+/// [`say!`] on stderr.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        eprintln!("{}", $crate::untrusted::text::terminal(&format!($($arg)*)))
+    };
+}
+
 mod confine;
 mod console;
 pub mod games;
@@ -103,7 +118,7 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("arbiter: {err}");
+            note!("arbiter: {err}");
             err.exit_code()
         }
     }

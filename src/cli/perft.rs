@@ -71,7 +71,7 @@ fn run_game<G: Game>(game: &G, args: &PerftArgs) -> Result<i32, Error> {
     let total = if args.divide && args.depth > 0 {
         let mut total = 0;
         for (mv, count) in perft::divide(game, &state, args.depth) {
-            println!("{mv}: {count}");
+            say!("{mv}: {count}");
             total += count;
         }
         total
@@ -79,11 +79,11 @@ fn run_game<G: Game>(game: &G, args: &PerftArgs) -> Result<i32, Error> {
         perft::perft(game, &state, args.depth)
     };
     let secs = started.elapsed().as_secs_f64();
-    eprintln!(
+    note!(
         "{:.3} s, {:.0} nodes/s",
         secs,
         total as f64 / secs.max(1e-9)
     );
-    println!("{total}");
+    say!("{total}");
     Ok(0)
 }

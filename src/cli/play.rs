@@ -155,18 +155,18 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
             return;
         }
         match event {
-            Event::Started { state } => println!("{}", game.render(state)),
+            Event::Started { state } => say!("{}", game.render(state)),
             Event::Turn { record, state } => {
                 let reason = record
                     .reason
                     .as_deref()
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default();
-                println!(
+                say!(
                     "ply {} {} {} -> {}{} in {:.1} ms",
                     record.ply, record.side, record.reply, record.verdict, reason, record.time_ms
                 );
-                println!("{}", game.render(state));
+                say!("{}", game.render(state));
             }
             Event::Finished { .. } => {}
         }
@@ -178,7 +178,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         &config,
         &mut on_event,
     );
-    println!("{}", crate::report::game_line(&GameSummary::of(0, &record)));
+    say!("{}", crate::report::game_line(&GameSummary::of(0, &record)));
     if let Some(path) = &args.record {
         let json = serde_json::to_string_pretty(&record).expect("a record always serializes");
         std::fs::write(path, json + "\n").map_err(|source| Error::Io {
@@ -188,7 +188,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     }
     // A bot that could not be started makes the game no evidence: say so to scripts.
     if record.reason == crate::bots::FailureKind::Spawn.code() {
-        eprintln!("a bot could not be started: the game was not played (exit 1)");
+        note!("a bot could not be started: the game was not played (exit 1)");
         return Ok(1);
     }
     Ok(0)

@@ -47,16 +47,16 @@ impl Progress {
                 repair,
             } => {
                 match repair {
-                    Some(Repair::Dropped) => eprintln!(
+                    Some(Repair::Dropped) => note!(
                         "the journal's last line was torn (an earlier run was killed mid-write): dropped, that game is played again"
                     ),
-                    Some(Repair::Completed) => eprintln!(
+                    Some(Repair::Completed) => note!(
                         "the journal's last line had lost its newline (an earlier run was killed mid-write): the game is whole, the newline was added"
                     ),
                     None => {}
                 }
                 if already_done > 0 {
-                    eprintln!("resuming: {already_done} of {total} games already played");
+                    note!("resuming: {already_done} of {total} games already played");
                 }
                 self.first_done = already_done;
                 self.started = Instant::now();
@@ -71,7 +71,7 @@ impl Progress {
                     bar.set_position(already_done as u64);
                     self.bar = Some(bar);
                 } else {
-                    println!("{already_done}/{total} games");
+                    say!("{already_done}/{total} games");
                 }
             }
             LeagueEvent::GameFinished {
@@ -87,8 +87,8 @@ impl Progress {
                         report::game_line(summary)
                     );
                     match &self.bar {
-                        Some(bar) => bar.println(line),
-                        None => println!("{line}"),
+                        Some(bar) => bar.println(crate::untrusted::text::terminal(&line)),
+                        None => say!("{line}"),
                     }
                 }
                 let lead = leader
@@ -96,11 +96,11 @@ impl Progress {
                     .unwrap_or_default();
                 if let Some(bar) = &self.bar {
                     bar.set_position(done as u64);
-                    bar.set_message(lead);
+                    bar.set_message(crate::untrusted::text::terminal(&lead).into_owned());
                 } else if self.last_line.elapsed() >= Duration::from_secs(5) || done == total {
                     let played = (done - self.first_done).max(1) as f64;
                     let eta = self.started.elapsed().as_secs_f64() / played * (total - done) as f64;
-                    println!("{done}/{total} games, ETA {eta:.0} s, {lead}");
+                    say!("{done}/{total} games, ETA {eta:.0} s, {lead}");
                     self.last_line = Instant::now();
                 }
             }

@@ -19,7 +19,7 @@ pub fn run(args: ReportArgs) -> Result<i32, Error> {
         .out
         .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));
     let index = report::write_report(&args.dir, &out, report::Replays::All)?;
-    println!("{}", written(&index));
+    say!("{}", written(&index));
     Ok(0)
 }
 

@@ -214,7 +214,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let choice = crate::config::opening_choice(&config, t, &base)?;
     let bots_span = t.bots.span();
-    eprintln!("tournament `{name}` from {}", config.path.display());
+    note!("tournament `{name}` from {}", config.path.display());
     super::league::dispatch(
         &settings,
         tournament,

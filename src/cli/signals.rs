@@ -22,14 +22,14 @@ pub fn install() {
         // From the handler's own thread, not a signal context: taking locks is fine.
         kill_all_bots();
         match GRACEFUL.get() {
-            Some(flag) if !flag.swap(true, Ordering::SeqCst) => eprintln!(
+            Some(flag) if !flag.swap(true, Ordering::SeqCst) => note!(
                 "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
             ),
             _ => std::process::exit(EXIT_ON_SIGNAL),
         }
     });
     if let Err(e) = result {
-        eprintln!(
+        note!(
             "warning: cannot handle SIGINT, SIGTERM and SIGHUP ({e}): bots may outlive an interrupted arbiter"
         );
     }

@@ -62,10 +62,10 @@ pub fn run(args: SolveArgs) -> Result<i32, Error> {
     let results = grade(&prepared, &cases, &flags, jobs, limit);
     if args.json {
         for r in &results {
-            println!("{}", r.json(&cases));
+            say!("{}", r.json(&cases));
         }
     } else {
-        print!("{}", render(&results, &cases));
+        print!("{}", crate::untrusted::text::terminal(&render(&results, &cases)));
     }
     let all = results
         .iter()

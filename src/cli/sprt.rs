@@ -141,7 +141,7 @@ fn test<G: Builtins>(
         tournament.entrants[0].name.as_str(),
         tournament.entrants[1].name.as_str(),
     ];
-    eprintln!(
+    note!(
         "SPRT {} vs {}: H0 elo {} / H1 elo {} ({:?}), alpha {}, beta {}",
         names[0],
         names[1],
@@ -155,7 +155,7 @@ fn test<G: Builtins>(
     let out = &tournament.out;
     let run = sprt::run(game, rules, tournament, settings, &stop, &mut |event| {
         match event {
-            LeagueEvent::PairCounted(status) => eprintln!("{}", progress_line(status)),
+            LeagueEvent::PairCounted(status) => note!("{}", progress_line(status)),
             LeagueEvent::Results { plan, games, sprt } => {
                 crate::report::write_tables(out, plan, games)?;
                 crate::report::write_sprt_csv(out, sprt.unwrap_or_default())?;
@@ -165,7 +165,7 @@ fn test<G: Builtins>(
         Ok(())
     })?;
     if run.resumed > 0 {
-        eprintln!(
+        note!(
             "resumed {}: {} games were already played",
             run.out.display(),
             run.resumed
@@ -193,9 +193,9 @@ fn test<G: Builtins>(
             distinct_pairs: run.distinct.distinct,
             status: &status,
         };
-        println!("{}", serde_json::to_string(&line).expect("serializable"));
+        say!("{}", serde_json::to_string(&line).expect("serializable"));
         // stdout holds the one JSON line.
-        eprintln!("{}", super::report::written(&index));
+        note!("{}", super::report::written(&index));
     } else {
         let verdict = match status.verdict {
             Verdict::H1 => format!(
@@ -209,10 +209,10 @@ fn test<G: Builtins>(
             Verdict::Inconclusive if interrupted => "interrupted: inconclusive".to_string(),
             Verdict::Inconclusive => format!("inconclusive after {} pairs", status.pairs),
         };
-        println!("{}\n{verdict}", progress_line(&status));
-        println!("results in {}", run.out.display());
+        say!("{}\n{verdict}", progress_line(&status));
+        say!("results in {}", run.out.display());
         super::league::report_distinct(&run.distinct);
-        println!("{}", super::report::written(&index));
+        say!("{}", super::report::written(&index));
     }
     Ok(match status.verdict {
         Verdict::H1 => 0,

@@ -67,14 +67,14 @@ pub fn folder_entrants(
 ) -> Result<Vec<Entrant>, Error> {
     let Submissions { bots, skipped } = submissions::scan(folder, game, pattern, unpack_to)?;
     let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
-    eprintln!(
+    note!(
         "{} bot{} in {shown}: {}",
         bots.len(),
         if bots.len() == 1 { "" } else { "s" },
         names.join(", ")
     );
     for s in &skipped {
-        eprintln!("  left out {}: {}", s.entry.display(), s.reason);
+        note!("  left out {}: {}", s.entry.display(), s.reason);
     }
     if strict && !skipped.is_empty() {
         return Err(Error::usage(format!(
@@ -165,7 +165,7 @@ fn run_checks<G: Builtins>(
             super::confine::check(&e.name, &e.confine)?;
         }
     }
-    eprintln!(
+    note!(
         "checking {} bot{}: start-up within {} ms, one move as each role within {} ms",
         entrants.len(),
         if entrants.len() == 1 { "" } else { "s" },
@@ -173,12 +173,12 @@ fn run_checks<G: Builtins>(
         move_limit.as_millis()
     );
     let rows = preflight::check_all(game, entrants, move_limit, init_limit, jobs);
-    println!("{}", crate::report::check::check_table(game.roles(), &rows));
+    say!("{}", crate::report::check::check_table(game.roles(), &rows));
     let failed = rows.iter().filter(|r| !r.ok()).count();
     if failed > 0 {
-        println!("{failed} of {} bots failed the check", rows.len());
+        say!("{failed} of {} bots failed the check", rows.len());
     } else {
-        println!("all {} bots passed the check", rows.len());
+        say!("all {} bots passed the check", rows.len());
     }
     Ok(failed == 0)
 }

@@ -104,12 +104,12 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
             format!("{p}/{t}"),
         ]);
     }
-    println!("{table}");
+    say!("{table}");
     let failures: Vec<&grader::Verdict> = verdicts.iter().filter(|v| v.failure.is_some()).collect();
     if !failures.is_empty() {
-        println!("failures:");
+        say!("failures:");
         for v in &failures {
-            println!(
+            say!(
                 "  {}/{}/{}: {}",
                 v.level,
                 v.colour,
@@ -119,7 +119,7 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
         }
     }
     for (level, colour) in &suite.missing {
-        println!("missing: {level}/{colour}");
+        say!("missing: {level}/{colour}");
     }
     let (mut played, mut won) = (0, 0);
     if grader::all_passed(&suite, &verdicts) && args.games > 0 {
@@ -134,11 +134,11 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
             played += 1;
             won += usize::from(r.map_err(Error::usage)?);
         }
-        println!("games against grade7: {won} won of {played}");
+        say!("games against grade7: {won} won of {played}");
     }
     let functionality = grader::functionality_mark(&tally);
     let bonus = grader::game_bonus(played, won);
-    println!(
+    say!(
         "mark: {:.1}% (functionality {:.1}%, games {:.1}%)",
         functionality + bonus,
         functionality,
@@ -146,7 +146,7 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
     );
     if args.json {
         let summary = grader::summary(&tally, played, won);
-        println!(
+        say!(
             "{}",
             serde_json::to_string(&summary).expect("a summary always serializes")
         );

@@ -40,8 +40,8 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
         &args.out.join(report::REPORT_DIR),
         report::Replays::RUN,
     )?;
-    println!("{}", report::standings_text(&merged.plan.roles, &table));
-    println!(
+    say!("{}", report::standings_text(&merged.plan.roles, &table));
+    say!(
         "merged {} of {} games from {} of {} shards into {}",
         merged.games,
         merged.total,
@@ -49,13 +49,13 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
         merged.count,
         args.out.display()
     );
-    println!("{}", super::report::written(&index));
+    say!("{}", super::report::written(&index));
     let missing = merged.missing();
     if !missing.is_empty() {
         for line in missing {
-            eprintln!("partial: {line}");
+            note!("partial: {line}");
         }
-        eprintln!(
+        note!(
             "partial: a run resumed on {} with the same settings plays what is missing",
             args.out.display()
         );
@@ -72,11 +72,11 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         report::Replays::RUN,
     )?;
     match loaded.repair {
-        Some(Repair::Dropped) => eprintln!(
+        Some(Repair::Dropped) => note!(
             "note: the journal's last line is torn (a run was killed mid-write): left out and \
              left as it is; the next run on this folder drops it and plays that game again"
         ),
-        Some(Repair::Completed) => eprintln!(
+        Some(Repair::Completed) => note!(
             "note: the journal's last line lacks its newline: counted, and left as it is; the \
              next run on this folder completes it"
         ),
@@ -88,21 +88,21 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         } else {
             "the openings (its games started from the standard start)"
         };
-        eprintln!(
+        note!(
             "note: journal format {}: its plan lacks {lacks}; tables are rebuilt, but a run \
              will not resume it",
             loaded.version
         );
     }
     if let Some(shard) = loaded.shard {
-        eprintln!(
+        note!(
             "note: {} holds shard {shard} of the schedule: these tables count its games only; \
              `arbiter merge` makes the whole tables from every shard",
             args.dir.display()
         );
     }
-    println!("{}", report::standings_text(&loaded.plan.roles, &table));
-    println!("tables written to {}", args.dir.display());
-    println!("{}", super::report::written(&index));
+    say!("{}", report::standings_text(&loaded.plan.roles, &table));
+    say!("tables written to {}", args.dir.display());
+    say!("{}", super::report::written(&index));
     Ok(0)
 }

@@ -31,13 +31,15 @@ pub fn check_table(roles: [&str; 2], rows: &[CheckRow]) -> comfy_table::Table {
             .filter(|l| !l.trim().is_empty())
             .take(ERROR_LINES)
             .collect();
+        // Cells hold what bots said: escaped here, so the table's columns are measured on
+        // what the terminal will show.
         t.add_row(vec![
-            r.name.clone(),
+            crate::untrusted::text::terminal(&r.name).into_owned(),
             r.status.label().to_string(),
             ms(r.startup),
             ms(r.moves[0]),
             ms(r.moves[1]),
-            error.join("\n"),
+            crate::untrusted::text::terminal(&error.join("\n")).into_owned(),
         ]);
     }
     for i in 2..5 {

@@ -49,11 +49,19 @@ pub fn write_tables_marking(
 fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     // Writing into a Vec cannot fail.
-    writer.write_record(&header).expect("in-memory csv");
+    write_row(&mut writer, &header).expect("in-memory csv");
     for row in rows {
-        writer.write_record(&row).expect("in-memory csv");
+        write_row(&mut writer, &row).expect("in-memory csv");
     }
     writer.into_inner().expect("in-memory csv")
+}
+
+/// Every CSV row goes out through here: a cell a spreadsheet would take for a formula (a
+/// bot's error, a folder's name) gets a leading `'`.
+fn write_row<W: std::io::Write>(writer: &mut csv::Writer<W>, row: &[String]) -> csv::Result<()> {
+    writer.write_record(row.iter().map(|cell| {
+        crate::untrusted::text::csv_cell(cell).into_owned()
+    }))
 }
 
 /// games.csv: one row per game, in scheduled order.
@@ -105,9 +113,9 @@ pub fn write_games_csv(
         row
     });
     let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(&header)?;
+    write_row(&mut writer, &header).map_err(std::io::Error::other)?;
     for row in rows {
-        writer.write_record(&row)?;
+        write_row(&mut writer, &row).map_err(std::io::Error::other)?;
     }
     writer.flush()
 }

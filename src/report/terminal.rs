@@ -71,7 +71,8 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
     for s in table {
         let mut row = vec![
             s.rank.to_string(),
-            s.bot.clone(),
+            // A bot's name may be a folder's: shown escaped, and measured as shown.
+            crate::untrusted::text::terminal(&s.bot).into_owned(),
             s.games.to_string(),
             s.wins.to_string(),
             s.losses.to_string(),

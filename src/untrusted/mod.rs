@@ -7,3 +7,4 @@
 
 pub mod file;
 pub mod archive;
+pub mod text;
