@@ -14,6 +14,7 @@ mod differential;
 mod differential_java;
 mod games;
 mod hostile_submissions;
+mod hostile_text;
 mod journal;
 mod layout;
 mod league;
