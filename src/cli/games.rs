@@ -14,7 +14,7 @@ pub struct GameOptions {
     #[arg(long, value_enum, default_value = "asalto")]
     pub game: GameKind,
     /// Asalto: rounds before a game is adjudicated (the course plays 1000).
-    #[arg(long, default_value_t = registry::DEFAULT_ROUND_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = registry::DEFAULT_ROUND_LIMIT, value_parser = clap::value_parser!(u32).range(1..=registry::MAX_ROUND_LIMIT as i64))]
     pub round_limit: u32,
     /// Hinger: a start board file (one line per row of space-separated counts); repeat
     /// for several, which a league deals out to its pairs in turn.

@@ -153,6 +153,18 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         "round_limit",
         registry::DEFAULT_ROUND_LIMIT.into(),
     )?;
+    if round_limit > u64::from(registry::MAX_ROUND_LIMIT)
+        && let Some((_, span)) = spanned(&t.round_limit)
+    {
+        return Err(config.error_at(
+            span,
+            format!(
+                "`round_limit` is at most {} (the course plays {})",
+                registry::MAX_ROUND_LIMIT,
+                registry::DEFAULT_ROUND_LIMIT
+            ),
+        ));
+    }
     let format = match t.format.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
         None | Some(("round_robin", _)) => Format::RoundRobin,
         Some(("gauntlet", _)) => Format::Gauntlet,

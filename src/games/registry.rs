@@ -50,6 +50,12 @@ impl GameKind {
 
 /// Asalto's rounds before a game is adjudicated: the course plays 1000.
 pub const DEFAULT_ROUND_LIMIT: u32 = 1000;
+/// The longest round limit a run may set: a hundred times the course's.
+pub const MAX_ROUND_LIMIT: u32 = 100_000;
+/// The most turns a game's record may hold: Asalto's longest game (two turns a round at
+/// [`MAX_ROUND_LIMIT`]) with room to spare; the other games end far sooner (Advance after
+/// 100 moves a side, Gomoku 8x8 on a full board). A journal line claiming more is refused.
+pub const MAX_PLIES: u32 = 250_000;
 /// Hinger's random starts: rows, columns and the share of cells holding a counter.
 pub const DEFAULT_ROWS: usize = 4;
 pub const DEFAULT_COLS: usize = 5;
@@ -137,7 +143,13 @@ impl GameSettings {
         for (key, value) in rules {
             let whole = || value.as_u64().ok_or_else(|| bad(key, "a whole number"));
             match key.as_str() {
-                "round_limit" => settings.round_limit = whole()? as u32,
+                "round_limit" => {
+                    let limit = whole()?;
+                    if !(1..=u64::from(MAX_ROUND_LIMIT)).contains(&limit) {
+                        return Err(bad(key, &format!("1 to {MAX_ROUND_LIMIT}")));
+                    }
+                    settings.round_limit = limit as u32;
+                }
                 "rows" => settings.rows = whole()? as usize,
                 "cols" => settings.cols = whole()? as usize,
                 "units" => settings.battle.units = whole()? as usize,

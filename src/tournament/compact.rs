@@ -28,6 +28,7 @@
 //! `std::time::Instant`, and below a microsecond it is noise (the scheduler, the channel
 //! between the referee and the bot); the limits it is checked against are milliseconds.
 
+use crate::games::registry::MAX_PLIES;
 use crate::record::{BotLogRecord, GameRecord, MoveRecord};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -35,9 +36,12 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 
-/// Inflated parts larger than this are refused: no honest line comes near it, and a
-/// crafted one must not exhaust memory.
-const MAX_INFLATED: u64 = 1 << 30;
+/// Inflated parts larger than this are refused: an honest line of the longest game
+/// ([`MAX_PLIES`] turns, a few bytes each, with its logs' bounded tails) needs a fraction of
+/// it, and a crafted one must not exhaust memory.
+const MAX_INFLATED: u64 = 32 << 20;
+/// Distinct sides, verdicts and reasons on one line: a handful in any real game.
+const MAX_STRINGS: usize = 256;
 
 /// The record's fields kept as plain JSON on the line.
 #[derive(Serialize, Deserialize)]
@@ -167,6 +171,14 @@ pub fn encode(id: u64, record: &GameRecord) -> String {
 /// Reads a line written by [`encode`]: the game's id and its record, or what is wrong.
 pub fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
     let line: LineIn = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    // Every count below is bounded by what the record itself says before anything is
+    // allocated from it: a line may claim anything.
+    let plies = line.record.plies;
+    if plies > MAX_PLIES {
+        return Err(format!(
+            "the record claims {plies} turns; no game runs past {MAX_PLIES}"
+        ));
+    }
     let zlib = base64::engine::general_purpose::STANDARD
         .decode(line.packed.as_bytes())
         .map_err(|e| format!("`packed` is not base64: {e}"))?;
@@ -181,15 +193,22 @@ pub fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
     let mut input = Reader { bytes: &raw, at: 0 };
     let rest: Rest = serde_json::from_str(input.text("the boards and logs")?)
         .map_err(|e| format!("`packed` boards and logs: {e}"))?;
-    let strings = input.texts("strings")?;
+    // The strings are the few names of sides, verdicts and reasons; each distinct reply is
+    // some move's.
+    let strings = input.texts("strings", MAX_STRINGS)?;
     let replies = input
-        .texts("replies")?
+        .texts("replies", plies as usize)?
         .into_iter()
         .map(|text| {
             serde_json::from_str::<Value>(text).map_err(|e| format!("`packed` reply {text}: {e}"))
         })
         .collect::<Result<Vec<Value>, String>>()?;
     let n = input.count("moves")?;
+    if n > plies as usize {
+        return Err(format!(
+            "`packed` claims {n} moves, more than the record's {plies} turns"
+        ));
+    }
     let mut columns: [Vec<u64>; 6] = Default::default();
     for (column, name) in columns
         .iter_mut()
@@ -351,8 +370,11 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(bytes).map_err(|e| format!("`packed` {what}: {e}"))
     }
 
-    fn texts(&mut self, what: &str) -> Result<Vec<&'a str>, String> {
+    fn texts(&mut self, what: &str, most: usize) -> Result<Vec<&'a str>, String> {
         let n = self.count(what)?;
+        if n > most {
+            return Err(format!("`packed` claims {n} {what}, more than the {most} a record can hold"));
+        }
         (0..n).map(|_| self.text(what)).collect()
     }
 }
@@ -506,13 +528,18 @@ mod tests {
         empty.seed = u64::MAX;
         empty.start = u64::MAX;
         empty.rounds = u32::MAX;
-        empty.plies = u32::MAX;
+        empty.plies = MAX_PLIES;
 
         let mut late = base.clone();
         for m in &mut late.moves {
             m.ply += u32::MAX - 200;
         }
-        vec![illegal, odd, empty, late]
+        let mut odd_ones = vec![illegal, odd, empty, late];
+        // Moves were added: the turns count them, as the referee's would.
+        for record in &mut odd_ones {
+            record.plies = record.plies.max(record.moves.len() as u32);
+        }
+        odd_ones
     }
 
     #[test]
@@ -581,6 +608,48 @@ mod tests {
         assert!(err.contains("after its last move"), "{err}");
     }
 
+    /// A line as an attacker writes it: a real record's head, with `packed` holding `moves`
+    /// moves of zeros (a few bytes of zlib for millions of moves).
+    pub(crate) fn crafted_line(plies: u32, moves: u64) -> String {
+        let record = real_records().swap_remove(1);
+        let mut value: Value = serde_json::from_str(&encode(7, &record)).unwrap();
+        value["record"]["plies"] = json!(plies);
+        let mut raw = Vec::new();
+        put_text(&mut raw, r#"{"start_board":null,"opening":[],"final_board":null,"logs":{}}"#);
+        put_varint(&mut raw, 1);
+        put_text(&mut raw, "white");
+        put_varint(&mut raw, 1);
+        put_text(&mut raw, "0");
+        put_varint(&mut raw, moves);
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&raw).unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        let mut left = moves * 6;
+        while left > 0 {
+            let n = left.min(zeros.len() as u64) as usize;
+            z.write_all(&zeros[..n]).unwrap();
+            left -= n as u64;
+        }
+        value["packed"] = json!(base64::engine::general_purpose::STANDARD.encode(z.finish().unwrap()));
+        value.to_string()
+    }
+
+    #[test]
+    fn a_line_claiming_ten_million_moves_is_refused_before_anything_is_built() {
+        let line = crafted_line(10_000_000, 10_000_000);
+        assert!(line.len() < 200_000, "a small line: {} bytes", line.len());
+        let err = decode(line.as_bytes()).unwrap_err();
+        assert!(err.contains("10000000 turns"), "{err}");
+        // Turns within reason, but more moves than turns.
+        let err = decode(crafted_line(2000, 10_000_000).as_bytes()).unwrap_err();
+        assert!(err.contains("inflates past") || err.contains("claims 10000000 moves"), "{err}");
+        let err = decode(crafted_line(2000, 3000).as_bytes()).unwrap_err();
+        assert!(err.contains("claims 3000 moves, more than the record's 2000 turns"), "{err}");
+        // As many moves as it claims turns, all zeros: read (a game of `white` turns).
+        let (_, record) = decode(crafted_line(2000, 2000).as_bytes()).unwrap();
+        assert_eq!(record.moves.len(), 2000);
+    }
+
     fn arbitrary_json() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
@@ -646,7 +715,8 @@ mod tests {
                 reason: "r".into(),
                 detail,
                 rounds: numbers.0,
-                plies: numbers.1,
+                // A record holds no more moves than turns, and no game runs past MAX_PLIES.
+                plies: (numbers.1 % (MAX_PLIES + 1)).max(moves.len() as u32),
                 illegal: BTreeMap::from([(role.clone(), numbers.0)]),
                 seed: numbers.2,
                 start: numbers.3,

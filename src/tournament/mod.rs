@@ -372,6 +372,17 @@ pub(crate) fn open<G: Builtins>(
              cannot be split into shards: run it on one machine",
         ));
     }
+    let what = match tournament.format {
+        Format::Sprt => "--max-pairs (max_pairs)",
+        _ => "--pairs (pairs)",
+    };
+    schedule::check_size(
+        tournament.format != Format::RoundRobin,
+        tournament.entrants.len(),
+        tournament.pairs,
+        what,
+    )
+    .map_err(Error::usage)?;
     let plan = tournament.plan(game, rules, sprt)?;
     let schedule = tournament.fixtures();
     let fixtures = match tournament.shard {
@@ -587,6 +598,12 @@ fn keep_results_private(dir: &Path) -> Result<(), Error> {
 /// The whole schedule a plan describes, or why there is none.
 pub fn schedule_of(plan: &Plan) -> Result<Vec<Fixture>, String> {
     let bots = plan.bots.len();
+    schedule::check_size(
+        plan.format != "round_robin",
+        bots,
+        plan.pairs,
+        "the plan's pairs",
+    )?;
     match plan.format.as_str() {
         "round_robin" => Ok(schedule::round_robin(bots, plan.pairs, plan.seed)),
         "gauntlet" | "sprt" => Ok(schedule::gauntlet(bots, plan.pairs, plan.seed)),

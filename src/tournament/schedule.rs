@@ -26,6 +26,30 @@ pub fn game_seed(seed: u64, id: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The most games one schedule may hold. A schedule is built whole (about 40 bytes a
+/// game), and its size comes from a number a user or a file chose: a run of more games
+/// is refused before anything is built. A 30-team league of 1000 pairs is 870,000 games.
+pub const MAX_GAMES: u64 = 1_000_000;
+
+/// The games of a round robin (`gauntlet` false) or a gauntlet of `bots` with `pairs`
+/// pairs, or why there would be too many; `what` names where `pairs` came from.
+pub fn check_size(gauntlet: bool, bots: usize, pairs: u32, what: &str) -> Result<u64, String> {
+    let bots = bots as u64;
+    let pairings = if gauntlet {
+        bots.saturating_sub(1)
+    } else {
+        bots * bots.saturating_sub(1) / 2
+    };
+    let games = 2 * u64::from(pairs) * pairings;
+    if games > MAX_GAMES {
+        return Err(format!(
+            "{what} {pairs} makes {games} games for {bots} bots; a run holds at most \
+             {MAX_GAMES} games"
+        ));
+    }
+    Ok(games)
+}
+
 /// Round-robin: every pair of bots plays `pairs` role-swapped pairs of games.
 ///
 /// Games are ordered by the circle method, one round of pairings after another, so

@@ -13,6 +13,7 @@ mod common;
 mod differential;
 mod differential_java;
 mod games;
+mod hostile_files;
 mod hostile_submissions;
 mod hostile_text;
 mod journal;

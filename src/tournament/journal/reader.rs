@@ -82,6 +82,10 @@ pub fn for_each_record(
     }
 }
 
+/// The longest journal line read: a spelled-out record (format 3) of the longest game
+/// takes a few megabytes; a line of gigabytes is no record, and is not held in memory.
+const MAX_LINE_BYTES: u64 = 64 << 20;
+
 /// Reads a journal's lines: the header, the summary of each game (the first copy of each
 /// id), and what is wrong with its last line.
 pub(super) fn read(path: &Path) -> Result<Read, Error> {
@@ -115,11 +119,23 @@ pub(super) fn read_visiting(
     let mut tail = None;
     loop {
         line.clear();
-        let read = reader.read_until(b'\n', &mut line).map_err(io)?;
+        let read = std::io::Read::take(&mut reader, MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(io)?;
         if read == 0 {
             break;
         }
         number += 1;
+        if read as u64 > MAX_LINE_BYTES {
+            return Err(Error::Input {
+                path: path.to_path_buf(),
+                line: number,
+                message: format!(
+                    "the line is longer than {} MiB, which no game's record needs",
+                    MAX_LINE_BYTES >> 20
+                ),
+            });
+        }
         let complete = line.ends_with(b"\n");
         let bad = |message: String| Error::Input {
             path: path.to_path_buf(),
