@@ -461,7 +461,10 @@ pub fn check_bot_keys(
             ("memory_mb", bot.memory_mb.as_ref().map(|v| v.span())),
             ("cpu_s", bot.cpu_s.as_ref().map(|v| v.span())),
             ("file_mb", bot.file_mb.as_ref().map(|v| v.span())),
-            ("build_limit_s", bot.build_limit_s.as_ref().map(|v| v.span())),
+            (
+                "build_limit_s",
+                bot.build_limit_s.as_ref().map(|v| v.span()),
+            ),
             ("sandbox", bot.sandbox.as_ref().map(|v| v.span())),
         ];
         if let Some((key, Some(span))) = keys.into_iter().find(|(_, s)| s.is_some()) {

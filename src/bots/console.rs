@@ -268,7 +268,10 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
         ("DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "1".into()),
         ("MSBUILDDISABLENODEREUSE", "1".into()),
     ] {
-        if confine.sandbox == SandboxMode::None || key.starts_with("DOTNET_") || key.starts_with("MSBUILD") {
+        if confine.sandbox == SandboxMode::None
+            || key.starts_with("DOTNET_")
+            || key.starts_with("MSBUILD")
+        {
             command.env.insert(key.into(), value);
         }
     }

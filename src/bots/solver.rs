@@ -208,8 +208,8 @@ fn compile(folder: &Path) -> Result<PathBuf, String> {
     let mut hash = Sha256::new();
     hash.update(BATTLE_DRIVER.as_bytes());
     for file in &files {
-        let text =
-            crate::untrusted::file::read_source(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+        let text = crate::untrusted::file::read_source(file)
+            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
         let rel = file.strip_prefix(&src).unwrap_or(file);
         hash.update(rel.to_string_lossy().as_bytes());
         hash.update((text.len() as u64).to_le_bytes());

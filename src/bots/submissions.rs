@@ -301,8 +301,12 @@ fn unpack(zip: &Path, target: &Path) -> Result<(), String> {
             .or_else(|_| std::fs::remove_file(target))
             .map_err(|e| format!("cannot clear `{}`: {e}", target.display()))?;
     }
-    std::fs::rename(&into, target)
-        .map_err(|e| format!("cannot move the unpacked files to `{}`: {e}", target.display()))
+    std::fs::rename(&into, target).map_err(|e| {
+        format!(
+            "cannot move the unpacked files to `{}`: {e}",
+            target.display()
+        )
+    })
 }
 
 /// SHA-256 (hex) of a file, streamed.
@@ -312,7 +316,11 @@ fn sha256_of(path: &Path) -> Result<String, String> {
     let mut hasher = Sha256::new();
     crate::untrusted::file::for_each_block(file, |block| hasher.update(block))
         .map_err(|e| format!("cannot be read: {e}"))?;
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 #[cfg(test)]

@@ -164,7 +164,12 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
                     .unwrap_or_default();
                 say!(
                     "ply {} {} {} -> {}{} in {:.1} ms",
-                    record.ply, record.side, record.reply, record.verdict, reason, record.time_ms
+                    record.ply,
+                    record.side,
+                    record.reply,
+                    record.verdict,
+                    reason,
+                    record.time_ms
                 );
                 say!("{}", game.render(state));
             }

@@ -65,7 +65,10 @@ pub fn run(args: SolveArgs) -> Result<i32, Error> {
             say!("{}", r.json(&cases));
         }
     } else {
-        print!("{}", crate::untrusted::text::terminal(&render(&results, &cases)));
+        print!(
+            "{}",
+            crate::untrusted::text::terminal(&render(&results, &cases))
+        );
     }
     let all = results
         .iter()

@@ -59,9 +59,10 @@ fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Ve
 /// Every CSV row goes out through here: a cell a spreadsheet would take for a formula (a
 /// bot's error, a folder's name) gets a leading `'`.
 fn write_row<W: std::io::Write>(writer: &mut csv::Writer<W>, row: &[String]) -> csv::Result<()> {
-    writer.write_record(row.iter().map(|cell| {
-        crate::untrusted::text::csv_cell(cell).into_owned()
-    }))
+    writer.write_record(
+        row.iter()
+            .map(|cell| crate::untrusted::text::csv_cell(cell).into_owned()),
+    )
 }
 
 /// games.csv: one row per game, in scheduled order.

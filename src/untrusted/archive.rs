@@ -168,7 +168,8 @@ mod tests {
         let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
         for (name, bytes) in entries {
             if name.ends_with('/') {
-                zip.add_directory(*name, SimpleFileOptions::default()).unwrap();
+                zip.add_directory(*name, SimpleFileOptions::default())
+                    .unwrap();
             } else {
                 zip.start_file(*name, SimpleFileOptions::default().unix_permissions(0o755))
                     .unwrap();
@@ -184,7 +185,10 @@ mod tests {
         let archive = dir.path().join("Team01.zip");
         zip_of(
             &archive,
-            &[("team01/", b""), ("team01/Team01.py", b"class Player: pass\n")],
+            &[
+                ("team01/", b""),
+                ("team01/Team01.py", b"class Player: pass\n"),
+            ],
         );
         let target = dir.path().join("out");
         unpack_zip(&archive, &target, &SUBMISSION).unwrap();
@@ -228,7 +232,8 @@ mod tests {
         assert!(err.contains("not a readable zip"), "{err}");
 
         let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
-        zip.start_file("../evil.py", SimpleFileOptions::default()).unwrap();
+        zip.start_file("../evil.py", SimpleFileOptions::default())
+            .unwrap();
         zip.write_all(b"x").unwrap();
         zip.finish().unwrap();
         let err = unpack_zip(&archive, &dir.path().join("out2"), &SUBMISSION).unwrap_err();

@@ -53,14 +53,13 @@ pub fn read_beneath(base: &Path, relative: &Path, limit: u64) -> ReadBack {
                     "a folder on its path is a symbolic link or not a folder: not followed".into(),
                 );
             }
-            Err(e) => return ReadBack::Refused(format!("a folder on its path cannot be opened ({e})")),
+            Err(e) => {
+                return ReadBack::Refused(format!("a folder on its path cannot be opened ({e})"));
+            }
         };
     }
-    let flags = OFlags::RDONLY
-        | OFlags::NOFOLLOW
-        | OFlags::NONBLOCK
-        | OFlags::NOCTTY
-        | OFlags::CLOEXEC;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     match rustix::fs::openat(&dir, *name, flags, Mode::empty()) {
         Ok(fd) => read_regular(fd, limit),
         Err(rustix::io::Errno::NOENT) => ReadBack::Missing,
@@ -155,7 +154,11 @@ pub fn copy_private_tree(from: &Path, to: &Path, budget: u64) -> std::io::Result
                 if !meta.is_file() {
                     continue;
                 }
-                let mode = if meta.mode() & 0o100 != 0 { 0o700 } else { 0o600 };
+                let mode = if meta.mode() & 0o100 != 0 {
+                    0o700
+                } else {
+                    0o600
+                };
                 let out = std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
@@ -245,7 +248,7 @@ fn kind_name(kind: FileType) -> &'static str {
 }
 
 fn bytes_text(n: u64) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")
@@ -287,10 +290,16 @@ pub fn trusted_dir(dir: &Path) -> std::io::Result<()> {
         return refuse("is not a folder (a link or a file)".into());
     }
     if meta.uid() != me {
-        return refuse(format!("belongs to uid {}, not to us (uid {me})", meta.uid()));
+        return refuse(format!(
+            "belongs to uid {}, not to us (uid {me})",
+            meta.uid()
+        ));
     }
     if meta.mode() & 0o022 != 0 {
-        return refuse(format!("can be written by others (mode {:o})", meta.mode() & 0o777));
+        return refuse(format!(
+            "can be written by others (mode {:o})",
+            meta.mode() & 0o777
+        ));
     }
     if meta.mode() & 0o077 != 0 {
         use std::os::unix::fs::PermissionsExt;
@@ -381,7 +390,12 @@ mod tests {
             ReadBack::Refused(why) if why.contains("longer than 100 bytes")
         ));
         assert!(read_regular_file(&dir.path().join("big"), 100).is_err());
-        assert_eq!(read_regular_file(&dir.path().join("big"), 101).unwrap().len(), 101);
+        assert_eq!(
+            read_regular_file(&dir.path().join("big"), 101)
+                .unwrap()
+                .len(),
+            101
+        );
     }
 
     #[test]

@@ -5,6 +5,6 @@
 //! It sits on the lowest floor so that every room that touches a bot's files or text (bots,
 //! tournament, report, cli) goes through the same door.
 
-pub mod file;
 pub mod archive;
+pub mod file;
 pub mod text;

@@ -77,7 +77,9 @@ mod tests {
         ] {
             assert_eq!(csv_cell(formula), format!("'{formula}"), "{formula:?}");
         }
-        for kept in ["-3", "+0.5", "-1e3", "-.5", "12", "", "Team05", "a=b", "0.25"] {
+        for kept in [
+            "-3", "+0.5", "-1e3", "-.5", "12", "", "Team05", "a=b", "0.25",
+        ] {
             assert_eq!(csv_cell(kept), kept, "{kept:?}");
         }
     }

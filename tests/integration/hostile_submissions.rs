@@ -137,26 +137,41 @@ fn play_advance(dir: &Path, white: &str, extra: &[&str]) -> (Finished, serde_jso
     let record_text = record.to_string_lossy().into_owned();
     args.push(&record_text);
     args.extend_from_slice(extra);
-    let done = run_bounded(arbiter_cmd(&args, &[]), Duration::from_secs(60));
+    // `--sandbox user` needs root: arbiter runs as root, the bot under its own uid.
+    let cmd = if extra.contains(&"--sandbox") {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        cmd.args(&args);
+        cmd
+    } else {
+        arbiter_cmd(&args, &[])
+    };
+    let done = run_bounded(cmd, Duration::from_secs(60));
     assert_eq!(done.code, 0, "{}{}", done.out, done.err);
     let record = serde_json::from_str(&read(&record)).expect("a game record");
     (done, record)
+}
+
+/// Without the sandbox (as `nobody` where the tests run as root), and with it (as root).
+fn runs_with_and_without_the_sandbox() -> Vec<Vec<&'static str>> {
+    let mut runs = vec![vec![]];
+    if arbiter::bots::sandbox::is_root() {
+        runs.push(vec!["--sandbox", "user"]);
+    }
+    runs
 }
 
 #[test]
 fn a_console_bot_leaving_a_fifo_for_its_output_loses_by_bad_output_within_its_move_limit() {
     let dir = test_dir();
     let bot = console_bot(dir.path(), "fifo.sh", "rm -f \"$3\"; mkfifo \"$3\"\n");
-    let (done, record) = play_advance(dir.path(), &bot, &[]);
-    assert_eq!(record["winner"], "black", "{record}");
-    assert_eq!(record["reason"], "bad_output");
-    let detail = record["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains("FIFO"), "{detail}");
-    assert!(
-        done.elapsed < Duration::from_secs(30),
-        "{:?}",
-        done.elapsed
-    );
+    for extra in runs_with_and_without_the_sandbox() {
+        let (done, record) = play_advance(dir.path(), &bot, &extra);
+        assert_eq!(record["winner"], "black", "{extra:?}: {record}");
+        assert_eq!(record["reason"], "bad_output");
+        let detail = record["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("FIFO"), "{detail}");
+        assert!(done.elapsed < Duration::from_secs(30), "{:?}", done.elapsed);
+    }
 }
 
 #[test]
@@ -169,11 +184,7 @@ fn a_console_bot_linking_its_output_to_a_secret_learns_nothing_of_it() {
     give_to_arbiter(&secret);
     let body = format!("rm -f \"$3\"; ln -s {} \"$3\"\n", secret.display());
     let bot = console_bot(dir.path(), "link.sh", &body);
-    let mut runs = vec![vec![]];
-    if arbiter::bots::sandbox::is_root() && !as_nobody() {
-        runs.push(vec!["--sandbox", "user"]);
-    }
-    for extra in runs {
+    for extra in runs_with_and_without_the_sandbox() {
         let (done, record) = play_advance(dir.path(), &bot, &extra);
         assert_eq!(record["reason"], "bad_output", "{extra:?}: {record}");
         let detail = record["detail"].as_str().unwrap_or_default();
@@ -268,13 +279,16 @@ fn zip_bomb(path: &Path) {
          \x20           f.write(block)\n",
         path.to_string_lossy()
     );
-    let status = Command::new("python3").arg("-c").arg(script).status().unwrap();
+    let status = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 
 fn random_bot() -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
-        .unwrap()
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py")).unwrap()
 }
 
 fn du_mib(path: &Path) -> u64 {
@@ -291,10 +305,16 @@ fn hostile_class(dir: &Path) -> PathBuf {
     let class = dir.join("class");
     std::fs::create_dir(&class).unwrap();
     std::fs::write(class.join("Team01.py"), random_bot()).unwrap();
-    write_zip(&class.join("Team02.zip"), &[("Team02/Team02.py", &random_bot())]);
+    write_zip(
+        &class.join("Team02.zip"),
+        &[("Team02/Team02.py", &random_bot())],
+    );
     zip_bomb(&class.join("TeamBomb.zip"));
     std::fs::write(class.join("TeamFake.zip"), "this is not a zip\n").unwrap();
-    write_zip(&class.join("TeamSlip.zip"), &[("../TeamSlip.py", &random_bot())]);
+    write_zip(
+        &class.join("TeamSlip.zip"),
+        &[("../TeamSlip.py", &random_bot())],
+    );
     let mut zip = zip::ZipWriter::new(std::fs::File::create(class.join("TeamLink.zip")).unwrap());
     zip.add_symlink(
         "TeamLink.py",
@@ -305,7 +325,7 @@ fn hostile_class(dir: &Path) -> PathBuf {
     zip.finish().unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &class.join("Team03.py"),
+        class.join("Team03.py"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o644),
         0,
@@ -410,13 +430,24 @@ fn check_never_runs_code_planted_in_a_shared_temporary_folder() {
     give_to_arbiter(&class);
     // The planted tree belongs to someone else (root, when arbiter runs as nobody), open
     // to everyone.
-    for p in [tmp.join("arbiter-check"), planted.parent().unwrap().to_path_buf(), planted.clone()] {
+    for p in [
+        tmp.join("arbiter-check"),
+        planted.parent().unwrap().to_path_buf(),
+        planted.clone(),
+    ] {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
     if as_nobody() {
         std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
     }
-    let args = ["check", "--game", "asalto", "--limit-ms", "5000", &class.to_string_lossy()];
+    let args = [
+        "check",
+        "--game",
+        "asalto",
+        "--limit-ms",
+        "5000",
+        &class.to_string_lossy(),
+    ];
     let env = [("TMPDIR", tmp.to_string_lossy().into_owned())];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let done = run_bounded(arbiter_cmd(&args, &env), Duration::from_secs(60));
@@ -428,7 +459,10 @@ fn check_never_runs_code_planted_in_a_shared_temporary_folder() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n != "arbiter-check")
         .collect();
-    assert!(left.is_empty(), "the check's private folder stays: {left:?}");
+    assert!(
+        left.is_empty(),
+        "the check's private folder stays: {left:?}"
+    );
 }
 
 #[test]
@@ -441,7 +475,10 @@ fn a_sandboxed_league_keeps_its_results_and_unpacked_code_from_other_users() {
     let class = dir.path().join("class");
     std::fs::create_dir(&class).unwrap();
     std::fs::write(class.join("Team01.py"), random_bot()).unwrap();
-    write_zip(&class.join("Team02.zip"), &[("Team02/Team02.py", &random_bot())]);
+    write_zip(
+        &class.join("Team02.zip"),
+        &[("Team02/Team02.py", &random_bot())],
+    );
     let out = dir.path().join("out");
     let (code, stdout, stderr) = run(arbiter().args([
         "league",
@@ -529,12 +566,13 @@ fn a_csharp_project_is_built_into_a_private_folder_and_plays_with_and_without_th
         if sandboxed {
             args.extend(["--sandbox".into(), "user".into()]);
         }
-        let (code, out, err) = run(arbiter()
-            .args(&args)
-            .env("ARBITER_DOTNET", &dotnet));
+        let (code, out, err) = run(arbiter().args(&args).env("ARBITER_DOTNET", &dotnet));
         assert_eq!(code, 0, "sandbox {sandboxed}: {out}{err}");
         let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
-        assert_eq!(record["logs"]["white"]["announced_name"], "csharp", "{record}");
+        assert_eq!(
+            record["logs"]["white"]["announced_name"], "csharp",
+            "{record}"
+        );
         assert_eq!(record["moves"][0]["verdict"], "move", "{record}");
         assert!(
             !project.join("bin").exists() && !project.join("uid.txt").exists(),
@@ -555,7 +593,11 @@ fn a_java_class_cache_someone_else_could_write_is_refused_not_run() {
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let uid = if as_nobody() { NOBODY } else { rustix::process::getuid().as_raw() };
+    let uid = if as_nobody() {
+        NOBODY
+    } else {
+        rustix::process::getuid().as_raw()
+    };
     let cache = tmp.join(format!("arbiter-java-{uid}"));
     std::fs::create_dir(&cache).unwrap();
     std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();

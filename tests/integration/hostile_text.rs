@@ -42,7 +42,10 @@ fn raising_bot() -> String {
 fn class(dir: &Path) -> (PathBuf, String) {
     let class = dir.join("class");
     let evil = format!("evil{ESCAPES}");
-    for (team, bot) in [("=cmd|calc!A1", random_bot()), (evil.as_str(), raising_bot())] {
+    for (team, bot) in [
+        ("=cmd|calc!A1", random_bot()),
+        (evil.as_str(), raising_bot()),
+    ] {
         let folder = class.join(team);
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("Team01.py"), bot).unwrap();
@@ -93,25 +96,30 @@ fn a_league_shows_escapes_in_names_and_errors_and_guards_formulas_in_its_csv() {
             }
         }
         if file != "pairwise.csv" {
-            assert!(guarded > 0, "{file}: the formula-like cells are kept, guarded");
+            assert!(
+                guarded > 0,
+                "{file}: the formula-like cells are kept, guarded"
+            );
         }
     }
     let games = read(&out.join("games.csv"));
     assert!(games.contains("'=cmd|calc!A1"), "{games}");
-    assert!(games.contains("ValueError: =HYPERLINK"), "the error is kept: {games}");
+    assert!(
+        games.contains("ValueError: =HYPERLINK"),
+        "the error is kept: {games}"
+    );
 }
 
 #[test]
 fn check_and_play_show_escapes_instead_of_obeying_them() {
     let dir = tempfile::tempdir().unwrap();
     let (class, evil) = class(dir.path());
-    let (code, stdout, stderr) = run(arbiter().args([
-        "check",
-        "--game",
-        "asalto",
-        &class.to_string_lossy(),
-    ]));
-    assert_eq!(code, 1, "the raising team fails its check: {stdout}{stderr}");
+    let (code, stdout, stderr) =
+        run(arbiter().args(["check", "--game", "asalto", &class.to_string_lossy()]));
+    assert_eq!(
+        code, 1,
+        "the raising team fails its check: {stdout}{stderr}"
+    );
     assert_nothing_acts("check stdout", &stdout);
     assert_nothing_acts("check stderr", &stderr);
     assert!(stdout.contains("1 of 2 bots failed the check"), "{stdout}");

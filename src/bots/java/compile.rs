@@ -273,12 +273,8 @@ pub(crate) fn compile_into_place(
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let root = dir.parent().unwrap_or(dir);
     // Classes found there are run as the player: the folder must be ours alone.
-    crate::untrusted::file::private_dir(root).map_err(|e| {
-        format!(
-            "cannot use the Java cache folder `{}`: {e}",
-            root.display()
-        )
-    })?;
+    crate::untrusted::file::private_dir(root)
+        .map_err(|e| format!("cannot use the Java cache folder `{}`: {e}", root.display()))?;
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let work = root.join(format!(
         ".{}.tmp-{}-{n}",

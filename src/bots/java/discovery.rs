@@ -245,11 +245,13 @@ impl Folder {
     fn find(&self, name: &str) -> Option<ClassDecl> {
         let simple = name.rsplit('.').next().unwrap_or(name);
         let path = source_file(&self.root, self.package.as_deref(), name);
-        let named = crate::untrusted::file::read_source(&path).ok().and_then(|text| {
-            top_level_classes(&String::from_utf8_lossy(&text))
-                .into_iter()
-                .find(|d| d.name == simple)
-        });
+        let named = crate::untrusted::file::read_source(&path)
+            .ok()
+            .and_then(|text| {
+                top_level_classes(&String::from_utf8_lossy(&text))
+                    .into_iter()
+                    .find(|d| d.name == simple)
+            });
         named.or_else(|| {
             (!name.contains('.'))
                 .then(|| self.strays.get(simple).map(|(_, d)| d.clone()))
@@ -324,8 +326,8 @@ pub(super) fn extends_player(
 /// `GomokuPlayer` (directly or through other classes), qualified by the file's package.
 /// None or several is an error naming the file and the candidates.
 pub fn player_class(file: &Path) -> Result<String, String> {
-    let bytes =
-        crate::untrusted::file::read_source(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+    let bytes = crate::untrusted::file::read_source(file)
+        .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     let source = String::from_utf8_lossy(&bytes);
     let package = package_of(&source);
     let folder = Folder::of(file, package.as_deref());

@@ -168,7 +168,10 @@ fn written_folder(run: &Running, folder: &Path) -> (PathBuf, PathBuf) {
     match &run.sandbox {
         Some(sb) => {
             let name = folder.file_name().unwrap_or_default().to_string_lossy();
-            (sb.workdir.clone(), PathBuf::from(format!(".arbiter-{name}")))
+            (
+                sb.workdir.clone(),
+                PathBuf::from(format!(".arbiter-{name}")),
+            )
         }
         None => (folder.to_path_buf(), PathBuf::new()),
     }
