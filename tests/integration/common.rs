@@ -95,3 +95,8 @@ pub fn journal_text(dir: &Path) -> String {
         .map(|(id, record)| format!("{id} {}\n", serde_json::to_string(record).unwrap()))
         .collect()
 }
+
+/// The example team's self-contained random course bot (Asalto), as a team hands it in.
+pub fn course_random_bot() -> String {
+    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
+}

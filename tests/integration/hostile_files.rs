@@ -96,14 +96,23 @@ fn append(journal: &Path, line: &str) {
 
 #[test]
 fn a_journal_line_claiming_ten_million_moves_is_refused_by_every_reader_in_little_memory() {
-    // Ten million moves claimed in the head, and ten million packed under a head of ten.
-    for plies in [10_000_000, 10] {
+    // Ten million moves claimed in the head, ten million packed under a head of ten turns,
+    // and more moves packed than the head's turns.
+    for (plies, moves, why) in [
+        (10_000_000, 10_000_000, "the record claims 10000000 turns"),
+        (10, 10_000_000, "inflates past"),
+        (
+            2000,
+            3000,
+            "claims 3000 moves, more than the record's 2000 turns",
+        ),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("league");
         let (code, stdout, stderr) = league(&out, &[]);
         assert_eq!(code, 0, "{stdout}{stderr}");
         let journal = out.join("games.jsonl");
-        let line = crafted_line(&journal, plies, 10_000_000);
+        let line = crafted_line(&journal, plies, moves);
         assert!(line.len() < 200_000, "{} bytes", line.len());
         append(&journal, &line);
         let folder = out.to_string_lossy().into_owned();
@@ -116,9 +125,8 @@ fn a_journal_line_claiming_ten_million_moves_is_refused_by_every_reader_in_littl
             let (code, stdout, stderr) = result;
             assert_eq!(code, 2, "{what}: {stdout}{stderr}");
             assert!(
-                stderr.contains(&where_)
-                    && (stderr.contains("10000000 turns") || stderr.contains("inflates past")),
-                "{what} (plies {plies}): {stderr}"
+                stderr.contains(&where_) && stderr.contains(why),
+                "{what} ({plies} turns, {moves} moves): {stderr}"
             );
         }
     }

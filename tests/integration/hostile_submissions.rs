@@ -287,10 +287,6 @@ fn zip_bomb(path: &Path) {
     assert!(status.success());
 }
 
-fn random_bot() -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py")).unwrap()
-}
-
 fn du_mib(path: &Path) -> u64 {
     let out = Command::new("du").arg("-sm").arg(path).output().unwrap();
     String::from_utf8_lossy(&out.stdout)
@@ -304,16 +300,16 @@ fn du_mib(path: &Path) -> u64 {
 fn hostile_class(dir: &Path) -> PathBuf {
     let class = dir.join("class");
     std::fs::create_dir(&class).unwrap();
-    std::fs::write(class.join("Team01.py"), random_bot()).unwrap();
+    std::fs::write(class.join("Team01.py"), course_random_bot()).unwrap();
     write_zip(
         &class.join("Team02.zip"),
-        &[("Team02/Team02.py", &random_bot())],
+        &[("Team02/Team02.py", course_random_bot().as_bytes())],
     );
     zip_bomb(&class.join("TeamBomb.zip"));
     std::fs::write(class.join("TeamFake.zip"), "this is not a zip\n").unwrap();
     write_zip(
         &class.join("TeamSlip.zip"),
-        &[("../TeamSlip.py", &random_bot())],
+        &[("../TeamSlip.py", course_random_bot().as_bytes())],
     );
     let mut zip = zip::ZipWriter::new(std::fs::File::create(class.join("TeamLink.zip")).unwrap());
     zip.add_symlink(
@@ -407,7 +403,10 @@ fn check_never_runs_code_planted_in_a_shared_temporary_folder() {
     let class = dir.path().join("class");
     std::fs::create_dir(&class).unwrap();
     let zip = class.join("Team14.zip");
-    write_zip(&zip, &[("Team14/Team14.py", &random_bot())]);
+    write_zip(
+        &zip,
+        &[("Team14/Team14.py", course_random_bot().as_bytes())],
+    );
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
@@ -422,7 +421,7 @@ fn check_never_runs_code_planted_in_a_shared_temporary_folder() {
         format!(
             "open({:?}, 'w').write('ran')\n{}",
             ran.to_string_lossy(),
-            String::from_utf8_lossy(&random_bot())
+            course_random_bot()
         ),
     )
     .unwrap();
@@ -474,10 +473,10 @@ fn a_sandboxed_league_keeps_its_results_and_unpacked_code_from_other_users() {
     let dir = tempfile::tempdir().unwrap();
     let class = dir.path().join("class");
     std::fs::create_dir(&class).unwrap();
-    std::fs::write(class.join("Team01.py"), random_bot()).unwrap();
+    std::fs::write(class.join("Team01.py"), course_random_bot()).unwrap();
     write_zip(
         &class.join("Team02.zip"),
-        &[("Team02/Team02.py", &random_bot())],
+        &[("Team02/Team02.py", course_random_bot().as_bytes())],
     );
     let out = dir.path().join("out");
     let (code, stdout, stderr) = run(arbiter().args([

@@ -9,10 +9,6 @@ use std::path::{Path, PathBuf};
 const ESCAPES: &str = "\x1b[2J\x1b]0;pwned\x07\rall 2 bots passed the check";
 const FORMULA: &str = "=HYPERLINK(\"http://x\",\"y\")";
 
-fn random_bot() -> String {
-    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
-}
-
 /// A course bot that announces itself on stderr with escapes and raises an error whose
 /// message starts with a formula and carries escapes.
 fn raising_bot() -> String {
@@ -43,7 +39,7 @@ fn class(dir: &Path) -> (PathBuf, String) {
     let class = dir.join("class");
     let evil = format!("evil{ESCAPES}");
     for (team, bot) in [
-        ("=cmd|calc!A1", random_bot()),
+        ("=cmd|calc!A1", course_random_bot()),
         (evil.as_str(), raising_bot()),
     ] {
         let folder = class.join(team);

@@ -4,11 +4,6 @@ use crate::common::*;
 use std::io::Write;
 use std::path::Path;
 
-/// The example team's self-contained random bot, as a team would hand it in.
-fn random_bot() -> String {
-    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
-}
-
 /// A random bot whose moves come from a helper module `utils`, which must be its own team's
 /// (`utils.WHO == who`).
 fn bot_using_utils(who: &str) -> String {
@@ -19,7 +14,7 @@ fn bot_using_utils(who: &str) -> String {
 }
 
 fn utils_of(who: &str) -> String {
-    format!("{}\nWHO = {who:?}\n", random_bot())
+    format!("{}\nWHO = {who:?}\n", course_random_bot())
 }
 
 fn write(path: &Path, text: &str) {
@@ -40,7 +35,7 @@ fn write_zip(path: &Path, files: &[(&str, &str)]) {
 /// Good bots of every shape, and entries that are no bot: a folder with none, one with
 /// two candidates, a stray file.
 fn good_folder(dir: &Path) {
-    write(&dir.join("Team21.py"), &random_bot());
+    write(&dir.join("Team21.py"), &course_random_bot());
     write(&dir.join("alpha/TeamAlpha.py"), &bot_using_utils("alpha"));
     write(&dir.join("alpha/utils.py"), &utils_of("alpha"));
     write(&dir.join("beta/Team_beta.py"), &bot_using_utils("beta"));
@@ -53,8 +48,8 @@ fn good_folder(dir: &Path) {
         ],
     );
     write(&dir.join("empty_team/notes.txt"), "we ran out of time\n");
-    write(&dir.join("twice/TeamX.py"), &random_bot());
-    write(&dir.join("twice/TeamY.py"), &random_bot());
+    write(&dir.join("twice/TeamX.py"), &course_random_bot());
+    write(&dir.join("twice/TeamY.py"), &course_random_bot());
     write(&dir.join("README.txt"), "submissions of the class\n");
 }
 
@@ -167,7 +162,7 @@ fn the_check_table_gives_each_bot_of_a_folder_its_status() {
 fn a_check_of_good_bots_passes_and_strict_refuses_a_folder_with_strays() {
     let dir = tempfile::tempdir().unwrap();
     let subs = dir.path().join("subs");
-    write(&subs.join("Team21.py"), &random_bot());
+    write(&subs.join("Team21.py"), &course_random_bot());
     write(&subs.join("alpha/TeamAlpha.py"), &bot_using_utils("alpha"));
     write(&subs.join("alpha/utils.py"), &utils_of("alpha"));
     let (code, stdout, stderr) = run(arbiter().args(["check", "-j", "2"]).arg(&subs));
@@ -222,8 +217,8 @@ fn a_league_over_a_folder_plays_every_good_bot_and_resumes_with_the_same_plan() 
 fn two_submissions_of_one_name_are_an_error_naming_both() {
     let dir = tempfile::tempdir().unwrap();
     let subs = dir.path().join("subs");
-    write(&subs.join("Team40.py"), &random_bot());
-    write(&subs.join("Team40/Team40.py"), &random_bot());
+    write(&subs.join("Team40.py"), &course_random_bot());
+    write(&subs.join("Team40/Team40.py"), &course_random_bot());
     let out = dir.path().join("out");
     let (code, _, stderr) = run(arbiter()
         .args(["league", "--out"])
