@@ -14,12 +14,25 @@ use wait_timeout::ChildExt;
 
 const NOBODY: u32 = 65534;
 
-/// Whether arbiter runs as `nobody` here: the tests run as root and `setpriv` exists.
+/// Whether arbiter runs as `nobody` here: the tests run as root and `nobody` can run the
+/// binary (its folders may be closed to other users, e.g. under /root).
 fn as_nobody() -> bool {
-    rustix::process::getuid().is_root()
-        && Path::new("/usr/bin/setpriv").exists()
-        && std::fs::metadata(env!("CARGO_BIN_EXE_arbiter"))
-            .is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        let works = rustix::process::getuid().is_root()
+            && Command::new("/usr/bin/setpriv")
+                .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_arbiter"))
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+        if rustix::process::getuid().is_root() && !works {
+            eprintln!("note: nobody cannot run the arbiter binary here: these tests run it as root");
+        }
+        works
+    })
 }
 
 /// `arbiter ARGS`, as `nobody` where [`as_nobody`], with `env` added.
