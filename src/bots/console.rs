@@ -337,5 +337,5 @@ fn copy_build(written: &Path, out: &Path) -> std::io::Result<()> {
         return Err(std::io::Error::other("its output folder is not a folder"));
     }
     std::fs::remove_dir(out)?;
-    crate::untrusted::file::copy_private_tree(written, out, BUILD_BYTES)
+    crate::untrusted::file::copy_private_tree(written, out, BUILD_BYTES, &|_| false)
 }

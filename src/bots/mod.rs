@@ -4,6 +4,7 @@
 //! adjudicates, never a panic or an `Err` of the harness.
 
 pub mod cgroup;
+pub mod confine;
 pub mod console;
 pub mod inprocess;
 pub mod java;

@@ -35,23 +35,44 @@ pub struct Limits {
     pub procs: Option<u64>,
 }
 
-/// How a bot is isolated from the harness, the other bot and the machine.
+/// How a bot is isolated from the harness, the other bot and the machine
+/// (docs/SECURITY.md; `arbiter doctor` says what this machine gives).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum SandboxMode {
-    /// The bot runs as the harness's user, in its own process group.
+    /// The strongest confinement this machine gives without root: namespaces where user
+    /// namespaces work, else Landlock and seccomp; a bot is refused where neither does.
     #[default]
+    Auto,
+    /// Namespaces (own root, pid, network): refused where user namespaces are off.
+    Namespaces,
+    /// Landlock and seccomp only (no pid isolation).
+    Landlock,
+    /// The bot runs as the harness's user, unconfined, in its own process group.
     None,
     /// The bot runs under its own unprivileged uid, in a private working folder, without
-    /// network (needs root; see docs/SECURITY.md).
+    /// network (needs root).
     User,
 }
 
 impl SandboxMode {
     pub fn parse(text: &str) -> Option<SandboxMode> {
         match text {
+            "auto" => Some(SandboxMode::Auto),
+            "namespaces" => Some(SandboxMode::Namespaces),
+            "landlock" => Some(SandboxMode::Landlock),
             "none" => Some(SandboxMode::None),
             "user" => Some(SandboxMode::User),
             _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Auto => "auto",
+            SandboxMode::Namespaces => "namespaces",
+            SandboxMode::Landlock => "landlock",
+            SandboxMode::None => "none",
+            SandboxMode::User => "user",
         }
     }
 }

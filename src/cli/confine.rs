@@ -49,3 +49,15 @@ pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
         None => Ok(()),
     }
 }
+
+/// `arbiter confine JAIL`: never returns when the jail is built; else says which step
+/// failed and exits with the status the referee reads as a failed start.
+pub fn enter(jail: &str) -> i32 {
+    use crate::bots::confine::jail;
+    let failed = match serde_json::from_str::<jail::Jail>(jail) {
+        Ok(plan) => jail::enter(&plan).0,
+        Err(e) => format!("the jail's description: {e}"),
+    };
+    eprintln!("arbiter confine: {failed}");
+    jail::SETUP_FAILED
+}

@@ -17,6 +17,7 @@ macro_rules! note {
 
 mod confine;
 mod console;
+mod doctor;
 pub mod games;
 mod league;
 mod openings;
@@ -83,6 +84,13 @@ pub enum Command {
     /// Grade course solvers on a file of cases (Battle: plan, score, node counts). Exit 0
     /// when every case passed, 1 when one failed, 2 usage error.
     Solve(solve::SolveArgs),
+    /// What confinement this machine gives bots: each layer with yes or no and why, and the
+    /// runtimes found. Exit 0 when bots can be confined (namespaces, or Landlock and
+    /// seccomp), 1 when not.
+    Doctor,
+    /// Builds a bot's jail and runs the bot in it (arbiter starts itself this way).
+    #[command(hide = true)]
+    Confine { jail: String },
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
     Bot(play::BotArgs),
     /// Run a built-in bot as a course console program: `NAME white|black IN OUT` plays
@@ -96,6 +104,11 @@ pub enum Command {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    // A jail is built by a single-threaded process (a user namespace needs one): before
+    // any signal thread starts.
+    if let Command::Confine { jail } = &cli.command {
+        return confine::enter(jail);
+    }
     signals::install();
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
@@ -113,6 +126,8 @@ pub fn main() -> i32 {
         Command::ConsoleBot(args) => console::run(args),
         Command::Suite(args) => suite::run(args),
         Command::Solve(args) => solve::run(args),
+        Command::Doctor => Ok(doctor::run()),
+        Command::Confine { .. } => unreachable!("handled above"),
     };
     crate::bots::console::remove_builds();
     match result {

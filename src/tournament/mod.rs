@@ -171,10 +171,12 @@ impl Tournament {
                     memory_mb: limits.memory_mb,
                     cpu_s: limits.cpu_s,
                     file_mb: limits.file_mb,
-                    sandbox: program.then(|| match e.confine.sandbox {
-                        SandboxMode::None => "none".to_string(),
-                        SandboxMode::User => "user".to_string(),
-                    }),
+                    // The level the machine gave, not the mode asked for: a resume on a
+                    // machine that confines less is refused like any changed setting.
+                    sandbox: match program {
+                        false => None,
+                        true => Some(sandbox_level(e.confine.sandbox).map_err(Error::usage)?),
+                    },
                     digest: setup::digest(&e.spec, e.cwd.as_deref())?,
                     non_scoring: e.non_scoring,
                 })
@@ -567,6 +569,14 @@ fn play_fixture<G: Builtins>(
         &config,
         &mut |_| {},
     ))
+}
+
+/// The confinement a bot program gets here, as the plan records it.
+fn sandbox_level(mode: SandboxMode) -> Result<String, String> {
+    Ok(match crate::bots::confine::level_for(mode)? {
+        Some(level) => level.name().to_string(),
+        None => mode.name().to_string(),
+    })
 }
 
 /// Sandboxed bots must not read or write the results (the live journal holds their

@@ -133,17 +133,32 @@ pub fn for_each_block(mut reader: impl Read, mut eat: impl FnMut(&[u8])) -> std:
 
 /// Copies the regular files and folders beneath `from` (a folder a program could write) into
 /// the new folder `to`, private to the running user; links, FIFOs, sockets and devices are
-/// left behind, and at most `budget` bytes are copied (else an error saying so).
-pub fn copy_private_tree(from: &Path, to: &Path, budget: u64) -> std::io::Result<()> {
+/// left behind, as is every file `skip` names, and at most `budget` bytes are copied (else
+/// an error saying so).
+pub fn copy_private_tree(
+    from: &Path,
+    to: &Path,
+    budget: u64,
+    skip: &dyn Fn(&Path) -> bool,
+) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
-    fn walk(from: &Path, to: &Path, left: &mut u64, limit: u64) -> std::io::Result<()> {
+    fn walk(
+        from: &Path,
+        to: &Path,
+        left: &mut u64,
+        limit: u64,
+        skip: &dyn Fn(&Path) -> bool,
+    ) -> std::io::Result<()> {
         std::fs::DirBuilder::new().mode(0o700).create(to)?;
         for entry in std::fs::read_dir(from)? {
             let entry = entry?;
             let kind = entry.file_type()?;
             let (source, target) = (entry.path(), to.join(entry.file_name()));
+            if skip(&source) {
+                continue;
+            }
             if kind.is_dir() {
-                walk(&source, &target, left, limit)?;
+                walk(&source, &target, left, limit, skip)?;
             } else if kind.is_file() {
                 let flags = (OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits();
                 let file = std::fs::OpenOptions::new()
@@ -189,7 +204,7 @@ pub fn copy_private_tree(from: &Path, to: &Path, budget: u64) -> std::io::Result
         Ok(())
     }
     let mut left = budget;
-    walk(from, to, &mut left, budget)
+    walk(from, to, &mut left, budget, skip)
 }
 
 fn open_dir(path: &Path) -> rustix::io::Result<OwnedFd> {

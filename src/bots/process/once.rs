@@ -165,15 +165,12 @@ pub fn run_once_then(
 /// Where the program wrote the files of `folder`: a folder arbiter made (which the program
 /// cannot replace), and the path below it that the program could have changed.
 fn written_folder(run: &Running, folder: &Path) -> (PathBuf, PathBuf) {
-    match &run.sandbox {
-        Some(sb) => {
-            let name = folder.file_name().unwrap_or_default().to_string_lossy();
-            (
-                sb.workdir.clone(),
-                PathBuf::from(format!(".arbiter-{name}")),
-            )
-        }
-        None => (folder.to_path_buf(), PathBuf::new()),
+    let name = folder.file_name().unwrap_or_default().to_string_lossy();
+    let copy = PathBuf::from(format!(".arbiter-{name}"));
+    match (&run.sandbox, &run.jail) {
+        (Some(sb), _) => (sb.workdir.clone(), copy),
+        (None, Some(jail)) => (jail.private().to_path_buf(), copy),
+        (None, None) => (folder.to_path_buf(), PathBuf::new()),
     }
 }
 

@@ -117,6 +117,8 @@ pub(super) struct Running {
     pub(super) limits: Limits,
     /// The uid and folder of a sandboxed bot.
     pub(super) sandbox: Option<Sandbox>,
+    /// The jail of a confined bot, and its private folder (removed with it).
+    pub(super) jail: Option<crate::bots::confine::Prepared>,
     /// Set once every process of the bot was swept away.
     pub(super) swept: bool,
     /// The bot's cgroup, where one can be made: everything it started is in it.
@@ -175,8 +177,27 @@ impl Running {
             cwd = Some(sb.workdir.clone());
             jail = Some(sb);
         }
-        let mut cmd = Command::new(&program);
-        cmd.args(&args);
+        // Every bot program not under `--sandbox user` or `none` starts in a jail of the
+        // level this machine gives (bots::confine), which applies its limits itself.
+        let level = crate::bots::confine::level_for(confine.sandbox)
+            .map_err(|why| Failure::new(FailureKind::Spawn, why))?;
+        let prepared = match level {
+            Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
+                Failure::new(
+                    FailureKind::Spawn,
+                    format!("cannot prepare the bot's jail: {e}"),
+                )
+            })?),
+            None => None,
+        };
+        let mut cmd = match &prepared {
+            Some(prepared) => prepared.command(),
+            None => {
+                let mut cmd = Command::new(&program);
+                cmd.args(&args);
+                cmd
+            }
+        };
         if let Some(sb) = &jail {
             cmd.env_clear()
                 .env("PATH", SANDBOX_PATH)
@@ -190,11 +211,15 @@ impl Running {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(dir) = &cwd {
+        if let Some(dir) = cwd.as_ref().filter(|_| prepared.is_none()) {
             cmd.current_dir(dir);
         }
         let plan = ChildPlan {
-            limits: confine.limits,
+            // A jail sets the limits itself, just before the bot's program starts.
+            limits: match prepared {
+                Some(_) => Limits::default(),
+                None => confine.limits,
+            },
             uid: jail.as_ref().map(|sb| sb.uid),
             no_network: jail.is_some() && sandbox::network_isolation_works(),
         };
@@ -268,6 +293,7 @@ impl Running {
             token,
             limits: confine.limits,
             sandbox: jail,
+            jail: prepared,
             swept: false,
             cgroup,
             quick: true,

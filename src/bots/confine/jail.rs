@@ -1,0 +1,469 @@
+//! Inside the door: what `arbiter confine` does between being started for a bot and
+//! `exec`ing the bot's program. One small step per layer, each failing loudly with what
+//! the kernel refused and nothing started half confined:
+//!
+//! 1. (namespaces) new user, mount, pid, network, IPC and UTS namespaces; the caller's uid
+//!    mapped to itself; a fork, so that the bot is pid 1 of its own pid namespace;
+//! 2. (namespaces) a new root on a tmpfs: the system folders and the bot's runtime bound
+//!    read-only, its private folder read-write (also `/tmp`), a fresh `/proc`, a minimal
+//!    `/dev`; `pivot_root` into it, the old root detached, the new root made read-only;
+//! 3. as root, the bot's own uid: `nobody`, in the namespace as outside it;
+//! 4. no new privileges, then Landlock: read and execute beneath the system folders and
+//!    the runtime, everything beneath the private folder, no TCP, no signal or abstract
+//!    socket outside its own domain;
+//! 5. resource limits, then the seccomp filter, last: after it, no mount, namespace,
+//!    ptrace, bpf, keyring or io_uring call succeeds;
+//! 6. `exec` of the bot's program.
+
+use super::Level;
+use serde::{Deserialize, Serialize};
+use std::ffi::CString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What one confined start needs, handed to `arbiter confine` as JSON.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Jail {
+    pub level: Level,
+    /// The bot's private folder: its working folder, HOME and /tmp.
+    pub private: PathBuf,
+    /// An empty folder the new root is mounted on (namespaces only).
+    pub root: PathBuf,
+    /// Folders and files the bot may read (and execute): the system's, its runtime's.
+    pub read_only: Vec<PathBuf>,
+    /// Resource limits, applied just before `exec`.
+    pub memory_mb: Option<u64>,
+    pub cpu_s: Option<u64>,
+    pub file_mb: Option<u64>,
+    /// The uid and gid the bot runs as when the caller is root (it must not be root).
+    pub run_as: Option<u32>,
+    pub program: String,
+    pub args: Vec<String>,
+}
+
+/// The system folders every bot may read: programs, libraries, configuration.
+pub const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+];
+
+/// Devices a program may expect.
+const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
+
+/// A step that failed, and why: `arbiter confine` prints it and exits with
+/// [`SETUP_FAILED`], which the referee reports as `spawn_failed` with this text.
+#[derive(Debug)]
+pub struct StepFailed(pub String);
+
+/// The exit status of `arbiter confine` when the jail could not be made.
+pub const SETUP_FAILED: i32 = 125;
+
+fn step<T>(what: &str, result: Result<T, impl std::fmt::Display>) -> Result<T, StepFailed> {
+    result.map_err(|e| StepFailed(format!("{what}: {e}")))
+}
+
+/// Confines this process as `jail` says and runs the bot's program; returns only on failure.
+pub fn enter(jail: &Jail) -> StepFailed {
+    match enter_steps(jail) {
+        Ok(never) => match never {},
+        Err(e) => e,
+    }
+}
+
+fn enter_steps(jail: &Jail) -> Result<std::convert::Infallible, StepFailed> {
+    let program = cstring(&jail.program)?;
+    let mut argv = vec![program.clone()];
+    for a in &jail.args {
+        argv.push(cstring(a)?);
+    }
+    if jail.level == Level::Namespaces {
+        enter_namespaces(jail)?;
+    }
+    if let Some(id) = jail.run_as {
+        drop_to(id)?;
+    }
+    step(
+        "no_new_privs",
+        rustix::thread::set_no_new_privs(true).map_err(io::Error::from),
+    )?;
+    landlock(jail)?;
+    limits(jail)?;
+    seccomp()?;
+    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    pointers.push(std::ptr::null());
+    // SAFETY: NUL-ended strings and a NULL-ended array that outlive the call.
+    unsafe { libc::execvp(program.as_ptr(), pointers.as_ptr()) };
+    let err = io::Error::last_os_error();
+    Err(StepFailed(format!("cannot run `{}`: {err}", jail.program)))
+}
+
+fn cstring(text: &str) -> Result<CString, StepFailed> {
+    CString::new(text).map_err(|_| StepFailed(format!("`{text}` holds a NUL byte")))
+}
+
+/// Steps 1 and 2: the namespaces, the fork (the parent waits and passes the bot's end on),
+/// the new root.
+fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
+    use rustix::thread::UnshareFlags as F;
+    let (uid, gid) = (
+        rustix::process::getuid().as_raw(),
+        rustix::process::getgid().as_raw(),
+    );
+    // Root makes the namespaces directly and gives the bot another uid after the mounts;
+    // anyone else makes a user namespace first, mapping their own ids to themselves.
+    let as_root = jail.run_as.is_some();
+    let mut flags = F::NEWNS | F::NEWPID | F::NEWNET | F::NEWIPC | F::NEWUTS;
+    if !as_root {
+        flags |= F::NEWUSER;
+    }
+    // SAFETY: no file-descriptor table or file-system information is shared or unshared.
+    step("unshare(user, mount, pid, network, ipc, uts namespaces)", unsafe {
+        rustix::thread::unshare_unsafe(flags)
+    })?;
+    if !as_root {
+        step(
+            "write /proc/self/setgroups",
+            std::fs::write("/proc/self/setgroups", "deny"),
+        )?;
+        step(
+            "write /proc/self/uid_map",
+            std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1\n")),
+        )?;
+        step(
+            "write /proc/self/gid_map",
+            std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1\n")),
+        )?;
+    }
+    // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
+    match unsafe { libc::fork() } {
+        -1 => {
+            let e = io::Error::last_os_error();
+            return Err(StepFailed(format!("fork into the pid namespace: {e}")));
+        }
+        0 => {}
+        child => pass_on_the_end(child),
+    }
+    // The bot's end: in the namespaces, pid 1.
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    new_root(jail)
+}
+
+/// The parent of pid 1 waits for it and ends as it did: the same exit code, or the same
+/// signal, so that the referee sees the bot's end.
+fn pass_on_the_end(child: libc::pid_t) -> ! {
+    // Nothing of the bot's pipes is held here: the referee sees their end with the bot's.
+    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+    loop {
+        let mut status = 0;
+        // SAFETY: waits for our own child.
+        let got = unsafe { libc::waitpid(child, &mut status, 0) };
+        if got == child {
+            if libc::WIFEXITED(status) {
+                std::process::exit(libc::WEXITSTATUS(status));
+            }
+            if libc::WIFSIGNALED(status) {
+                let signal = libc::WTERMSIG(status);
+                // SAFETY: plain system calls to end this process by the same signal.
+                unsafe {
+                    libc::signal(signal, libc::SIG_DFL);
+                    libc::kill(libc::getpid(), signal);
+                }
+                std::process::exit(128 + signal);
+            }
+        } else if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            std::process::exit(SETUP_FAILED);
+        }
+    }
+}
+
+/// Step 2: the new root, made read-only, with the bot's folders bound into it.
+fn new_root(jail: &Jail) -> Result<(), StepFailed> {
+    use rustix::mount::{MountFlags as M, MountPropagationFlags as P};
+    step(
+        "make every mount private",
+        rustix::mount::mount_change(c"/", P::PRIVATE | P::REC),
+    )?;
+    let root = &jail.root;
+    step(
+        "mount a tmpfs for the new root",
+        rustix::mount::mount(c"tmpfs", root.as_path(), c"tmpfs", M::NOSUID | M::NODEV, c"mode=0755"),
+    )?;
+    let inside = |path: &Path| root.join(path.strip_prefix("/").unwrap_or(path));
+    let mut binds: Vec<(PathBuf, bool)> = Vec::new();
+    for system in SYSTEM {
+        let path = Path::new(system);
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                // usr-merged systems: /bin -> usr/bin; the link is made, its target bound.
+                let target = step("read a system link", std::fs::read_link(path))?;
+                step(
+                    "make a system link in the new root",
+                    std::os::unix::fs::symlink(target, inside(path)),
+                )?;
+            }
+            Ok(_) => binds.push((path.to_path_buf(), false)),
+            Err(_) => {}
+        }
+    }
+    for path in &jail.read_only {
+        binds.push((path.clone(), false));
+    }
+    binds.push((jail.private.clone(), true));
+    for (path, writable) in &binds {
+        bind(path, &inside(path), *writable)?;
+    }
+    // The jail's /tmp is its private folder, unless that would hide the folder's own path.
+    if !jail.private.starts_with("/tmp") {
+        bind(&jail.private, &root.join("tmp"), true)?;
+    }
+    let proc_ = root.join("proc");
+    step("make /proc", std::fs::create_dir_all(&proc_))?;
+    step(
+        "mount a /proc of the new pid namespace",
+        rustix::mount::mount(c"proc", proc_.as_path(), c"proc", M::NOSUID | M::NODEV | M::NOEXEC, c""),
+    )?;
+    let dev = root.join("dev");
+    step("make /dev", std::fs::create_dir_all(&dev))?;
+    for device in DEVICES {
+        let host = Path::new("/dev").join(device);
+        if host.exists() {
+            let target = dev.join(device);
+            step("make a device's place", std::fs::write(&target, b""))?;
+            step(
+                &format!("bind {}", host.display()),
+                rustix::mount::mount_bind(host.as_path(), target.as_path()),
+            )?;
+        }
+    }
+    for (link, target) in [("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")] {
+        let _ = std::os::unix::fs::symlink(target, dev.join(link));
+    }
+    let old = root.join(".old-root");
+    step("make the old root's place", std::fs::create_dir_all(&old))?;
+    step(
+        "pivot_root into the new root",
+        rustix::process::pivot_root(root.as_path(), old.as_path()),
+    )?;
+    step("chdir /", rustix::process::chdir(c"/"))?;
+    step(
+        "detach the old root",
+        rustix::mount::unmount(c"/.old-root", rustix::mount::UnmountFlags::DETACH),
+    )?;
+    let _ = std::fs::remove_dir("/.old-root");
+    step(
+        "make the new root read-only",
+        rustix::mount::mount_remount(c"/", M::BIND | M::RDONLY | M::NOSUID | M::NODEV, c""),
+    )?;
+    step(
+        "enter the private folder",
+        rustix::process::chdir(jail.private.as_path()),
+    )?;
+    Ok(())
+}
+
+/// Binds `from` at `to` (made to match: a folder or a file), read-only unless `writable`.
+fn bind(from: &Path, to: &Path, writable: bool) -> Result<(), StepFailed> {
+    use rustix::mount::MountFlags as M;
+    let is_dir = std::fs::metadata(from).is_ok_and(|m| m.is_dir());
+    if is_dir {
+        step(
+            &format!("make {}", to.display()),
+            std::fs::create_dir_all(to),
+        )?;
+    } else {
+        if let Some(parent) = to.parent() {
+            step(
+                &format!("make {}", parent.display()),
+                std::fs::create_dir_all(parent),
+            )?;
+        }
+        if !to.exists() {
+            step(&format!("make {}", to.display()), std::fs::write(to, b""))?;
+        }
+    }
+    step(
+        &format!("bind {}", from.display()),
+        rustix::mount::mount_bind_recursive(from, to),
+    )?;
+    // A bind mount is as writable as its source until remounted.
+    let mut flags = M::BIND | M::NOSUID | M::NODEV;
+    if !writable {
+        flags |= M::RDONLY;
+    }
+    step(
+        &format!("make {} read-only", from.display()),
+        rustix::mount::mount_remount(to, flags, c""),
+    )
+}
+
+/// Step 3, for a caller that is root: the bot runs as `id`, with no supplementary group.
+fn drop_to(id: u32) -> Result<(), StepFailed> {
+    let (uid, gid) = (
+        rustix::process::Uid::from_raw(id),
+        rustix::process::Gid::from_raw(id),
+    );
+    step("drop supplementary groups", rustix::thread::set_thread_groups(&[]))?;
+    step("set the gid", rustix::thread::set_thread_res_gid(gid, gid, gid))?;
+    step("set the uid", rustix::thread::set_thread_res_uid(uid, uid, uid))
+}
+
+/// Step 4: Landlock, as far as the kernel's ABI goes.
+fn landlock(jail: &Jail) -> Result<(), StepFailed> {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd,
+        Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+    };
+    let abi = ABI::V6;
+    let fail = |e: landlock::RulesetError| StepFailed(format!("Landlock: {e}"));
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(fail)?
+        .handle_access(AccessNet::from_all(abi))
+        .map_err(fail)?
+        .scope(Scope::from_all(abi))
+        .map_err(fail)?
+        .create()
+        .map_err(fail)?;
+    let read = AccessFs::from_read(abi);
+    let mut readable: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
+    readable.extend(jail.read_only.iter().cloned());
+    readable.push("/proc".into());
+    readable.push("/dev".into());
+    for path in readable {
+        // A folder missing here (no /lib32) is no error.
+        let Ok(fd) = PathFd::new(&path) else { continue };
+        ruleset = ruleset
+            .add_rule(PathBeneath::new(fd, read))
+            .map_err(fail)?;
+    }
+    for (path, access) in [
+        (jail.private.clone(), AccessFs::from_all(abi)),
+        (PathBuf::from("/dev/null"), AccessFs::from_file(abi)),
+    ] {
+        let fd = PathFd::new(&path)
+            .map_err(|e| StepFailed(format!("Landlock: {}: {e}", path.display())))?;
+        ruleset = ruleset
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(fail)?;
+    }
+    ruleset.restrict_self().map_err(fail)?;
+    Ok(())
+}
+
+/// The resource limits, last before the filter (the helper itself ran without them).
+fn limits(jail: &Jail) -> Result<(), StepFailed> {
+    use rustix::process::{Resource, Rlimit};
+    let set = |what: &str, resource, soft: u64, hard: u64| {
+        step(
+            what,
+            rustix::process::setrlimit(
+                resource,
+                Rlimit {
+                    current: Some(soft),
+                    maximum: Some(hard),
+                },
+            ),
+        )
+    };
+    if let Some(mb) = jail.memory_mb {
+        let bytes = mb.saturating_mul(1 << 20);
+        set("limit the address space", Resource::As, bytes, bytes)?;
+    }
+    if let Some(s) = jail.cpu_s {
+        set("limit CPU time", Resource::Cpu, s, s.saturating_add(1))?;
+    }
+    if let Some(mb) = jail.file_mb {
+        let bytes = mb.saturating_mul(1 << 20);
+        set("limit file size", Resource::Fsize, bytes, bytes)?;
+    }
+    set("forbid core dumps", Resource::Core, 0, 0)
+}
+
+/// Step 5: the calls a bot has no use for fail with `EPERM`; `clone3` fails with `ENOSYS`
+/// (the C library then uses `clone`, whose namespace flags are checked).
+fn seccomp() -> Result<(), StepFailed> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule,
+    };
+    fn fail(e: impl std::fmt::Display) -> StepFailed {
+        StepFailed(format!("seccomp: {e}"))
+    }
+    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
+    for call in [
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsmount,
+        libc::SYS_fsconfig,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_kexec_load,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+    ] {
+        rules.insert(call, vec![]);
+    }
+    let namespaces = (libc::CLONE_NEWUSER
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_NEWCGROUP) as u64;
+    let mut clone_rules = Vec::new();
+    for bit in (0..64).map(|b| 1u64 << b).filter(|b| namespaces & b != 0) {
+        let condition =
+            SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(bit), bit)
+                .map_err(fail)?;
+        clone_rules.push(SeccompRule::new(vec![condition]).map_err(fail)?);
+    }
+    rules.insert(libc::SYS_clone, clone_rules);
+    let arch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e| StepFailed(format!("seccomp: {e}")))?;
+    let denied = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(fail)?;
+    let program: seccompiler::BpfProgram = denied.try_into().map_err(fail)?;
+    // clone3 passes its flags in memory, out of a filter's reach: refused as unknown.
+    let mut nosys: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
+    nosys.insert(libc::SYS_clone3, vec![]);
+    let clone3 = SeccompFilter::new(
+        nosys,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )
+    .map_err(fail)?;
+    let clone3: seccompiler::BpfProgram = clone3.try_into().map_err(fail)?;
+    seccompiler::apply_filter(&program).map_err(fail)?;
+    seccompiler::apply_filter(&clone3).map_err(fail)?;
+    Ok(())
+}

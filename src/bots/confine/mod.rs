@@ -1,0 +1,220 @@
+//! Confinement without root: the level this machine gives, chosen once per run, and the
+//! jail a bot program starts in.
+//!
+//! A confined bot is started as `arbiter confine JAIL`: arbiter itself, run again, builds the
+//! jail in a fresh single-threaded process ([`jail::enter`]) and `exec`s the bot's program in
+//! it. The referee prepares what the jail holds ([`prepare`]): the bot's private folder with
+//! a copy of its own files (never another entrant's entry file), the runtime it needs, its
+//! environment.
+//!
+//! - Level 1, [`Level::Namespaces`]: user, mount, pid, network, IPC and UTS namespaces, a new
+//!   read-only root with the system and the runtime, a fresh /proc, a minimal /dev; Landlock
+//!   and seccomp on top.
+//! - Level 2, [`Level::Landlock`]: Landlock and seccomp only, where user namespaces are off:
+//!   the files are limited as above, TCP and signals outside the bot's domain are refused,
+//!   but the bot sees the machine's processes.
+//! - Level 3: neither. An untrusted bot is refused unless `--sandbox none` says to run it as
+//!   the user.
+
+pub mod jail;
+mod prepare;
+
+pub use prepare::{Prepared, prepare};
+
+use super::spec::SandboxMode;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// How far a bot is confined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Namespaces,
+    Landlock,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Namespaces => "namespaces",
+            Level::Landlock => "landlock",
+        }
+    }
+
+    /// What the level does not give, for a run's output.
+    pub fn caveat(self) -> Option<&'static str> {
+        match self {
+            Level::Namespaces => None,
+            Level::Landlock => Some(
+                "no pid isolation: bots can list the machine's processes (they cannot signal \
+                 or trace them)",
+            ),
+        }
+    }
+}
+
+/// What this machine gives, each layer with why not.
+#[derive(Clone, Debug)]
+pub struct Layers {
+    pub user_namespaces: Result<(), String>,
+    pub landlock: Result<u32, String>,
+    pub seccomp: Result<(), String>,
+}
+
+impl Layers {
+    /// The first level the machine allows.
+    pub fn level(&self) -> Option<Level> {
+        if self.seccomp.is_err() || self.landlock.is_err() {
+            return None;
+        }
+        if self.user_namespaces.is_ok() {
+            Some(Level::Namespaces)
+        } else {
+            Some(Level::Landlock)
+        }
+    }
+
+    /// Why no level is available.
+    pub fn why_none(&self) -> String {
+        let mut why = Vec::new();
+        if let Err(e) = &self.landlock {
+            why.push(format!("Landlock: {e}"));
+        }
+        if let Err(e) = &self.seccomp {
+            why.push(format!("seccomp: {e}"));
+        }
+        if let Err(e) = &self.user_namespaces {
+            why.push(format!("user namespaces: {e}"));
+        }
+        why.join("; ")
+    }
+}
+
+/// The layers this machine gives, probed once per run by starting `true` in a jail of
+/// each level.
+pub fn layers() -> &'static Layers {
+    static LAYERS: OnceLock<Layers> = OnceLock::new();
+    LAYERS.get_or_init(|| {
+        let landlock = landlock_abi();
+        let (user_namespaces, seccomp) = match helper_program() {
+            None => {
+                let why = "the arbiter program that builds jails is not found (set ARBITER_EXE)";
+                (Err(why.to_string()), Err(why.to_string()))
+            }
+            Some(_) => (try_level(Level::Namespaces), try_level(Level::Landlock)),
+        };
+        Layers {
+            user_namespaces,
+            landlock,
+            // The level-2 trial applies Landlock and the seccomp filter: what it says
+            // stands for the filter (a Landlock failure is named by the version query).
+            seccomp,
+        }
+    })
+}
+
+/// The level `mode` asks for on this machine: `None` for a bot that is not jailed
+/// (`none`, or `user`, which has its own uid sandbox), else the level, or why it cannot be
+/// had (with the flag that accepts the risk).
+pub fn level_for(mode: SandboxMode) -> Result<Option<Level>, String> {
+    let layers = layers();
+    match mode {
+        SandboxMode::None | SandboxMode::User => Ok(None),
+        SandboxMode::Auto => layers.level().map(Some).ok_or_else(|| {
+            format!(
+                "bots cannot be confined on this machine ({}); `--sandbox none` (sandbox = \
+                 \"none\") runs them unconfined, as you: only for bots you trust",
+                layers.why_none()
+            )
+        }),
+        SandboxMode::Namespaces => match (&layers.user_namespaces, layers.level()) {
+            (Ok(()), Some(_)) => Ok(Some(Level::Namespaces)),
+            (Err(e), _) => Err(format!("--sandbox namespaces: user namespaces: {e}")),
+            (Ok(()), None) => Err(format!("--sandbox namespaces: {}", layers.why_none())),
+        },
+        SandboxMode::Landlock => match layers.level() {
+            Some(_) => Ok(Some(Level::Landlock)),
+            None => Err(format!("--sandbox landlock: {}", layers.why_none())),
+        },
+    }
+}
+
+/// The Landlock ABI of the running kernel.
+fn landlock_abi() -> Result<u32, String> {
+    // SAFETY: the documented version query: no pointer is read.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    if v < 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::ENOSYS) => "not built into this kernel".into(),
+            Some(libc::EOPNOTSUPP) => "built in but not enabled (the `lsm=` boot list)".into(),
+            _ => e.to_string(),
+        });
+    }
+    Ok(v as u32)
+}
+
+/// Starts `true` in a jail of `level`: the level works when it exits 0; else what
+/// `arbiter confine` said.
+fn try_level(level: Level) -> Result<(), String> {
+    let truth = ["/usr/bin/true", "/bin/true"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .ok_or("no `true` program to try with")?;
+    let command = super::spec::CommandSpec::new(truth);
+    let prepared = prepare(&command, level).map_err(|e| e.to_string())?;
+    let mut cmd = prepared.command();
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot start arbiter confine: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(said
+        .lines()
+        .last()
+        .unwrap_or("it failed without a word")
+        .trim_start_matches("arbiter confine: ")
+        .to_string())
+}
+
+/// The arbiter program that builds jails: `$ARBITER_EXE`, this program when it is arbiter,
+/// or the arbiter built beside it (a test binary in `target/*/deps/`).
+pub fn helper_program() -> Option<PathBuf> {
+    static HELPER: OnceLock<Option<PathBuf>> = OnceLock::new();
+    HELPER
+        .get_or_init(|| {
+            if let Some(path) = std::env::var_os("ARBITER_EXE").filter(|p| !p.is_empty()) {
+                return Some(PathBuf::from(path));
+            }
+            let me = std::env::current_exe().ok()?;
+            if me.file_name().is_some_and(|n| n == "arbiter") {
+                return Some(me);
+            }
+            let dir = me.parent()?;
+            [dir.join("arbiter"), dir.parent()?.join("arbiter")]
+                .into_iter()
+                .find(|p| p.is_file())
+        })
+        .clone()
+}
+
+/// `arbiter confine JAIL`, as its command line.
+pub(crate) fn helper_command(jail_json: &str) -> Option<Command> {
+    let mut cmd = Command::new(helper_program()?);
+    cmd.arg("confine").arg(jail_json);
+    Some(cmd)
+}

@@ -1,0 +1,237 @@
+//! The referee's side of a jail: the bot's private folder and what goes in it, the runtime
+//! it needs, its environment, and the command that starts `arbiter confine`.
+
+use super::Level;
+use super::jail::{Jail, SYSTEM};
+use crate::bots::spec::CommandSpec;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The most a bot's own files may hold to be copied into its private folder.
+const MAX_COPY_BYTES: u64 = 256 << 20;
+/// The `PATH` of a confined bot: system folders, after its runtime's.
+const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+/// The uid a bot runs as when arbiter runs as root.
+const NOBODY: u32 = 65534;
+
+/// A jail ready to start, and the folder it lives in (removed when dropped).
+pub struct Prepared {
+    pub jail: Jail,
+    /// The environment the bot starts with, whole.
+    pub env: BTreeMap<String, String>,
+    _folder: tempfile::TempDir,
+}
+
+impl Prepared {
+    /// The bot's private folder (its working folder, HOME and TMPDIR).
+    pub fn private(&self) -> &Path {
+        &self.jail.private
+    }
+
+    /// `arbiter confine JAIL` with the bot's environment, in its private folder.
+    pub fn command(&self) -> Command {
+        let json = serde_json::to_string(&self.jail).expect("a jail serializes");
+        let mut cmd = super::helper_command(&json).unwrap_or_else(|| Command::new("arbiter"));
+        cmd.env_clear().envs(&self.env).current_dir(&self.jail.private);
+        cmd
+    }
+}
+
+/// Prepares the jail of `command` at `level`: its private folder holds a copy of its
+/// working folder (without other entrants' entry files) and of the folders it carries, and
+/// the arguments naming them point at the copies.
+pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
+    let run_as = rustix::process::geteuid().is_root().then_some(NOBODY);
+    let folder = tempfile::Builder::new()
+        .prefix("arbiter-bot-")
+        .tempdir_in(base())?;
+    let private = folder.path().join("home");
+    let root = folder.path().join("root");
+    std::fs::create_dir(&root)?;
+    let origin = match &command.cwd {
+        Some(dir) => std::path::absolute(dir)?,
+        None => std::env::current_dir()?,
+    };
+    let named: Vec<PathBuf> = std::iter::once(&command.program)
+        .chain(&command.args)
+        .map(|word| origin.join(word))
+        .collect();
+    let skip = |path: &Path| !named.iter().any(|n| n == path) && is_someone_elses_entry(path);
+    match &command.cwd {
+        Some(_) => crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
+            .map_err(|e| io::Error::other(format!("cannot copy `{}`: {e}", origin.display())))?,
+        None => std::fs::create_dir(&private)?,
+    }
+    let mut program = command.program.clone();
+    let mut args = command.args.clone();
+    if command.cwd.is_some() {
+        let moved = |text: &mut String| {
+            if let Ok(rest) = Path::new(text.as_str()).strip_prefix(&origin) {
+                *text = private.join(rest).to_string_lossy().into_owned();
+            }
+        };
+        moved(&mut program);
+        args.iter_mut().for_each(moved);
+    }
+    for from in &command.carried {
+        let name = from.file_name().unwrap_or_default().to_string_lossy();
+        let copy = private.join(format!(".arbiter-{name}"));
+        crate::untrusted::file::copy_private_tree(from, &copy, MAX_COPY_BYTES, &|_| false)
+            .map_err(|e| io::Error::other(format!("cannot copy `{}`: {e}", from.display())))?;
+        for arg in args.iter_mut() {
+            if let Ok(rest) = Path::new(arg.as_str()).strip_prefix(from) {
+                *arg = copy.join(rest).to_string_lossy().into_owned();
+            }
+        }
+    }
+    let mut read_only = Vec::new();
+    let runtime = resolve_program(&mut program, &origin, &mut read_only);
+    // Files the command names outside its folder (a script, a data file) are readable.
+    for arg in args.iter_mut() {
+        let path = Path::new(arg.as_str());
+        let outside = if path.is_absolute() {
+            path.to_path_buf()
+        } else if arg.contains('/') && command.cwd.is_none() {
+            origin.join(path)
+        } else {
+            continue;
+        };
+        if outside.exists() && !outside.starts_with(&private) && !is_system(&outside) {
+            let outside = std::path::absolute(&outside)?;
+            *arg = outside.to_string_lossy().into_owned();
+            read_only.push(outside);
+        }
+    }
+    let mut env = BTreeMap::new();
+    let path = match &runtime {
+        Some(bin) => format!("{}:{SYSTEM_PATH}", bin.display()),
+        None => SYSTEM_PATH.to_string(),
+    };
+    env.insert("PATH".to_string(), path);
+    for var in ["HOME", "TMPDIR"] {
+        env.insert(var.to_string(), private.to_string_lossy().into_owned());
+    }
+    env.insert("LANG".to_string(), "C.UTF-8".to_string());
+    env.extend(command.env.clone());
+    if let Some(id) = run_as {
+        use std::os::unix::fs::PermissionsExt;
+        // The bot's uid must reach its folder through the jail's own: nothing else there.
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o711))?;
+        chown_tree(&private, id)?;
+    }
+    let limits = command.confine.limits;
+    Ok(Prepared {
+        jail: Jail {
+            level,
+            private,
+            root,
+            read_only,
+            memory_mb: limits.memory_mb,
+            cpu_s: limits.cpu_s,
+            file_mb: limits.file_mb,
+            run_as,
+            program,
+            args,
+        },
+        env,
+        _folder: folder,
+    })
+}
+
+/// Where jails are made: `/var/tmp` (so that a jail's `/tmp` can be its own folder without
+/// hiding the folder's own path), else the system's temporary folder.
+fn base() -> PathBuf {
+    let var_tmp = Path::new("/var/tmp");
+    let writable = rustix::fs::access(var_tmp, rustix::fs::Access::WRITE_OK).is_ok();
+    if var_tmp.is_dir() && writable {
+        var_tmp.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM.iter().any(|s| path.starts_with(s))
+}
+
+/// A course entry file (a `Team*.py` with a `Player`, a Hinger `a3_agent.py`, a Java
+/// `GomokuPlayer`): in a folder of submissions, another team's, which no bot may read.
+fn is_someone_elses_entry(path: &Path) -> bool {
+    crate::bots::submissions::is_entry_file(path)
+}
+
+/// Makes `program` an absolute path the jail can run, and adds the runtime it lives in to
+/// `read_only`; the runtime's `bin` folder, when it is not the system's.
+fn resolve_program(program: &mut String, origin: &Path, read_only: &mut Vec<PathBuf>) -> Option<PathBuf> {
+    let found = if program.contains('/') {
+        Some(origin.join(program.as_str()))
+    } else {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(program.as_str()))
+                .find(|p| rustix::fs::access(p, rustix::fs::Access::EXEC_OK).is_ok() && p.is_file())
+        })
+    }?;
+    let name = found.file_name()?.to_string_lossy().into_owned();
+    if name.starts_with("python") {
+        // A pyenv shim or a virtual environment: the interpreter itself, and its prefix.
+        if let Some((executable, prefix)) = python_runtime(&found) {
+            *program = executable.to_string_lossy().into_owned();
+            if !is_system(&prefix) {
+                read_only.push(prefix.clone());
+                return executable.parent().map(Path::to_path_buf);
+            }
+            return None;
+        }
+    }
+    let real = std::fs::canonicalize(&found).unwrap_or(found);
+    *program = real.to_string_lossy().into_owned();
+    if is_system(&real) {
+        return None;
+    }
+    let bin = real.parent()?;
+    if bin.file_name().is_some_and(|n| n == "bin")
+        && let Some(home) = bin.parent()
+    {
+        read_only.push(home.to_path_buf());
+        return Some(bin.to_path_buf());
+    }
+    read_only.push(real.clone());
+    None
+}
+
+/// A Python's real executable and its base prefix, asked once per interpreter.
+fn python_runtime(python: &Path) -> Option<(PathBuf, PathBuf)> {
+    static KNOWN: Mutex<Option<HashMap<PathBuf, Option<(PathBuf, PathBuf)>>>> = Mutex::new(None);
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    known
+        .get_or_insert_with(HashMap::new)
+        .entry(python.to_path_buf())
+        .or_insert_with(|| {
+            let out = Command::new(python)
+                .args(["-c", "import sys; print(sys.executable); print(sys.base_prefix)"])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .ok()?;
+            let text = String::from_utf8(out.stdout).ok()?;
+            let mut lines = text.lines();
+            let executable = PathBuf::from(lines.next()?);
+            let prefix = PathBuf::from(lines.next()?);
+            let executable = std::fs::canonicalize(&executable).unwrap_or(executable);
+            (executable.is_absolute() && prefix.is_absolute()).then_some((executable, prefix))
+        })
+        .clone()
+}
+
+fn chown_tree(path: &Path, id: u32) -> io::Result<()> {
+    std::os::unix::fs::lchown(path, Some(id), Some(id))?;
+    if std::fs::symlink_metadata(path)?.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), id)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,49 @@
+//! `arbiter doctor`: what this machine gives for confining bots, and the runtimes found.
+
+use crate::bots::confine;
+
+pub fn run() -> i32 {
+    let layers = confine::layers();
+    let yes_no = |r: &Result<(), String>| match r {
+        Ok(()) => "yes".to_string(),
+        Err(e) => format!("no ({e})"),
+    };
+    say!("user namespaces: {}", yes_no(&layers.user_namespaces));
+    say!(
+        "Landlock: {}",
+        match &layers.landlock {
+            Ok(abi) => format!("yes (ABI {abi})"),
+            Err(e) => format!("no ({e})"),
+        }
+    );
+    say!("seccomp: {}", yes_no(&layers.seccomp));
+    for program in ["python3", "java", "javac", "dotnet"] {
+        let found = std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        });
+        match found {
+            Some(path) => say!("{program}: {}", path.display()),
+            None => say!("{program}: not found"),
+        }
+    }
+    match layers.level() {
+        Some(level) => {
+            say!(
+                "bots are confined at level {} ({}){}",
+                if level == confine::Level::Namespaces { 1 } else { 2 },
+                level.name(),
+                level.caveat().map(|c| format!(": {c}")).unwrap_or_default()
+            );
+            0
+        }
+        None => {
+            say!(
+                "bots cannot be confined here: {}; only --sandbox none runs them (as you)",
+                layers.why_none()
+            );
+            1
+        }
+    }
+}
