@@ -207,11 +207,14 @@ pub fn confinement(
         }
     };
     let sandbox = match bot.sandbox.as_ref().or(t.sandbox.as_ref()) {
-        None => SandboxMode::None,
+        None => SandboxMode::Auto,
         Some(s) => SandboxMode::parse(s.get_ref()).ok_or_else(|| {
             config.error_at(
                 s.span(),
-                format!("sandbox `{}`: expected none or user", s.get_ref()),
+                format!(
+                    "sandbox `{}`: expected auto, namespaces, landlock, none or user",
+                    s.get_ref()
+                ),
             )
         })?,
     };

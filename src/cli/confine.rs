@@ -16,9 +16,11 @@ pub struct ConfineArgs {
     /// The largest file a bot may write, in MiB (the bot loses by `file_size`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub file_mb: Option<u64>,
-    /// Bot isolation: `none`, or `user` (each bot under its own uid, in a private
-    /// folder, without network; needs root).
-    #[arg(long, value_enum, default_value = "none")]
+    /// How bot programs are confined: `auto` (the default: namespaces where user
+    /// namespaces work, else Landlock and seccomp; `arbiter doctor` says which),
+    /// `namespaces`, `landlock`, `none` (bots run as you, unconfined: only for bots you
+    /// trust), or `user` (as root: each bot under its own uid).
+    #[arg(long, value_enum, default_value = "auto")]
     pub sandbox: SandboxMode,
     /// Seconds a submission's build (a C# project's `dotnet build`) may take before it is
     /// killed and the bot loses by `spawn_failed` (default 300).
@@ -44,10 +46,12 @@ impl ConfineArgs {
 /// A usage error when a bot's confinement cannot be had here (`--sandbox user` without
 /// root).
 pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
-    match sandbox::unavailable(confine.sandbox) {
-        Some(why) => Err(Error::usage(format!("bot {name}: {why}"))),
-        None => Ok(()),
+    if let Some(why) = sandbox::unavailable(confine.sandbox) {
+        return Err(Error::usage(format!("bot {name}: {why}")));
     }
+    crate::bots::confine::level_for(confine.sandbox)
+        .map(|_| ())
+        .map_err(|why| Error::usage(format!("bot {name}: {why}")))
 }
 
 /// `arbiter confine JAIL`: never returns when the jail is built; else says which step
@@ -60,4 +64,37 @@ pub fn enter(jail: &str) -> i32 {
     };
     eprintln!("arbiter confine: {failed}");
     jail::SETUP_FAILED
+}
+
+/// `confinement: LEVEL` for a run's summary: how its bot programs were confined, and what
+/// the level does not give; `None` for a run of built-ins only.
+pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
+    use crate::bots::spec::BotSpec;
+    let mut levels: Vec<String> = Vec::new();
+    let mut caveats: Vec<&str> = Vec::new();
+    for e in entrants.iter().filter(|e| !matches!(e.spec, BotSpec::Builtin(_))) {
+        let name = match crate::bots::confine::level_for(e.confine.sandbox) {
+            Ok(Some(level)) => {
+                caveats.extend(level.caveat());
+                level.name().to_string()
+            }
+            Ok(None) if e.confine.sandbox == crate::bots::spec::SandboxMode::None => {
+                "none (bots ran as you, unconfined)".to_string()
+            }
+            Ok(None) => e.confine.sandbox.name().to_string(),
+            Err(_) => continue,
+        };
+        if !levels.contains(&name) {
+            levels.push(name);
+        }
+    }
+    if levels.is_empty() {
+        return None;
+    }
+    caveats.dedup();
+    let caveat = caveats
+        .first()
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
+    Some(format!("confinement: {}{caveat}", levels.join(", ")))
 }

@@ -205,6 +205,9 @@ fn play<G: Builtins>(
         t.out.display(),
         summary.played
     );
+    if let Some(line) = super::confine::summary_line(&t.entrants) {
+        say!("{line}");
+    }
     if let Some(shard) = t.shard {
         say!(
             "when every shard is done: arbiter merge --out DIR SHARD_DIR... (this is shard {shard})"

@@ -10,6 +10,7 @@ mod bots_course;
 mod bots_process;
 mod cdp;
 mod common;
+mod confinement;
 mod differential;
 mod differential_java;
 mod games;

@@ -27,10 +27,10 @@ pub fn zoo_dir() -> PathBuf {
 /// The isolation modes to try: always none; user when running as root.
 fn modes() -> Vec<SandboxMode> {
     if sandbox::is_root() {
-        vec![SandboxMode::None, SandboxMode::User]
+        vec![SandboxMode::None, SandboxMode::Auto, SandboxMode::User]
     } else {
         eprintln!("zoo: not root, so the --sandbox user runs are skipped (CI runs as root)");
-        vec![SandboxMode::None]
+        vec![SandboxMode::None, SandboxMode::Auto]
     }
 }
 

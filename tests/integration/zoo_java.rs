@@ -22,10 +22,10 @@ use std::time::Duration;
 /// The isolation modes to try: always none; user when running as root.
 fn modes() -> Vec<SandboxMode> {
     if sandbox::is_root() {
-        vec![SandboxMode::None, SandboxMode::User]
+        vec![SandboxMode::None, SandboxMode::Auto, SandboxMode::User]
     } else {
         eprintln!("zoo_java: not root, so the --sandbox user runs are skipped (CI runs as root)");
-        vec![SandboxMode::None]
+        vec![SandboxMode::None, SandboxMode::Auto]
     }
 }
 
@@ -235,6 +235,15 @@ fn a_sandboxed_java_player_runs_under_its_own_uid_in_its_private_folder_with_the
             SandboxMode::None => {
                 assert_eq!(uid, rustix::process::getuid().as_raw(), "{log}");
                 assert_eq!(at, zoo, "{log}");
+            }
+            _ => {
+                // In its jail: its private folder (a copy of its own), its own HOME, and
+                // as root, nobody's uid.
+                assert_ne!(at, zoo, "{log}");
+                assert_eq!(reported(log, "HOME"), [at.to_string_lossy().as_ref()], "{log}");
+                if sandbox::is_root() {
+                    assert_eq!(uid, 65534, "{log}");
+                }
             }
         }
     });

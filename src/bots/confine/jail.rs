@@ -25,12 +25,17 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Jail {
     pub level: Level,
-    /// The bot's private folder: its working folder, HOME and /tmp.
+    /// The bot's private folder: its HOME and /tmp, and its working folder unless `cwd`
+    /// says otherwise.
     pub private: PathBuf,
+    /// Its working folder: the private folder, or its own folder read where it is.
+    pub cwd: PathBuf,
     /// An empty folder the new root is mounted on (namespaces only).
     pub root: PathBuf,
     /// Folders and files the bot may read (and execute): the system's, its runtime's.
     pub read_only: Vec<PathBuf>,
+    /// Files and folders inside those that the bot must not read: other entrants' entries.
+    pub hidden: Vec<PathBuf>,
     /// Resource limits, applied just before `exec`.
     pub memory_mb: Option<u64>,
     pub cpu_s: Option<u64>,
@@ -133,50 +138,101 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
             std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1\n")),
         )?;
     }
-    // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
-    match unsafe { libc::fork() } {
-        -1 => {
-            let e = io::Error::last_os_error();
-            return Err(StepFailed(format!("fork into the pid namespace: {e}")));
+    // The bot's end travels from the namespace's init to this process as its raw wait
+    // status, through a pipe: an init cannot end itself by a signal.
+    let (status_r, status_w) = step(
+        "make a pipe",
+        rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC),
+    )?;
+    match fork("fork into the pid namespace")? {
+        None => {}
+        Some(init) => {
+            drop(status_w);
+            pass_on_the_end(init, status_r)
         }
-        0 => {}
-        child => pass_on_the_end(child),
     }
-    // The bot's end: in the namespaces, pid 1.
+    drop(status_r);
+    // pid 1 of the namespace: dies with the helper; when it ends, the kernel ends every
+    // process of the namespace.
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
-    new_root(jail)
+    new_root(jail)?;
+    match fork("start the bot in the pid namespace")? {
+        // The bot, pid 2: a process like any other, which signals reach.
+        None => {
+            drop(status_w);
+            Ok(())
+        }
+        Some(bot) => be_init(bot, status_w),
+    }
 }
 
-/// The parent of pid 1 waits for it and ends as it did: the same exit code, or the same
-/// signal, so that the referee sees the bot's end.
-fn pass_on_the_end(child: libc::pid_t) -> ! {
-    // Nothing of the bot's pipes is held here: the referee sees their end with the bot's.
+fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {
+    // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
+    match unsafe { libc::fork() } {
+        -1 => Err(StepFailed(format!("{what}: {}", io::Error::last_os_error()))),
+        0 => Ok(None),
+        child => Ok(Some(child)),
+    }
+}
+
+/// Lets go of the bot's pipes (the referee sees their end with the bot's).
+fn release_stdio() {
     if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
         let _ = rustix::stdio::dup2_stdin(&null);
         let _ = rustix::stdio::dup2_stdout(&null);
         let _ = rustix::stdio::dup2_stderr(&null);
     }
+}
+
+/// pid 1 of the namespace: reaps every orphan, and when the bot ends, hands its wait status
+/// on and exits (taking the rest of the namespace with it).
+fn be_init(bot: libc::pid_t, status_w: std::os::fd::OwnedFd) -> ! {
+    release_stdio();
     loop {
         let mut status = 0;
-        // SAFETY: waits for our own child.
-        let got = unsafe { libc::waitpid(child, &mut status, 0) };
-        if got == child {
-            if libc::WIFEXITED(status) {
-                std::process::exit(libc::WEXITSTATUS(status));
-            }
-            if libc::WIFSIGNALED(status) {
-                let signal = libc::WTERMSIG(status);
-                // SAFETY: plain system calls to end this process by the same signal.
-                unsafe {
-                    libc::signal(signal, libc::SIG_DFL);
-                    libc::kill(libc::getpid(), signal);
-                }
-                std::process::exit(128 + signal);
-            }
-        } else if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+        // SAFETY: waits for any child of this process.
+        let got = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if got == bot {
+            let _ = rustix::io::write(&status_w, &status.to_ne_bytes());
+            std::process::exit(0);
+        }
+        if got == -1 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
             std::process::exit(SETUP_FAILED);
         }
     }
+}
+
+/// The helper, outside the namespace: waits for its init and ends as the bot did: the same
+/// exit code, or the same signal.
+fn pass_on_the_end(init: libc::pid_t, status_r: std::os::fd::OwnedFd) -> ! {
+    release_stdio();
+    let mut own = 0;
+    loop {
+        // SAFETY: waits for our own child.
+        let got = unsafe { libc::waitpid(init, &mut own, 0) };
+        if got == init || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    let mut bytes = [0u8; 4];
+    let status = match rustix::io::read(&status_r, &mut bytes) {
+        Ok(4) => i32::from_ne_bytes(bytes),
+        // The init ended before the bot did (a failed step: its own status says it).
+        _ => own,
+    };
+    if libc::WIFEXITED(status) {
+        std::process::exit(libc::WEXITSTATUS(status));
+    }
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: plain system calls to end this process by the same signal.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::kill(libc::getpid(), signal);
+        }
+        std::process::exit(128 + signal);
+    }
+    std::process::exit(SETUP_FAILED)
 }
 
 /// Step 2: the new root, made read-only, with the bot's folders bound into it.
@@ -208,16 +264,20 @@ fn new_root(jail: &Jail) -> Result<(), StepFailed> {
             Err(_) => {}
         }
     }
-    for path in &jail.read_only {
-        binds.push((path.clone(), false));
-    }
     binds.push((jail.private.clone(), true));
     for (path, writable) in &binds {
         bind(path, &inside(path), *writable)?;
     }
-    // The jail's /tmp is its private folder, unless that would hide the folder's own path.
+    // The jail's /tmp is its private folder, unless that would hide the folder's own path;
+    // what the bot reads from elsewhere is bound after it (under /tmp too, if it lies there).
     if !jail.private.starts_with("/tmp") {
         bind(&jail.private, &root.join("tmp"), true)?;
+    }
+    for path in &jail.read_only {
+        bind(path, &inside(path), false)?;
+    }
+    for path in &jail.hidden {
+        hide(&inside(path))?;
     }
     let proc_ = root.join("proc");
     step("make /proc", std::fs::create_dir_all(&proc_))?;
@@ -258,8 +318,8 @@ fn new_root(jail: &Jail) -> Result<(), StepFailed> {
         rustix::mount::mount_remount(c"/", M::BIND | M::RDONLY | M::NOSUID | M::NODEV, c""),
     )?;
     step(
-        "enter the private folder",
-        rustix::process::chdir(jail.private.as_path()),
+        "enter the working folder",
+        rustix::process::chdir(jail.cwd.as_path()),
     )?;
     Ok(())
 }
@@ -299,6 +359,22 @@ fn bind(from: &Path, to: &Path, writable: bool) -> Result<(), StepFailed> {
     )
 }
 
+/// Covers `path` in the new root with an empty read-only folder or file.
+fn hide(path: &Path) -> Result<(), StepFailed> {
+    use rustix::mount::MountFlags as M;
+    let what = format!("hide {}", path.display());
+    if path.is_dir() {
+        step(
+            &what,
+            rustix::mount::mount(c"tmpfs", path, c"tmpfs", M::RDONLY | M::NOSUID | M::NODEV, c"mode=0"),
+        )
+    } else if path.exists() {
+        step(&what, rustix::mount::mount_bind(Path::new("/dev/null"), path))
+    } else {
+        Ok(())
+    }
+}
+
 /// Step 3, for a caller that is root: the bot runs as `id`, with no supplementary group.
 fn drop_to(id: u32) -> Result<(), StepFailed> {
     let (uid, gid) = (
@@ -334,11 +410,28 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
     readable.push("/proc".into());
     readable.push("/dev".into());
     for path in readable {
-        // A folder missing here (no /lib32) is no error.
+        let hidden: Vec<&PathBuf> = jail.hidden.iter().filter(|h| h.parent() == Some(&path)).collect();
+        if hidden.is_empty() {
+            // A folder missing here (no /lib32) is no error.
+            let Ok(fd) = PathFd::new(&path) else { continue };
+            ruleset = ruleset.add_rule(PathBeneath::new(fd, read)).map_err(fail)?;
+            continue;
+        }
+        // A folder holding entries the bot must not read: its names may be listed, and
+        // everything else in it read.
         let Ok(fd) = PathFd::new(&path) else { continue };
         ruleset = ruleset
-            .add_rule(PathBeneath::new(fd, read))
+            .add_rule(PathBeneath::new(fd, AccessFs::ReadDir))
             .map_err(fail)?;
+        for entry in std::fs::read_dir(&path).into_iter().flatten().flatten() {
+            let child = entry.path();
+            if hidden.contains(&&child) {
+                continue;
+            }
+            let Ok(fd) = PathFd::new(&child) else { continue };
+            let access = if child.is_dir() { read } else { read & AccessFs::from_file(abi) };
+            ruleset = ruleset.add_rule(PathBeneath::new(fd, access)).map_err(fail)?;
+        }
     }
     for (path, access) in [
         (jail.private.clone(), AccessFs::from_all(abi)),

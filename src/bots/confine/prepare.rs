@@ -35,7 +35,7 @@ impl Prepared {
     pub fn command(&self) -> Command {
         let json = serde_json::to_string(&self.jail).expect("a jail serializes");
         let mut cmd = super::helper_command(&json).unwrap_or_else(|| Command::new("arbiter"));
-        cmd.env_clear().envs(&self.env).current_dir(&self.jail.private);
+        cmd.env_clear().envs(&self.env).current_dir(&self.jail.cwd);
         cmd
     }
 }
@@ -48,33 +48,72 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let folder = tempfile::Builder::new()
         .prefix("arbiter-bot-")
         .tempdir_in(base())?;
-    let private = folder.path().join("home");
-    let root = folder.path().join("root");
-    std::fs::create_dir(&root)?;
     let origin = match &command.cwd {
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
+    // The copy of the bot's folder keeps its name: course bots may name themselves after it.
+    let private = match (&command.cwd, origin.file_name()) {
+        (Some(_), Some(name)) => folder.path().join(name),
+        _ => folder.path().join("home"),
+    };
+    let root = folder.path().join(".root");
+    std::fs::create_dir(&root)?;
     let named: Vec<PathBuf> = std::iter::once(&command.program)
         .chain(&command.args)
         .map(|word| origin.join(word))
         .collect();
-    let skip = |path: &Path| !named.iter().any(|n| n == path) && is_someone_elses_entry(path);
-    match &command.cwd {
-        Some(_) => crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
-            .map_err(|e| io::Error::other(format!("cannot copy `{}`: {e}", origin.display())))?,
-        None => std::fs::create_dir(&private)?,
-    }
+    // The bot's own entry is named by its command: as a path, or (a Java player) by its
+    // class, the file's stem.
+    let names_it = |path: &Path| {
+        named.iter().any(|n| n == path)
+            || path.file_stem().is_some_and(|stem| {
+                command.args.iter().any(|a| a.as_str() == stem.to_string_lossy())
+            })
+    };
+    let skip = |path: &Path| !names_it(path) && is_someone_elses(path);
     let mut program = command.program.clone();
     let mut args = command.args.clone();
-    if command.cwd.is_some() {
-        let moved = |text: &mut String| {
-            if let Ok(rest) = Path::new(text.as_str()).strip_prefix(&origin) {
-                *text = private.join(rest).to_string_lossy().into_owned();
+    let mut read_only = Vec::new();
+    // The bot works in a copy of its folder, writable, without other teams' code; a folder
+    // too big to copy (a build folder) is read where it is, and the bot works in it.
+    let mut cwd = private.clone();
+    let copied = match &command.cwd {
+        Some(_) if size_beyond(&origin, MAX_COPY_BYTES, &skip) => {
+            Err(io::Error::other("it holds more than the copy's budget"))
+        }
+        Some(_) => {
+            crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
+        }
+        None => std::fs::create_dir(&private),
+    };
+    match copied {
+        Ok(()) if command.cwd.is_some() => {
+            let moved = |text: &mut String| {
+                if let Ok(rest) = Path::new(text.as_str()).strip_prefix(&origin) {
+                    *text = private.join(rest).to_string_lossy().into_owned();
+                }
+            };
+            moved(&mut program);
+            args.iter_mut().for_each(moved);
+            // A program named relative to its folder is run from the copy.
+            if program.contains('/') && Path::new(&program).is_relative() {
+                program = private.join(&program).to_string_lossy().into_owned();
             }
-        };
-        moved(&mut program);
-        args.iter_mut().for_each(moved);
+        }
+        Ok(()) => {}
+        Err(e) if e.to_string().contains("holds more than") => {
+            let _ = std::fs::remove_dir_all(&private);
+            std::fs::create_dir(&private)?;
+            read_only.push(origin.clone());
+            cwd = origin.clone();
+        }
+        Err(e) => {
+            return Err(io::Error::other(format!(
+                "cannot copy `{}`: {e}",
+                origin.display()
+            )));
+        }
     }
     for from in &command.carried {
         let name = from.file_name().unwrap_or_default().to_string_lossy();
@@ -87,9 +126,11 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
             }
         }
     }
-    let mut read_only = Vec::new();
-    let runtime = resolve_program(&mut program, &origin, &mut read_only);
-    // Files the command names outside its folder (a script, a data file) are readable.
+    let runtime = resolve_program(&mut program, &origin, &mut read_only)?;
+    // Files the command names outside its folder (a script, a data file) are readable,
+    // with the folder they are in (a script's helper modules), but not the other entries
+    // of that folder.
+    let mut hidden = Vec::new();
     for arg in args.iter_mut() {
         let path = Path::new(arg.as_str());
         let outside = if path.is_absolute() {
@@ -99,10 +140,26 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         } else {
             continue;
         };
-        if outside.exists() && !outside.starts_with(&private) && !is_system(&outside) {
+        if outside.exists()
+            && !outside.starts_with(&private)
+            && !outside.starts_with(&cwd)
+            && !is_system(&outside)
+        {
             let outside = std::path::absolute(&outside)?;
             *arg = outside.to_string_lossy().into_owned();
-            read_only.push(outside);
+            let folder = match outside.parent() {
+                Some(parent) if outside.is_file() => parent.to_path_buf(),
+                _ => outside.clone(),
+            };
+            if !read_only.contains(&folder) {
+                for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                    let p = entry.path();
+                    if p != outside && is_someone_elses(&p) {
+                        hidden.push(p);
+                    }
+                }
+                read_only.push(folder);
+            }
         }
     }
     let mut env = BTreeMap::new();
@@ -127,8 +184,10 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         jail: Jail {
             level,
             private,
+            cwd,
             root,
             read_only,
+            hidden,
             memory_mb: limits.memory_mb,
             cpu_s: limits.cpu_s,
             file_mb: limits.file_mb,
@@ -139,6 +198,40 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         env,
         _folder: folder,
     })
+}
+
+/// Whether the regular files beneath `dir` (what the copy would take) hold more than
+/// `budget` bytes: measured before copying, so a big folder costs a walk, not a copy.
+fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
+    fn walk(dir: &Path, left: &mut u64, skip: &dyn Fn(&Path) -> bool) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if skip(&path) {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => {
+                    if walk(&path, left, skip) {
+                        return true;
+                    }
+                }
+                Ok(t) if t.is_file() => {
+                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    if size > *left {
+                        return true;
+                    }
+                    *left -= size;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+    let mut left = budget;
+    walk(dir, &mut left, skip)
 }
 
 /// Where jails are made: `/var/tmp` (so that a jail's `/tmp` can be its own folder without
@@ -158,14 +251,33 @@ fn is_system(path: &Path) -> bool {
 }
 
 /// A course entry file (a `Team*.py` with a `Player`, a Hinger `a3_agent.py`, a Java
-/// `GomokuPlayer`): in a folder of submissions, another team's, which no bot may read.
-fn is_someone_elses_entry(path: &Path) -> bool {
-    crate::bots::submissions::is_entry_file(path)
+/// `GomokuPlayer`), or a folder holding one: in a folder of submissions, another team's,
+/// which no bot may read.
+fn is_someone_elses(path: &Path) -> bool {
+    fn holds_entry(dir: &Path, depth: u32) -> bool {
+        std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| {
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => depth > 0 && holds_entry(&path, depth - 1),
+                Ok(t) if t.is_file() => crate::bots::submissions::is_entry_file(&path),
+                _ => false,
+            }
+        })
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => holds_entry(path, 2),
+        Ok(m) if m.is_file() => crate::bots::submissions::is_entry_file(path),
+        _ => false,
+    }
 }
 
 /// Makes `program` an absolute path the jail can run, and adds the runtime it lives in to
 /// `read_only`; the runtime's `bin` folder, when it is not the system's.
-fn resolve_program(program: &mut String, origin: &Path, read_only: &mut Vec<PathBuf>) -> Option<PathBuf> {
+fn resolve_program(
+    program: &mut String,
+    origin: &Path,
+    read_only: &mut Vec<PathBuf>,
+) -> io::Result<Option<PathBuf>> {
     let found = if program.contains('/') {
         Some(origin.join(program.as_str()))
     } else {
@@ -174,7 +286,17 @@ fn resolve_program(program: &mut String, origin: &Path, read_only: &mut Vec<Path
                 .map(|dir| dir.join(program.as_str()))
                 .find(|p| rustix::fs::access(p, rustix::fs::Access::EXEC_OK).is_ok() && p.is_file())
         })
-    }?;
+    };
+    let Some(found) = found.filter(|p| p.exists()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "No such file or directory (os error 2)",
+        ));
+    };
+    Ok(runtime_of(program, found, read_only))
+}
+
+fn runtime_of(program: &mut String, found: PathBuf, read_only: &mut Vec<PathBuf>) -> Option<PathBuf> {
     let name = found.file_name()?.to_string_lossy().into_owned();
     if name.starts_with("python") {
         // A pyenv shim or a virtual environment: the interpreter itself, and its prefix.

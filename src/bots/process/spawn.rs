@@ -183,10 +183,11 @@ impl Running {
             .map_err(|why| Failure::new(FailureKind::Spawn, why))?;
         let prepared = match level {
             Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
-                Failure::new(
-                    FailureKind::Spawn,
-                    format!("cannot prepare the bot's jail: {e}"),
-                )
+                let what = match e.kind() {
+                    std::io::ErrorKind::NotFound => format!("cannot start `{}`", command.program),
+                    _ => "cannot prepare the bot's jail".to_string(),
+                };
+                Failure::new(FailureKind::Spawn, format!("{what}: {e}"))
             })?),
             None => None,
         };

@@ -1,0 +1,279 @@
+//! Every bot confined by default, without root: a course bot that spies before it plays,
+//! run by an ordinary user with no sandbox flag, reaches none of what it looks for and still
+//! plays; the same at level 2 (Landlock and seccomp, forced), and for a console program.
+//! Where the tests run as root, arbiter runs as `nobody` (through `setpriv`).
+
+use crate::common::*;
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const NOBODY: u32 = 65534;
+
+/// Whether the tests run as root and `nobody` can run the arbiter binary.
+fn as_nobody() -> bool {
+    rustix::process::getuid().is_root()
+        && Command::new("/usr/bin/setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+}
+
+/// `arbiter ARGS` as an ordinary user: `nobody` where the tests run as root.
+fn arbiter_as_user(args: &[&str]) -> (i32, String, String) {
+    let mut cmd = if as_nobody() {
+        let mut cmd = Command::new("/usr/bin/setpriv");
+        cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"));
+        cmd
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    };
+    cmd.args(args).env_remove("ARBITER_JAVA_CACHE");
+    run(&mut cmd)
+}
+
+fn give_to_user(path: &Path) {
+    if !as_nobody() {
+        return;
+    }
+    std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
+    if std::fs::symlink_metadata(path).unwrap().is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            give_to_user(&entry.unwrap().path());
+        }
+    }
+}
+
+/// What the spy looks for, baked into its source.
+struct Targets {
+    opponent: PathBuf,
+    results: PathBuf,
+    secret: PathBuf,
+    mark: PathBuf,
+    port: u16,
+}
+
+/// A course Asalto bot that first tries everything in `targets`, reports each on stderr as
+/// `SPY what: reached` or `SPY what: blocked`, then plays through its own helper module.
+fn spy_bot(t: &Targets) -> String {
+    format!(
+        r#"import os, socket, sys
+import spyhelp
+
+def probe(what, attempt):
+    try:
+        attempt()
+        print("SPY " + what + ": reached", file=sys.stderr)
+    except Exception as e:
+        print("SPY " + what + ": blocked (" + type(e).__name__ + ")", file=sys.stderr)
+
+def read(path):
+    with open(path) as f:
+        f.read()
+
+def find_mark():
+    if not os.path.exists({mark:?}):
+        raise FileNotFoundError("no mark")
+
+def leave_mark():
+    with open({mark:?}, "w") as f:
+        f.write("here")
+
+def list_results():
+    os.listdir({results:?})
+
+def write_results():
+    with open(os.path.join({results:?}, "spy.txt"), "w") as f:
+        f.write("x")
+
+def other_processes():
+    mine = {{os.getpid(), os.getppid()}}
+    others = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) not in mine:
+            try:
+                with open("/proc/" + pid + "/cmdline", "rb") as f:
+                    others.append(f.read())
+            except OSError:
+                pass
+    if not any(b"arbiter" in c or b"league" in c for c in others):
+        raise LookupError("nothing but itself")
+
+def connect():
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+
+probe("opponent's file", lambda: read({opponent:?}))
+probe("opponent's file beside it", lambda: read("Team02.py"))
+probe("results folder listing", list_results)
+probe("results folder writing", write_results)
+probe("0600 file of the user", lambda: read({secret:?}))
+probe("mark of an earlier game", find_mark)
+leave_mark_ok = True
+try:
+    leave_mark()
+except Exception:
+    leave_mark_ok = False
+probe("other processes", other_processes)
+probe("listener on 127.0.0.1", connect)
+
+class Player(spyhelp.Player):
+    pass
+"#,
+        opponent = t.opponent.to_string_lossy(),
+        results = t.results.to_string_lossy(),
+        secret = t.secret.to_string_lossy(),
+        mark = t.mark.to_string_lossy(),
+        port = t.port,
+    )
+}
+
+/// A class of two in one flat folder, the spy and its victim, with the spy's helper; the
+/// results folder, the user's secret, and a listener.
+fn setup(dir: &Path) -> (PathBuf, PathBuf, Targets, TcpListener) {
+    let class = dir.join("class");
+    std::fs::create_dir(&class).unwrap();
+    let results = dir.join("results");
+    let secret = dir.join("secret.txt");
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let targets = Targets {
+        opponent: class.join("Team02.py"),
+        results: results.clone(),
+        secret,
+        mark: std::env::temp_dir().join(format!("spy-mark-{}", std::process::id())),
+        port: listener.local_addr().unwrap().port(),
+    };
+    let _ = std::fs::remove_file(&targets.mark);
+    std::fs::write(class.join("Team01.py"), spy_bot(&targets)).unwrap();
+    std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
+    std::fs::write(class.join("Team02.py"), course_random_bot()).unwrap();
+    give_to_user(dir);
+    (class, results, targets, listener)
+}
+
+/// The spy's reports over its games: probe to whether it was ever reached.
+fn reports(results: &Path) -> std::collections::BTreeMap<String, bool> {
+    let mut seen = std::collections::BTreeMap::new();
+    for (_, record) in journal_records(results) {
+        for log in record.logs.values() {
+            for line in log.stderr.lines() {
+                if let Some(report) = line.strip_prefix("SPY ") {
+                    let (what, outcome) = report.split_once(": ").unwrap();
+                    *seen.entry(what.to_string()).or_insert(false) |= outcome == "reached";
+                }
+            }
+        }
+    }
+    seen
+}
+
+fn league(class: &Path, results: &Path, extra: &[&str]) -> (i32, String, String) {
+    let (class, results) = (class.to_string_lossy(), results.to_string_lossy());
+    let mut args = vec![
+        "league", "--game", "asalto", "--pairs", "1", "--round-limit", "10", "-j", "1",
+        "--out", &results,
+    ];
+    args.extend_from_slice(extra);
+    args.push(&class);
+    arbiter_as_user(&args)
+}
+
+#[test]
+fn a_spying_course_bot_reaches_nothing_by_default_and_still_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let (class, results, targets, _listener) = setup(dir.path());
+    let (code, stdout, stderr) = league(&class, &results, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("confinement: namespaces") || stderr.contains("confinement: namespaces"),
+        "the run says its level: {stdout}{stderr}"
+    );
+    let seen = reports(&results);
+    assert_eq!(seen.len(), 8, "every probe ran in both games: {seen:?}");
+    let reached: Vec<&String> = seen.iter().filter(|(_, r)| **r).map(|(w, _)| w).collect();
+    assert!(reached.is_empty(), "the spy reached: {reached:?}");
+    assert!(!targets.mark.exists(), "the spy's mark stayed in its own /tmp");
+    assert!(!results.join("spy.txt").exists());
+    // It played: its games ended by the round limit or a win, not by a failure.
+    for (_, record) in journal_records(&results) {
+        assert!(
+            ["round_limit", "fortress_full", "officers_captured", "rebels_reduced", "no_moves"]
+                .iter()
+                .any(|r| record.reason == *r)
+                || record.detail.is_none(),
+            "{:?}: {:?}",
+            record.reason,
+            record.detail
+        );
+    }
+}
+
+#[test]
+fn at_level_two_a_spying_course_bot_reaches_no_file_and_no_tcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let (class, results, targets, _listener) = setup(dir.path());
+    let (code, stdout, stderr) = league(&class, &results, &["--sandbox", "landlock"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("no pid isolation"),
+        "the run says what level 2 does not give: {stdout}{stderr}"
+    );
+    let seen = reports(&results);
+    let reached: Vec<&String> = seen
+        .iter()
+        .filter(|(what, r)| **r && what.as_str() != "other processes")
+        .map(|(w, _)| w)
+        .collect();
+    assert!(reached.is_empty(), "the spy reached: {reached:?} ({seen:?})");
+    assert!(!targets.mark.exists(), "no mark left in /tmp");
+}
+
+#[test]
+fn a_console_program_is_confined_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let script = dir.path().join("spy.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "[ \"$1\" = name ] && exit 0\n\
+             if cat {} >/dev/null 2>&1; then echo 'SPY secret: reached' >&2; \
+             else echo 'SPY secret: blocked' >&2; fi\n\
+             if ls /proc | grep -q '^[0-9]*$' && [ \"$(ls /proc | grep -c '^[0-9]*$')\" -gt 4 ]; \
+             then echo 'SPY processes: reached' >&2; else echo 'SPY processes: blocked' >&2; fi\n\
+             cp \"$2\" \"$3\"\n",
+            secret.display()
+        ),
+    )
+    .unwrap();
+    give_to_user(dir.path());
+    let record = dir.path().join("game.json");
+    let white = format!("console:sh {}", script.display());
+    let (code, stdout, stderr) = arbiter_as_user(&[
+        "play",
+        "--game",
+        "advance",
+        "--white",
+        &white,
+        "--black",
+        "builtin:grade4",
+        "--record",
+        &record.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+    let log = record["logs"]["white"]["stderr"].as_str().unwrap_or_default();
+    assert!(log.contains("SPY secret: blocked"), "{log}");
+    assert!(log.contains("SPY processes: blocked"), "{log}");
+    // The unchanged board is the course's illegal move: the program ran and was judged.
+    assert_eq!(record["reason"], "illegal_move", "{record}");
+}
