@@ -232,16 +232,6 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
     }
 }
 
-/// Whether `file` is a course bot's entry file of any game: a `Team*.py` with a `Player`
-/// class, a Hinger `a3_agent.py`, a `.java` `GomokuPlayer`. In a folder of submissions each
-/// is a team's own: a confined bot never gets another's.
-pub(crate) fn is_entry_file(file: &Path) -> bool {
-    file.is_file()
-        && [GameKind::Asalto, GameKind::Hinger, GameKind::Gomoku]
-            .into_iter()
-            .any(|game| is_candidate(file, game))
-}
-
 /// A file anyone may execute: a built console program.
 fn is_executable(file: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;

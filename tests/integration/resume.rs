@@ -330,7 +330,8 @@ fn resuming_a_format_1_journal_is_refused_naming_what_it_lacks() {
 }
 
 /// A tournaments.toml in `dir/cfg`, with a shell-script bot, a Java bot and a Python bot
-/// under `dir/cfg/bots`, all named by paths relative to the file.
+/// under `dir/cfg/bots`, all named by paths relative to the file. The script runs arbiter
+/// from the build folder, which no jail holds: it runs unconfined.
 fn config_with_relative_bots(dir: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -350,7 +351,7 @@ fn config_with_relative_bots(dir: &Path) -> PathBuf {
     let config = dir.join("cfg/tournaments.toml");
     std::fs::write(
         &config,
-        "[tournaments.gomoku]\ngame = \"gomoku\"\nlimit_ms = 5000\nbots = [\n  { name = \"sh\", spec = \"./bots/proto.sh --game gomoku\" },\n  { spec = \"bots/Player123456789.java\" },\n]\n\n[tournaments.asalto]\ngame = \"asalto\"\nround_limit = 20\nbots = [\n  { name = \"sh\", spec = \"./bots/proto.sh\" },\n  { spec = \"bots/Team01.py\" },\n]\n",
+        "[tournaments.gomoku]\ngame = \"gomoku\"\nlimit_ms = 5000\nbots = [\n  { name = \"sh\", spec = \"./bots/proto.sh --game gomoku\", sandbox = \"none\" },\n  { spec = \"bots/Player123456789.java\" },\n]\n\n[tournaments.asalto]\ngame = \"asalto\"\nround_limit = 20\nbots = [\n  { name = \"sh\", spec = \"./bots/proto.sh\", sandbox = \"none\" },\n  { spec = \"bots/Team01.py\" },\n]\n",
     )
     .unwrap();
     config

@@ -697,7 +697,7 @@ fn tournaments_toml_confinement_keys() {
     for (bad, expected) in [
         (
             "sandbox = \"maybe\"",
-            ":5: sandbox `maybe`: expected none or user",
+            ":5: sandbox `maybe`: expected auto, namespaces, landlock, none or user",
         ),
         ("cpu_s = 0", ":5: `cpu_s` must be at least 1"),
     ] {

@@ -71,7 +71,9 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
                 command.args.iter().any(|a| a.as_str() == stem.to_string_lossy())
             })
     };
-    let skip = |path: &Path| !names_it(path) && is_someone_elses(path);
+    // A folder holding the bot's own program or files is its own, whatever else it holds.
+    let holds_named = |path: &Path| named.iter().any(|n| n.starts_with(path));
+    let skip = |path: &Path| !names_it(path) && !holds_named(path) && is_someone_elses(path);
     let mut program = command.program.clone();
     let mut args = command.args.clone();
     let mut read_only = Vec::new();
@@ -200,6 +202,31 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     })
 }
 
+/// Whether `file` is a course bot's entry file of any game: a `Team*.py` with a top-level
+/// `class Player`, a Hinger `a3_agent.py`, a `.java` file naming `GomokuPlayer`. Read
+/// without blocking and bounded: it is someone's submission.
+fn is_entry_file(file: &Path) -> bool {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let source = || {
+        crate::untrusted::file::read_source(file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
+    };
+    if name == "a3_agent.py" {
+        return true;
+    }
+    if name.starts_with("team") && name.ends_with(".py") {
+        return source().lines().any(|line| {
+            line.strip_prefix("class Player")
+                .is_some_and(|rest| rest.trim_start().starts_with(['(', ':']))
+        });
+    }
+    name.ends_with(".java") && source().contains("GomokuPlayer")
+}
+
 /// Whether the regular files beneath `dir` (what the copy would take) hold more than
 /// `budget` bytes: measured before copying, so a big folder costs a walk, not a copy.
 fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
@@ -259,14 +286,14 @@ fn is_someone_elses(path: &Path) -> bool {
             let path = e.path();
             match e.file_type() {
                 Ok(t) if t.is_dir() => depth > 0 && holds_entry(&path, depth - 1),
-                Ok(t) if t.is_file() => crate::bots::submissions::is_entry_file(&path),
+                Ok(t) if t.is_file() => is_entry_file(&path),
                 _ => false,
             }
         })
     }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => holds_entry(path, 2),
-        Ok(m) if m.is_file() => crate::bots::submissions::is_entry_file(path),
+        Ok(m) if m.is_file() => is_entry_file(path),
         _ => false,
     }
 }
