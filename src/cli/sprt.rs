@@ -137,6 +137,9 @@ fn test<G: Builtins>(
 ) -> Result<i32, Error> {
     check_entrants(game, &tournament.entrants)?;
     warn_oversubscribed(tournament.jobs);
+    if let Some(line) = super::confine::summary_line(&tournament.entrants) {
+        note!("{line}");
+    }
     let names = [
         tournament.entrants[0].name.as_str(),
         tournament.entrants[1].name.as_str(),

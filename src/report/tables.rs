@@ -446,6 +446,7 @@ fn settings(report: &Report) -> Section {
         ],
         vec!["rules".into(), rules],
         vec!["openings".into(), openings],
+        vec!["confinement".into(), confinement(plan)],
     ];
     let bots = Table {
         id: "bots",
@@ -489,4 +490,30 @@ fn settings(report: &Report) -> Section {
 /// The first 12 hex digits: enough to tell two versions of a bot apart.
 fn short_digest(sha: &str) -> String {
     sha.chars().take(12).collect()
+}
+
+/// How the run's bot programs were confined, as its plan records it.
+fn confinement(plan: &crate::tournament::journal::Plan) -> String {
+    let mut levels: Vec<&str> = plan
+        .bots
+        .iter()
+        .filter_map(|b| b.sandbox.as_deref())
+        .collect();
+    levels.sort();
+    levels.dedup();
+    let named: Vec<String> = levels
+        .iter()
+        .map(|level| match *level {
+            "namespaces" => "namespaces (level 1)".to_string(),
+            "landlock" => "Landlock and seccomp (level 2: no pid isolation)".to_string(),
+            "none" => "none: bots ran as the user".to_string(),
+            "user" => "a uid per bot (--sandbox user)".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    if named.is_empty() {
+        "built-in bots only".to_string()
+    } else {
+        named.join("; ")
+    }
 }

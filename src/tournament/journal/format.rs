@@ -93,7 +93,8 @@ pub struct PlanBot {
     pub cpu_s: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_mb: Option<u64>,
-    /// `none` or `user`.
+    /// How a bot program was confined: `namespaces`, `landlock`, `none` or `user` (older
+    /// journals: `none` or `user`; absent for a built-in).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
     /// SHA-256 over the files the bot is made of (see `tournament::setup`).
