@@ -72,7 +72,10 @@ pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
     use crate::bots::spec::BotSpec;
     let mut levels: Vec<String> = Vec::new();
     let mut caveats: Vec<&str> = Vec::new();
-    for e in entrants.iter().filter(|e| !matches!(e.spec, BotSpec::Builtin(_))) {
+    for e in entrants
+        .iter()
+        .filter(|e| !matches!(e.spec, BotSpec::Builtin(_)))
+    {
         let name = match crate::bots::confine::level_for(e.confine.sandbox) {
             Ok(Some(level)) => {
                 caveats.extend(level.caveat());

@@ -32,7 +32,11 @@ pub fn run() -> i32 {
         Some(level) => {
             say!(
                 "bots are confined at level {} ({}){}",
-                if level == confine::Level::Namespaces { 1 } else { 2 },
+                if level == confine::Level::Namespaces {
+                    1
+                } else {
+                    2
+                },
                 level.name(),
                 level.caveat().map(|c| format!(": {c}")).unwrap_or_default()
             );

@@ -177,8 +177,17 @@ fn reports(results: &Path) -> std::collections::BTreeMap<String, bool> {
 fn league(class: &Path, results: &Path, extra: &[&str]) -> (i32, String, String) {
     let (class, results) = (class.to_string_lossy(), results.to_string_lossy());
     let mut args = vec![
-        "league", "--game", "asalto", "--pairs", "1", "--round-limit", "10", "-j", "1",
-        "--out", &results,
+        "league",
+        "--game",
+        "asalto",
+        "--pairs",
+        "1",
+        "--round-limit",
+        "10",
+        "-j",
+        "1",
+        "--out",
+        &results,
     ];
     args.extend_from_slice(extra);
     args.push(&class);
@@ -199,14 +208,23 @@ fn a_spying_course_bot_reaches_nothing_by_default_and_still_plays() {
     assert_eq!(seen.len(), 8, "every probe ran in both games: {seen:?}");
     let reached: Vec<&String> = seen.iter().filter(|(_, r)| **r).map(|(w, _)| w).collect();
     assert!(reached.is_empty(), "the spy reached: {reached:?}");
-    assert!(!targets.mark.exists(), "the spy's mark stayed in its own /tmp");
+    assert!(
+        !targets.mark.exists(),
+        "the spy's mark stayed in its own /tmp"
+    );
     assert!(!results.join("spy.txt").exists());
     // It played: its games ended by the round limit or a win, not by a failure.
     for (_, record) in journal_records(&results) {
         assert!(
-            ["round_limit", "fortress_full", "officers_captured", "rebels_reduced", "no_moves"]
-                .iter()
-                .any(|r| record.reason == *r)
+            [
+                "round_limit",
+                "fortress_full",
+                "officers_captured",
+                "rebels_reduced",
+                "no_moves"
+            ]
+            .iter()
+            .any(|r| record.reason == *r)
                 || record.detail.is_none(),
             "{:?}: {:?}",
             record.reason,
@@ -231,7 +249,10 @@ fn at_level_two_a_spying_course_bot_reaches_no_file_and_no_tcp() {
         .filter(|(what, r)| **r && what.as_str() != "other processes")
         .map(|(w, _)| w)
         .collect();
-    assert!(reached.is_empty(), "the spy reached: {reached:?} ({seen:?})");
+    assert!(
+        reached.is_empty(),
+        "the spy reached: {reached:?} ({seen:?})"
+    );
     assert!(!targets.mark.exists(), "no mark left in /tmp");
 }
 
@@ -271,9 +292,43 @@ fn a_console_program_is_confined_too() {
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
-    let log = record["logs"]["white"]["stderr"].as_str().unwrap_or_default();
+    let log = record["logs"]["white"]["stderr"]
+        .as_str()
+        .unwrap_or_default();
     assert!(log.contains("SPY secret: blocked"), "{log}");
     assert!(log.contains("SPY processes: blocked"), "{log}");
     // The unchanged board is the course's illegal move: the program ran and was judged.
     assert_eq!(record["reason"], "illegal_move", "{record}");
+}
+
+#[test]
+fn a_resume_under_another_confinement_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (class, results, _targets, _listener) = setup(dir.path());
+    std::fs::write(class.join("Team01.py"), course_random_bot()).unwrap();
+    give_to_user(dir.path());
+    let (code, stdout, stderr) = league(&class, &results, &["--sandbox", "none"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("confinement: none"), "{stdout}");
+    // The same league again with the default: the plan says `none`, this run would confine.
+    let journal = read(&results.join("games.jsonl"));
+    let kept = journal.lines().count();
+    let (code, _, stderr) = league(&class, &results, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("sandbox none there"), "{stderr}");
+    assert_eq!(read(&results.join("games.jsonl")).lines().count(), kept);
+}
+
+#[test]
+fn doctor_says_what_this_machine_gives_and_exits_by_it() {
+    let (code, stdout, stderr) = arbiter_as_user(&["doctor"]);
+    for layer in ["user namespaces: ", "Landlock: ", "seccomp: ", "python3: "] {
+        assert!(stdout.contains(layer), "{stdout}{stderr}");
+    }
+    let confined = stdout.contains("bots are confined at level");
+    assert_eq!(code, if confined { 0 } else { 1 }, "{stdout}");
+    // Where this machine gives level 1, a league says so too (tested above).
+    if stdout.contains("user namespaces: yes") {
+        assert!(stdout.contains("level 1 (namespaces)"), "{stdout}");
+    }
 }

@@ -29,7 +29,9 @@ fn as_nobody() -> bool {
                 .status()
                 .is_ok_and(|s| s.success());
         if rustix::process::getuid().is_root() && !works {
-            eprintln!("note: nobody cannot run the arbiter binary here: these tests run it as root");
+            eprintln!(
+                "note: nobody cannot run the arbiter binary here: these tests run it as root"
+            );
         }
         works
     })

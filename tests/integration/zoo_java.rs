@@ -240,7 +240,11 @@ fn a_sandboxed_java_player_runs_under_its_own_uid_in_its_private_folder_with_the
                 // In its jail: its private folder (a copy of its own), its own HOME, and
                 // as root, nobody's uid.
                 assert_ne!(at, zoo, "{log}");
-                assert_eq!(reported(log, "HOME"), [at.to_string_lossy().as_ref()], "{log}");
+                assert_eq!(
+                    reported(log, "HOME"),
+                    [at.to_string_lossy().as_ref()],
+                    "{log}"
+                );
                 if sandbox::is_root() {
                     assert_eq!(uid, 65534, "{log}");
                 }

@@ -121,9 +121,10 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
         flags |= F::NEWUSER;
     }
     // SAFETY: no file-descriptor table or file-system information is shared or unshared.
-    step("unshare(user, mount, pid, network, ipc, uts namespaces)", unsafe {
-        rustix::thread::unshare_unsafe(flags)
-    })?;
+    step(
+        "unshare(user, mount, pid, network, ipc, uts namespaces)",
+        unsafe { rustix::thread::unshare_unsafe(flags) },
+    )?;
     if !as_root {
         step(
             "write /proc/self/setgroups",
@@ -169,7 +170,10 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
 fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {
     // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
     match unsafe { libc::fork() } {
-        -1 => Err(StepFailed(format!("{what}: {}", io::Error::last_os_error()))),
+        -1 => Err(StepFailed(format!(
+            "{what}: {}",
+            io::Error::last_os_error()
+        ))),
         0 => Ok(None),
         child => Ok(Some(child)),
     }
@@ -177,7 +181,11 @@ fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {
 
 /// Lets go of the bot's pipes (the referee sees their end with the bot's).
 fn release_stdio() {
-    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
         let _ = rustix::stdio::dup2_stdin(&null);
         let _ = rustix::stdio::dup2_stdout(&null);
         let _ = rustix::stdio::dup2_stderr(&null);
@@ -245,7 +253,13 @@ fn new_root(jail: &Jail) -> Result<(), StepFailed> {
     let root = &jail.root;
     step(
         "mount a tmpfs for the new root",
-        rustix::mount::mount(c"tmpfs", root.as_path(), c"tmpfs", M::NOSUID | M::NODEV, c"mode=0755"),
+        rustix::mount::mount(
+            c"tmpfs",
+            root.as_path(),
+            c"tmpfs",
+            M::NOSUID | M::NODEV,
+            c"mode=0755",
+        ),
     )?;
     let inside = |path: &Path| root.join(path.strip_prefix("/").unwrap_or(path));
     let mut binds: Vec<(PathBuf, bool)> = Vec::new();
@@ -283,7 +297,13 @@ fn new_root(jail: &Jail) -> Result<(), StepFailed> {
     step("make /proc", std::fs::create_dir_all(&proc_))?;
     step(
         "mount a /proc of the new pid namespace",
-        rustix::mount::mount(c"proc", proc_.as_path(), c"proc", M::NOSUID | M::NODEV | M::NOEXEC, c""),
+        rustix::mount::mount(
+            c"proc",
+            proc_.as_path(),
+            c"proc",
+            M::NOSUID | M::NODEV | M::NOEXEC,
+            c"",
+        ),
     )?;
     let dev = root.join("dev");
     step("make /dev", std::fs::create_dir_all(&dev))?;
@@ -298,7 +318,12 @@ fn new_root(jail: &Jail) -> Result<(), StepFailed> {
             )?;
         }
     }
-    for (link, target) in [("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")] {
+    for (link, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
         let _ = std::os::unix::fs::symlink(target, dev.join(link));
     }
     let old = root.join(".old-root");
@@ -366,10 +391,19 @@ fn hide(path: &Path) -> Result<(), StepFailed> {
     if path.is_dir() {
         step(
             &what,
-            rustix::mount::mount(c"tmpfs", path, c"tmpfs", M::RDONLY | M::NOSUID | M::NODEV, c"mode=0"),
+            rustix::mount::mount(
+                c"tmpfs",
+                path,
+                c"tmpfs",
+                M::RDONLY | M::NOSUID | M::NODEV,
+                c"mode=0",
+            ),
         )
     } else if path.exists() {
-        step(&what, rustix::mount::mount_bind(Path::new("/dev/null"), path))
+        step(
+            &what,
+            rustix::mount::mount_bind(Path::new("/dev/null"), path),
+        )
     } else {
         Ok(())
     }
@@ -381,16 +415,25 @@ fn drop_to(id: u32) -> Result<(), StepFailed> {
         rustix::process::Uid::from_raw(id),
         rustix::process::Gid::from_raw(id),
     );
-    step("drop supplementary groups", rustix::thread::set_thread_groups(&[]))?;
-    step("set the gid", rustix::thread::set_thread_res_gid(gid, gid, gid))?;
-    step("set the uid", rustix::thread::set_thread_res_uid(uid, uid, uid))
+    step(
+        "drop supplementary groups",
+        rustix::thread::set_thread_groups(&[]),
+    )?;
+    step(
+        "set the gid",
+        rustix::thread::set_thread_res_gid(gid, gid, gid),
+    )?;
+    step(
+        "set the uid",
+        rustix::thread::set_thread_res_uid(uid, uid, uid),
+    )
 }
 
 /// Step 4: Landlock, as far as the kernel's ABI goes.
 fn landlock(jail: &Jail) -> Result<(), StepFailed> {
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd,
-        Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+        RulesetAttr, RulesetCreatedAttr, Scope,
     };
     let abi = ABI::V6;
     let fail = |e: landlock::RulesetError| StepFailed(format!("Landlock: {e}"));
@@ -410,7 +453,11 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
     readable.push("/proc".into());
     readable.push("/dev".into());
     for path in readable {
-        let hidden: Vec<&PathBuf> = jail.hidden.iter().filter(|h| h.parent() == Some(&path)).collect();
+        let hidden: Vec<&PathBuf> = jail
+            .hidden
+            .iter()
+            .filter(|h| h.parent() == Some(&path))
+            .collect();
         if hidden.is_empty() {
             // A folder missing here (no /lib32) is no error.
             let Ok(fd) = PathFd::new(&path) else { continue };
@@ -428,9 +475,17 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
             if hidden.contains(&&child) {
                 continue;
             }
-            let Ok(fd) = PathFd::new(&child) else { continue };
-            let access = if child.is_dir() { read } else { read & AccessFs::from_file(abi) };
-            ruleset = ruleset.add_rule(PathBeneath::new(fd, access)).map_err(fail)?;
+            let Ok(fd) = PathFd::new(&child) else {
+                continue;
+            };
+            let access = if child.is_dir() {
+                read
+            } else {
+                read & AccessFs::from_file(abi)
+            };
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(fail)?;
         }
     }
     for (path, access) in [
@@ -480,8 +535,7 @@ fn limits(jail: &Jail) -> Result<(), StepFailed> {
 /// (the C library then uses `clone`, whose namespace flags are checked).
 fn seccomp() -> Result<(), StepFailed> {
     use seccompiler::{
-        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-        SeccompRule,
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
     };
     fn fail(e: impl std::fmt::Display) -> StepFailed {
         StepFailed(format!("seccomp: {e}"))

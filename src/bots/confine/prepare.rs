@@ -68,7 +68,10 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let names_it = |path: &Path| {
         named.iter().any(|n| n == path)
             || path.file_stem().is_some_and(|stem| {
-                command.args.iter().any(|a| a.as_str() == stem.to_string_lossy())
+                command
+                    .args
+                    .iter()
+                    .any(|a| a.as_str() == stem.to_string_lossy())
             })
     };
     // A folder holding the bot's own program or files is its own, whatever else it holds.
@@ -282,14 +285,18 @@ fn is_system(path: &Path) -> bool {
 /// which no bot may read.
 fn is_someone_elses(path: &Path) -> bool {
     fn holds_entry(dir: &Path, depth: u32) -> bool {
-        std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| {
-            let path = e.path();
-            match e.file_type() {
-                Ok(t) if t.is_dir() => depth > 0 && holds_entry(&path, depth - 1),
-                Ok(t) if t.is_file() => is_entry_file(&path),
-                _ => false,
-            }
-        })
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                let path = e.path();
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => depth > 0 && holds_entry(&path, depth - 1),
+                    Ok(t) if t.is_file() => is_entry_file(&path),
+                    _ => false,
+                }
+            })
     }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => holds_entry(path, 2),
@@ -323,10 +330,37 @@ fn resolve_program(
     Ok(runtime_of(program, found, read_only))
 }
 
-fn runtime_of(program: &mut String, found: PathBuf, read_only: &mut Vec<PathBuf>) -> Option<PathBuf> {
+fn runtime_of(
+    program: &mut String,
+    found: PathBuf,
+    read_only: &mut Vec<PathBuf>,
+) -> Option<PathBuf> {
     let name = found.file_name()?.to_string_lossy().into_owned();
-    if name.starts_with("python") {
-        // A pyenv shim or a virtual environment: the interpreter itself, and its prefix.
+    // A Python that is a script (a pyenv shim) is asked where its interpreter is; a
+    // virtual environment keeps its own path (its pyvenv.cfg beside `bin`).
+    let is_script = || {
+        let mut head = [0u8; 2];
+        std::fs::File::open(&found)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok_and(|()| &head == b"#!")
+    };
+    let venv = found
+        .parent()
+        .and_then(Path::parent)
+        .filter(|root| root.join("pyvenv.cfg").is_file())
+        .map(Path::to_path_buf);
+    if let Some(root) = venv {
+        read_only.push(root.clone());
+        if let Ok(real) = std::fs::canonicalize(&found)
+            && let Some(home) = real.parent().and_then(Path::parent)
+            && !is_system(home)
+        {
+            read_only.push(home.to_path_buf());
+        }
+        *program = found.to_string_lossy().into_owned();
+        return found.parent().map(Path::to_path_buf);
+    }
+    if name.starts_with("python") && is_script() {
         if let Some((executable, prefix)) = python_runtime(&found) {
             *program = executable.to_string_lossy().into_owned();
             if !is_system(&prefix) {
@@ -361,7 +395,10 @@ fn python_runtime(python: &Path) -> Option<(PathBuf, PathBuf)> {
         .entry(python.to_path_buf())
         .or_insert_with(|| {
             let out = Command::new(python)
-                .args(["-c", "import sys; print(sys.executable); print(sys.base_prefix)"])
+                .args([
+                    "-c",
+                    "import sys; print(sys.executable); print(sys.base_prefix)",
+                ])
                 .stdin(std::process::Stdio::null())
                 .output()
                 .ok()?;
