@@ -243,11 +243,7 @@ fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
                 continue;
             }
             match entry.file_type() {
-                Ok(t) if t.is_dir() => {
-                    if walk(&path, left, skip) {
-                        return true;
-                    }
-                }
+                Ok(t) if t.is_dir() && walk(&path, left, skip) => return true,
                 Ok(t) if t.is_file() => {
                     let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
                     if size > *left {
@@ -360,15 +356,16 @@ fn runtime_of(
         *program = found.to_string_lossy().into_owned();
         return found.parent().map(Path::to_path_buf);
     }
-    if name.starts_with("python") && is_script() {
-        if let Some((executable, prefix)) = python_runtime(&found) {
-            *program = executable.to_string_lossy().into_owned();
-            if !is_system(&prefix) {
-                read_only.push(prefix.clone());
-                return executable.parent().map(Path::to_path_buf);
-            }
-            return None;
+    if name.starts_with("python")
+        && is_script()
+        && let Some((executable, prefix)) = python_runtime(&found)
+    {
+        *program = executable.to_string_lossy().into_owned();
+        if !is_system(&prefix) {
+            read_only.push(prefix.clone());
+            return executable.parent().map(Path::to_path_buf);
         }
+        return None;
     }
     let real = std::fs::canonicalize(&found).unwrap_or(found);
     *program = real.to_string_lossy().into_owned();
@@ -386,9 +383,12 @@ fn runtime_of(
     None
 }
 
-/// A Python's real executable and its base prefix, asked once per interpreter.
-fn python_runtime(python: &Path) -> Option<(PathBuf, PathBuf)> {
-    static KNOWN: Mutex<Option<HashMap<PathBuf, Option<(PathBuf, PathBuf)>>>> = Mutex::new(None);
+/// A Python's real executable and its base prefix.
+type PythonRuntime = Option<(PathBuf, PathBuf)>;
+
+/// [`PythonRuntime`] of `python`, asked once per interpreter.
+fn python_runtime(python: &Path) -> PythonRuntime {
+    static KNOWN: Mutex<Option<HashMap<PathBuf, PythonRuntime>>> = Mutex::new(None);
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     known
         .get_or_insert_with(HashMap::new)
