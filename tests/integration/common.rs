@@ -4,7 +4,7 @@ use arbiter::games::Game;
 use arbiter::games::asalto::Asalto;
 use arbiter::record::GameRecord;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// The `arbiter` binary under test.
 pub fn arbiter() -> Command {
@@ -99,4 +99,75 @@ pub fn journal_text(dir: &Path) -> String {
 /// The example team's self-contained random course bot (Asalto), as a team hands it in.
 pub fn course_random_bot() -> String {
     read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
+}
+
+// Running arbiter as an ordinary user: `nobody` where the tests run as root.
+
+pub const NOBODY: u32 = 65534;
+
+/// Whether arbiter runs as `nobody` here: the tests run as root and `nobody` can run the
+/// binary (its folders may be closed to other users, e.g. under /root).
+pub fn as_nobody() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        let works = rustix::process::getuid().is_root()
+            && Command::new("/usr/bin/setpriv")
+                .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_arbiter"))
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+        if rustix::process::getuid().is_root() && !works {
+            eprintln!(
+                "note: nobody cannot run the arbiter binary here: these tests run it as root"
+            );
+        }
+        works
+    })
+}
+
+/// `arbiter ARGS`, as `nobody` where [`as_nobody`], with `env` added.
+pub fn arbiter_cmd(args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut cmd = if as_nobody() {
+        let mut cmd = Command::new("/usr/bin/setpriv");
+        cmd.args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--",
+            env!("CARGO_BIN_EXE_arbiter"),
+        ]);
+        cmd
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    };
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// A folder for one test that `nobody` (when arbiter runs as nobody) owns.
+pub fn test_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    if as_nobody() {
+        std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    dir
+}
+
+/// Gives everything under `path` to `nobody` (when arbiter runs as nobody).
+pub fn give_to_arbiter(path: &Path) {
+    if !as_nobody() {
+        return;
+    }
+    std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
+    if std::fs::symlink_metadata(path).unwrap().is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            give_to_arbiter(&entry.unwrap().path());
+        }
+    }
 }

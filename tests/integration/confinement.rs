@@ -7,47 +7,12 @@ use crate::common::*;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-const NOBODY: u32 = 65534;
-
-/// Whether the tests run as root and `nobody` can run the arbiter binary.
-fn as_nobody() -> bool {
-    rustix::process::getuid().is_root()
-        && Command::new("/usr/bin/setpriv")
-            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_arbiter"))
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-}
 
 /// `arbiter ARGS` as an ordinary user: `nobody` where the tests run as root.
 fn arbiter_as_user(args: &[&str]) -> (i32, String, String) {
-    let mut cmd = if as_nobody() {
-        let mut cmd = Command::new("/usr/bin/setpriv");
-        cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_arbiter"));
-        cmd
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_arbiter"))
-    };
-    cmd.args(args).env_remove("ARBITER_JAVA_CACHE");
+    let mut cmd = arbiter_cmd(args, &[]);
+    cmd.env_remove("ARBITER_JAVA_CACHE");
     run(&mut cmd)
-}
-
-fn give_to_user(path: &Path) {
-    if !as_nobody() {
-        return;
-    }
-    std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
-    if std::fs::symlink_metadata(path).unwrap().is_dir() {
-        for entry in std::fs::read_dir(path).unwrap() {
-            give_to_user(&entry.unwrap().path());
-        }
-    }
 }
 
 /// What the spy looks for, baked into its source.
@@ -154,7 +119,7 @@ fn setup(dir: &Path) -> (PathBuf, PathBuf, Targets, TcpListener) {
     std::fs::write(class.join("Team01.py"), spy_bot(&targets)).unwrap();
     std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
     std::fs::write(class.join("Team02.py"), course_random_bot()).unwrap();
-    give_to_user(dir);
+    give_to_arbiter(dir);
     (class, results, targets, listener)
 }
 
@@ -276,7 +241,7 @@ fn a_console_program_is_confined_too() {
         ),
     )
     .unwrap();
-    give_to_user(dir.path());
+    give_to_arbiter(dir.path());
     let record = dir.path().join("game.json");
     let white = format!("console:sh {}", script.display());
     let (code, stdout, stderr) = arbiter_as_user(&[
@@ -306,7 +271,7 @@ fn a_resume_under_another_confinement_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let (class, results, _targets, _listener) = setup(dir.path());
     std::fs::write(class.join("Team01.py"), course_random_bot()).unwrap();
-    give_to_user(dir.path());
+    give_to_arbiter(dir.path());
     let (code, stdout, stderr) = league(&class, &results, &["--sandbox", "none"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("confinement: none"), "{stdout}");

@@ -5,81 +5,13 @@
 //! `setpriv`), as a teacher would run it.
 
 use crate::common::*;
+use crate::common::{NOBODY, arbiter_cmd, as_nobody, give_to_arbiter, test_dir};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
-
-const NOBODY: u32 = 65534;
-
-/// Whether arbiter runs as `nobody` here: the tests run as root and `nobody` can run the
-/// binary (its folders may be closed to other users, e.g. under /root).
-fn as_nobody() -> bool {
-    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *WORKS.get_or_init(|| {
-        let works = rustix::process::getuid().is_root()
-            && Command::new("/usr/bin/setpriv")
-                .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-                .arg(env!("CARGO_BIN_EXE_arbiter"))
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-        if rustix::process::getuid().is_root() && !works {
-            eprintln!(
-                "note: nobody cannot run the arbiter binary here: these tests run it as root"
-            );
-        }
-        works
-    })
-}
-
-/// `arbiter ARGS`, as `nobody` where [`as_nobody`], with `env` added.
-fn arbiter_cmd(args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut cmd = if as_nobody() {
-        let mut cmd = Command::new("/usr/bin/setpriv");
-        cmd.args([
-            "--reuid=nobody",
-            "--regid=nogroup",
-            "--clear-groups",
-            "--",
-            env!("CARGO_BIN_EXE_arbiter"),
-        ]);
-        cmd
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_arbiter"))
-    };
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd
-}
-
-/// A folder for one test that `nobody` (when arbiter runs as nobody) owns.
-fn test_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    if as_nobody() {
-        std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
-    }
-    dir
-}
-
-/// Gives everything under `path` to `nobody` (when arbiter runs as nobody).
-fn give_to_arbiter(path: &Path) {
-    if !as_nobody() {
-        return;
-    }
-    std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
-    if std::fs::symlink_metadata(path).unwrap().is_dir() {
-        for entry in std::fs::read_dir(path).unwrap() {
-            give_to_arbiter(&entry.unwrap().path());
-        }
-    }
-}
 
 struct Finished {
     code: i32,
