@@ -11,7 +11,7 @@
 //!    the median time a game, and the ratio confined / unconfined.
 //!
 //! Run: cargo bench --bench confine (after `cargo build --release`, whose arbiter it runs).
-//! Knobs: `BENCH_STARTS` (default 40), `BENCH_GAMES` (leagues, default 5), `BENCH_ROUNDS`
+//! Knobs: `BENCH_STARTS` (default 40), `BENCH_GAMES` (leagues, default 9), `BENCH_ROUNDS`
 //! (the Asalto round limit of a game, default 20).
 
 use arbiter::bots::spec::{CommandSpec, Confinement, SandboxMode};
@@ -136,7 +136,7 @@ fn main() {
         root.join("bots/python/examples/random_bot.py"),
     ];
     let bots = [bots[0].as_path(), bots[1].as_path()];
-    let runs = env_or("BENCH_GAMES", 5usize);
+    let runs = env_or("BENCH_GAMES", 9usize);
     let rounds = env_or("BENCH_ROUNDS", 20u32);
     let pairs = 10;
     league(&arbiter, bots, "none", rounds, 1);
