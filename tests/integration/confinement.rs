@@ -242,28 +242,36 @@ fn a_console_program_is_confined_too() {
     )
     .unwrap();
     give_to_arbiter(dir.path());
-    let record = dir.path().join("game.json");
     let white = format!("console:sh {}", script.display());
-    let (code, stdout, stderr) = arbiter_as_user(&[
-        "play",
-        "--game",
-        "advance",
-        "--white",
-        &white,
-        "--black",
-        "builtin:grade4",
-        "--record",
-        &record.to_string_lossy(),
-    ]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
-    let log = record["logs"]["white"]["stderr"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(log.contains("SPY secret: blocked"), "{log}");
-    assert!(log.contains("SPY processes: blocked"), "{log}");
-    // The unchanged board is the course's illegal move: the program ran and was judged.
-    assert_eq!(record["reason"], "illegal_move", "{record}");
+    // By default (level 1 here), and at level 2, where the processes stay visible.
+    for (sandbox, processes) in [("auto", "blocked"), ("landlock", "reached")] {
+        let record = dir.path().join(format!("game-{sandbox}.json"));
+        let (code, stdout, stderr) = arbiter_as_user(&[
+            "play",
+            "--game",
+            "advance",
+            "--white",
+            &white,
+            "--black",
+            "builtin:grade4",
+            "--sandbox",
+            sandbox,
+            "--record",
+            &record.to_string_lossy(),
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        let log = record["logs"]["white"]["stderr"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(log.contains("SPY secret: blocked"), "{sandbox}: {log}");
+        assert!(
+            log.contains(&format!("SPY processes: {processes}")),
+            "{sandbox}: {log}"
+        );
+        // The unchanged board is the course's illegal move: the program ran and was judged.
+        assert_eq!(record["reason"], "illegal_move", "{sandbox}: {record}");
+    }
 }
 
 #[test]
@@ -296,4 +304,100 @@ fn doctor_says_what_this_machine_gives_and_exits_by_it() {
     if stdout.contains("user namespaces: yes") {
         assert!(stdout.contains("level 1 (namespaces)"), "{stdout}");
     }
+}
+
+/// A Java player that spies in its constructor, then plays like SequencePlayer.
+fn java_spy(secret: &Path, port: u16) -> String {
+    format!(
+        r#"import java.nio.file.*;
+import java.net.Socket;
+
+public class JavaSpy extends SequencePlayer {{
+    interface Attempt {{ void run() throws Exception; }}
+
+    static void probe(String what, Attempt attempt) {{
+        try {{
+            attempt.run();
+            System.out.println("SPY " + what + ": reached");
+        }} catch (Throwable e) {{
+            System.out.println("SPY " + what + ": blocked");
+        }}
+    }}
+
+    public JavaSpy() {{
+        probe("opponent's file beside it", () -> Files.readAllBytes(Paths.get("PlayerNull.java")));
+        probe("0600 file of the user", () -> Files.readAllBytes(Paths.get({secret:?})));
+        probe("other processes", () -> {{
+            try (DirectoryStream<Path> procs = Files.newDirectoryStream(Paths.get("/proc"))) {{
+                for (Path p : procs) {{
+                    String name = p.getFileName().toString();
+                    if (!name.chars().allMatch(Character::isDigit)) continue;
+                    try {{
+                        String cmd = new String(Files.readAllBytes(p.resolve("cmdline")));
+                        if (cmd.contains("--game")) return;
+                    }} catch (Exception e) {{ }}
+                }}
+            }}
+            throw new Exception("none seen");
+        }});
+        probe("listener on 127.0.0.1", () -> new Socket("127.0.0.1", {port}).close());
+        probe("own helper", () -> Files.readAllBytes(Paths.get("SpyHelp.java")));
+        System.out.flush();
+    }}
+}}
+"#,
+        secret = secret.to_string_lossy(),
+    )
+}
+
+#[test]
+fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let team = dir.path().join("class");
+    std::fs::create_dir(&team).unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::fs::write(team.join("JavaSpy.java"), java_spy(&secret, port)).unwrap();
+    std::fs::write(team.join("SpyHelp.java"), "class SpyHelp {}\n").unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/java/examples");
+    std::fs::copy(
+        examples.join("PlayerNull.java"),
+        team.join("PlayerNull.java"),
+    )
+    .unwrap();
+    give_to_arbiter(dir.path());
+    let record = dir.path().join("game.json");
+    let (code, stdout, stderr) = arbiter_as_user(&[
+        "play",
+        "--game",
+        "gomoku",
+        "--black",
+        &team.join("JavaSpy.java").to_string_lossy(),
+        "--white",
+        "builtin:random",
+        "--record",
+        &record.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+    let log = record["logs"]["black"]["stderr"]
+        .as_str()
+        .unwrap_or_default();
+    for blocked in [
+        "opponent's file beside it",
+        "0600 file of the user",
+        "other processes",
+        "listener on 127.0.0.1",
+    ] {
+        assert!(log.contains(&format!("SPY {blocked}: blocked")), "{log}");
+    }
+    assert!(log.contains("SPY own helper: reached"), "{log}");
+    assert!(
+        ["five_in_row", "no_window_left", "board_full"]
+            .contains(&record["reason"].as_str().unwrap_or("")),
+        "it played: {record}"
+    );
 }
