@@ -3,8 +3,8 @@
 //! Bot misbehaviour is data: every way a bot can fail is a [`Failure`] the referee
 //! adjudicates, never a panic or an `Err` of the harness.
 
-pub mod cgroup;
 pub mod confine;
+pub use confine::{cgroup, sandbox};
 pub mod console;
 pub mod inprocess;
 pub mod java;
@@ -14,7 +14,6 @@ pub mod procfs;
 pub mod protocol;
 pub mod python;
 pub mod reaper;
-pub mod sandbox;
 pub mod serve;
 pub mod solver;
 pub mod spec;

@@ -16,9 +16,13 @@
 //! - Level 3: neither. An untrusted bot is refused unless `--sandbox none` says to run it as
 //!   the user.
 
+pub mod cgroup;
 pub mod jail;
+mod launch;
 mod prepare;
+pub mod sandbox;
 
+pub use launch::{Launch, launch};
 pub use prepare::{Prepared, prepare};
 
 use super::spec::SandboxMode;

@@ -1,27 +1,24 @@
-//! Starting a bot: its command, confinement (limits, sandbox) and pipes, the helper
+//! Starting a bot: its command (confined by `bots::confine::launch`) and pipes, the helper
 //! threads that drain its stderr and finish writes to its stdin, and sending it messages.
 
 use super::POLL;
 use super::{CHATTER_BYTES, STDERR_BYTES};
-use crate::bots::cgroup::{self, BotCgroup};
+use crate::bots::cgroup::BotCgroup;
+use crate::bots::confine::Launch;
 use crate::bots::pipe;
 use crate::bots::protocol::{self, MAX_LINE_BYTES, ToBot};
 use crate::bots::reaper::{self, leaders};
-use crate::bots::sandbox::{self, ChildPlan, Sandbox};
-use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
+use crate::bots::sandbox::Sandbox;
+use crate::bots::spec::{CommandSpec, Limits};
 use crate::bots::{Failure, FailureKind};
 use rustix::process::{Pid, Signal};
 use std::io::Read;
 use std::os::fd::OwnedFd;
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
-
-/// The `PATH` of a sandboxed bot: system folders only (not /root, not the caller's).
-const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// Bot processes started and not yet dropped, in this arbiter process.
 pub(super) static LIVE_BOTS: AtomicUsize = AtomicUsize::new(0);
@@ -33,10 +30,6 @@ pub(super) fn core_to_spare() -> bool {
     static CORES: OnceLock<usize> = OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     LIVE_BOTS.load(Ordering::Relaxed) <= cores
-}
-
-fn absolute(path: &std::path::Path) -> std::path::PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The referee's end of the bot's stdin: written directly while nothing is queued, else
@@ -130,112 +123,18 @@ pub(super) struct Running {
 
 impl Running {
     pub(super) fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
-        let confine = command.confine;
-        if let Some(why) = sandbox::unavailable(confine.sandbox) {
-            return Err(Failure::new(FailureKind::Spawn, why));
-        }
         reaper::become_subreaper();
-        let token = sandbox::new_token();
-        let mut program = command.program.clone();
-        let mut args = command.args.clone();
-        let mut cwd = command.cwd.clone();
-        let mut jail = None;
-        if confine.sandbox == SandboxMode::User {
-            let source = command.cwd.as_deref().map(absolute);
-            let sb = Sandbox::create(source.as_deref()).map_err(|e| {
-                Failure::new(
-                    FailureKind::Spawn,
-                    format!("cannot prepare the bot's sandbox: {e}"),
-                )
-            })?;
-            if let Some(source) = &source {
-                // Paths into the bot's folder now point into its copy.
-                let moved = |text: &mut String| {
-                    if let Ok(rest) = std::path::Path::new(text.as_str()).strip_prefix(source) {
-                        *text = sb.workdir.join(rest).to_string_lossy().into_owned();
-                    }
-                };
-                moved(&mut program);
-                args.iter_mut().for_each(moved);
-            }
-            // Folders the command needs besides the bot's own (a Java player's compiled
-            // classes) are copied in too, and the arguments naming them follow.
-            for from in &command.carried {
-                let copy = sb.carry_in(from).map_err(|e| {
-                    let what = format!(
-                        "cannot copy `{}` into the bot's sandbox: {e}",
-                        from.display()
-                    );
-                    Failure::new(FailureKind::Spawn, what)
-                })?;
-                for arg in args.iter_mut() {
-                    if let Ok(rest) = std::path::Path::new(arg.as_str()).strip_prefix(from) {
-                        *arg = copy.join(rest).to_string_lossy().into_owned();
-                    }
-                }
-            }
-            cwd = Some(sb.workdir.clone());
-            jail = Some(sb);
-        }
-        // Every bot program not under `--sandbox user` or `none` starts in a jail of the
-        // level this machine gives (bots::confine), which applies its limits itself.
-        let level = crate::bots::confine::level_for(confine.sandbox)
-            .map_err(|why| Failure::new(FailureKind::Spawn, why))?;
-        let prepared = match level {
-            Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
-                let what = match e.kind() {
-                    std::io::ErrorKind::NotFound => format!("cannot start `{}`", command.program),
-                    _ => "cannot prepare the bot's jail".to_string(),
-                };
-                Failure::new(FailureKind::Spawn, format!("{what}: {e}"))
-            })?),
-            None => None,
-        };
-        let mut cmd = match &prepared {
-            Some(prepared) => prepared.command(),
-            None => {
-                let mut cmd = Command::new(&program);
-                cmd.args(&args);
-                cmd
-            }
-        };
-        if let Some(sb) = &jail {
-            cmd.env_clear()
-                .env("PATH", SANDBOX_PATH)
-                .env("HOME", &sb.workdir)
-                .env("TMPDIR", &sb.workdir)
-                .env("LANG", "C.UTF-8");
-        }
-        cmd.envs(&command.env)
-            .env(sandbox::TOKEN_VAR, &token)
-            .stdin(Stdio::piped())
+        // The confinement (limits, uid, jail, cgroup) is arranged by its own room.
+        let Launch {
+            mut cmd,
+            token,
+            sandbox: jail,
+            jail: prepared,
+            cgroup,
+        } = crate::bots::confine::launch(command)?;
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        if let Some(dir) = cwd.as_ref().filter(|_| prepared.is_none()) {
-            cmd.current_dir(dir);
-        }
-        let plan = ChildPlan {
-            // A jail sets the limits itself, just before the bot's program starts.
-            limits: match prepared {
-                Some(_) => Limits::default(),
-                None => confine.limits,
-            },
-            uid: jail.as_ref().map(|sb| sb.uid),
-            no_network: jail.is_some() && sandbox::network_isolation_works(),
-        };
-        let cgroup = BotCgroup::create();
-        let join = cgroup.as_ref().map(BotCgroup::procs_fd);
-        // SAFETY: join and confine_child make raw system calls only (no allocation, no
-        // locks). The cgroup is joined first, while the child may still write its files.
-        unsafe {
-            cmd.pre_exec(move || {
-                if let Some(procs) = join {
-                    cgroup::join(procs);
-                }
-                sandbox::confine_child(&plan)
-            })
-        };
+            .stderr(Stdio::piped());
         // Registered under the lock it was started under: the reaper never sees it
         // unregistered, even if it exits at once.
         let mut registry = leaders();
@@ -292,7 +191,7 @@ impl Running {
             killed: false,
             reaped: false,
             token,
-            limits: confine.limits,
+            limits: command.confine.limits,
             sandbox: jail,
             jail: prepared,
             swept: false,

@@ -1,0 +1,145 @@
+//! The one door every bot program starts through: its limits, and its confinement (a jail
+//! of the level this machine gives, or `--sandbox user`'s uid), its cgroup and its token,
+//! arranged into the command a transport then starts with its own pipes.
+
+use super::Prepared;
+use super::cgroup::{self, BotCgroup};
+use super::sandbox::{self, ChildPlan, Sandbox};
+use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
+use crate::bots::{Failure, FailureKind};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// The `PATH` of a bot under `--sandbox user`: system folders only.
+const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// A bot program ready to start, and what confines it (each removed or swept when dropped).
+pub struct Launch {
+    /// The command, in its own process group, with its limits set in the child.
+    pub cmd: Command,
+    /// In every process's environment ([`sandbox::TOKEN_VAR`]): finds escaped descendants.
+    pub token: String,
+    /// The uid and folder of a bot under `--sandbox user`.
+    pub sandbox: Option<Sandbox>,
+    /// The jail of a confined bot, and its private folder.
+    pub jail: Option<Prepared>,
+    /// The bot's cgroup, where one can be made.
+    pub cgroup: Option<BotCgroup>,
+}
+
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Arranges `command`'s confinement; a failure is the bot's `spawn_failed`.
+pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
+    let confine = command.confine;
+    if let Some(why) = sandbox::unavailable(confine.sandbox) {
+        return Err(Failure::new(FailureKind::Spawn, why));
+    }
+    let token = sandbox::new_token();
+    let mut program = command.program.clone();
+    let mut args = command.args.clone();
+    let mut cwd = command.cwd.clone();
+    let mut jail = None;
+    if confine.sandbox == SandboxMode::User {
+        let source = command.cwd.as_deref().map(absolute);
+        let sb = Sandbox::create(source.as_deref()).map_err(|e| {
+            Failure::new(
+                FailureKind::Spawn,
+                format!("cannot prepare the bot's sandbox: {e}"),
+            )
+        })?;
+        if let Some(source) = &source {
+            // Paths into the bot's folder now point into its copy.
+            let moved = |text: &mut String| {
+                if let Ok(rest) = std::path::Path::new(text.as_str()).strip_prefix(source) {
+                    *text = sb.workdir.join(rest).to_string_lossy().into_owned();
+                }
+            };
+            moved(&mut program);
+            args.iter_mut().for_each(moved);
+        }
+        // Folders the command needs besides the bot's own (a Java player's compiled
+        // classes) are copied in too, and the arguments naming them follow.
+        for from in &command.carried {
+            let copy = sb.carry_in(from).map_err(|e| {
+                let what = format!(
+                    "cannot copy `{}` into the bot's sandbox: {e}",
+                    from.display()
+                );
+                Failure::new(FailureKind::Spawn, what)
+            })?;
+            for arg in args.iter_mut() {
+                if let Ok(rest) = std::path::Path::new(arg.as_str()).strip_prefix(from) {
+                    *arg = copy.join(rest).to_string_lossy().into_owned();
+                }
+            }
+        }
+        cwd = Some(sb.workdir.clone());
+        jail = Some(sb);
+    }
+    // Every bot program not under `--sandbox user` or `none` starts in a jail of the
+    // level this machine gives (bots::confine), which applies its limits itself.
+    let level = crate::bots::confine::level_for(confine.sandbox)
+        .map_err(|why| Failure::new(FailureKind::Spawn, why))?;
+    let prepared = match level {
+        Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
+            let what = match e.kind() {
+                std::io::ErrorKind::NotFound => format!("cannot start `{}`", command.program),
+                _ => "cannot prepare the bot's jail".to_string(),
+            };
+            Failure::new(FailureKind::Spawn, format!("{what}: {e}"))
+        })?),
+        None => None,
+    };
+    let mut cmd = match &prepared {
+        Some(prepared) => prepared.command(),
+        None => {
+            let mut cmd = Command::new(&program);
+            cmd.args(&args);
+            cmd
+        }
+    };
+    if let Some(sb) = &jail {
+        cmd.env_clear()
+            .env("PATH", SANDBOX_PATH)
+            .env("HOME", &sb.workdir)
+            .env("TMPDIR", &sb.workdir)
+            .env("LANG", "C.UTF-8");
+    }
+    cmd.envs(&command.env)
+        .env(sandbox::TOKEN_VAR, &token)
+        .process_group(0);
+    if let Some(dir) = cwd.as_ref().filter(|_| prepared.is_none()) {
+        cmd.current_dir(dir);
+    }
+    let plan = ChildPlan {
+        // A jail sets the limits itself, just before the bot's program starts.
+        limits: match prepared {
+            Some(_) => Limits::default(),
+            None => confine.limits,
+        },
+        uid: jail.as_ref().map(|sb| sb.uid),
+        no_network: jail.is_some() && sandbox::network_isolation_works(),
+    };
+    let cgroup = BotCgroup::create();
+    let join = cgroup.as_ref().map(BotCgroup::procs_fd);
+    // SAFETY: join and confine_child make raw system calls only (no allocation, no
+    // locks). The cgroup is joined first, while the child may still write its files.
+    unsafe {
+        cmd.pre_exec(move || {
+            if let Some(procs) = join {
+                cgroup::join(procs);
+            }
+            sandbox::confine_child(&plan)
+        })
+    };
+    Ok(Launch {
+        cmd,
+        token,
+        sandbox: jail,
+        jail: prepared,
+        cgroup,
+    })
+}
