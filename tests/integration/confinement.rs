@@ -70,6 +70,13 @@ def other_processes():
     if not any(b"arbiter" in c or b"league" in c for c in others):
         raise LookupError("nothing but itself")
 
+def jail_description():
+    for pid in ("1", str(os.getppid())):
+        with open("/proc/" + pid + "/cmdline", "rb") as f:
+            if b"read_only" in f.read():
+                return
+    raise LookupError("not on a command line")
+
 def connect():
     socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
 
@@ -86,6 +93,7 @@ except Exception:
     leave_mark_ok = False
 probe("other processes", other_processes)
 probe("listener on 127.0.0.1", connect)
+probe("jail's description", jail_description)
 
 class Player(spyhelp.Player):
     pass
@@ -170,7 +178,7 @@ fn a_spying_course_bot_reaches_nothing_by_default_and_still_plays() {
         "the run says its level: {stdout}{stderr}"
     );
     let seen = reports(&results);
-    assert_eq!(seen.len(), 8, "every probe ran in both games: {seen:?}");
+    assert_eq!(seen.len(), 9, "every probe ran in both games: {seen:?}");
     let reached: Vec<&String> = seen.iter().filter(|(_, r)| **r).map(|(w, _)| w).collect();
     assert!(reached.is_empty(), "the spy reached: {reached:?}");
     assert!(

@@ -94,7 +94,12 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         None => None,
     };
     let mut cmd = match &prepared {
-        Some(prepared) => prepared.command(),
+        Some(prepared) => prepared.command().map_err(|e| {
+            Failure::new(
+                FailureKind::Spawn,
+                format!("cannot prepare the bot's jail: {e}"),
+            )
+        })?,
         None => {
             let mut cmd = Command::new(&program);
             cmd.args(&args);

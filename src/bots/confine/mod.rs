@@ -176,7 +176,7 @@ fn try_level(level: Level) -> Result<(), String> {
         .ok_or("no `true` program to try with")?;
     let command = super::spec::CommandSpec::new(truth);
     let prepared = prepare(&command, level).map_err(|e| e.to_string())?;
-    let mut cmd = prepared.command();
+    let mut cmd = prepared.command().map_err(|e| e.to_string())?;
     let out = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -216,9 +216,9 @@ pub fn helper_program() -> Option<PathBuf> {
         .clone()
 }
 
-/// `arbiter confine JAIL`, as its command line.
-pub(crate) fn helper_command(jail_json: &str) -> Option<Command> {
+/// `arbiter confine JAIL`, as its command line (`@FILE`: the jail is described in FILE).
+pub(crate) fn helper_command(jail: &str) -> Option<Command> {
     let mut cmd = Command::new(helper_program()?);
-    cmd.arg("confine").arg(jail_json);
+    cmd.arg("confine").arg(jail);
     Some(cmd)
 }

@@ -32,11 +32,17 @@ impl Prepared {
     }
 
     /// `arbiter confine JAIL` with the bot's environment, in its private folder.
-    pub fn command(&self) -> Command {
+    ///
+    /// The jail's description goes in a file of the jail's folder, which the bot cannot
+    /// reach, rather than on the command line, which its `/proc` shows it.
+    pub fn command(&self) -> io::Result<Command> {
         let json = serde_json::to_string(&self.jail).expect("a jail serializes");
-        let mut cmd = super::helper_command(&json).unwrap_or_else(|| Command::new("arbiter"));
+        let file = self._folder.path().join("jail.json");
+        std::fs::write(&file, json)?;
+        let mut cmd = super::helper_command(&format!("@{}", file.display()))
+            .unwrap_or_else(|| Command::new("arbiter"));
         cmd.env_clear().envs(&self.env).current_dir(&self.jail.cwd);
-        cmd
+        Ok(cmd)
     }
 }
 
@@ -132,6 +138,10 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         }
     }
     let runtime = resolve_program(&mut program, &origin, &mut read_only)?;
+    // A JVM's temporary files go where the bot may write (at level 2, /tmp is not).
+    if Path::new(&program).file_name().is_some_and(|n| n == "java") {
+        args.insert(0, format!("-Djava.io.tmpdir={}", private.display()));
+    }
     // Files the command names outside its folder (a script, a data file) are readable,
     // with the folder they are in (a script's helper modules), but not the other entries
     // of that folder.
