@@ -19,13 +19,19 @@ const EXIT_ON_SIGNAL: i32 = 130;
 /// Installs the handler (once, before any command runs).
 pub fn install() {
     let result = ctrlc::set_handler(|| {
-        // From the handler's own thread, not a signal context: taking locks is fine.
+        // From the handler's own thread, not a signal context: taking locks is fine. The
+        // flag is raised before the bots are killed: a game that ends by the kill must find
+        // it raised, or it would be journaled as the bot's crash.
+        let first = GRACEFUL
+            .get()
+            .is_some_and(|flag| !flag.swap(true, Ordering::SeqCst));
         kill_all_bots();
-        match GRACEFUL.get() {
-            Some(flag) if !flag.swap(true, Ordering::SeqCst) => note!(
+        if first {
+            note!(
                 "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
-            ),
-            _ => std::process::exit(EXIT_ON_SIGNAL),
+            );
+        } else {
+            std::process::exit(EXIT_ON_SIGNAL);
         }
     });
     if let Err(e) = result {
