@@ -108,14 +108,28 @@ pub fn proc_info(pid: i32) -> Option<ProcInfo> {
 
 /// CPU seconds (user + system) process `pid` used, dead or alive but not yet reaped.
 pub fn cpu_seconds(pid: i32) -> Option<f64> {
+    cpu_ticks(pid, false)
+}
+
+/// [`cpu_seconds`] with the CPU of the children `pid` reaped: a jail's helper holds its
+/// bot's that way once the bot and the jail's init are gone.
+pub fn cpu_seconds_with_children(pid: i32) -> Option<f64> {
+    cpu_ticks(pid, true)
+}
+
+fn cpu_ticks(pid: i32, children: bool) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state(0) ppid(1) ... utime(11) stime(12), in clock ticks.
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
+    // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14), in
+    // clock ticks.
+    let count = if children { 4 } else { 2 };
+    let mut used = 0.0;
+    for field in fields.get(11..11 + count)? {
+        used += field.parse::<f64>().ok()?;
+    }
     // SAFETY: sysconf has no preconditions.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let ticks = if ticks > 0 { ticks as f64 } else { 100.0 };
-    Some((utime + stime) / ticks)
+    Some(used / ticks)
 }

@@ -251,6 +251,22 @@ fn sleeps_forever_is_a_timeout() {
 }
 
 #[test]
+fn a_bot_that_ignores_sigxcpu_is_a_cpu_loss_at_the_hard_limit_in_a_jail_too() {
+    // The hard limit's SIGKILL ends the bot; in a jail the group's leader is the jail's
+    // helper, whose own CPU is nearly none: the bot's is what its init handed up.
+    let cpu = Limits {
+        cpu_s: Some(1),
+        ..Limits::default()
+    };
+    zoo_case("stubborn_busy.py", &[], cpu, 20_000, false, |p, mode| {
+        lost_by(p, "cpu");
+        let detail = p.record.detail.as_deref().unwrap_or("");
+        assert!(detail.contains("CPU limit of 1 s"), "{mode:?}: {}", p.describe());
+        assert!(detail.contains("SIGKILL"), "{mode:?}: {}", p.describe());
+    });
+}
+
+#[test]
 fn busy_loop_is_a_timeout_and_under_a_cpu_limit_a_cpu_loss() {
     zoo_case("busy.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
         lost_by(p, "timeout")

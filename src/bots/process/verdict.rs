@@ -75,12 +75,23 @@ impl Running {
         if signal == Some(9)
             && !self.killed
             && let Some(limit) = self.limits.cpu_s
-            && procfs::cpu_seconds(self.pgid.as_raw_nonzero().get())
+            && self
+                .cpu_used()
                 .is_some_and(|used| used + 0.05 >= limit as f64)
         {
             return FailureKind::Cpu;
         }
         self.limit_named(stderr_tail).unwrap_or(FailureKind::Crash)
+    }
+
+    /// The CPU seconds the bot used: the group leader's own, or, for a jailed bot, what
+    /// the jail's helper (the leader) reaped from its init and so from the bot.
+    fn cpu_used(&self) -> Option<f64> {
+        let leader = self.pgid.as_raw_nonzero().get();
+        match self.jail {
+            Some(_) => procfs::cpu_seconds_with_children(leader),
+            None => procfs::cpu_seconds(leader),
+        }
     }
 
     /// The limit a bot's own words (its last stderr lines, its error message) say it ran
