@@ -10,7 +10,6 @@ use super::spec::{CommandSpec, Confinement};
 use super::{Failure, FailureKind, java};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 /// The driver that calls `new BattleSolver().solve(state, ab, false)`.
@@ -95,7 +94,7 @@ pub fn prepare(spec: &SolverSpec, confine: Confinement) -> Result<Prepared, Stri
             })
         }
         SolverSpec::Java(folder) => {
-            let classes = compile(folder)?;
+            let classes = compile(folder, confine)?;
             let extra = std::env::var(java::JAVA_OPTS_VAR).unwrap_or_default();
             let mut command = java::jvm_command(
                 &classes,
@@ -200,20 +199,22 @@ fn java_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 }
 
 /// Compiles every source under the folder's `src/` with the driver into a cached class
-/// folder named after a hash of all of them.
-fn compile(folder: &Path) -> Result<PathBuf, String> {
+/// folder named after a hash of all of them; javac confined as `confine` says.
+fn compile(folder: &Path, confine: Confinement) -> Result<PathBuf, String> {
     let src = folder.join("src");
     let mut files = Vec::new();
     java_files(&src, 8, &mut files);
     let mut hash = Sha256::new();
     hash.update(BATTLE_DRIVER.as_bytes());
+    let mut sources = Vec::new();
     for file in &files {
         let text = crate::untrusted::file::read_source(file)
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-        let rel = file.strip_prefix(&src).unwrap_or(file);
+        let rel = file.strip_prefix(&src).unwrap_or(file).to_path_buf();
         hash.update(rel.to_string_lossy().as_bytes());
         hash.update((text.len() as u64).to_le_bytes());
         hash.update(&text);
+        sources.push((rel, text));
     }
     let key: String = hash.finalize()[..12]
         .iter()
@@ -225,40 +226,40 @@ fn compile(folder: &Path) -> Result<PathBuf, String> {
         return Ok(dir);
     }
     java::compile_into_place(&dir, "battle/BattleDriver.class", |work| {
-        compile_into(work, &files)
+        compile_into(work, &src, &sources, confine)
     })?;
     Ok(dir)
 }
 
-fn compile_into(work: &Path, files: &[PathBuf]) -> Result<(), String> {
+/// javac over copies of the solver's sources (`sources`, relative to `src`) and the driver.
+fn compile_into(
+    work: &Path,
+    src: &Path,
+    sources: &[(PathBuf, Vec<u8>)],
+    confine: Confinement,
+) -> Result<(), String> {
+    let copy = work.join("src");
     let classes = work.join("classes");
+    let mut args: Vec<String> = ["-encoding", "UTF-8", "-nowarn", "-proc:none", "-d"]
+        .map(String::from)
+        .to_vec();
+    args.push(classes.to_string_lossy().into_owned());
+    let driver = work.join("BattleDriver.java");
+    let written = sources
+        .iter()
+        .map(|(rel, bytes)| (copy.join(rel), bytes.as_slice()))
+        .chain([(driver.clone(), BATTLE_DRIVER.as_bytes())]);
     std::fs::create_dir_all(&classes)
         .map_err(|e| format!("cannot create `{}`: {e}", classes.display()))?;
-    let driver = work.join("BattleDriver.java");
-    std::fs::write(&driver, BATTLE_DRIVER)
-        .map_err(|e| format!("cannot write `{}`: {e}", driver.display()))?;
-    let javac = java::javac_program();
-    let output = Command::new(&javac)
-        .arg("-encoding")
-        .arg("UTF-8")
-        .arg("-nowarn")
-        .arg("-proc:none")
-        .arg("-d")
-        .arg(&classes)
-        .args(files)
-        .arg(&driver)
-        .env_remove("CLASSPATH")
-        .output()
-        .map_err(|e| format!("cannot run the Java compiler `{javac}`: {e}"))?;
-    if output.status.success() {
-        return Ok(());
+    for (path, bytes) in written {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        args.push(path.to_string_lossy().into_owned());
     }
-    let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
-    text.push_str(&String::from_utf8_lossy(&output.stdout));
-    let text: String = text.chars().take(4000).collect();
-    Err(format!(
-        "javac failed ({}):\n{}",
-        output.status,
-        text.trim_end()
-    ))
+    java::run_javac(&java::javac_program(), work, args, confine, src)
+        .map_err(|failed| failed.message("javac failed"))
 }

@@ -409,3 +409,105 @@ fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
         "it played: {record}"
     );
 }
+
+/// javac is a submission's build: it runs in the jail (a stand-in compiler that looks
+/// around reaches neither the user's 0600 file nor other processes), it is killed at the
+/// build deadline, and the real javac never reads a neighbour's player: a player that
+/// builds on the one beside it does not compile, and its error names the file the student
+/// knows, not the jail's copy.
+#[test]
+fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let team = dir.path().join("class");
+    std::fs::create_dir(&team).unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/java/examples");
+    std::fs::copy(examples.join("PlayerNull.java"), team.join("PlayerNull.java")).unwrap();
+    std::fs::write(
+        team.join("Copycat.java"),
+        "import java.awt.Color;\n\
+         public class Copycat extends GomokuPlayer {\n\
+         \x20   private final PlayerNull victim = new PlayerNull();\n\
+         \x20   public Move chooseMove(Color[][] b, Color me) { return victim.chooseMove(b, me); }\n\
+         }\n",
+    )
+    .unwrap();
+    // The jail passes no variable of the user's on: the slow one is another script.
+    let looker = dir.path().join("javac-looker");
+    let slow = dir.path().join("javac-slow");
+    std::fs::write(&slow, "#!/bin/sh\nsleep 60\n").unwrap();
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        &looker,
+        format!(
+            "#!/bin/sh\n\
+             if cat {secret:?} >/dev/null 2>&1; then echo 'LOOK secret: reached'; \
+             else echo 'LOOK secret: blocked'; fi\n\
+             echo \"LOOK processes: $(ls /proc | grep -c '^[0-9]')\"\n\
+             echo \"LOOK referee: $(for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; \
+             done | grep -c -- '[-]-game')\"\n\
+             exit 3\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&looker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_to_arbiter(dir.path());
+    let play = |player: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let record = dir.path().join(format!("{player}.json"));
+        let mut args = vec!["play", "--game", "gomoku", "--black"];
+        let file = team.join(player).to_string_lossy().into_owned();
+        args.push(&file);
+        let record_arg = record.to_string_lossy().into_owned();
+        args.extend(["--white", "builtin:random", "--record", &record_arg]);
+        args.extend_from_slice(extra);
+        let mut cmd = arbiter_cmd(&args, env);
+        cmd.env_remove("ARBITER_JAVA_CACHE");
+        let started = std::time::Instant::now();
+        let (code, stdout, stderr) = run(&mut cmd);
+        let took = started.elapsed();
+        // A game a bot could not start is not played: exit 1.
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["reason"], "spawn_failed", "{record}");
+        (record["detail"].as_str().unwrap_or_default().to_string(), took)
+    };
+    let looker_path = looker.to_string_lossy().into_owned();
+    let (detail, _) = play("Copycat.java", &[("ARBITER_JAVAC", &looker_path)], &[]);
+    assert!(detail.contains("LOOK secret: blocked"), "{detail}");
+    let seen: usize = detail
+        .split("LOOK processes: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    // Its own jail's: the jail's init, the shell and what it runs for the count.
+    assert!(seen <= 6, "the compiler saw {seen} processes: {detail}");
+    assert!(detail.contains("LOOK referee: 0"), "{detail}");
+    assert!(detail.contains("exit status 3"), "{detail}");
+    // Killed at the build deadline, long before it would have ended.
+    let (detail, took) = play(
+        "Copycat.java",
+        &[("ARBITER_JAVAC", &slow.to_string_lossy())],
+        &["--build-limit-s", "2"],
+    );
+    assert!(detail.contains("still running after 2 s"), "{detail}");
+    assert!(took < std::time::Duration::from_secs(40), "{took:?}");
+    if !have_jdk_quietly() {
+        return;
+    }
+    let (detail, _) = play("Copycat.java", &[], &[]);
+    assert!(detail.contains("cannot find symbol"), "{detail}");
+    assert!(detail.contains("PlayerNull"), "{detail}");
+    let shown = format!("{}:", team.join("Copycat.java").display());
+    assert!(detail.contains(&shown), "the student's path: {detail}");
+    assert!(!detail.contains("/var/tmp/arbiter-bot"), "{detail}");
+}
+
+fn have_jdk_quietly() -> bool {
+    std::process::Command::new("javac")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}

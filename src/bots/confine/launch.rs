@@ -52,11 +52,7 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         })?;
         if let Some(source) = &source {
             // Paths into the bot's folder now point into its copy.
-            let moved = |text: &mut String| {
-                if let Ok(rest) = std::path::Path::new(text.as_str()).strip_prefix(source) {
-                    *text = sb.workdir.join(rest).to_string_lossy().into_owned();
-                }
-            };
+            let moved = |text: &mut String| super::repoint(text, source, &sb.workdir);
             moved(&mut program);
             args.iter_mut().for_each(moved);
         }
@@ -71,9 +67,7 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
                 Failure::new(FailureKind::Spawn, what)
             })?;
             for arg in args.iter_mut() {
-                if let Ok(rest) = std::path::Path::new(arg.as_str()).strip_prefix(from) {
-                    *arg = copy.join(rest).to_string_lossy().into_owned();
-                }
+                super::repoint(arg, from, &copy);
             }
         }
         cwd = Some(sb.workdir.clone());

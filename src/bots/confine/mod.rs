@@ -31,6 +31,19 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+/// Points the paths in `arg` that lie under `from` at the same place under `to`: `arg` is
+/// a path, or a `:`-separated list of them (a source or class path).
+pub(crate) fn repoint(arg: &mut String, from: &std::path::Path, to: &std::path::Path) {
+    let parts: Vec<String> = arg
+        .split(':')
+        .map(|part| match std::path::Path::new(part).strip_prefix(from) {
+            Ok(rest) => to.join(rest).to_string_lossy().into_owned(),
+            Err(_) => part.to_string(),
+        })
+        .collect();
+    *arg = parts.join(":");
+}
+
 /// How far a bot is confined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -221,4 +234,30 @@ pub(crate) fn helper_command(jail: &str) -> Option<Command> {
     let mut cmd = Command::new(helper_program()?);
     cmd.arg("confine").arg(jail);
     Some(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repoint;
+    use std::path::Path;
+
+    #[test]
+    fn repoint_moves_paths_and_the_paths_of_a_source_path_list_only() {
+        let (from, to) = (Path::new("/w/job"), Path::new("/jail/.arbiter-job"));
+        let mut list = "/w/job/src:/w/job/env:/elsewhere".to_string();
+        repoint(&mut list, from, to);
+        assert_eq!(
+            list,
+            "/jail/.arbiter-job/src:/jail/.arbiter-job/env:/elsewhere"
+        );
+        let mut path = "/w/job/classes".to_string();
+        repoint(&mut path, from, to);
+        assert_eq!(path, "/jail/.arbiter-job/classes");
+        // A neighbour whose name starts alike is not under `from`.
+        for kept in ["/w/jobs/x", "-Dkey=a:b", "-encoding"] {
+            let mut arg = kept.to_string();
+            repoint(&mut arg, from, to);
+            assert_eq!(arg, kept);
+        }
+    }
 }

@@ -100,11 +100,7 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     };
     match copied {
         Ok(()) if command.cwd.is_some() => {
-            let moved = |text: &mut String| {
-                if let Ok(rest) = Path::new(text.as_str()).strip_prefix(&origin) {
-                    *text = private.join(rest).to_string_lossy().into_owned();
-                }
-            };
+            let moved = |text: &mut String| super::repoint(text, &origin, &private);
             moved(&mut program);
             args.iter_mut().for_each(moved);
             // A program named relative to its folder is run from the copy.
@@ -132,9 +128,7 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         crate::untrusted::file::copy_private_tree(from, &copy, MAX_COPY_BYTES, &|_| false)
             .map_err(|e| io::Error::other(format!("cannot copy `{}`: {e}", from.display())))?;
         for arg in args.iter_mut() {
-            if let Ok(rest) = Path::new(arg.as_str()).strip_prefix(from) {
-                *arg = copy.join(rest).to_string_lossy().into_owned();
-            }
+            super::repoint(arg, from, &copy);
         }
     }
     let runtime = resolve_program(&mut program, &origin, &mut read_only)?;

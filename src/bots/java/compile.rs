@@ -1,16 +1,24 @@
 //! Compiling a player with javac in the course environment, once per run and per content:
 //! the class files go to a private cache folder named after a hash of every source javac
 //! could read.
+//!
+//! javac is a submission's build: it starts through the same door as every bot program
+//! ([`crate::bots::confine`]), confined at the run's level and killed at the build deadline,
+//! and reads copies of the sources it may use, never another entrant's player.
 
 use super::discovery::*;
 use super::environment::*;
+use crate::bots::process::once::{Exit, run_once_then};
+use crate::bots::spec::{CommandSpec, Confinement, DEFAULT_BUILD_S, Limits};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 /// javac's output kept in a spawn failure's detail (its first errors matter most).
 pub(super) const COMPILER_OUTPUT_BYTES: usize = 6000;
+/// The most the classes javac writes may hold.
+const CLASSES_BYTES: u64 = 256 << 20;
 /// Folder levels below a player's source root whose `.java` files count for its cache key.
 pub(super) const MAX_SOURCE_DEPTH: usize = 8;
 
@@ -115,11 +123,21 @@ pub(super) fn outcomes() -> &'static Outcomes {
 /// compiled already. The error is a message for a `spawn_failed` detail: a missing file or
 /// compiler, no player class (or several), or javac's own output.
 pub fn compile(file: &Path) -> Result<Compiled, String> {
-    compile_with(file, &javac_program())
+    compile_confined(file, &javac_program(), Confinement::default())
 }
 
 /// [`compile`] with the compiler `javac` (a program name or path).
 pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
+    compile_confined(file, javac, Confinement::default())
+}
+
+/// [`compile_with`], javac confined as `confine` says (its sandbox and build deadline; not
+/// the bot's memory and CPU limits, which are the player's, not its compiler's).
+pub fn compile_confined(
+    file: &Path,
+    javac: &str,
+    confine: Confinement,
+) -> Result<Compiled, String> {
     let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     let class = player_class(&file)?;
     let package = class.rsplit_once('.').map(|(p, _)| p.to_string());
@@ -165,8 +183,10 @@ pub fn compile_with(file: &Path, javac: &str) -> Result<Compiled, String> {
                 file: &file,
                 strays: &strays,
                 root: &root,
+                sources: &sources,
                 package: package.as_deref(),
                 encoding,
+                confine,
             };
             job.run(&dir)?;
         }
@@ -183,8 +203,11 @@ pub(super) struct Javac<'a> {
     /// Helper files javac cannot find by name, given to it with the player's.
     strays: &'a [PathBuf],
     root: &'a Path,
+    /// Every source under `root`, with its bytes.
+    sources: &'a [(PathBuf, Vec<u8>)],
     package: Option<&'a str>,
     encoding: &'static str,
+    confine: Confinement,
 }
 
 impl Javac<'_> {
@@ -193,72 +216,186 @@ impl Javac<'_> {
     }
 
     fn compile_into(&self, work: &Path) -> Result<(), String> {
+        let src = work.join("src");
         let env = work.join("env");
         let package_dir = match self.package {
             Some(p) => env.join(p.replace('.', "/")),
             None => env.clone(),
         };
         let driver = work.join("driver");
-        let classes = work.join("classes");
-        for d in [&package_dir, &driver, &classes] {
+        for d in [&src, &package_dir, &driver, &work.join("classes")] {
             std::fs::create_dir_all(d)
                 .map_err(|e| format!("cannot create `{}`: {e}", d.display()))?;
         }
-        let mut written = vec![(driver.join("ArbiterDriver.java"), DRIVER.to_string())];
+        let mut written = vec![(driver.join("ArbiterDriver.java"), DRIVER.as_bytes().to_vec())];
         for (name, text) in ENVIRONMENT {
             written.push((
                 package_dir.join(format!("{name}.java")),
-                in_package(text, self.package),
+                in_package(text, self.package).into_bytes(),
             ));
         }
-        for (path, text) in &written {
-            std::fs::write(path, text)
+        // javac reads copies of the player's folder's sources: its own, not another
+        // entrant's player (which it could otherwise compile into its own classes). A
+        // file named after an environment class (its own `SequencePlayer`) is its own.
+        let own = |path: &Path| {
+            path == self.file
+                || self.strays.iter().any(|s| s == path)
+                || path.file_stem().is_some_and(|stem| {
+                    ENVIRONMENT.iter().any(|(name, _)| stem.to_string_lossy() == *name)
+                })
+        };
+        for (path, bytes) in self.sources {
+            let Ok(rest) = path.strip_prefix(self.root) else {
+                continue;
+            };
+            if own(path) || player_class(path).is_err() {
+                written.push((src.join(rest), bytes.clone()));
+            }
+        }
+        for (path, bytes) in &written {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+            }
+            std::fs::write(path, bytes)
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
+        let in_src = |path: &Path| {
+            let rest = path.strip_prefix(self.root).unwrap_or(path);
+            src.join(rest).to_string_lossy().into_owned()
+        };
         // The player's folder comes first on the source path: its classes win over the
         // environment's. Classes are found by file name there, and only those used are
         // compiled (-implicit:class writes them out).
-        let sourcepath = std::env::join_paths([self.root, env.as_path()])
-            .map_err(|e| format!("cannot use `{}` as a source path: {e}", self.root.display()))?;
-        let output = Command::new(self.javac)
-            .arg("-encoding")
-            .arg(self.encoding)
-            .arg("-nowarn")
-            .arg("-implicit:class")
-            .arg("-proc:none")
-            .arg("-d")
-            .arg(&classes)
-            .arg("-cp")
-            .arg(&classes)
-            .arg("-sourcepath")
-            .arg(&sourcepath)
-            .arg(self.file)
-            .args(self.strays)
-            .arg(&written[0].0)
-            .current_dir(work)
-            .env_remove("CLASSPATH")
-            .output()
-            .map_err(|e| format!("cannot run the Java compiler `{}`: {e}", self.javac))?;
-        if output.status.success() {
-            return Ok(());
-        }
-        let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
-        text.push_str(&String::from_utf8_lossy(&output.stdout));
-        if text.len() > COMPILER_OUTPUT_BYTES {
-            let mut cut = COMPILER_OUTPUT_BYTES;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-            text.push_str("\n[javac output cut]");
-        }
-        Err(format!(
-            "javac could not compile `{}` ({}):\n{}",
-            self.file.display(),
-            output.status,
-            text.trim_end()
-        ))
+        let classes = work.join("classes").to_string_lossy().into_owned();
+        let mut args: Vec<String> = [
+            "-encoding",
+            self.encoding,
+            "-nowarn",
+            "-implicit:class",
+            "-proc:none",
+            "-d",
+            &classes,
+            "-cp",
+            &classes,
+            "-sourcepath",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.push(format!("{}:{}", src.display(), env.display()));
+        args.push(in_src(self.file));
+        args.extend(self.strays.iter().map(|p| in_src(p)));
+        args.push(written[0].0.to_string_lossy().into_owned());
+        run_javac(self.javac, work, args, self.confine, self.root).map_err(|failed| {
+            failed.message(&format!("javac could not compile `{}`", self.file.display()))
+        })
     }
+}
+
+/// Why javac gave no classes.
+pub(crate) enum JavacFailed {
+    /// It could not be started: why.
+    Start(String),
+    /// It failed or outlived the build deadline: how it ended, and its output.
+    Failed { how: String, output: String },
+}
+
+impl JavacFailed {
+    /// A spawn failure's detail: `what` failed (how), then javac's output, cut.
+    pub(crate) fn message(self, what: &str) -> String {
+        match self {
+            JavacFailed::Start(why) => why,
+            JavacFailed::Failed { how, mut output } => {
+                if output.len() > COMPILER_OUTPUT_BYTES {
+                    let mut cut = COMPILER_OUTPUT_BYTES;
+                    while !output.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    output.truncate(cut);
+                    output.push_str("\n[javac output cut]");
+                }
+                format!("{what} ({how}):\n{}", output.trim_end())
+            }
+        }
+    }
+}
+
+/// Runs `javac` with `args` through the door every bot program starts through: confined
+/// at `confine`'s level, in its own process group, killed at the build deadline. `work`
+/// holds every file the arguments name (`src/`: the sources javac may read) and receives
+/// javac's `classes/`. In javac's messages, `work/src` reads as `sources` (the folder the
+/// student knows).
+pub(crate) fn run_javac(
+    javac: &str,
+    work: &Path,
+    args: Vec<String>,
+    confine: Confinement,
+    sources: &Path,
+) -> Result<(), JavacFailed> {
+    let mut command = CommandSpec::new(javac);
+    command.args = args;
+    command.confine = Confinement {
+        limits: Limits::default(),
+        ..confine
+    };
+    let limit = Duration::from_secs(confine.build_s.unwrap_or(DEFAULT_BUILD_S));
+    let mut copied = Ok(());
+    let mut seen_as = work.to_path_buf();
+    let ran = run_once_then(&command, Some(work), limit, &[], |written| {
+        seen_as = written.to_path_buf();
+        if written != work {
+            copied = copy_classes(&written.join("classes"), &work.join("classes"));
+        }
+    })
+    .map_err(|f| {
+        JavacFailed::Start(format!(
+            "cannot run the Java compiler `{javac}`: {}",
+            f.detail
+        ))
+    })?;
+    let output = || {
+        let text = format!("{}{}", ran.stderr, ran.stdout);
+        let shown = format!("{}/", sources.display());
+        text.replace(&format!("{}/", seen_as.join("src").display()), &shown)
+            .replace(&format!("{}/", work.join("src").display()), &shown)
+    };
+    match &ran.exit {
+        Exit::Success => copied.map_err(|e| JavacFailed::Failed {
+            how: format!("its classes could not be kept: {e}"),
+            output: String::new(),
+        }),
+        Exit::TimedOut => Err(JavacFailed::Failed {
+            how: format!(
+                "still running after {} s and killed: --build-limit-s, build_limit_s",
+                limit.as_secs()
+            ),
+            output: output(),
+        }),
+        Exit::Failed(f) => Err(JavacFailed::Failed {
+            how: ended(&f.detail),
+            output: output(),
+        }),
+    }
+}
+
+/// How a failed program ended, from its failure's detail: "exit status 1", "SIGKILL".
+fn ended(detail: &str) -> String {
+    let head = detail.split(';').next().unwrap_or(detail);
+    match (head.find('('), head.rfind(')')) {
+        (Some(open), Some(close)) if open < close => head[open + 1..close].to_string(),
+        _ => head.to_string(),
+    }
+}
+
+/// Copies the classes javac wrote in its jail (a folder it could have filled with
+/// anything) into `to`: regular files and folders only, bounded.
+fn copy_classes(from: &Path, to: &Path) -> std::io::Result<()> {
+    let is_folder = std::fs::symlink_metadata(from).is_ok_and(|m| m.is_dir());
+    if !is_folder {
+        return Err(std::io::Error::other("javac left no classes folder"));
+    }
+    std::fs::remove_dir_all(to)?;
+    crate::untrusted::file::copy_private_tree(from, to, CLASSES_BYTES, &|_| false)
 }
 
 /// Fills the cache folder `dir` with classes: `compile` writes them into `classes/` of a

@@ -212,7 +212,8 @@ impl JavaPlayer {
 impl<G: Game> Player<G> for JavaPlayer {
     fn start(&mut self, game: &G, setup: &Setup) -> Result<Option<String>, Failure> {
         self.inner = None;
-        let compiled = compile(&self.file).map_err(|e| Failure::new(FailureKind::Spawn, e))?;
+        let compiled = compile_confined(&self.file, &javac_program(), self.confine)
+            .map_err(|e| Failure::new(FailureKind::Spawn, e))?;
         let limits = self.confine.limits;
         let extra = std::env::var(JAVA_OPTS_VAR).unwrap_or_default();
         let mut command = run_command(&compiled, &java_program(), &limits, &extra);
