@@ -97,6 +97,7 @@ fn child(jobs: usize, games: u32, binary: Option<String>) {
         force_new: false,
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
+        left_out: Vec::new(),
     };
     let stop = Arc::new(AtomicBool::new(false));
     let cpu = cpu_seconds();

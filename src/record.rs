@@ -99,7 +99,10 @@ pub struct GameSummary {
     pub winner: Option<usize>,
     pub reason: Shared,
     pub rounds: u32,
+    /// Illegal replies per seat: the course's count, blocked turns included.
     pub illegal: [u32; 2],
+    /// Of those, the turns on which the seat had no legal move at all.
+    pub blocked: [u32; 2],
     /// Per seat, over its turns.
     pub max_ms: [f64; 2],
     pub mean_ms: [f64; 2],
@@ -153,7 +156,7 @@ impl Fault {
         match reason {
             "timeout" => Some(Fault::Timeout),
             "crash" | "exception" | "spawn_failed" | "protocol_error" | "memory" | "cpu"
-            | "file_size" | "both_failed" => Some(Fault::Error),
+            | "file_size" | BOTH_FAILED => Some(Fault::Error),
             _ => None,
         }
     }
@@ -167,8 +170,12 @@ impl GameSummary {
         let mut max_ms = [0.0f64; 2];
         let mut sum_ms = [0.0f64; 2];
         let mut asked = [0u32; 2];
+        let mut blocked = [0u32; 2];
         for mv in &record.moves {
             if let Some(seat) = roles.iter().position(|r| *r == mv.side) {
+                if mv.reason.as_deref() == Some(crate::games::NO_LEGAL_MOVE) {
+                    blocked[seat] += 1;
+                }
                 max_ms[seat] = max_ms[seat].max(mv.time_ms);
                 sum_ms[seat] += mv.time_ms;
                 asked[seat] += 1;
@@ -189,6 +196,7 @@ impl GameSummary {
                 .as_ref()
                 .and_then(|w| roles.iter().position(|r| r == w)),
             illegal: [0, 1].map(|i| record.illegal.get(roles[i]).copied().unwrap_or(0)),
+            blocked,
             roles: roles.map(shared),
             reason: shared(&record.reason),
             rounds: record.rounds,
@@ -205,6 +213,12 @@ impl GameSummary {
         }
     }
 
+    /// Whether both bots failed (at the start): a loss for each, which scores no points
+    /// and says nothing about which is the stronger.
+    pub fn both_lost(&self) -> bool {
+        self.winner.is_none() && self.reason.as_str() == BOTH_FAILED
+    }
+
     /// The seats whose own failure ended the game: the loser's, or both after
     /// `both_failed`.
     pub fn faults(&self) -> Vec<(usize, Fault)> {
@@ -217,6 +231,9 @@ impl GameSummary {
         }
     }
 }
+
+/// The reason of a game both bots lost by failing at once.
+pub const BOTH_FAILED: &str = "both_failed";
 
 /// A digest of what makes a game the game it was: its start, its opening and the replies
 /// of each turn, in order (not the times, seeds or bot logs).

@@ -7,7 +7,7 @@
 
 use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup};
 use crate::games::openings::{OpeningKind, play_opening};
-use crate::games::{Game, Outcome, ReasonCode, Side};
+use crate::games::{Game, Outcome, Side};
 use crate::record::{BotLogRecord, GameRecord, MoveRecord};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -226,12 +226,14 @@ fn start_both<G: Game>(
     match (ra, rb) {
         (Ok(na), Ok(nb)) => Ok([na, nb]),
         (Err(fa), Err(fb)) => Err((
-            Outcome::tie("both_failed"),
+            Outcome::tie(crate::record::BOTH_FAILED),
             format!(
-                "{}: {}; {}: {}",
+                "{} {}: {}; {} {}: {}",
                 game.role_name(Side::First),
+                fa.kind.code(),
                 fa.detail,
                 game.role_name(Side::Second),
+                fb.kind.code(),
                 fb.detail
             ),
             [None, None],
@@ -306,7 +308,7 @@ fn play_turns<G: Game>(
                     Err(why) => {
                         illegal[side.index()] += 1;
                         record.verdict = "illegal".into();
-                        record.reason = Some(why.code().to_string());
+                        record.reason = Some(game.illegal_code(state, &why).to_string());
                         (game.play_illegal(state, &why), None)
                     }
                 }

@@ -29,6 +29,8 @@ pub struct Found {
 /// An entry that is left out, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    /// The name its bot would have had: the entry's file stem or folder name.
+    pub name: String,
     pub entry: PathBuf,
     pub reason: String,
 }
@@ -102,7 +104,33 @@ pub fn scan(
             .map(|e| e.to_string_lossy().to_lowercase())
             .unwrap_or_default();
         let identified = if entry.is_dir() {
-            identify(&entry, game).map(|file| (name.clone(), file))
+            match lone_zip(&entry) {
+                // A learning platform's "download all": a folder per student holding the
+                // zip they handed in.
+                Some(zip) => {
+                    let zip_stem = zip
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let target = unpack_to.join(&name);
+                    unpack(&zip, &target)
+                        .map_err(|why| format!("{}: cannot be unpacked: {why}", file_name(&zip)))
+                        .and_then(|()| identify(&target, game))
+                        .map(|file| (team_name(&zip_stem, &file, game), file))
+                }
+                None => identify(&entry, game).map(|file| {
+                    let lone = lone_file(&entry).is_some_and(|f| f == file);
+                    let fallback = match lone {
+                        // A folder holding just the bot file: the file names the team.
+                        true => file
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| name.clone()),
+                        false => name.clone(),
+                    };
+                    (team_name(&fallback, &file, game), file)
+                }),
+            }
         } else if let Err(e) = crate::untrusted::file::open_regular(&entry) {
             // A FIFO or a device is never opened for reading, which could block forever.
             Err(format!("cannot be read: {e}"))
@@ -111,7 +139,7 @@ pub fn scan(
             unpack(&entry, &target)
                 .map_err(|why| format!("cannot be unpacked: {why}"))
                 .and_then(|()| identify(&target, game))
-                .map(|file| (stem.clone(), file))
+                .map(|file| (team_name(&stem, &file, game), file))
         } else if is_bot_file(&entry, game) {
             Ok((stem.clone(), entry.clone()))
         } else {
@@ -128,10 +156,68 @@ pub fn scan(
                 }
                 found.bots.push(Found { name, entry, file });
             }
-            Err(reason) => found.skipped.push(Skipped { entry, reason }),
+            Err(reason) => found.skipped.push(Skipped {
+                // A folder holding one file (a zip) goes by that file's name.
+                name: match entry.is_dir() {
+                    true => lone_file(&entry)
+                        .and_then(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                        .unwrap_or(name),
+                    false => stem,
+                },
+                entry,
+                reason,
+            }),
         }
     }
     Ok(found)
+}
+
+/// A team's name as its files say: an Asalto `TeamXX.py` names its team (`Team12`, even in
+/// a folder `team12`); otherwise `fallback`, the entry's (or its zip's) name. A Hinger
+/// agent is always `a3_agent.py`, so its folder names it.
+fn team_name(fallback: &str, file: &Path, game: GameKind) -> String {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if game == GameKind::Asalto && stem.to_lowercase().starts_with("team") {
+        stem
+    } else {
+        fallback.to_string()
+    }
+}
+
+/// The files of `folder` a submission could consist of: not hidden, not a platform's or an
+/// archiver's leftovers.
+fn own_files(folder: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = file_name(p);
+            !name.starts_with('.') && name != "__pycache__" && name != "__MACOSX"
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The one regular file `folder` holds, when it holds nothing else.
+fn lone_file(folder: &Path) -> Option<PathBuf> {
+    match own_files(folder).as_slice() {
+        [one] if std::fs::symlink_metadata(one).is_ok_and(|m| m.is_file()) => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The zip `folder` holds when it holds nothing else (a platform's folder per student).
+fn lone_zip(folder: &Path) -> Option<PathBuf> {
+    lone_file(folder).filter(|f| {
+        f.extension()
+            .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("zip"))
+    })
 }
 
 fn file_name(path: &Path) -> String {

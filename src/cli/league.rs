@@ -11,6 +11,7 @@ use crate::games::registry::{GameSettings, with_game};
 use crate::report;
 use crate::tournament::openings::OpeningChoice;
 use crate::tournament::shard::Shard;
+use crate::tournament::journal::LeftOut;
 use crate::tournament::{self, Entrant, Format, Tournament};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -69,7 +70,7 @@ pub struct GauntletArgs {
 }
 
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
-    let entrants = cli_entrants(
+    let (entrants, left_out) = cli_entrants(
         &args.bots,
         args.options.matches.game.game,
         args.options.matches.play.python.as_deref(),
@@ -79,7 +80,7 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
     start(
         &args.options,
         Format::RoundRobin,
-        entrants,
+        (entrants, left_out),
         args.submissions.check,
     )
 }
@@ -90,13 +91,13 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     for b in &args.baseline {
         entrants.push(cli_entrant(b, python)?);
     }
-    start(&args.options, Format::Gauntlet, entrants, false)
+    start(&args.options, Format::Gauntlet, (entrants, Vec::new()), false)
 }
 
 fn start(
     options: &LeagueOptions,
     format: Format,
-    mut entrants: Vec<Entrant>,
+    (mut entrants, left_out): (Vec<Entrant>, Vec<LeftOut>),
     check: bool,
 ) -> Result<i32, Error> {
     let m = &options.matches;
@@ -116,6 +117,7 @@ fn start(
         options.force_new,
     );
     tournament.shard = options.shard;
+    tournament.left_out = left_out;
     let choice = options.openings.choice();
     let random_by_default = format != Format::RoundRobin;
     dispatch(

@@ -104,6 +104,7 @@ impl MatchOptions {
             // Set once the game is known (`OpeningChoice::resolve`).
             openings: Openings::Standard,
             shard: None,
+            left_out: Vec::new(),
         }
     }
 }
@@ -136,8 +137,36 @@ pub(crate) fn named_spec(
         _ => (None, text.to_string()),
     };
     let spec = parse_spec(&spec_text, python)?;
+    if let BotSpec::Command(command) = &spec {
+        check_program(&spec_text, &command.program)?;
+    }
     let name = name.unwrap_or_else(|| crate::bots::display_name(&spec));
     Ok((name, spec_text, spec))
+}
+
+/// A command bot's program must be a file, or a program on PATH: a mistyped path (a
+/// folder of submissions that does not exist) is bad input, not a team that cannot start.
+fn check_program(text: &str, program: &str) -> Result<(), Error> {
+    let path = std::path::Path::new(program);
+    let found = if program.contains('/') {
+        path.exists()
+    } else {
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
+        })
+    };
+    if found {
+        return Ok(());
+    }
+    let what = if program.contains('/') {
+        format!("`{program}` does not exist")
+    } else {
+        format!("`{program}` is not a file, a folder or a program on PATH")
+    };
+    Err(Error::usage(format!(
+        "bot `{text}`: {what}: expected a folder of submissions, a bot file, \
+         `builtin:NAME` or a command line"
+    )))
 }
 
 /// A tournament entrant as written on the command line: `NAME=SPEC` or a SPEC.

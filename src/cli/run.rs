@@ -57,6 +57,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         _ => out,
     };
     let mut entrants = Vec::new();
+    let mut left_out = Vec::new();
     for bot in t.bots.get_ref() {
         let python = bot
             .python
@@ -100,6 +101,8 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                     args.submissions.strict,
                 )
                 .map_err(at)?;
+                let (found, skipped) = found;
+                left_out.extend(skipped);
                 entrants.extend(found.into_iter().map(|e| Entrant {
                     env: env.clone(),
                     confine,
@@ -195,6 +198,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         force_new: args.force_new,
         openings: crate::tournament::openings::Openings::Standard,
         shard: args.shard,
+        left_out,
     };
     let mut boards = Vec::new();
     for board in t.boards.iter().flatten() {

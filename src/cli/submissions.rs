@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::games::GameKind;
 use crate::games::registry::with_game;
 use crate::tournament::preflight;
+use crate::tournament::journal::LeftOut;
 use crate::tournament::{Entrant, Tournament};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ pub fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
     out.join("unpacked").join(name)
 }
 
-/// The bots of a submissions folder, with the entries left out printed (or, when
+/// The bots of a submissions folder, and its entries left out, printed (or, when
 /// `strict`, an error listing them). `shown` is the folder as the user wrote it, which
 /// each bot's spec in the journal is written under.
 pub fn folder_entrants(
@@ -64,7 +65,7 @@ pub fn folder_entrants(
     unpack_to: &Path,
     python: Option<&str>,
     strict: bool,
-) -> Result<Vec<Entrant>, Error> {
+) -> Result<(Vec<Entrant>, Vec<LeftOut>), Error> {
     let Submissions { bots, skipped } = submissions::scan(folder, game, pattern, unpack_to)?;
     let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
     note!(
@@ -84,6 +85,27 @@ pub fn folder_entrants(
             if skipped.len() == 1 { "is" } else { "are" },
         )));
     }
+    let folder_shown = shown.trim_end_matches('/');
+    let left_out = skipped
+        .iter()
+        .map(|s| {
+            let entry = s
+                .entry
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let mut name = s.name.clone();
+            // Never the name of a bot that plays: the row must be told apart.
+            while bots.iter().any(|b| b.name == name) {
+                name.push('?');
+            }
+            LeftOut {
+                name,
+                entry: format!("{folder_shown}/{entry}"),
+                reason: s.reason.clone(),
+            }
+        })
+        .collect();
     let mut entrants = Vec::new();
     for bot in bots {
         let file = bot.file.to_string_lossy().into_owned();
@@ -101,7 +123,7 @@ pub fn folder_entrants(
         entrants.push(Entrant {
             name: bot.name,
             // Stable across runs: the folder as written and the entry's name.
-            spec_text: format!("{}/{entry}", shown.trim_end_matches('/')),
+            spec_text: format!("{folder_shown}/{entry}"),
             spec,
             cwd: None,
             env: BTreeMap::new(),
@@ -109,7 +131,7 @@ pub fn folder_entrants(
             non_scoring: false,
         });
     }
-    Ok(entrants)
+    Ok((entrants, left_out))
 }
 
 fn shlex_quote(text: &str) -> String {
@@ -119,19 +141,20 @@ fn shlex_quote(text: &str) -> String {
 }
 
 /// The bots as written on the command line: each `NAME=SPEC`, a SPEC, or a folder of
-/// submissions (every bot in it).
+/// submissions (every bot in it); and the entries of those folders that are not bots.
 pub fn cli_entrants(
     bots: &[String],
     game: GameKind,
     python: Option<&str>,
     out: &Path,
     strict: bool,
-) -> Result<Vec<Entrant>, Error> {
+) -> Result<(Vec<Entrant>, Vec<LeftOut>), Error> {
     let mut entrants = Vec::new();
+    let mut left_out = Vec::new();
     for text in bots {
         let folder = Path::new(text);
         if folder.is_dir() {
-            entrants.extend(folder_entrants(
+            let (found, skipped) = folder_entrants(
                 folder,
                 text,
                 game,
@@ -139,12 +162,14 @@ pub fn cli_entrants(
                 &unpack_dir(out, folder),
                 python,
                 strict,
-            )?);
+            )?;
+            entrants.extend(found);
+            left_out.extend(skipped);
         } else {
             entrants.push(cli_entrant(text, python)?);
         }
     }
-    Ok(entrants)
+    Ok((entrants, left_out))
 }
 
 /// Checks every bot of a tournament and prints the table; whether all passed.
@@ -202,7 +227,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
     for (i, text) in args.bots.iter().enumerate() {
         let folder = Path::new(text);
         if folder.is_dir() {
-            entrants.extend(folder_entrants(
+            let (found, _left_out) = folder_entrants(
                 folder,
                 text,
                 settings.kind,
@@ -210,7 +235,8 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
                 &unpacked.path().join(i.to_string()),
                 python,
                 args.strict,
-            )?);
+            )?;
+            entrants.extend(found);
         } else {
             entrants.push(cli_entrant(text, python)?);
         }

@@ -88,6 +88,7 @@ pub fn write_games_csv(
     header.push("seed".into());
     header.push("opening".into());
     header.push("detail".into());
+    header.extend(roles.iter().map(|r| format!("{r}_blocked")));
     let mut sorted = games.to_vec();
     sorted.sort_by_key(|g| g.id);
     let rows = sorted.into_iter().map(|g| {
@@ -105,12 +106,15 @@ pub fn write_games_csv(
         row.push(g.winner.map(|w| g.roles[w].to_string()).unwrap_or_default());
         row.push(g.reason.to_string());
         row.push(g.rounds.to_string());
-        row.extend(g.illegal.iter().map(|n| n.to_string()));
+        row.extend(
+            (0..2).map(|i| g.illegal[i].saturating_sub(g.blocked[i]).to_string()),
+        );
         row.extend(g.max_ms.iter().map(|&t| num(t)));
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());
         row.push(g.opening.to_string());
         row.push(g.detail.to_string());
+        row.extend(g.blocked.iter().map(|n| n.to_string()));
         row
     });
     let mut writer = csv::Writer::from_writer(out);
@@ -171,7 +175,7 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
         header.push(format!("{role}_games"));
         header.push(format!("{role}_wins"));
     }
-    header.extend(["illegal_moves", "timeouts", "errors"].map(String::from));
+    header.extend(["illegal_moves", "timeouts", "errors", "blocked_turns"].map(String::from));
     let rows = table.iter().map(|s| {
         let mut row = vec![
             s.rank.to_string(),
@@ -191,7 +195,9 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
             row.push(games.to_string());
             row.push(wins.to_string());
         }
-        row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
+        row.extend(
+            [s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()),
+        );
         row
     });
     csv_bytes(header, rows)

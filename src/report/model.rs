@@ -181,6 +181,7 @@ fn role_results(roles: &[String], games: &[&GameSummary]) -> Vec<RoleResults> {
             for g in games {
                 match g.winner {
                     Some(w) if w == seat => result.wins += 1,
+                    None if g.both_lost() => {}
                     None => result.ties += 1,
                     Some(_) => {}
                 }
@@ -230,6 +231,7 @@ mod tests {
             reason: shared(reason),
             rounds,
             illegal: [0, 0],
+            blocked: [0, 0],
             max_ms: [0.0; 2],
             mean_ms: [0.0; 2],
             seed: id,

@@ -9,6 +9,7 @@ use crate::stats::league::{LeagueTable, Standing};
 pub fn game_line(g: &GameSummary) -> String {
     let verdict = match g.winner {
         Some(w) => format!("{} ({}) wins", g.roles[w], g.players[w]),
+        None if g.both_lost() => "both lose".to_string(),
         None => "tie".to_string(),
     };
     let detail = if g.detail.is_empty() {
@@ -16,18 +17,23 @@ pub fn game_line(g: &GameSummary) -> String {
     } else {
         format!("; {}", g.detail)
     };
+    let illegal = |seat: usize| {
+        let real = g.illegal[seat].saturating_sub(g.blocked[seat]);
+        match g.blocked[seat] {
+            0 => format!("{} {real}", g.roles[seat]),
+            blocked => format!("{} {real} (+{blocked} blocked turns)", g.roles[seat]),
+        }
+    };
     format!(
-        "{} {} vs {} {}: {verdict} by {} after {} rounds; illegal moves: {} {}, {} {}{detail}",
+        "{} {} vs {} {}: {verdict} by {} after {} rounds; illegal moves: {}, {}{detail}",
         g.roles[0],
         g.players[0],
         g.roles[1],
         g.players[1],
         g.reason,
         g.rounds,
-        g.roles[0],
-        g.illegal[0],
-        g.roles[1],
-        g.illegal[1]
+        illegal(0),
+        illegal(1)
     )
 }
 

@@ -31,8 +31,11 @@ pub struct Standing {
     /// m_i = 20 x_i / x_winner, x_winner being the best points of a scoring bot; 0 for
     /// everyone when no scoring bot scored; `None` for a bot kept out of the marks.
     pub mark: Option<f64>,
-    /// Illegal replies over all its games.
+    /// Illegal replies over all its games, blocked turns left out.
     pub illegal_moves: u32,
+    /// Turns on which it had no legal move at all, so that whatever it replied was illegal
+    /// (the course counts them with the illegal moves).
+    pub blocked_turns: u32,
     /// Games it lost by not replying in time.
     pub timeouts: u32,
     /// Games it lost by its own failure: an exception, a crash, a protocol error, a
@@ -62,6 +65,8 @@ pub fn table(bots: &[String], games: &[GameSummary], scoring: Scoring) -> League
     let index = |name: &str| bots.iter().position(|b| b == name);
     let rated: Vec<elo::Game> = games
         .iter()
+        // Both bots failing says nothing about which is the stronger.
+        .filter(|g| !g.both_lost())
         .filter_map(|g| {
             let score = match g.winner {
                 None => 0.5,
@@ -104,6 +109,7 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             rate: 0.0,
             mark: None,
             illegal_moves: 0,
+            blocked_turns: 0,
             timeouts: 0,
             errors: 0,
             by_role: [(0, 0); 2],
@@ -122,6 +128,7 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
             row.games += 1;
             row.by_role[seat].0 += 1;
             match game.winner {
+                None if game.both_lost() => row.losses += 1,
                 None => {
                     row.ties += 1;
                     row.points += scoring.tie;
@@ -133,7 +140,8 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
                 }
                 Some(_) => row.losses += 1,
             }
-            row.illegal_moves += game.illegal[seat];
+            row.illegal_moves += game.illegal[seat].saturating_sub(game.blocked[seat]);
+            row.blocked_turns += game.blocked[seat];
         }
         for (seat, fault) in game.faults() {
             if let Some(i) = index(&game.players[seat]) {
@@ -199,6 +207,7 @@ pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) ->
             continue;
         };
         match game.winner {
+            None if game.both_lost() => {}
             None => {
                 matrix[a][b] += scoring.tie;
                 matrix[b][a] += scoring.tie;
@@ -231,6 +240,7 @@ pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec
             continue;
         };
         match game.winner {
+            None if game.both_lost() => {}
             None => {
                 wtl[a][b].1 += 1;
                 wtl[b][a].1 += 1;
@@ -276,6 +286,7 @@ mod tests {
             reason: shared("test"),
             rounds: 1,
             illegal: [0, 0],
+            blocked: [0, 0],
             max_ms: [0.0; 2],
             mean_ms: [0.0; 2],
             seed: 0,

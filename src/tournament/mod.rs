@@ -89,6 +89,8 @@ pub struct Tournament {
     pub openings: Openings,
     /// Play only this shard of the schedule (`None`: all of it).
     pub shard: Option<Shard>,
+    /// Entries of its submissions folders that are not bots, kept in the plan.
+    pub left_out: Vec<journal::LeftOut>,
 }
 
 /// How often a run hands out its results so far while games finish ([`LeagueEvent::Results`]):
@@ -196,6 +198,7 @@ impl Tournament {
             init_limit_ms: Some(self.init_limit.as_millis() as u64),
             openings: self.openings.plan(),
             sprt,
+            left_out: self.left_out.clone(),
         })
     }
 }

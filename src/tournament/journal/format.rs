@@ -44,6 +44,21 @@ pub struct Plan {
     /// The test of an `sprt` run (format 3 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<PlanSprt>,
+    /// Entries of a submissions folder that are not bots: they play no game, but every
+    /// table gives each its row (no games, mark 0, the reason). Absent when there are none
+    /// (and in journals written before they were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// An entry of a submissions folder left out of the games, and why.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    /// The team's name, as a bot of that entry would have had.
+    pub name: String,
+    /// The entry, as the folder was written and the entry's name (`subs/Team07.zip`).
+    pub entry: String,
+    pub reason: String,
 }
 
 /// The openings setting: random plies, or a book by its content and order.
@@ -203,7 +218,8 @@ pub(crate) fn plan_difference_between(
             let mut keys: Vec<&String> = new.keys().collect();
             keys.extend(old.keys().filter(|k| !new.contains_key(*k)));
             for key in keys {
-                if key == "bots" || old.get(key) == new.get(key) {
+                // What was left out follows the folder: it is no setting of the games.
+                if key == "bots" || key == "left_out" || old.get(key) == new.get(key) {
                     continue;
                 }
                 diffs.push(format!(

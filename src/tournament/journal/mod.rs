@@ -38,7 +38,8 @@ mod writer;
 
 pub(crate) use format::plan_difference_between;
 pub use format::{
-    FORMAT_VERSION, Plan, PlanBot, PlanOpenings, PlanSprt, decode_game, encode_game, keep, line,
+    FORMAT_VERSION, LeftOut, Plan, PlanBot, PlanOpenings, PlanSprt, decode_game, encode_game, keep,
+    line,
 };
 pub use reader::{Loaded, for_each_record, load};
 pub use repair::Repair;

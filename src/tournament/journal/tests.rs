@@ -27,6 +27,7 @@ fn plan() -> Plan {
         init_limit_ms: Some(30_000),
         openings: None,
         sprt: None,
+        left_out: Vec::new(),
     }
 }
 
