@@ -235,6 +235,38 @@ impl GameSummary {
 /// The reason of a game both bots lost by failing at once.
 pub const BOTH_FAILED: &str = "both_failed";
 
+/// The detail of a game both bots lost: a first line naming each failure in one short
+/// line (`rebel exception: SyntaxError: ... (Team03.py, line 3); officer spawn_failed:
+/// ...`), then each failure as the referee saw it.
+pub fn both_failed_detail(failures: [(&str, &str, &str); 2]) -> String {
+    let short = |detail: &str| {
+        exception_line(detail).unwrap_or_else(|| {
+            detail
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or_default()
+                .replace("; ", ", ")
+        })
+    };
+    let [(r1, k1, d1), (r2, k2, d2)] = failures;
+    format!(
+        "{r1} {k1}: {}; {r2} {k2}: {}\n\n{r1}: {d1}\n\n{r2}: {d2}",
+        short(d1),
+        short(d2)
+    )
+}
+
+/// One side's failure in a `both_failed` game's short detail: its code and its line.
+pub fn both_failed_part<'a>(detail: &'a str, role: &str) -> Option<(&'a str, &'a str)> {
+    let first = detail.lines().next()?;
+    let prefix = format!("{role} ");
+    first
+        .split("; ")
+        .find_map(|part| part.strip_prefix(prefix.as_str()))
+        .and_then(|rest| rest.split_once(": "))
+}
+
 /// A digest of what makes a game the game it was: its start, its opening and the replies
 /// of each turn, in order (not the times, seeds or bot logs).
 fn replay_digest(record: &GameRecord) -> [u8; 12] {
@@ -264,6 +296,10 @@ pub const DETAIL_CHARS: usize = 160;
 /// illegal move, the move and why it is illegal. Empty when the rules alone ended it.
 pub fn short_detail(record: &GameRecord) -> String {
     let line = match &record.detail {
+        // Its first line names both failures, one short line each.
+        Some(detail) if record.reason == BOTH_FAILED => {
+            detail.lines().next().unwrap_or_default().to_string()
+        }
         Some(detail) => exception_line(detail).unwrap_or_else(|| {
             detail
                 .lines()
@@ -285,6 +321,42 @@ pub fn short_detail(record: &GameRecord) -> String {
         },
     };
     shorten(&line)
+}
+
+/// Python exceptions that mean a bot's code could not be loaded at all.
+const LOAD_ERRORS: [&str; 5] = [
+    "ImportError",
+    "ModuleNotFoundError",
+    "SyntaxError",
+    "IndentationError",
+    "TabError",
+];
+
+/// A bot's failure in a teacher's and a student's words: `reason` is the record's code
+/// (`exception`, `timeout`, ...), `detail` its one line (a game's detail, a check's
+/// error). The one wording of failures in marks, feedback and the report's problems.
+pub fn failure_words(reason: &str, detail: &str) -> String {
+    let loads = LOAD_ERRORS.iter().any(|e| detail.starts_with(e));
+    let what = match reason {
+        "spawn_failed" => "could not start",
+        "exception" if loads => "could not start",
+        "exception" => "raised an exception",
+        "timeout" => "ran out of time",
+        "crash" => "crashed",
+        "protocol_error" => "broke the protocol",
+        "memory" => "went over the memory limit",
+        "cpu" => "used up its CPU time",
+        "file_size" => "wrote a file over the size limit",
+        "bad_output" => "left no valid answer",
+        BOTH_FAILED => "failed, and so did its opponent",
+        other if other.contains("illegal") => "played an illegal move",
+        other => other,
+    };
+    if detail.is_empty() {
+        what.to_string()
+    } else {
+        format!("{what}: {detail}")
+    }
 }
 
 /// `Type: message (file, line N)` when `detail` is a Python traceback or a Java stack

@@ -227,15 +227,10 @@ fn start_both<G: Game>(
         (Ok(na), Ok(nb)) => Ok([na, nb]),
         (Err(fa), Err(fb)) => Err((
             Outcome::tie(crate::record::BOTH_FAILED),
-            format!(
-                "{} {}: {}; {} {}: {}",
-                game.role_name(Side::First),
-                fa.kind.code(),
-                fa.detail,
-                game.role_name(Side::Second),
-                fb.kind.code(),
-                fb.detail
-            ),
+            crate::record::both_failed_detail([
+                (game.role_name(Side::First), fa.kind.code(), &fa.detail),
+                (game.role_name(Side::Second), fb.kind.code(), &fb.detail),
+            ]),
             [None, None],
         )),
         (Err(f), Ok(n)) => Err((

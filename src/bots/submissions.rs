@@ -157,9 +157,13 @@ pub fn scan(
                 found.bots.push(Found { name, entry, file });
             }
             Err(reason) => found.skipped.push(Skipped {
-                // A folder holding one file (a zip) goes by that file's name.
+                // A folder holding one zip or one team file goes by that file's name.
                 name: match entry.is_dir() {
                     true => lone_file(&entry)
+                        .filter(|f| {
+                            lone_zip(&entry).is_some()
+                                || file_name(f).to_lowercase().starts_with("team")
+                        })
                         .and_then(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
                         .unwrap_or(name),
                     false => stem,

@@ -51,6 +51,11 @@ pub struct LeagueArgs {
     pub options: LeagueOptions,
     #[command(flatten)]
     pub submissions: SubmissionOptions,
+    /// A class list (CSV with a `team` column and any student columns: id, name, email):
+    /// marks.csv then has a row per student, and a team of no entry gets 0, "no
+    /// submission". Kept in the output folder as roster.csv.
+    #[arg(long, value_name = "FILE")]
+    pub roster: Option<PathBuf>,
     /// The bots: `NAME=SPEC`, a SPEC (`builtin:NAME`, a `.py` file, a command line), or a
     /// folder of submissions (every bot in it).
     #[arg(required = true, num_args = 1..)]
@@ -70,6 +75,11 @@ pub struct GauntletArgs {
 }
 
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
+    // A bad roster is known before any game.
+    let roster = match &args.roster {
+        Some(path) => Some(report::marks::Roster::read(path)?),
+        None => None,
+    };
     let (entrants, left_out) = cli_entrants(
         &args.bots,
         args.options.matches.game.game,
@@ -77,6 +87,9 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
         &args.options.out,
         args.submissions.strict,
     )?;
+    if let (Some(path), Some(_)) = (&args.roster, roster) {
+        report::marks::keep_roster(&args.options.out, path)?;
+    }
     start(
         &args.options,
         Format::RoundRobin,
@@ -196,6 +209,9 @@ fn play<G: Builtins>(
     })?;
     progress.finish();
     say!("{}", report::standings_text(&summary.roles, &summary.table));
+    if let Some(text) = report::left_out_text(&t.left_out) {
+        say!("{text}");
+    }
     let part = match t.shard {
         Some(shard) => format!(" (shard {shard} of the schedule)"),
         None => String::new(),
@@ -226,6 +242,13 @@ fn play<G: Builtins>(
         report::Replays::RUN,
     )?;
     say!("{}", super::report::written(&index));
+    if t.format == Format::RoundRobin {
+        say!(
+            "marks for the grade book: {}; feedback per team: {}/",
+            t.out.join(report::marks::MARKS_FILE).display(),
+            t.out.join(report::marks::FEEDBACK_DIR).display()
+        );
+    }
     if interrupted {
         note!("interrupted: rerun the same command to resume");
         return Ok(130);

@@ -28,6 +28,10 @@ pub struct TableArgs {
     /// Repeat for several.
     #[arg(long = "non-scoring", value_name = "NAME")]
     pub non_scoring: Vec<String>,
+    /// A class list (CSV with a `team` column) for marks.csv, kept in the folder as
+    /// roster.csv (replacing the one there).
+    #[arg(long, value_name = "FILE")]
+    pub roster: Option<PathBuf>,
 }
 
 pub fn merge(args: MergeArgs) -> Result<i32, Error> {
@@ -65,6 +69,10 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
+    if let Some(path) = &args.roster {
+        report::journal_of(&args.dir)?;
+        report::marks::keep_roster(&args.dir, path)?;
+    }
     let (loaded, table, index) = report::rebuild_tables(
         &args.dir,
         listed,

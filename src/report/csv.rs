@@ -7,7 +7,7 @@ use super::{write_atomic, write_atomic_with};
 use crate::error::Error;
 use crate::record::GameSummary;
 use crate::stats::league::{LeagueTable, Pairing, Standing};
-use crate::tournament::journal::Plan;
+use crate::tournament::journal::{LeftOut, Plan};
 use crate::tournament::sprt::SprtStatus;
 use std::path::Path;
 
@@ -19,13 +19,14 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     })?;
     write_atomic(
         &dir.join("standings.csv"),
-        &standings_csv(roles, &report.table.rows),
+        &standings_csv_with(roles, &report.table.rows, &report.plan.left_out),
     )?;
     write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
     write_atomic(
         &dir.join("points_matrix.csv"),
         &points_matrix_csv(&report.bots, &report.points),
-    )
+    )?;
+    super::marks::write_marks(dir, report)
 }
 
 /// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
@@ -46,7 +47,7 @@ pub fn write_tables_marking(
     Ok(report.table)
 }
 
-fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Vec<u8> {
+pub(super) fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     // Writing into a Vec cannot fail.
     write_row(&mut writer, &header).expect("in-memory csv");
@@ -165,6 +166,12 @@ pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
 
 /// standings.csv: the league table with marks and per-role results.
 pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
+    standings_csv_with(roles, table, &[])
+}
+
+/// [`standings_csv`] and a row for every entry `left_out` (no games, mark 0, the reason in
+/// the `left_out` column), so that no team is missing from the table.
+pub fn standings_csv_with(roles: &[String], table: &[Standing], left_out: &[LeftOut]) -> Vec<u8> {
     let mut header: Vec<String> = [
         "rank", "bot", "games", "wins", "losses", "ties", "points", "rate", "mark", "elo",
         "elo_low", "elo_high",
@@ -175,7 +182,9 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
         header.push(format!("{role}_games"));
         header.push(format!("{role}_wins"));
     }
-    header.extend(["illegal_moves", "timeouts", "errors", "blocked_turns"].map(String::from));
+    header.extend(
+        ["illegal_moves", "timeouts", "errors", "blocked_turns", "left_out"].map(String::from),
+    );
     let rows = table.iter().map(|s| {
         let mut row = vec![
             s.rank.to_string(),
@@ -198,9 +207,24 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
         row.extend(
             [s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()),
         );
+        row.push(String::new());
         row
     });
-    csv_bytes(header, rows)
+    let width = header.len();
+    let left = left_out.iter().map(|l| {
+        let mut row = vec![String::new(); width];
+        row[1] = l.name.clone();
+        for cell in &mut row[2..8] {
+            *cell = "0".into();
+        }
+        row[8] = "0".into();
+        for cell in &mut row[12..width - 1] {
+            *cell = "0".into();
+        }
+        row[width - 1] = l.reason.clone();
+        row
+    });
+    csv_bytes(header, rows.chain(left))
 }
 
 /// pairwise.csv: one row per ordered pair that met, from `bot`'s side: its points,

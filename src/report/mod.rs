@@ -10,6 +10,7 @@ pub mod csv;
 pub mod html;
 pub mod latex;
 pub mod markdown;
+pub mod marks;
 pub mod model;
 mod numbers;
 pub mod plots;
@@ -21,7 +22,7 @@ pub use csv::{
     games_csv, pairwise_csv, points_matrix_csv, sprt_csv, standings_csv, write_csv_tables,
     write_games_csv, write_sprt_csv, write_tables, write_tables_marking,
 };
-pub use terminal::{game_line, standings_table, standings_text};
+pub use terminal::{game_line, left_out_text, standings_table, standings_text};
 
 use crate::error::Error;
 use crate::stats::league::LeagueTable;

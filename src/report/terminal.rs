@@ -107,3 +107,27 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
     }
     t
 }
+
+/// The entries of the submissions folders that are not bots, as a table of their own rows
+/// below the standings (no games, mark 0, the reason); `None` when there are none.
+pub fn left_out_text(left_out: &[crate::tournament::journal::LeftOut]) -> Option<String> {
+    if left_out.is_empty() {
+        return None;
+    }
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(["bot", "games", "mark", "left out because"]);
+    for l in left_out {
+        t.add_row([
+            crate::untrusted::text::terminal(&l.name).into_owned(),
+            "0".into(),
+            "0.00".into(),
+            crate::untrusted::text::terminal(&format!("{}: {}", l.entry, l.reason)).into_owned(),
+        ]);
+    }
+    Some(format!(
+        "Left out: {} entr{} of the submissions, no games, mark 0:\n{t}",
+        left_out.len(),
+        if left_out.len() == 1 { "y" } else { "ies" }
+    ))
+}

@@ -13,14 +13,13 @@ use crate::engines::Builtins;
 use crate::games::Side;
 use std::time::{Duration, Instant};
 
-/// How a bot fared, worst first in the order it was found.
+/// How a bot fared, worst first in the order it was found, in the words of a game's
+/// record: a check and a league call a failure alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     Ok,
-    /// Its code could not be loaded: a Python import or syntax error, a Java compile
-    /// error, a program that cannot be started.
-    ImportError,
-    /// It raised an exception (in its constructor or its first move).
+    /// It raised an exception: in loading its code (a Python import or syntax error), its
+    /// constructor or its first move.
     Exception,
     Timeout,
     IllegalFirstMove,
@@ -34,10 +33,9 @@ impl Status {
     pub fn label(self) -> &'static str {
         match self {
             Status::Ok => "ok",
-            Status::ImportError => "import error",
             Status::Exception => "exception",
             Status::Timeout => "timeout",
-            Status::IllegalFirstMove => "illegal first move",
+            Status::IllegalFirstMove => "illegal",
             Status::Memory => "memory",
             Status::Other(kind) => kind.code(),
         }
@@ -63,27 +61,15 @@ impl CheckRow {
     }
 }
 
-/// Python exceptions that mean the bot's module could not be loaded at all.
-const IMPORT_ERRORS: [&str; 5] = [
-    "ImportError",
-    "ModuleNotFoundError",
-    "SyntaxError",
-    "IndentationError",
-    "TabError",
-];
-
 /// The status a failure gives, and the error shown for it: an exception as one line
 /// (its type, message, file and line), anything else as the referee worded it.
 fn verdict(kind: FailureKind, detail: String) -> (Status, String) {
     let error = crate::record::exception_line(&detail).unwrap_or(detail);
-    (status_of(kind, &error), error)
+    (status_of(kind), error)
 }
 
-fn status_of(kind: FailureKind, error: &str) -> Status {
-    let exception_type = error.split(':').next().unwrap_or_default().trim();
+fn status_of(kind: FailureKind) -> Status {
     match kind {
-        FailureKind::Spawn => Status::ImportError,
-        FailureKind::Exception if IMPORT_ERRORS.contains(&exception_type) => Status::ImportError,
         FailureKind::Exception => Status::Exception,
         FailureKind::Timeout => Status::Timeout,
         FailureKind::Memory => Status::Memory,
@@ -123,7 +109,7 @@ pub fn check_one<G: Builtins>(
         ) {
             Ok(p) => p,
             Err(e) => {
-                row.status = Status::ImportError;
+                row.status = Status::Other(FailureKind::Spawn);
                 row.error = e;
                 return row;
             }
