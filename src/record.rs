@@ -173,7 +173,7 @@ impl GameSummary {
         let mut blocked = [0u32; 2];
         for mv in &record.moves {
             if let Some(seat) = roles.iter().position(|r| *r == mv.side) {
-                if mv.reason.as_deref() == Some(crate::games::NO_LEGAL_MOVE) {
+                if mv.reason.as_deref() == Some(NO_LEGAL_MOVE) {
                     blocked[seat] += 1;
                 }
                 max_ms[seat] = max_ms[seat].max(mv.time_ms);
@@ -231,6 +231,10 @@ impl GameSummary {
         }
     }
 }
+
+/// The reason code of an illegal reply from a side that had no legal move: a blocked turn,
+/// counted apart from real illegal moves in the outputs (the course counts both alike).
+pub const NO_LEGAL_MOVE: &str = "no_legal_move";
 
 /// The reason of a game both bots lost by failing at once.
 pub const BOTH_FAILED: &str = "both_failed";

@@ -185,6 +185,18 @@ pub fn play_game<G: Game>(
 
 type StartFailure = (Outcome, String, [Option<String>; 2]);
 
+/// The reason code a record gives an illegal reply in `state` (before it is played):
+/// [`crate::record::NO_LEGAL_MOVE`] when the side to move had no legal move at all (a
+/// blocked side, whose every reply is illegal and counted by the course as one), else the
+/// reply's own reason.
+pub fn illegal_code<G: Game>(game: &G, state: &G::State, why: &G::Illegal) -> &'static str {
+    if game.has_legal_move(state) {
+        crate::games::ReasonCode::code(why)
+    } else {
+        crate::record::NO_LEGAL_MOVE
+    }
+}
+
 /// `f` for both seats: at once, the second seat on a thread of its own, where a seat may
 /// wait (a bot program's start-up or exit); in turn when both run in this process.
 fn both<G: Game, T: Send>(
@@ -303,7 +315,7 @@ fn play_turns<G: Game>(
                     Err(why) => {
                         illegal[side.index()] += 1;
                         record.verdict = "illegal".into();
-                        record.reason = Some(game.illegal_code(state, &why).to_string());
+                        record.reason = Some(illegal_code(game, state, &why).to_string());
                         (game.play_illegal(state, &why), None)
                     }
                 }

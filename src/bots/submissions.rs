@@ -93,6 +93,8 @@ pub fn scan(
         .collect();
     entries.sort();
     let mut found = Submissions::default();
+    // Each bot's entry name, which it goes by when its file's name is another bot's too.
+    let mut fallbacks = Vec::new();
     for entry in entries {
         let name = file_name(&entry);
         let stem = entry
@@ -146,15 +148,13 @@ pub fn scan(
             Err(format!("not a bot: expected {}", bot_file_kind(game)))
         };
         match identified {
-            Ok((name, file)) => {
-                if let Some(other) = found.bots.iter().find(|b| b.name == name) {
-                    return Err(Error::usage(format!(
-                        "two submissions are named `{name}`: {} and {}; rename one",
-                        other.entry.display(),
-                        entry.display()
-                    )));
-                }
-                found.bots.push(Found { name, entry, file });
+            Ok((team, file)) => {
+                fallbacks.push(if entry.is_dir() { name } else { stem });
+                found.bots.push(Found {
+                    name: team,
+                    entry,
+                    file,
+                });
             }
             Err(reason) => found.skipped.push(Skipped {
                 // A folder holding one zip or one team file goes by that file's name.
@@ -171,6 +171,26 @@ pub fn scan(
                 entry,
                 reason,
             }),
+        }
+    }
+    let clashing: Vec<bool> = found
+        .bots
+        .iter()
+        .map(|b| found.bots.iter().filter(|o| o.name == b.name).count() > 1)
+        .collect();
+    for ((bot, clash), fallback) in found.bots.iter_mut().zip(clashing).zip(fallbacks) {
+        if clash {
+            bot.name = fallback;
+        }
+    }
+    for (i, bot) in found.bots.iter().enumerate() {
+        if let Some(other) = found.bots[..i].iter().find(|b| b.name == bot.name) {
+            return Err(Error::usage(format!(
+                "two submissions are named `{}`: {} and {}; rename one",
+                bot.name,
+                other.entry.display(),
+                bot.entry.display()
+            )));
         }
     }
     Ok(found)

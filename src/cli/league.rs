@@ -241,7 +241,6 @@ fn play<G: Builtins>(
         &t.out.join(report::REPORT_DIR),
         report::Replays::RUN,
     )?;
-    say!("{}", super::report::written(&index));
     if t.format == Format::RoundRobin {
         say!(
             "marks for the grade book: {}; feedback per team: {}/",
@@ -249,6 +248,7 @@ fn play<G: Builtins>(
             t.out.join(report::marks::FEEDBACK_DIR).display()
         );
     }
+    say!("{}", super::report::written(&index));
     if interrupted {
         note!("interrupted: rerun the same command to resume");
         return Ok(130);

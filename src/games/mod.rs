@@ -84,10 +84,6 @@ pub struct LeaguePoints {
     pub tie: f64,
 }
 
-/// The reason code of an illegal reply from a side that had no legal move: a blocked turn,
-/// counted apart from real illegal moves in the outputs (the course counts both alike).
-pub const NO_LEGAL_MOVE: &str = "no_legal_move";
-
 /// A stable snake_case code for a typed reason (illegal-move reasons in particular).
 pub trait ReasonCode {
     fn code(&self) -> &'static str;
@@ -140,17 +136,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// with no legal move is asked like any other, so its reply always lands here (Asalto:
     /// the turn is lost and counted).
     fn play_illegal(&self, state: &mut Self::State, why: &Self::Illegal) -> Option<Outcome>;
-    /// The reason code a record gives an illegal reply in `state` (before it is played):
-    /// [`NO_LEGAL_MOVE`] when the side to move had no legal move at all (a blocked side,
-    /// whose every reply is illegal and counted by the course as one), else `why`'s code.
-    fn illegal_code(&self, state: &Self::State, why: &Self::Illegal) -> &'static str {
+    /// Whether the side to move has a legal move at all (a blocked side has none, and
+    /// whatever it replies is illegal).
+    fn has_legal_move(&self, state: &Self::State) -> bool {
         let mut legal = Vec::new();
         self.legal_moves(state, &mut legal);
-        if legal.is_empty() {
-            NO_LEGAL_MOVE
-        } else {
-            why.code()
-        }
+        !legal.is_empty()
     }
     /// The outcome of a start position that is over before anyone moves (a Hinger board
     /// without counters). The referee asks it once, before the first turn; after that

@@ -6,8 +6,8 @@ use super::numbers::{elo, fixed, num};
 use super::{write_atomic, write_atomic_with};
 use crate::error::Error;
 use crate::record::GameSummary;
-use crate::stats::league::{LeagueTable, Pairing, Standing};
-use crate::tournament::journal::{LeftOut, Plan};
+use crate::stats::league::{Pairing, Standing};
+use crate::tournament::journal::LeftOut;
 use crate::tournament::sprt::SprtStatus;
 use std::path::Path;
 
@@ -25,26 +25,7 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     write_atomic(
         &dir.join("points_matrix.csv"),
         &points_matrix_csv(&report.bots, &report.points),
-    )?;
-    super::marks::write_marks(dir, report)
-}
-
-/// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
-/// marks leaving out the plan's non-scoring bots.
-pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
-    write_tables_marking(dir, plan, games, &plan.non_scoring())
-}
-
-/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
-pub fn write_tables_marking(
-    dir: &Path,
-    plan: &Plan,
-    games: &[GameSummary],
-    non_scoring: &[String],
-) -> Result<LeagueTable, Error> {
-    let report = Report::new(plan, games, non_scoring, None);
-    write_csv_tables(dir, &report)?;
-    Ok(report.table)
+    )
 }
 
 pub(super) fn csv_bytes(header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Vec<u8> {

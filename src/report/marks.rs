@@ -214,7 +214,7 @@ pub fn team_results(report: &Report) -> Vec<TeamResult> {
 
 /// The games `bot` lost by its own failure (or by an illegal move, where that loses),
 /// in schedule order.
-fn failures_of(bot: &str, games: &[&GameSummary]) -> Vec<TeamFailure> {
+pub(super) fn failures_of(bot: &str, games: &[&GameSummary]) -> Vec<TeamFailure> {
     let mut out = Vec::new();
     for g in games {
         let Some(seat) = g.players.iter().position(|p| p.as_str() == bot) else {

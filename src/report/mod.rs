@@ -20,7 +20,7 @@ pub mod terminal;
 
 pub use csv::{
     games_csv, pairwise_csv, points_matrix_csv, sprt_csv, standings_csv, write_csv_tables,
-    write_games_csv, write_sprt_csv, write_tables, write_tables_marking,
+    write_games_csv, write_sprt_csv,
 };
 pub use terminal::{game_line, left_out_text, standings_table, standings_text};
 
@@ -56,11 +56,40 @@ pub fn rebuild_tables(
         None => loaded.plan.non_scoring(),
     };
     let model = model_of(&loaded, &listed, &journal_path)?;
-    write_csv_tables(dir, &model)?;
+    write_all_tables(dir, &model)?;
     let index = write_report_files(&model, &journal_path, report_dir, replays)?;
     let table = model.table.clone();
     drop(model);
     Ok((loaded, table, index))
+}
+
+/// Writes every table of `report` into the tournament folder `dir`: the CSV tables, and
+/// for a round robin marks.csv and the feedback per team.
+pub fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
+    write_csv_tables(dir, report)?;
+    marks::write_marks(dir, report)
+}
+
+/// Writes every table of `dir` ([`write_all_tables`]) from `games` under `plan`, with the
+/// marks leaving out the plan's non-scoring bots.
+pub fn write_tables(
+    dir: &Path,
+    plan: &crate::tournament::journal::Plan,
+    games: &[crate::record::GameSummary],
+) -> Result<LeagueTable, Error> {
+    write_tables_marking(dir, plan, games, &plan.non_scoring())
+}
+
+/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
+pub fn write_tables_marking(
+    dir: &Path,
+    plan: &crate::tournament::journal::Plan,
+    games: &[crate::record::GameSummary],
+    non_scoring: &[String],
+) -> Result<LeagueTable, Error> {
+    let report = Report::new(plan, games, non_scoring, None);
+    write_all_tables(dir, &report)?;
+    Ok(report.table)
 }
 
 /// A bot name the user gave (`--non-scoring NAME`) must be one of the tournament's.

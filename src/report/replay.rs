@@ -120,7 +120,7 @@ pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayEr
             }
             "illegal" => match game.parse_move(&state, &mv.reply) {
                 Err(why) => {
-                    let code = game.illegal_code(&state, &why);
+                    let code = crate::referee::illegal_code(game, &state, &why);
                     game.play_illegal(&mut state, &why);
                     // Records written before blocked turns had their own code give the
                     // move's own reason there.

@@ -56,12 +56,10 @@ fn format_name(format: &str) -> &str {
 
 /// Every section, in the report's order.
 pub fn sections(report: &Report) -> Vec<Section> {
-    let mut sections = vec![
-        standings(report),
-        matrix(report),
-        roles(report),
-        endings(report),
-    ];
+    let mut sections = vec![standings(report)];
+    sections.extend(problems(report));
+    sections.extend(teams(report));
+    sections.extend([matrix(report), roles(report), endings(report)]);
     sections.extend(sprt(report));
     sections.push(settings(report));
     sections
@@ -101,8 +99,16 @@ fn standings(report: &Report) -> Section {
     ];
     let role_columns: Vec<String> = roles.iter().map(|r| format!("W as {r}")).collect();
     names.extend(role_columns.iter().map(String::as_str));
+    names.extend(["illegal", "blocked", "timeouts", "errors"]);
     let mut cols = columns(&names, 2);
     cols[0].1 = Align::Right;
+    let left_out = report.plan.left_out.iter().map(|l| {
+        let mut row = vec!["–".to_string(), l.name.clone()];
+        row.extend(["0", "0", "0", "0", "0", "0.00", "–", "left out"].map(String::from));
+        row.extend(["–", "–"].map(String::from));
+        row.extend(["0", "0", "0", "0"].map(String::from));
+        row
+    });
     let rows = report
         .table
         .rows
@@ -125,8 +131,12 @@ fn standings(report: &Report) -> Section {
                 ),
             ];
             row.extend(s.by_role.iter().map(|&(g, w)| share(w, g)));
+            row.extend(
+                [s.illegal_moves, s.blocked_turns, s.timeouts, s.errors].map(|n| n.to_string()),
+            );
             row
         })
+        .chain(left_out)
         .collect();
     let (shown, of) = (report.distinct.distinct, report.distinct.pairs);
     let mut text = vec![format!(
@@ -150,6 +160,19 @@ fn standings(report: &Report) -> Section {
         notes.push(format!(
             "Marks leave out the non-scoring {}: 20 goes to the best of the others.",
             report.non_scoring.join(", ")
+        ));
+    }
+    notes.push(
+        "Illegal: replies the rules refused; blocked: turns with no legal move at all, whose \
+         every reply is illegal (the course counts both as illegal moves); timeouts and \
+         errors: games lost by running out of time or by the bot's own failure."
+            .into(),
+    );
+    if !report.plan.left_out.is_empty() {
+        notes.push(format!(
+            "{} entr{} of the submissions left out (no games, mark 0): see Problems.",
+            report.plan.left_out.len(),
+            if report.plan.left_out.len() == 1 { "y was" } else { "ies were" }
         ));
     }
     Section {
@@ -516,4 +539,103 @@ fn confinement(plan: &crate::tournament::journal::Plan) -> String {
     } else {
         named.join("; ")
     }
+}
+
+/// Every failure of a bot and every entry left out, for whoever fixes them.
+fn problems(report: &Report) -> Option<Section> {
+    let results = super::marks::team_results(report);
+    let mut rows = Vec::new();
+    for l in &report.plan.left_out {
+        rows.push(vec![
+            l.name.clone(),
+            "–".into(),
+            "left out".into(),
+            format!("{}: {}", l.entry, l.reason),
+        ]);
+    }
+    // Every bot's failures, reference bots included: a failing baseline is a problem too.
+    for s in &report.table.rows {
+        let own = results.iter().find(|r| r.team == s.bot && r.left_out.is_none());
+        let failures = match own {
+            Some(r) => r.failures.clone(),
+            None => super::marks::failures_of(&s.bot, &report.games),
+        };
+        for f in failures {
+            rows.push(vec![
+                s.bot.clone(),
+                f.game.to_string(),
+                f.reason.clone(),
+                f.words.clone(),
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some(Section {
+        id: "problems",
+        title: "Problems".into(),
+        text: vec![
+            "Every game a bot lost by its own failure (an exception, a crash, a timeout, a \
+             broken limit, a failed start, an illegal move where that loses), with the first \
+             line of its error, and every entry of the submissions that is not a bot."
+                .into(),
+        ],
+        tables: vec![Table {
+            id: "problems",
+            caption: "Failures and left-out entries".into(),
+            columns: {
+                let mut cols = columns(&["bot", "game", "reason", "what happened"], 4);
+                cols[1].1 = Align::Right;
+                cols
+            },
+            rows,
+        }],
+        notes: Vec::new(),
+        plot: None,
+    })
+}
+
+/// A line per team of a round robin: its mark, what went wrong, and its feedback file.
+fn teams(report: &Report) -> Option<Section> {
+    if report.plan.format != "round_robin" {
+        return None;
+    }
+    let rows = super::marks::team_results(report)
+        .iter()
+        .map(|r| {
+            vec![
+                r.team.clone(),
+                fixed(r.mark, 2, false),
+                r.games.to_string(),
+                r.failures.len().to_string(),
+                r.illegal.to_string(),
+                r.blocked.to_string(),
+                r.status(),
+            ]
+        })
+        .collect();
+    Some(Section {
+        id: "teams",
+        title: "Teams".into(),
+        text: vec![format!(
+            "Each team's mark and status; its games, failures and illegal moves are in the \
+             tournament folder's {}/TEAM.md, \
+             and its marks.csv holds the marks for a grade book.",
+            super::marks::FEEDBACK_DIR
+        )],
+        tables: vec![Table {
+            id: "teams",
+            caption: "Teams".into(),
+            columns: {
+                let names = ["team", "mark", "games", "failures", "illegal", "blocked", "status"];
+                let mut cols = columns(&names, 1);
+                cols[6].1 = Align::Left;
+                cols
+            },
+            rows,
+        }],
+        notes: Vec::new(),
+        plot: None,
+    })
 }

@@ -72,7 +72,7 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
     .map(String::from)
     .to_vec();
     header.extend(roles.iter().map(|r| format!("W as {r}")));
-    header.extend(["illegal", "timeouts", "errors"].map(String::from));
+    header.extend(["illegal", "timeouts", "errors", "blocked"].map(String::from));
     t.set_header(header);
     for s in table {
         let mut row = vec![
@@ -96,10 +96,12 @@ pub fn standings_table(roles: &[String], table: &[Standing]) -> comfy_table::Tab
             ),
         ];
         row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
-        row.extend([s.illegal_moves, s.timeouts, s.errors].map(|n| n.to_string()));
+        row.extend(
+            [s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()),
+        );
         t.add_row(row);
     }
-    let failure_columns = 11 + roles.len()..14 + roles.len();
+    let failure_columns = 11 + roles.len()..15 + roles.len();
     for i in (2..10).chain(failure_columns) {
         if let Some(col) = t.column_mut(i) {
             col.set_cell_alignment(comfy_table::CellAlignment::Right);

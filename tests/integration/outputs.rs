@@ -11,17 +11,22 @@ fn repo(path: &str) -> String {
         .into_owned()
 }
 
-/// A league of a built-in, a command that does not exist and a course bot that raises on
-/// its third move: every game involving one of the last two is lost by its failure.
+/// A league of a built-in, a command that cannot be run (a file that is no program) and a
+/// course bot that raises on its third move: every game involving one of the last two is
+/// lost by its failure.
 fn failing_league(out: &Path, extra: &[&str]) -> (i32, String, String) {
     let raiser = repo("bots/python/examples/misbehaving/raise_bot.py");
+    std::fs::create_dir_all(out).unwrap();
+    let ghost = out.join("arbiter-bot-program");
+    std::fs::write(&ghost, "not a program\n").unwrap();
     let mut cmd = arbiter();
     cmd.arg("league")
         .arg("--out")
         .arg(out)
         .args(["--limit-ms", "5000", "-j", "2"])
         .args(extra)
-        .args(["builtin:greedy", "ghost=/no/such/arbiter-bot-program"])
+        .arg("builtin:greedy")
+        .arg(format!("ghost={}", ghost.display()))
         .arg(format!("raiser={raiser}"));
     run(&mut cmd)
 }
@@ -39,7 +44,7 @@ fn failures_are_explained_in_games_csv_on_the_terminal_and_counted_per_bot() {
         let detail = &g["detail"];
         match g["reason"].as_str() {
             "spawn_failed" => assert!(
-                detail.contains("/no/such/arbiter-bot-program") && !detail.contains('\n'),
+                detail.contains("arbiter-bot-program") && !detail.contains('\n'),
                 "{g:?}"
             ),
             "exception" => assert_eq!(

@@ -140,12 +140,17 @@ fn play_takes_name_equals_spec_like_the_other_commands() {
 
 #[test]
 fn play_exits_1_when_a_bot_could_not_be_started() {
+    // A program that is there but cannot be run (not executable): the game is its loss.
+    let dir = tempfile::tempdir().unwrap();
+    let ghost = dir.path().join("arbiter-bot");
+    std::fs::write(&ghost, "not a program\n").unwrap();
+    let spec = format!("ghost={}", ghost.display());
     let (code, stdout, stderr) = run(arbiter().args([
         "play",
         "--game",
         "gomoku",
         "--white",
-        "ghost=/no/such/arbiter-bot",
+        &spec,
         "--black",
         "builtin:random",
     ]));

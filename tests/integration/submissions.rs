@@ -130,12 +130,12 @@ fn the_check_table_gives_each_bot_of_a_folder_its_status() {
         [
             ("Team21", "ok"),
             ("Team22", "ok"),
-            ("Team31", "import error"),
+            ("Team31", "exception"),
             ("Team32", "exception"),
             ("Team33", "timeout"),
-            ("Team34", "illegal first move"),
-            ("alpha", "ok"),
-            ("beta", "ok"),
+            ("Team34", "illegal"),
+            ("TeamAlpha", "ok"),
+            ("Team_beta", "ok"),
         ],
         "{stdout}"
     );
@@ -147,7 +147,7 @@ fn the_check_table_gives_each_bot_of_a_folder_its_status() {
     // The bots list and the entries left out, with the reason.
     assert!(
         stderr.contains("8 bots in")
-            && stderr.contains("Team21, Team22, Team31, Team32, Team33, Team34, alpha, beta"),
+            && stderr.contains("Team21, Team22, Team31, Team32, Team33, Team34, TeamAlpha, Team_beta"),
         "{stderr}"
     );
     assert!(stderr.contains("README.txt: not a bot"), "{stderr}");
@@ -192,10 +192,26 @@ fn a_league_over_a_folder_plays_every_good_bot_and_resumes_with_the_same_plan() 
     };
     let (code, stdout, stderr) = run(&mut league());
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let standings = csv_rows(&out.join("standings.csv"));
+    let rows = csv_rows(&out.join("standings.csv"));
+    let (standings, left): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r["left_out"].is_empty());
     let mut bots: Vec<&str> = standings.iter().map(|r| r["bot"].as_str()).collect();
     bots.sort();
-    assert_eq!(bots, ["Team21", "Team22", "alpha", "beta"]);
+    // Named as their files say: `TeamAlpha.py` in the folder `alpha` is TeamAlpha.
+    assert_eq!(bots, ["Team21", "Team22", "TeamAlpha", "Team_beta"]);
+    // What is not a bot still has its row: no games, mark 0, why.
+    let mut left_out: Vec<(&str, &str, &str)> = left
+        .iter()
+        .map(|r| (r["bot"].as_str(), r["games"].as_str(), r["mark"].as_str()))
+        .collect();
+    left_out.sort();
+    assert_eq!(
+        left_out,
+        [("README", "0", "0"), ("empty_team", "0", "0"), ("twice", "0", "0")]
+    );
+    assert!(
+        left.iter().any(|r| r["left_out"].starts_with("several candidates")),
+        "{left:?}"
+    );
     for row in &standings {
         assert_eq!(row["games"], "6", "{row:?}");
         assert_eq!(

@@ -80,7 +80,9 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     let prepared = match level {
         Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
             let what = match e.kind() {
-                std::io::ErrorKind::NotFound => format!("cannot start `{}`", command.program),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                    format!("cannot start `{}`", command.program)
+                }
                 _ => "cannot prepare the bot's jail".to_string(),
             };
             Failure::new(FailureKind::Spawn, format!("{what}: {e}"))

@@ -327,6 +327,14 @@ fn resolve_program(
             "No such file or directory (os error 2)",
         ));
     };
+    // Found but not runnable: the same failure to start as without a jail, not a jail
+    // that ends at once.
+    if found.is_dir() || rustix::fs::access(&found, rustix::fs::Access::EXEC_OK).is_err() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "Permission denied (os error 13)",
+        ));
+    }
     Ok(runtime_of(program, found, read_only))
 }
 

@@ -280,7 +280,12 @@ fn every_builtin_with_no_legal_move_answers_null_and_loses_the_turn() {
             assert_eq!(first.side, role, "{name}");
             assert_eq!(first.verdict, "illegal", "{name}: {record:?}");
             assert_eq!(first.reply, Value::Null, "{name}");
-            assert_eq!(first.reason.as_deref(), Some("wrong_shape"), "{name}");
+            // A turn with no legal move is a blocked turn, whatever the reply.
+            assert_eq!(
+                first.reason.as_deref(),
+                Some(crate::record::NO_LEGAL_MOVE),
+                "{name}"
+            );
             // Built-ins play legal moves whenever they have one: every illegal reply of
             // theirs is a `null` on a turn without a legal move, and none fails.
             let theirs = record.moves.iter().filter(|m| m.side == role);
