@@ -14,6 +14,7 @@ mod confinement;
 mod differential;
 mod differential_java;
 mod games;
+mod grade_book;
 mod hostile_files;
 mod hostile_submissions;
 mod hostile_text;
