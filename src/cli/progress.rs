@@ -17,7 +17,13 @@ pub(super) struct Progress {
     last_line: Instant,
     started: Instant,
     first_done: usize,
+    /// When the last games finished, most recent last: the ETA follows the games of the
+    /// moment (later games that run to the round limit take longer than early failures).
+    recent: std::collections::VecDeque<Instant>,
 }
+
+/// Finished games the ETA's rate is taken over.
+const ETA_WINDOW: usize = 20;
 
 impl Progress {
     pub(super) fn new(quiet: bool) -> Self {
@@ -27,7 +33,25 @@ impl Progress {
             last_line: Instant::now(),
             started: Instant::now(),
             first_done: 0,
+            recent: std::collections::VecDeque::new(),
         }
+    }
+
+    /// Seconds until the `left` games still to play are done: at the rate of the last
+    /// [`ETA_WINDOW`] games once there are enough, else of every game this run played.
+    fn eta(&self, played: usize, left: usize) -> f64 {
+        let rate = match (self.recent.front(), self.recent.back()) {
+            (Some(first), Some(last)) if self.recent.len() >= 4 => {
+                let span = last.duration_since(*first).as_secs_f64();
+                // Games ending at once (one per core) make no span: fall back.
+                (span > 0.0).then(|| (self.recent.len() - 1) as f64 / span)
+            }
+            _ => None,
+        };
+        let rate = rate.unwrap_or_else(|| {
+            played.max(1) as f64 / self.started.elapsed().as_secs_f64().max(1e-3)
+        });
+        left as f64 / rate
     }
 
     /// Shows `event` of the run writing into `out`, and keeps the run's tables there up
@@ -64,7 +88,7 @@ impl Progress {
                     let bar = indicatif::ProgressBar::new(total as u64);
                     bar.set_style(
                         indicatif::ProgressStyle::with_template(
-                            "{bar:30} {pos}/{len} games, {elapsed} elapsed, ETA {eta} {msg}",
+                            "{bar:30} {pos}/{len} games, {elapsed} elapsed, {msg}",
                         )
                         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                     );
@@ -94,12 +118,17 @@ impl Progress {
                 let lead = leader
                     .map(|(bot, points)| format!("leader: {bot} ({points} points)"))
                     .unwrap_or_default();
+                self.recent.push_back(Instant::now());
+                if self.recent.len() > ETA_WINDOW {
+                    self.recent.pop_front();
+                }
                 if let Some(bar) = &self.bar {
                     bar.set_position(done as u64);
-                    bar.set_message(crate::untrusted::text::terminal(&lead).into_owned());
+                    let eta = self.eta(done - self.first_done, total - done);
+                    let message = format!("ETA {eta:.0} s, {lead}");
+                    bar.set_message(crate::untrusted::text::terminal(&message).into_owned());
                 } else if self.last_line.elapsed() >= Duration::from_secs(5) || done == total {
-                    let played = (done - self.first_done).max(1) as f64;
-                    let eta = self.started.elapsed().as_secs_f64() / played * (total - done) as f64;
+                    let eta = self.eta(done - self.first_done, total - done);
                     say!("{done}/{total} games, ETA {eta:.0} s, {lead}");
                     self.last_line = Instant::now();
                 }

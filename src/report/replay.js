@@ -19,7 +19,7 @@
     var winner = g[3];
     return {
       line: line, id: g[0], p: [index.names[g[1]], index.names[g[2]]], winner: winner,
-      reason: index.reasons[g[4]], plies: g[5], detail: g[6],
+      reason: index.reasons[g[4]], rounds: g[5], detail: g[6],
       result: winner < 0 ? "tie" : index.names[g[1 + winner]] + " won"
     };
   });
@@ -75,7 +75,7 @@
       var reason = cell("td", g.reason);
       if (g.detail) reason.title = g.detail;
       tr.appendChild(reason);
-      tr.appendChild(cell("td", g.plies, "arb-num"));
+      tr.appendChild(cell("td", g.rounds, "arb-num"));
       rows.appendChild(tr);
     });
     body.replaceChildren(rows);

@@ -314,7 +314,8 @@ impl Strings {
 }
 
 /// The rows of the game list: `[id, first player, second player, winner seat (-1 for a
-/// tie), reason, plies, detail]`, players and reasons as indices into their tables.
+/// tie), reason, rounds, detail]`, players and reasons as indices into their tables; a
+/// game's length in rounds, as every other output gives it.
 #[derive(Default)]
 struct GameList {
     names: Strings,
@@ -337,7 +338,7 @@ impl GameList {
             self.names.id(&player(1)),
             winner,
             self.reasons.id(&record.reason),
-            record.plies,
+            record.rounds,
             crate::record::short_detail(record),
         ]));
     }
