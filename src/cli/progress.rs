@@ -11,18 +11,21 @@ use std::time::{Duration, Instant};
 
 /// A line per finished game (unless quiet), under a progress bar on a terminal, with plain
 /// periodic lines otherwise.
-pub(super) struct Progress {
+pub(super) struct Progress<'a> {
     quiet: bool,
+    /// The bot whose Elo the tables fix, if any.
+    anchor: Option<&'a crate::stats::elo::Anchor>,
     bar: Option<indicatif::ProgressBar>,
     last_line: Instant,
     started: Instant,
     first_done: usize,
 }
 
-impl Progress {
-    pub(super) fn new(quiet: bool) -> Self {
+impl<'a> Progress<'a> {
+    pub(super) fn new(quiet: bool, anchor: Option<&'a crate::stats::elo::Anchor>) -> Self {
         Progress {
             quiet,
+            anchor,
             bar: None,
             last_line: Instant::now(),
             started: Instant::now(),
@@ -35,7 +38,7 @@ impl Progress {
     pub(super) fn show(&mut self, out: &Path, event: LeagueEvent<'_>) -> Result<(), Error> {
         match event {
             LeagueEvent::Results { plan, games, sprt } => {
-                report::write_tables(out, plan, games)?;
+                report::write_tables_with(out, plan, games, sprt, self.anchor)?;
                 if let Some(history) = sprt {
                     report::write_sprt_csv(out, history)?;
                 }

@@ -6,6 +6,7 @@ use super::numbers::{elo, fixed, num};
 use super::{write_atomic, write_atomic_with};
 use crate::error::Error;
 use crate::record::GameSummary;
+use crate::stats::elo::Anchor;
 use crate::stats::league::{LeagueTable, Pairing, Standing};
 use crate::tournament::journal::Plan;
 use crate::tournament::sprt::SprtStatus;
@@ -19,7 +20,7 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     })?;
     write_atomic(
         &dir.join("standings.csv"),
-        &standings_csv(roles, &report.table.rows),
+        &standings_csv(roles, &report.table.rows, report.marks()),
     )?;
     write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
     write_atomic(
@@ -31,17 +32,25 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
 /// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv into `dir`, with the
 /// marks leaving out the plan's non-scoring bots.
 pub fn write_tables(dir: &Path, plan: &Plan, games: &[GameSummary]) -> Result<LeagueTable, Error> {
-    write_tables_marking(dir, plan, games, &plan.non_scoring())
+    write_tables_with(dir, plan, games, None, None)
 }
 
-/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
-pub fn write_tables_marking(
+/// [`write_tables`] of an SPRT (`sprt`: the test after each counted pair, so that the
+/// tables count the pairs it counted) or with Elo relative to `anchor`.
+pub fn write_tables_with(
     dir: &Path,
     plan: &Plan,
     games: &[GameSummary],
-    non_scoring: &[String],
+    sprt: Option<&[SprtStatus]>,
+    anchor: Option<&Anchor>,
 ) -> Result<LeagueTable, Error> {
-    let report = Report::new(plan, games, non_scoring, None);
+    let report = Report::new(
+        plan,
+        games,
+        &plan.non_scoring(),
+        sprt.map(<[SprtStatus]>::to_vec),
+        anchor,
+    );
     write_csv_tables(dir, &report)?;
     Ok(report.table)
 }
@@ -159,14 +168,17 @@ pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
     csv_bytes(header, rows)
 }
 
-/// standings.csv: the league table with marks and per-role results.
-pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
+/// standings.csv: the league table with per-role results, and the marks when `marks`
+/// (a league's; a gauntlet's or an SPRT's would compare nothing).
+pub fn standings_csv(roles: &[String], table: &[Standing], marks: bool) -> Vec<u8> {
     let mut header: Vec<String> = [
         "rank", "bot", "games", "wins", "losses", "ties", "points", "rate", "mark", "elo",
         "elo_low", "elo_high",
     ]
+    .into_iter()
+    .filter(|&c| marks || c != "mark")
     .map(String::from)
-    .to_vec();
+    .collect();
     for role in roles {
         header.push(format!("{role}_games"));
         header.push(format!("{role}_wins"));
@@ -182,11 +194,11 @@ pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
             s.ties.to_string(),
             num(s.points),
             num(s.rate),
-            s.mark.map(num).unwrap_or_default(),
-            elo(s.elo),
-            elo(s.elo_low),
-            elo(s.elo_high),
         ];
+        if marks {
+            row.push(s.mark.map(num).unwrap_or_default());
+        }
+        row.extend([elo(s.elo), elo(s.elo_low), elo(s.elo_high)]);
         for (games, wins) in s.by_role {
             row.push(games.to_string());
             row.push(wins.to_string());
