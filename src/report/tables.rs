@@ -266,7 +266,7 @@ fn head_to_head(report: &Report) -> Option<Section> {
             caption: format!("{candidate} against each baseline"),
             columns: columns(
                 &[
-                    "baseline", "games", "W-D-L", "score", "Elo", "95% CI", "LOS", "",
+                    "baseline", "games", "W-D-L", "score", "Elo", "95% CI", "LOS", "note",
                 ],
                 1,
             ),
