@@ -452,7 +452,7 @@ fn sprt(report: &Report) -> Option<Section> {
             "hypotheses".into(),
             format!(
                 "H0: Elo ≤ {} ({} is not stronger by more than that), H1: Elo ≥ {} ({} is \
-                 stronger by at least that) ({} model)",
+                 stronger by at least that); {} model",
                 num(plan.elo0),
                 test.candidate,
                 num(plan.elo1),

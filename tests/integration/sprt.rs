@@ -92,6 +92,9 @@ fn the_same_seed_gives_the_same_test() {
     let strip = |s: &str| {
         let mut v = final_json(s);
         v.as_object_mut().unwrap().remove("elapsed");
+        // How many games were still in flight when the bound was crossed depends on -j and
+        // timing; they are counted nowhere, so the test is the same.
+        v.as_object_mut().unwrap().remove("uncounted_games");
         v
     };
     assert_eq!(
