@@ -148,10 +148,13 @@ fn test<G: Builtins>(
         tournament.entrants[1].name.as_str(),
     ];
     note!(
-        "SPRT {} vs {}: {}",
+        "SPRT {} vs {}: H0 elo {}, H1 elo {}, alpha {}, beta {}",
         names[0],
         names[1],
-        hypotheses(names, settings)
+        crate::report::numbers::num(settings.elo0),
+        crate::report::numbers::num(settings.elo1),
+        crate::report::numbers::num(settings.alpha),
+        crate::report::numbers::num(settings.beta)
     );
     let stop = graceful_stop();
     let out = &tournament.out;
