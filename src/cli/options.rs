@@ -194,3 +194,27 @@ pub fn parse_anchor(text: &str) -> Result<crate::stats::elo::Anchor, String> {
         elo,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_anchor;
+
+    #[test]
+    fn an_anchor_is_a_name_and_a_finite_rating() {
+        let a = parse_anchor("random=1000").unwrap();
+        assert_eq!((a.bot.as_str(), a.elo), ("random", 1000.0));
+        let a = parse_anchor("a=b=-50.5").unwrap();
+        assert_eq!(
+            (a.bot.as_str(), a.elo),
+            ("a=b", -50.5),
+            "the last `=` splits"
+        );
+        for bad in ["random", "=1000", "random=", "random=high", "random=inf"] {
+            let e = parse_anchor(bad).unwrap_err();
+            assert!(
+                e.contains("NAME=ELO") || e.contains("not a number"),
+                "{bad}: {e}"
+            );
+        }
+    }
+}

@@ -149,3 +149,41 @@ pub fn standings_table(roles: &[String], table: &[Standing], marks: bool) -> com
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::elo::pair_stats;
+
+    fn pairing(wins: u32, ties: u32, losses: u32) -> Pairing {
+        Pairing {
+            bot: "new".into(),
+            opponent: "greedy".into(),
+            points: 0.0,
+            stats: pair_stats(wins, ties, losses),
+        }
+    }
+
+    #[test]
+    fn a_head_to_head_line_reads_as_the_readme_shows_it() {
+        assert_eq!(
+            head_to_head_line(&pairing(14, 2, 4)),
+            "new vs greedy: 14-2-4 (75.0%), Elo +191 [+27, +355], LOS 99.1%"
+        );
+    }
+
+    #[test]
+    fn a_head_to_head_line_says_when_it_cannot_tell() {
+        let line = head_to_head_line(&pairing(3, 0, 0));
+        assert!(
+            line.ends_with(": too few games to tell (3 decisive games)"),
+            "{line}"
+        );
+        let line = head_to_head_line(&pairing(0, 0, 20));
+        assert!(
+            line.contains("0.0%") && line.contains("no finite Elo"),
+            "{line}"
+        );
+        assert!(!line.contains("-0 ") && !line.contains("-0.0"), "{line}");
+    }
+}
