@@ -226,25 +226,21 @@ fn test<G: Builtins>(
             }
             Verdict::Inconclusive => format!("inconclusive after {} pairs", status.pairs),
         };
+        let games = |n: usize| format!("{n} more game{}", if n == 1 { "" } else { "s" });
         let counted = match (status.verdict, run.uncounted) {
             (Verdict::Inconclusive, 0) => String::new(),
+            (Verdict::Inconclusive, more) => format!(
+                "; {} finished beyond the last complete pair: kept in the journal (a rerun \
+                 counts them), left out of the tables and the report",
+                games(more)
+            ),
             (_, 0) => format!("; decided after {} pairs", status.pairs),
             (_, more) => format!(
-                "; decided after {} pairs; {more} more game{} finished while stopping: kept \
-                 in the journal, left out of the tables and the report",
+                "; decided after {} pairs; {} finished while stopping: kept in the journal, \
+                 left out of the tables and the report",
                 status.pairs,
-                if more == 1 { "" } else { "s" }
+                games(more)
             ),
-        };
-        let counted = if status.verdict == Verdict::Inconclusive && run.uncounted > 0 {
-            format!(
-                "; {} more game{} finished beyond the last complete pair: kept in the \
-                 journal (a rerun counts them), left out of the tables and the report",
-                run.uncounted,
-                if run.uncounted == 1 { "" } else { "s" }
-            )
-        } else {
-            counted
         };
         say!("{}", progress_line(&status));
         say!(

@@ -115,7 +115,7 @@ impl SprtReport {
 }
 
 impl<'a> Report<'a> {
-    /// The report of `games` played under `plan`, the marks leaving out `non_scoring`, Elo
+    /// The report of `all_games` played under `plan`, the marks leaving out `non_scoring`, Elo
     /// relative to `anchor` (else mean 0); `sprt_history` is the test after each pair, for
     /// an SPRT.
     ///
@@ -145,6 +145,8 @@ impl<'a> Report<'a> {
             .collect();
         sorted.sort_by_key(|g| g.id);
         let uncounted = all_games.len() - sorted.len();
+        // The arithmetic takes a slice of summaries: only an SPRT, whose games are at most
+        // twice its --max-pairs, ever pays for a copy of the ones it counts.
         let games: Cow<[GameSummary]> = if uncounted == 0 {
             Cow::Borrowed(all_games)
         } else {
