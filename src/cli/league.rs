@@ -9,6 +9,7 @@ use crate::engines::Builtins;
 use crate::error::Error;
 use crate::games::registry::{GameSettings, with_game};
 use crate::report;
+use crate::stats::elo::Anchor;
 use crate::tournament::openings::OpeningChoice;
 use crate::tournament::shard::Shard;
 use crate::tournament::journal::LeftOut;
@@ -43,6 +44,10 @@ pub struct LeagueOptions {
     /// writes its own folder; `arbiter merge` makes them one.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+    /// Fix this bot's Elo at ELO and read the others relative to it (Ordo's -A), instead
+    /// of centring the ratings on their mean: ratings of runs sharing the bot compare.
+    #[arg(long, value_name = "NAME=ELO", value_parser = super::options::parse_anchor, allow_hyphen_values = true)]
+    pub anchor: Option<Anchor>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -119,6 +124,9 @@ fn start(
     for name in &options.non_scoring {
         report::check_bot_name(name, &names)?;
     }
+    if let Some(anchor) = &options.anchor {
+        report::check_anchor(anchor, &names)?;
+    }
     for e in &mut entrants {
         e.non_scoring = options.non_scoring.contains(&e.name);
     }
@@ -139,6 +147,7 @@ fn start(
         (&choice, random_by_default),
         options.quiet,
         check,
+        options.anchor.as_ref(),
         &|e| e,
     )
 }
@@ -151,6 +160,7 @@ pub(super) fn dispatch(
     openings: (&OpeningChoice, bool),
     quiet: bool,
     check: bool,
+    anchor: Option<&Anchor>,
     locate: &dyn Fn(Error) -> Error,
 ) -> Result<i32, Error> {
     with_game!(settings, tournament.seed, |game| {
@@ -161,7 +171,7 @@ pub(super) fn dispatch(
             return Ok(1);
         }
         warn_oversubscribed(tournament.jobs);
-        play(&game, settings.rules(), &tournament, quiet)
+        play(&game, settings.rules(), &tournament, quiet, anchor)
     })
 }
 
@@ -201,14 +211,28 @@ fn play<G: Builtins>(
     rules: serde_json::Map<String, serde_json::Value>,
     t: &Tournament,
     quiet: bool,
+    anchor: Option<&Anchor>,
 ) -> Result<i32, Error> {
     let stop = graceful_stop();
-    let mut progress = Progress::new(quiet);
+    let mut progress = Progress::new(quiet, anchor);
     let summary = tournament::run(game, rules, t, &stop, &mut |event| {
         progress.show(&t.out, event)
     })?;
     progress.finish();
-    say!("{}", report::standings_text(&summary.roles, &summary.table));
+    let interrupted = summary.interrupted;
+    let (finished, total, played) = (summary.finished, summary.total, summary.played);
+    let distinct = summary.distinct;
+    // The tables and the report are made from the journal afresh: the run's own copy of
+    // every game goes first, so a large league never holds two.
+    drop(summary);
+    let rebuilt = report::rebuild_tables(
+        &t.out,
+        None,
+        anchor,
+        &t.out.join(report::REPORT_DIR),
+        report::Replays::RUN,
+    )?;
+    say!("{}", rebuilt.text);
     if let Some(text) = report::left_out_text(&t.left_out) {
         say!("{text}");
     }
@@ -217,11 +241,8 @@ fn play<G: Builtins>(
         None => String::new(),
     };
     say!(
-        "{} of {} games{part} in {}; this run played {}",
-        summary.finished,
-        summary.total,
+        "{finished} of {total} games{part} in {}; this run played {played}",
         t.out.display(),
-        summary.played
     );
     if let Some(line) = super::confine::summary_line(&t.entrants) {
         say!("{line}");
@@ -231,16 +252,7 @@ fn play<G: Builtins>(
             "when every shard is done: arbiter merge --out DIR SHARD_DIR... (this is shard {shard})"
         );
     }
-    report_distinct(&summary.distinct);
-    let interrupted = summary.interrupted;
-    // The report reads the journal afresh: the run's own copy of every game goes first, so
-    // a large league never holds two.
-    drop(summary);
-    let index = report::write_report(
-        &t.out,
-        &t.out.join(report::REPORT_DIR),
-        report::Replays::RUN,
-    )?;
+    report_distinct(&distinct);
     if t.format == Format::RoundRobin {
         say!(
             "marks for the grade book: {}; feedback per team: {}/",
@@ -248,7 +260,7 @@ fn play<G: Builtins>(
             t.out.join(report::marks::FEEDBACK_DIR).display()
         );
     }
-    say!("{}", super::report::written(&index));
+    say!("{}", super::report::written(&rebuilt.index));
     if interrupted {
         note!("interrupted: rerun the same command to resume");
         return Ok(130);

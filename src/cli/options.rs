@@ -200,3 +200,50 @@ pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Er
     }
     Ok(spec)
 }
+
+/// `--anchor NAME=ELO`: the bot whose Elo is fixed, so that ratings of runs sharing it can
+/// be compared. The name is checked against the tournament's bots once they are known.
+pub fn parse_anchor(text: &str) -> Result<crate::stats::elo::Anchor, String> {
+    let Some((bot, elo)) = text.rsplit_once('=') else {
+        return Err(format!(
+            "`{text}`: expected NAME=ELO, a bot's name and the rating to fix it at (e.g. \
+             random=1000)"
+        ));
+    };
+    let elo: f64 = elo.trim().parse().map_err(|_| {
+        format!("`{text}`: the rating `{elo}` after `=` is not a number (expected NAME=ELO)")
+    })?;
+    if bot.is_empty() || !elo.is_finite() {
+        return Err(format!(
+            "`{text}`: expected NAME=ELO with a bot's name and a finite rating"
+        ));
+    }
+    Ok(crate::stats::elo::Anchor {
+        bot: bot.to_string(),
+        elo,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_anchor;
+
+    #[test]
+    fn an_anchor_is_a_name_and_a_finite_rating() {
+        let a = parse_anchor("random=1000").unwrap();
+        assert_eq!((a.bot.as_str(), a.elo), ("random", 1000.0));
+        let a = parse_anchor("a=b=-50.5").unwrap();
+        assert_eq!(
+            (a.bot.as_str(), a.elo),
+            ("a=b", -50.5),
+            "the last `=` splits"
+        );
+        for bad in ["random", "=1000", "random=", "random=high", "random=inf"] {
+            let e = parse_anchor(bad).unwrap_err();
+            assert!(
+                e.contains("NAME=ELO") || e.contains("not a number"),
+                "{bad}: {e}"
+            );
+        }
+    }
+}

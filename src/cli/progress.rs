@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 
 /// A line per finished game (unless quiet), under a progress bar on a terminal, with plain
 /// periodic lines otherwise.
-pub(super) struct Progress {
+pub(super) struct Progress<'a> {
     quiet: bool,
+    /// The bot whose Elo the tables fix, if any.
+    anchor: Option<&'a crate::stats::elo::Anchor>,
     bar: Option<indicatif::ProgressBar>,
     last_line: Instant,
     started: Instant,
@@ -25,10 +27,11 @@ pub(super) struct Progress {
 /// Finished games the ETA's rate is taken over.
 const ETA_WINDOW: usize = 20;
 
-impl Progress {
-    pub(super) fn new(quiet: bool) -> Self {
+impl<'a> Progress<'a> {
+    pub(super) fn new(quiet: bool, anchor: Option<&'a crate::stats::elo::Anchor>) -> Self {
         Progress {
             quiet,
+            anchor,
             bar: None,
             last_line: Instant::now(),
             started: Instant::now(),
@@ -59,7 +62,7 @@ impl Progress {
     pub(super) fn show(&mut self, out: &Path, event: LeagueEvent<'_>) -> Result<(), Error> {
         match event {
             LeagueEvent::Results { plan, games, sprt } => {
-                report::write_tables(out, plan, games)?;
+                report::write_tables_with(out, plan, games, sprt, self.anchor)?;
                 if let Some(history) = sprt {
                     report::write_sprt_csv(out, history)?;
                 }

@@ -237,6 +237,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         (&choice, false),
         args.quiet,
         args.submissions.check,
+        None,
         &|e| config.error_at(bots_span.clone(), e.to_string()),
     )
 }

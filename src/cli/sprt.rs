@@ -38,8 +38,11 @@ pub struct SprtArgs {
     /// How elo0 and elo1 are measured.
     #[arg(long, value_enum, default_value = "normalized")]
     pub model: Model,
-    /// Stop after this many role-swapped pairs, inconclusive.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Stop after this many role-swapped pairs, inconclusive. 1000 pairs (2000 games)
+    /// tell a difference of about 20 Elo; with course bots, whose moves may take seconds,
+    /// they already take hours, and a test that has not decided by then is close to a
+    /// tie at any practical budget.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_pairs: u32,
     /// The output folder (journal, tables, sprt.csv); rerun the same command to resume
     /// (default: results/sprt-CANDIDATE-vs-BASELINE).
@@ -145,22 +148,28 @@ fn test<G: Builtins>(
         tournament.entrants[1].name.as_str(),
     ];
     note!(
-        "SPRT {} vs {}: H0 elo {} / H1 elo {} ({:?}), alpha {}, beta {}",
+        "SPRT {} vs {}: H0 elo {}, H1 elo {}, alpha {}, beta {}",
         names[0],
         names[1],
-        settings.elo0,
-        settings.elo1,
-        settings.model,
-        settings.alpha,
-        settings.beta
+        crate::report::numbers::num(settings.elo0),
+        crate::report::numbers::num(settings.elo1),
+        crate::report::numbers::num(settings.alpha),
+        crate::report::numbers::num(settings.beta)
     );
     let stop = graceful_stop();
     let out = &tournament.out;
+    let max_pairs = u64::from(tournament.pairs);
     let run = sprt::run(game, rules, tournament, settings, &stop, &mut |event| {
         match event {
-            LeagueEvent::PairCounted(status) => note!("{}", progress_line(status)),
+            // The last pair's line is the summary's first: printed there, once.
+            LeagueEvent::PairCounted(status)
+                if status.verdict == Verdict::Inconclusive && status.pairs < max_pairs =>
+            {
+                note!("{}", progress_line(status))
+            }
+            LeagueEvent::PairCounted(_) => {}
             LeagueEvent::Results { plan, games, sprt } => {
-                crate::report::write_tables(out, plan, games)?;
+                crate::report::write_tables_with(out, plan, games, sprt, None)?;
                 crate::report::write_sprt_csv(out, sprt.unwrap_or_default())?;
             }
             LeagueEvent::Started { .. } | LeagueEvent::GameFinished { .. } => {}
@@ -187,6 +196,8 @@ fn test<G: Builtins>(
             candidate: &'a str,
             baseline: &'a str,
             distinct_pairs: usize,
+            /// Journaled games the test did not count (finished while stopping).
+            uncounted_games: usize,
             #[serde(flatten)]
             status: &'a SprtStatus,
         }
@@ -194,6 +205,7 @@ fn test<G: Builtins>(
             candidate: names[0],
             baseline: names[1],
             distinct_pairs: run.distinct.distinct,
+            uncounted_games: run.uncounted,
             status: &status,
         };
         say!("{}", serde_json::to_string(&line).expect("serializable"));
@@ -209,10 +221,35 @@ fn test<G: Builtins>(
                 "H0 accepted: {} is not better than {} (elo <= {})",
                 names[0], names[1], settings.elo0
             ),
-            Verdict::Inconclusive if interrupted => "interrupted: inconclusive".to_string(),
+            Verdict::Inconclusive if interrupted => {
+                format!("interrupted: inconclusive after {} pairs", status.pairs)
+            }
             Verdict::Inconclusive => format!("inconclusive after {} pairs", status.pairs),
         };
-        say!("{}\n{verdict}", progress_line(&status));
+        let games = |n: usize| format!("{n} more game{}", if n == 1 { "" } else { "s" });
+        let counted = match (status.verdict, run.uncounted) {
+            (Verdict::Inconclusive, 0) => String::new(),
+            (Verdict::Inconclusive, more) => format!(
+                "; {} finished beyond the last complete pair: kept in the journal (a rerun \
+                 counts them), left out of the tables and the report",
+                games(more)
+            ),
+            (_, 0) => format!("; decided after {} pairs", status.pairs),
+            (_, more) => format!(
+                "; decided after {} pairs; {} finished while stopping: kept in the journal, \
+                 left out of the tables and the report",
+                status.pairs,
+                games(more)
+            ),
+        };
+        say!("{}", progress_line(&status));
+        say!(
+            "pentanomial {:?}: {}",
+            status.pentanomial,
+            crate::stats::sprt::PENTANOMIAL_LEGEND
+        );
+        say!("{}", hypotheses(names, settings));
+        say!("{verdict}{counted}");
         say!("results in {}", run.out.display());
         super::league::report_distinct(&run.distinct);
         say!("{}", super::report::written(&index));
@@ -224,9 +261,47 @@ fn test<G: Builtins>(
     })
 }
 
-fn progress_line(s: &SprtStatus) -> String {
+/// The test's hypotheses and error rates, in words.
+fn hypotheses(names: [&str; 2], s: &SprtSettings) -> String {
+    let num = crate::report::numbers::num;
     format!(
-        "pairs {:>5}  LLR {:>7.3} [{:.3}, {:.3}]  pentanomial {:?}  elo {:+.1} [{:+.1}, {:+.1}]",
-        s.pairs, s.llr, s.lower, s.upper, s.pentanomial, s.elo.estimate, s.elo.low, s.elo.high
+        "H0: elo <= {} ({} is not stronger than {} by more than that), H1: elo >= {} (it is \
+         stronger by at least that), {} model; alpha {} (the chance of accepting H1 when H0 \
+         holds), beta {} (the chance of accepting H0 when H1 holds)",
+        num(s.elo0),
+        names[0],
+        names[1],
+        num(s.elo1),
+        match s.model {
+            crate::stats::sprt::Model::Normalized => "normalized",
+            crate::stats::sprt::Model::Logistic => "logistic",
+        },
+        num(s.alpha),
+        num(s.beta)
+    )
+}
+
+fn progress_line(s: &SprtStatus) -> String {
+    use crate::report::numbers::fixed;
+    // An end the data cannot bound is infinite: shown as such, never as a number.
+    let elo = |x: f64| {
+        if x.is_finite() {
+            fixed(x, 1, true)
+        } else if x > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    };
+    format!(
+        "pairs {:>5}  LLR {:>7} [{}, {}]  pentanomial {:?}  elo {} [{}, {}]",
+        s.pairs,
+        fixed(s.llr, 3, false),
+        fixed(s.lower, 3, false),
+        fixed(s.upper, 3, false),
+        s.pentanomial,
+        elo(s.elo.estimate),
+        elo(s.elo.low),
+        elo(s.elo.high)
     )
 }

@@ -32,19 +32,26 @@ pub struct TableArgs {
     /// roster.csv (replacing the one there).
     #[arg(long, value_name = "FILE")]
     pub roster: Option<PathBuf>,
+    /// Fix this bot's Elo at ELO and read the others relative to it (Ordo's -A), instead
+    /// of centring the ratings on their mean.
+    #[arg(long, value_name = "NAME=ELO", value_parser = super::options::parse_anchor, allow_hyphen_values = true)]
+    pub anchor: Option<crate::stats::elo::Anchor>,
 }
 
 pub fn merge(args: MergeArgs) -> Result<i32, Error> {
     let merged = tournament::merge::merge(&args.shards, &args.out, args.partial)?;
     // The merged folder's tables and report are made from its journal, as `arbiter table`
     // makes them.
-    let (_, table, index) = report::rebuild_tables(
+    let rebuilt = report::rebuild_tables(
         &args.out,
+        None,
         None,
         &args.out.join(report::REPORT_DIR),
         report::Replays::RUN,
     )?;
-    say!("{}", report::standings_text(&merged.plan.roles, &table));
+    drop(rebuilt.loaded);
+    let index = rebuilt.index;
+    say!("{}", rebuilt.text);
     say!(
         "merged {} of {} games from {} of {} shards into {}",
         merged.games,
@@ -73,9 +80,14 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         report::journal_of(&args.dir)?;
         report::marks::keep_roster(&args.dir, path)?;
     }
-    let (loaded, table, index) = report::rebuild_tables(
+    let report::Rebuilt {
+        loaded,
+        text,
+        index,
+    } = report::rebuild_tables(
         &args.dir,
         listed,
+        args.anchor.as_ref(),
         &args.dir.join(report::REPORT_DIR),
         report::Replays::RUN,
     )?;
@@ -109,7 +121,7 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
             args.dir.display()
         );
     }
-    say!("{}", report::standings_text(&loaded.plan.roles, &table));
+    say!("{text}");
     say!("tables written to {}", args.dir.display());
     say!("{}", super::report::written(&index));
     Ok(0)

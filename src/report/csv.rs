@@ -19,7 +19,7 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     })?;
     write_atomic(
         &dir.join("standings.csv"),
-        &standings_csv_with(roles, &report.table.rows, &report.plan.left_out),
+        &standings_csv_with(roles, &report.table.rows, report.marks(), &report.plan.left_out),
     )?;
     write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
     write_atomic(
@@ -145,20 +145,28 @@ pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
     csv_bytes(header, rows)
 }
 
-/// standings.csv: the league table with marks and per-role results.
-pub fn standings_csv(roles: &[String], table: &[Standing]) -> Vec<u8> {
-    standings_csv_with(roles, table, &[])
+/// standings.csv: the league table with per-role results, and the marks when `marks`
+/// (a league's; a gauntlet's or an SPRT's would compare nothing).
+pub fn standings_csv(roles: &[String], table: &[Standing], marks: bool) -> Vec<u8> {
+    standings_csv_with(roles, table, marks, &[])
 }
 
 /// [`standings_csv`] and a row for every entry `left_out` (no games, mark 0, the reason in
 /// the `left_out` column), so that no team is missing from the table.
-pub fn standings_csv_with(roles: &[String], table: &[Standing], left_out: &[LeftOut]) -> Vec<u8> {
+pub fn standings_csv_with(
+    roles: &[String],
+    table: &[Standing],
+    marks: bool,
+    left_out: &[LeftOut],
+) -> Vec<u8> {
     let mut header: Vec<String> = [
         "rank", "bot", "games", "wins", "losses", "ties", "points", "rate", "mark", "elo",
         "elo_low", "elo_high",
     ]
+    .into_iter()
+    .filter(|&c| marks || c != "mark")
     .map(String::from)
-    .to_vec();
+    .collect();
     for role in roles {
         header.push(format!("{role}_games"));
         header.push(format!("{role}_wins"));
@@ -176,11 +184,11 @@ pub fn standings_csv_with(roles: &[String], table: &[Standing], left_out: &[Left
             s.ties.to_string(),
             num(s.points),
             num(s.rate),
-            s.mark.map(num).unwrap_or_default(),
-            elo(s.elo),
-            elo(s.elo_low),
-            elo(s.elo_high),
         ];
+        if marks {
+            row.push(s.mark.map(num).unwrap_or_default());
+        }
+        row.extend([elo(s.elo), elo(s.elo_low), elo(s.elo_high)]);
         for (games, wins) in s.by_role {
             row.push(games.to_string());
             row.push(wins.to_string());
@@ -191,20 +199,18 @@ pub fn standings_csv_with(roles: &[String], table: &[Standing], left_out: &[Left
         row.push(String::new());
         row
     });
-    let width = header.len();
     let left = left_out.iter().map(|l| {
-        let mut row = vec![String::new(); width];
-        row[1] = l.name.clone();
-        for cell in &mut row[2..8] {
-            *cell = "0".into();
-        }
-        row[8] = "0".into();
-        for cell in &mut row[12..width - 1] {
-            *cell = "0".into();
-        }
-        row[width - 1] = l.reason.clone();
-        row
+        header
+            .iter()
+            .map(|column| match column.as_str() {
+                "bot" => l.name.clone(),
+                "left_out" => l.reason.clone(),
+                "rank" | "elo" | "elo_low" | "elo_high" => String::new(),
+                _ => "0".into(),
+            })
+            .collect()
     });
+    let header = header.clone();
     csv_bytes(header, rows.chain(left))
 }
 

@@ -12,19 +12,22 @@ pub mod latex;
 pub mod markdown;
 pub mod marks;
 pub mod model;
-mod numbers;
+pub(crate) mod numbers;
 pub mod plots;
 pub mod replay;
+mod section;
 pub mod tables;
+mod teams;
 pub mod terminal;
 
 pub use csv::{
     games_csv, pairwise_csv, points_matrix_csv, sprt_csv, standings_csv, write_csv_tables,
     write_games_csv, write_sprt_csv,
 };
-pub use terminal::{game_line, left_out_text, standings_table, standings_text};
+pub use terminal::{game_line, left_out_text, results_text, standings_table};
 
 use crate::error::Error;
+use crate::stats::elo::Anchor;
 use crate::stats::league::LeagueTable;
 use crate::tournament::journal::{self, Loaded};
 use model::Report;
@@ -33,19 +36,31 @@ use std::path::{Path, PathBuf};
 /// The report's folder inside a tournament folder, unless told otherwise.
 pub const REPORT_DIR: &str = "report";
 
+/// What [`rebuild_tables`] leaves: the journal as loaded, what the terminal shows of the
+/// results (the standings, and a gauntlet's head-to-head lines), and the report's page.
+pub struct Rebuilt {
+    pub loaded: journal::Loaded,
+    pub text: String,
+    pub index: PathBuf,
+}
+
 /// Rebuilds every table of `dir` and its report (into `report_dir`) from its journal
 /// alone, which it only reads, with one computation of the results; the marks leave out
-/// `non_scoring` when given, else the journal's non-scoring bots. Returns the journal as
-/// loaded, the league table and the report's index.html.
+/// `non_scoring` when given, else the journal's non-scoring bots; Elo is relative to
+/// `anchor` when given, else mean 0.
 pub fn rebuild_tables(
     dir: &Path,
     non_scoring: Option<&[String]>,
+    anchor: Option<&Anchor>,
     report_dir: &Path,
     replays: Replays,
-) -> Result<(journal::Loaded, LeagueTable, PathBuf), Error> {
+) -> Result<Rebuilt, Error> {
     let journal_path = dir.join(journal::JOURNAL_FILE);
     let loaded = journal::load(&journal_path)?;
     let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
+    if let Some(anchor) = anchor {
+        check_anchor(anchor, &names)?;
+    }
     let listed = match non_scoring {
         Some(list) => {
             for name in list {
@@ -55,12 +70,16 @@ pub fn rebuild_tables(
         }
         None => loaded.plan.non_scoring(),
     };
-    let model = model_of(&loaded, &listed, &journal_path)?;
+    let model = model_of(&loaded, &listed, anchor, &journal_path)?;
     write_all_tables(dir, &model)?;
     let index = write_report_files(&model, &journal_path, report_dir, replays)?;
-    let table = model.table.clone();
+    let text = terminal::results_text(&model);
     drop(model);
-    Ok((loaded, table, index))
+    Ok(Rebuilt {
+        loaded,
+        text,
+        index,
+    })
 }
 
 /// Writes every table of `report` into the tournament folder `dir`: the CSV tables, and
@@ -74,24 +93,46 @@ pub fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
 /// marks leaving out the plan's non-scoring bots.
 pub fn write_tables(
     dir: &Path,
-    plan: &crate::tournament::journal::Plan,
+    plan: &journal::Plan,
     games: &[crate::record::GameSummary],
 ) -> Result<LeagueTable, Error> {
-    write_tables_marking(dir, plan, games, &plan.non_scoring())
+    write_tables_with(dir, plan, games, None, None)
 }
 
-/// [`write_tables`] with the marks leaving out `non_scoring` instead of the plan's list.
-pub fn write_tables_marking(
+/// [`write_tables`] of an SPRT (`sprt`: the test after each counted pair, so that the
+/// tables count the pairs it counted) or with Elo relative to `anchor`.
+pub fn write_tables_with(
     dir: &Path,
-    plan: &crate::tournament::journal::Plan,
+    plan: &journal::Plan,
     games: &[crate::record::GameSummary],
-    non_scoring: &[String],
+    sprt: Option<&[crate::tournament::sprt::SprtStatus]>,
+    anchor: Option<&Anchor>,
 ) -> Result<LeagueTable, Error> {
-    let report = Report::new(plan, games, non_scoring, None);
+    let report = Report::new(
+        plan,
+        games,
+        &plan.non_scoring(),
+        sprt.map(<[crate::tournament::sprt::SprtStatus]>::to_vec),
+        anchor,
+    );
     write_all_tables(dir, &report)?;
     Ok(report.table)
 }
 
+/// The anchor (`--anchor NAME=ELO`) must name one of the tournament's bots.
+pub fn check_anchor(anchor: &Anchor, names: &[&str]) -> Result<(), Error> {
+    if names.contains(&anchor.bot.as_str()) {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "--anchor {}={}: no bot named `{}`; the bots are {}",
+            anchor.bot,
+            numbers::num(anchor.elo),
+            anchor.bot,
+            names.join(", ")
+        )))
+    }
+}
 /// A bot name the user gave (`--non-scoring NAME`) must be one of the tournament's.
 pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
     if names.contains(&name) {
@@ -136,7 +177,14 @@ impl Replays {
 pub fn write_report(dir: &Path, out: &Path, replays: Replays) -> Result<PathBuf, Error> {
     let journal = journal_of(dir)?;
     let loaded = journal::load(&journal)?;
-    write_loaded_report(&loaded, &loaded.plan.non_scoring(), &journal, out, replays)
+    write_loaded_report(
+        &loaded,
+        &loaded.plan.non_scoring(),
+        None,
+        &journal,
+        out,
+        replays,
+    )
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
@@ -161,23 +209,26 @@ pub fn journal_of(dir: &Path) -> Result<PathBuf, Error> {
 }
 
 /// [`write_report`] of a journal already loaded from `journal`, the marks leaving out
-/// `non_scoring`.
+/// `non_scoring`, Elo relative to `anchor` when given.
 pub fn write_loaded_report(
     loaded: &Loaded,
     non_scoring: &[String],
+    anchor: Option<&Anchor>,
     journal: &Path,
     out: &Path,
     replays: Replays,
 ) -> Result<PathBuf, Error> {
-    let report = model_of(loaded, non_scoring, journal)?;
+    let report = model_of(loaded, non_scoring, anchor, journal)?;
     write_report_files(&report, journal, out, replays)
 }
 
 /// The report's model of a journal already loaded from `journal` (its SPRT recounted), the
-/// marks leaving out `non_scoring`: what the CSV tables and the report files render.
+/// marks leaving out `non_scoring`, Elo relative to `anchor` when given: what the CSV
+/// tables and the report files render.
 pub fn model_of<'a>(
     loaded: &'a Loaded,
     non_scoring: &[String],
+    anchor: Option<&Anchor>,
     journal: &Path,
 ) -> Result<Report<'a>, Error> {
     let history = crate::tournament::sprt::recount(&loaded.plan, &loaded.games).map_err(|e| {
@@ -192,6 +243,7 @@ pub fn model_of<'a>(
         &loaded.games,
         non_scoring,
         history,
+        anchor,
     ))
 }
 

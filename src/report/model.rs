@@ -4,17 +4,25 @@
 //! index.html all render this one model, so they never disagree.
 
 use crate::record::GameSummary;
+use crate::stats::elo::{Anchor, PairStats};
 use crate::stats::league::{self, LeagueTable, Pairing, Scoring};
 use crate::tournament::journal::Plan;
 use crate::tournament::openings::DistinctPairs;
 use crate::tournament::sprt::SprtStatus;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// A tournament's results, ready to render.
 pub struct Report<'a> {
     pub plan: &'a Plan,
-    /// Every journaled game, in schedule order.
+    /// Every journaled game the report counts, in schedule order: for an SPRT, the games
+    /// of the pairs the test counted.
     pub games: Vec<&'a GameSummary>,
+    /// Journaled games of an SPRT that its test did not count (finished after the deciding
+    /// pair, or beyond a pair still missing): in the journal, in no table.
+    pub uncounted: usize,
+    /// The bot whose Elo is fixed, when one is; else Elo has mean 0.
+    pub anchor: Option<Anchor>,
     /// Bot names in the plan's order (the points matrix's rows and columns).
     pub bots: Vec<String>,
     /// The bots the marks leave out.
@@ -107,24 +115,46 @@ impl SprtReport {
 }
 
 impl<'a> Report<'a> {
-    /// The report of `games` played under `plan`, the marks leaving out `non_scoring`;
-    /// `sprt_history` is the test after each pair, for an SPRT.
+    /// The report of `all_games` played under `plan`, the marks leaving out `non_scoring`, Elo
+    /// relative to `anchor` (else mean 0); `sprt_history` is the test after each pair, for
+    /// an SPRT.
+    ///
+    /// An SPRT's tables count exactly the pairs its test counted: one pair count in the
+    /// verdict, the standings and the distinct-pairs line. Games that finished while the
+    /// run was stopping stay in the journal only.
     pub fn new(
         plan: &'a Plan,
-        games: &'a [GameSummary],
+        all_games: &'a [GameSummary],
         non_scoring: &[String],
         sprt_history: Option<Vec<SprtStatus>>,
+        anchor: Option<&Anchor>,
     ) -> Report<'a> {
         let scoring = Scoring {
             win: plan.points_win,
             tie: plan.points_tie,
         };
         let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-        let mut sorted: Vec<&GameSummary> = games.iter().collect();
+        let counted_pairs = sprt_history
+            .as_ref()
+            .map(|history| history.last().map_or(0, |s| s.pairs));
+        let mut sorted: Vec<&GameSummary> = all_games
+            .iter()
+            .filter(|g| {
+                counted_pairs.is_none_or(|pairs| crate::tournament::sprt::counted(g, pairs))
+            })
+            .collect();
         sorted.sort_by_key(|g| g.id);
-        let table = crate::tournament::league_table(plan, games, non_scoring);
-        let pairings = league::pairings(&bots, games, scoring);
-        let points = league::head_to_head(&bots, games, scoring);
+        let uncounted = all_games.len() - sorted.len();
+        // The arithmetic takes a slice of summaries: only an SPRT, whose games are at most
+        // twice its --max-pairs, ever pays for a copy of the ones it counts.
+        let games: Cow<[GameSummary]> = if uncounted == 0 {
+            Cow::Borrowed(all_games)
+        } else {
+            Cow::Owned(sorted.iter().map(|&g| g.clone()).collect())
+        };
+        let table = crate::tournament::league_table(plan, &games, non_scoring, anchor);
+        let pairings = league::pairings(&bots, &games, scoring);
+        let points = league::head_to_head(&bots, &games, scoring);
         let mut met = vec![vec![0u32; bots.len()]; bots.len()];
         let index = |name: &str| bots.iter().position(|b| b == name);
         for p in &pairings {
@@ -144,8 +174,10 @@ impl<'a> Report<'a> {
             plan,
             roles: role_results(&plan.roles, &sorted),
             endings: endings(&sorted),
-            distinct: DistinctPairs::of(games),
+            distinct: DistinctPairs::of(&games),
             games: sorted,
+            uncounted,
+            anchor: anchor.cloned(),
             bots,
             non_scoring: non_scoring.to_vec(),
             table,
@@ -153,6 +185,54 @@ impl<'a> Report<'a> {
             points,
             met,
             sprt,
+        }
+    }
+
+    /// Whether the course marks mean anything here: in a league only. In a gauntlet or an
+    /// SPRT the candidate plays every game and the others only against it, so 20 x_i /
+    /// x_winner compares nothing.
+    pub fn marks(&self) -> bool {
+        self.plan.format == "round_robin"
+    }
+
+    /// A gauntlet's candidate against each baseline, in the plan's order (empty for other
+    /// formats): the candidate's side of each head-to-head.
+    pub fn head_to_head(&self) -> Vec<&Pairing> {
+        if self.plan.format != "gauntlet" {
+            return Vec::new();
+        }
+        let Some(candidate) = self.bots.first() else {
+            return Vec::new();
+        };
+        self.bots[1..]
+            .iter()
+            .filter_map(|baseline| {
+                self.pairings
+                    .iter()
+                    .find(|p| &p.bot == candidate && &p.opponent == baseline)
+            })
+            .collect()
+    }
+
+    /// The likelihood of superiority of bot i over bot j (plan order), from their games
+    /// against each other; `None` where they did not meet.
+    pub fn los(&self, i: usize, j: usize) -> Option<f64> {
+        let (bot, opponent) = (self.bots.get(i)?, self.bots.get(j)?);
+        self.pairings
+            .iter()
+            .find(|p| &p.bot == bot && &p.opponent == opponent && p.stats.games > 0)
+            .map(|p| p.stats.los)
+    }
+
+    /// How Elo is placed, in words: `mean 0`, or the anchor.
+    pub fn elo_reference(&self) -> String {
+        match &self.anchor {
+            Some(a) => format!(
+                "{} anchored at {} (--anchor)",
+                a.bot,
+                super::numbers::num(a.elo)
+            ),
+            None => "mean 0".into(),
         }
     }
 
@@ -167,6 +247,28 @@ impl<'a> Report<'a> {
         };
         [role(0), role(1)]
     }
+}
+
+/// Why a head-to-head's Elo difference says nothing, in words; `None` when it does.
+pub fn too_few_to_tell(stats: &PairStats) -> Option<String> {
+    if stats.tells() {
+        return None;
+    }
+    let decisive = stats.wins + stats.losses;
+    let why = if decisive < crate::stats::elo::MIN_DECISIVE {
+        format!(
+            "{decisive} decisive game{}",
+            if decisive == 1 { "" } else { "s" }
+        )
+    } else if stats.score <= 0.0 || stats.score >= 1.0 {
+        "a score of 0% or 100% has no finite Elo".into()
+    } else {
+        format!(
+            "the interval is ±{} Elo wide",
+            super::numbers::fixed(stats.elo_error, 0, false)
+        )
+    };
+    Some(format!("too few games to tell ({why})"))
 }
 
 fn role_results(roles: &[String], games: &[&GameSummary]) -> Vec<RoleResults> {

@@ -167,7 +167,7 @@ pub fn elo(report: &Report) -> Result<String, Error> {
             .disable_y_mesh()
             .y_labels(0)
             .x_desc("Elo")
-            .x_label_formatter(&|x| format!("{x:+.0}"))
+            .x_label_formatter(&|x| super::numbers::fixed(*x, 0, true))
             .label_style(text_style(12))
             .light_line_style(TRANSPARENT)
             .draw()
@@ -216,7 +216,7 @@ pub fn elo(report: &Report) -> Result<String, Error> {
                     .map_err(e)?;
                 let (px, py) = chart.backend_coord(&(clamp(s.elo), y));
                 root.draw(&Text::new(
-                    format!("{:+.0}", s.elo),
+                    super::numbers::fixed(s.elo, 0, true),
                     (px, py - 8),
                     text_style(11).pos(Pos::new(HPos::Center, VPos::Bottom)),
                 ))

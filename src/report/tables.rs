@@ -2,38 +2,11 @@
 //! report.md, report.tex and index.html each render these same sections, so the three say
 //! the same thing in the same order.
 
-use super::model::Report;
+use super::model::{Report, too_few_to_tell};
 use super::numbers::{fixed, num};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
-    Left,
-    Right,
-}
-
-/// A table: a header row and body rows of plain text (Unicode, no markup).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Table {
-    /// Short, unique within the report: a LaTeX label, an HTML id.
-    pub id: &'static str,
-    pub caption: String,
-    pub columns: Vec<(String, Align)>,
-    pub rows: Vec<Vec<String>>,
-}
-
-/// A part of the report: a heading, sentences, tables and the plot that goes with them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Section {
-    pub id: &'static str,
-    pub title: String,
-    /// Sentences before the tables.
-    pub text: Vec<String>,
-    pub tables: Vec<Table>,
-    /// Sentences after the tables.
-    pub notes: Vec<String>,
-    /// The plot's file name in `plots/`.
-    pub plot: Option<&'static str>,
-}
+pub use super::section::{Align, Section, Table};
+use super::section::columns;
 
 /// The report's title.
 pub fn title(report: &Report) -> String {
@@ -57,28 +30,15 @@ fn format_name(format: &str) -> &str {
 /// Every section, in the report's order.
 pub fn sections(report: &Report) -> Vec<Section> {
     let mut sections = vec![standings(report)];
-    sections.extend(problems(report));
-    sections.extend(teams(report));
+    sections.extend(head_to_head(report));
+    sections.extend(super::teams::problems(report));
+    sections.extend(super::teams::teams(report));
     sections.extend([matrix(report), roles(report), endings(report)]);
     sections.extend(sprt(report));
     sections.push(settings(report));
     sections
 }
 
-fn columns(names: &[&str], right_from: usize) -> Vec<(String, Align)> {
-    names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let align = if i >= right_from {
-                Align::Right
-            } else {
-                Align::Left
-            };
-            (n.to_string(), align)
-        })
-        .collect()
-}
 
 /// `wins/games` and the rate, e.g. `3/4 (75%)`.
 fn share(wins: u32, games: u32) -> String {
@@ -94,20 +54,30 @@ fn share(wins: u32, games: u32) -> String {
 
 fn standings(report: &Report) -> Section {
     let roles = report.role_names();
-    let mut names = vec![
+    let marks = report.marks();
+    let mut names: Vec<&str> = [
         "#", "bot", "games", "W", "L", "T", "points", "mark", "Elo", "95% CI",
-    ];
+    ]
+    .into_iter()
+    .filter(|&c| marks || c != "mark")
+    .collect();
     let role_columns: Vec<String> = roles.iter().map(|r| format!("W as {r}")).collect();
     names.extend(role_columns.iter().map(String::as_str));
     names.extend(["illegal", "blocked", "timeouts", "errors"]);
     let mut cols = columns(&names, 2);
     cols[0].1 = Align::Right;
     let left_out = report.plan.left_out.iter().map(|l| {
-        let mut row = vec!["–".to_string(), l.name.clone()];
-        row.extend(["0", "0", "0", "0", "0", "0.00", "–", "left out"].map(String::from));
-        row.extend(["–", "–"].map(String::from));
-        row.extend(["0", "0", "0", "0"].map(String::from));
-        row
+        names
+            .iter()
+            .map(|column| match *column {
+                "#" | "Elo" => "–".to_string(),
+                "bot" => l.name.clone(),
+                "mark" => "0.00".into(),
+                "95% CI" => "left out".into(),
+                c if c.starts_with("W as") => "–".into(),
+                _ => "0".into(),
+            })
+            .collect::<Vec<_>>()
     });
     let rows = report
         .table
@@ -122,14 +92,18 @@ fn standings(report: &Report) -> Section {
                 s.losses.to_string(),
                 s.ties.to_string(),
                 num(s.points),
-                s.mark.map_or_else(|| "–".into(), |m| fixed(m, 2, false)),
+            ];
+            if marks {
+                row.push(s.mark.map_or_else(|| "–".into(), |m| fixed(m, 2, false)));
+            }
+            row.extend([
                 fixed(s.elo, 0, true),
                 format!(
                     "[{}, {}]",
                     fixed(s.elo_low, 0, true),
                     fixed(s.elo_high, 0, true)
                 ),
-            ];
+            ]);
             row.extend(s.by_role.iter().map(|&(g, w)| share(w, g)));
             row.extend(
                 [s.illegal_moves, s.blocked_turns, s.timeouts, s.errors].map(|n| n.to_string()),
@@ -149,14 +123,33 @@ fn standings(report: &Report) -> Section {
             of - shown
         ));
     }
+    if report.uncounted > 0 {
+        text.push(format!(
+            "{} more games finished after the test's last counted pair (while the run was \
+             stopping): they are in the journal, not in these tables.",
+            report.uncounted
+        ));
+    }
+    let mark = if marks {
+        " Mark: 20 × points / the best scoring bot's points."
+    } else {
+        ""
+    };
     let mut notes = vec![format!(
-        "Ranked by points per game. Mark: 20 × points / the best scoring bot's points. \
-         Elo: mean 0, 95% intervals; the {} role's fitted advantage is {} ± {} Elo.",
+        "Ranked by points per game.{mark} Elo: {}, 95% intervals; the {} role's fitted \
+         advantage is {} ± {} Elo.",
+        report.elo_reference(),
         roles[0],
         fixed(report.table.role_advantage, 1, true),
         fixed(report.table.role_advantage_error, 1, false)
     )];
-    if !report.non_scoring.is_empty() {
+    notes.push(
+        "Likelihood of superiority: the chance that the row's bot is the stronger of the two, \
+         from their games against each other, draws ignored: \
+         LOS = (1 + erf((W − L) / √(2 (W + L)))) / 2; – where they did not meet."
+            .into(),
+    );
+    if marks && !report.non_scoring.is_empty() {
         notes.push(format!(
             "Marks leave out the non-scoring {}: 20 goes to the best of the others.",
             report.non_scoring.join(", ")
@@ -179,15 +172,107 @@ fn standings(report: &Report) -> Section {
         id: "standings",
         title: "Standings".into(),
         text,
-        tables: vec![Table {
-            id: "standings",
-            caption: "Standings".into(),
-            columns: cols,
-            rows,
-        }],
+        tables: vec![
+            Table {
+                id: "standings",
+                caption: "Standings".into(),
+                columns: cols,
+                rows,
+            },
+            los_matrix(report),
+        ],
         notes,
         plot: Some("elo.svg"),
     }
+}
+
+/// The likelihood of superiority of each bot over each other, in the standings' order.
+fn los_matrix(report: &Report) -> Table {
+    let order: Vec<usize> = report
+        .table
+        .rows
+        .iter()
+        .filter_map(|s| report.bots.iter().position(|b| *b == s.bot))
+        .collect();
+    let mut columns = vec![("LOS %".to_string(), Align::Left)];
+    columns.extend(
+        order
+            .iter()
+            .map(|&j| (report.bots[j].clone(), Align::Right)),
+    );
+    let rows = order
+        .iter()
+        .map(|&i| {
+            let mut row = vec![report.bots[i].clone()];
+            row.extend(order.iter().map(|&j| {
+                report
+                    .los(i, j)
+                    .map_or_else(|| "–".into(), |los| fixed(100.0 * los, 1, false))
+            }));
+            row
+        })
+        .collect();
+    Table {
+        id: "los",
+        caption: "Likelihood of superiority (%) of the row's bot over the column's".into(),
+        columns,
+        rows,
+    }
+}
+
+/// A gauntlet's candidate against each baseline: score, Elo difference, LOS, and whether
+/// the difference means anything.
+fn head_to_head(report: &Report) -> Option<Section> {
+    let pairings = report.head_to_head();
+    let candidate = pairings.first()?.bot.clone();
+    let rows = pairings
+        .iter()
+        .map(|p| {
+            let s = &p.stats;
+            vec![
+                p.opponent.clone(),
+                s.games.to_string(),
+                format!("{}-{}-{}", s.wins, s.ties, s.losses),
+                format!("{}%", fixed(100.0 * s.score, 1, false)),
+                fixed(s.elo, 0, true),
+                format!(
+                    "[{}, {}]",
+                    fixed(s.elo - s.elo_error, 0, true),
+                    fixed(s.elo + s.elo_error, 0, true)
+                ),
+                format!("{}%", fixed(100.0 * s.los, 1, false)),
+                too_few_to_tell(s).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    Some(Section {
+        id: "head-to-head",
+        title: "Head to head".into(),
+        text: vec![format!(
+            "{candidate} against each baseline, from {candidate}'s side: wins-draws-losses, \
+             score, the Elo difference that score implies with its 95% interval, and the \
+             likelihood of superiority (LOS, draws ignored)."
+        )],
+        tables: vec![Table {
+            id: "head-to-head",
+            caption: format!("{candidate} against each baseline"),
+            columns: columns(
+                &[
+                    "baseline", "games", "W-D-L", "score", "Elo", "95% CI", "LOS", "note",
+                ],
+                1,
+            ),
+            rows,
+        }],
+        notes: vec![format!(
+            "A difference from fewer than {} decisive games, from a score of 0% or 100%, or \
+             with an interval wider than ±{} Elo says nothing about who is stronger: its \
+             line says so.",
+            crate::stats::elo::MIN_DECISIVE,
+            num(crate::stats::elo::MAX_HALF_WIDTH)
+        )],
+        plot: None,
+    })
 }
 
 fn matrix(report: &Report) -> Section {
@@ -358,15 +443,23 @@ fn sprt(report: &Report) -> Option<Section> {
         vec![
             "hypotheses".into(),
             format!(
-                "H0: Elo ≤ {}, H1: Elo ≥ {} ({} model)",
+                "H0: Elo ≤ {} ({} is not stronger by more than that), H1: Elo ≥ {} ({} is \
+                 stronger by at least that); {} model",
                 num(plan.elo0),
+                test.candidate,
                 num(plan.elo1),
+                test.candidate,
                 plan.model
             ),
         ],
         vec![
             "error rates".into(),
-            format!("α = {}, β = {}", num(test.alpha), num(test.beta)),
+            format!(
+                "α = {} (the chance of accepting H1 when H0 holds), β = {} (the chance of \
+                 accepting H0 when H1 holds)",
+                num(test.alpha),
+                num(test.beta)
+            ),
         ],
         vec![
             "LLR bounds".into(),
@@ -413,10 +506,18 @@ fn sprt(report: &Report) -> Option<Section> {
             columns: columns(&["", "value"], 2),
             rows,
         }],
-        notes: Vec::new(),
+        notes: vec![
+            format!("Pentanomial: {}.", crate::stats::sprt::PENTANOMIAL_LEGEND),
+            PAIR_COUNT_RULE.into(),
+        ],
         plot: Some("sprt.svg"),
     })
 }
+
+/// How an SPRT counts pairs, said wherever its pair count is.
+pub const PAIR_COUNT_RULE: &str = "Pairs count in pair order; the verdict, the standings and \
+     the distinct-pairs line count the same pairs. Games that finished after the deciding \
+     pair (while the run was stopping) stay in the journal but are in no table.";
 
 fn settings(report: &Report) -> Section {
     let plan = report.plan;
@@ -470,25 +571,33 @@ fn settings(report: &Report) -> Section {
         vec!["rules".into(), rules],
         vec!["openings".into(), openings],
         vec!["confinement".into(), confinement(plan)],
+        vec!["Elo".into(), report.elo_reference()],
     ];
+    let marks = report.marks();
     let bots = Table {
         id: "bots",
         caption: "The bots".into(),
-        columns: columns(&["bot", "spec", "marked", "files (SHA-256)"], 4),
+        columns: columns(
+            &["bot", "spec", "marked", "files (SHA-256)"]
+                .into_iter()
+                .filter(|&c| marks || c != "marked")
+                .collect::<Vec<_>>(),
+            4,
+        ),
         rows: plan
             .bots
             .iter()
             .map(|b| {
-                vec![
-                    b.name.clone(),
-                    b.spec.clone(),
-                    if report.non_scoring.contains(&b.name) {
+                let mut row = vec![b.name.clone(), b.spec.clone()];
+                if marks {
+                    row.push(if report.non_scoring.contains(&b.name) {
                         "no".into()
                     } else {
                         "yes".into()
-                    },
-                    b.digest.as_deref().map_or("–".into(), short_digest),
-                ]
+                    });
+                }
+                row.push(b.digest.as_deref().map_or("–".into(), short_digest));
+                row
             })
             .collect(),
     };
@@ -541,101 +650,3 @@ fn confinement(plan: &crate::tournament::journal::Plan) -> String {
     }
 }
 
-/// Every failure of a bot and every entry left out, for whoever fixes them.
-fn problems(report: &Report) -> Option<Section> {
-    let results = super::marks::team_results(report);
-    let mut rows = Vec::new();
-    for l in &report.plan.left_out {
-        rows.push(vec![
-            l.name.clone(),
-            "–".into(),
-            "left out".into(),
-            format!("{}: {}", l.entry, l.reason),
-        ]);
-    }
-    // Every bot's failures, reference bots included: a failing baseline is a problem too.
-    for s in &report.table.rows {
-        let own = results.iter().find(|r| r.team == s.bot && r.left_out.is_none());
-        let failures = match own {
-            Some(r) => r.failures.clone(),
-            None => super::marks::failures_of(&s.bot, &report.games),
-        };
-        for f in failures {
-            rows.push(vec![
-                s.bot.clone(),
-                f.game.to_string(),
-                f.reason.clone(),
-                f.words.clone(),
-            ]);
-        }
-    }
-    if rows.is_empty() {
-        return None;
-    }
-    Some(Section {
-        id: "problems",
-        title: "Problems".into(),
-        text: vec![
-            "Every game a bot lost by its own failure (an exception, a crash, a timeout, a \
-             broken limit, a failed start, an illegal move where that loses), with the first \
-             line of its error, and every entry of the submissions that is not a bot."
-                .into(),
-        ],
-        tables: vec![Table {
-            id: "problems",
-            caption: "Failures and left-out entries".into(),
-            columns: {
-                let mut cols = columns(&["bot", "game", "reason", "what happened"], 4);
-                cols[1].1 = Align::Right;
-                cols
-            },
-            rows,
-        }],
-        notes: Vec::new(),
-        plot: None,
-    })
-}
-
-/// A line per team of a round robin: its mark, what went wrong, and its feedback file.
-fn teams(report: &Report) -> Option<Section> {
-    if report.plan.format != "round_robin" {
-        return None;
-    }
-    let rows = super::marks::team_results(report)
-        .iter()
-        .map(|r| {
-            vec![
-                r.team.clone(),
-                fixed(r.mark, 2, false),
-                r.games.to_string(),
-                r.failures.len().to_string(),
-                r.illegal.to_string(),
-                r.blocked.to_string(),
-                r.status(),
-            ]
-        })
-        .collect();
-    Some(Section {
-        id: "teams",
-        title: "Teams".into(),
-        text: vec![format!(
-            "Each team's mark and status; its games, failures and illegal moves are in the \
-             tournament folder's {}/TEAM.md, \
-             and its marks.csv holds the marks for a grade book.",
-            super::marks::FEEDBACK_DIR
-        )],
-        tables: vec![Table {
-            id: "teams",
-            caption: "Teams".into(),
-            columns: {
-                let names = ["team", "mark", "games", "failures", "illegal", "blocked", "status"];
-                let mut cols = columns(&names, 1);
-                cols[6].1 = Align::Left;
-                cols
-            },
-            rows,
-        }],
-        notes: Vec::new(),
-        plot: None,
-    })
-}

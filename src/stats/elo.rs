@@ -7,7 +7,8 @@
 //!
 //! A prior keeps every rating finite: each bot gets one virtual tie against a virtual
 //! opponent rated 0, and A one virtual tie at even odds. Over many games its pull vanishes.
-//! Ratings are reported with mean 0.
+//! Ratings are reported with mean 0, or with one bot anchored at a fixed rating (Ordo's
+//! `-A`), so that ratings of runs sharing that bot can be compared.
 //!
 //! Intervals are Wald intervals from the observed information (the inverse Hessian of the
 //! log-likelihood at the maximum), for the mean-0 ratings. They are exact to compute,
@@ -44,9 +45,16 @@ pub struct Game {
     pub score: f64,
 }
 
+/// A bot whose rating is fixed: the others are read relative to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Anchor {
+    pub bot: String,
+    pub elo: f64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ratings {
-    /// Per bot, mean 0.
+    /// Per bot, mean 0 (or relative to the anchor).
     pub elo: Vec<f64>,
     pub low: Vec<f64>,
     pub high: Vec<f64>,
@@ -64,8 +72,17 @@ struct Cell {
     score: f64,
 }
 
-/// Fits the ratings of `bots` bots over `games`.
+/// Fits the ratings of `bots` bots over `games`, with mean 0.
 pub fn fit(bots: usize, games: &[Game]) -> Ratings {
+    fit_anchored(bots, games, None)
+}
+
+/// [`fit`], with `anchor` = (bot index, rating) fixing that bot's rating instead of the
+/// mean: every rating moves by the same amount, so differences are those of [`fit`]. The
+/// intervals are those of each rating's difference to the anchor's (the anchor's own has
+/// width 0), since the anchor is now the reference point rather than the mean.
+pub fn fit_anchored(bots: usize, games: &[Game], anchor: Option<(usize, f64)>) -> Ratings {
+    let anchor = anchor.filter(|&(i, elo)| i < bots && elo.is_finite());
     if bots == 0 {
         return Ratings {
             elo: vec![],
@@ -164,6 +181,22 @@ pub fn fit(bots: usize, games: &[Game]) -> Ratings {
     let mean = theta.rows(0, bots).sum() / bots as f64;
     // Var(R_i - mean R) = Var(R_i) - 2 Cov(R_i, mean) + Var(mean).
     let var_mean = covariance.view((0, 0), (bots, bots)).sum() / (bots * bots) as f64;
+    // Var(R_i - R_a) = Var(R_i) - 2 Cov(R_i, R_a) + Var(R_a).
+    let relative = |i: usize| -> (f64, f64) {
+        match anchor {
+            Some((a, at)) => (
+                theta[i] - theta[a] + at,
+                covariance[(i, i)] - 2.0 * covariance[(i, a)] + covariance[(a, a)],
+            ),
+            None => {
+                let cov_mean = covariance.row(i).columns(0, bots).sum() / bots as f64;
+                (
+                    theta[i] - mean,
+                    covariance[(i, i)] - 2.0 * cov_mean + var_mean,
+                )
+            }
+        }
+    };
     let z = z95();
     let mut ratings = Ratings {
         elo: Vec::with_capacity(bots),
@@ -173,10 +206,8 @@ pub fn fit(bots: usize, games: &[Game]) -> Ratings {
         advantage_error: z * covariance[(a, a)].max(0.0).sqrt(),
     };
     for i in 0..bots {
-        let cov_mean = covariance.row(i).columns(0, bots).sum() / bots as f64;
-        let var = (covariance[(i, i)] - 2.0 * cov_mean + var_mean).max(0.0);
-        let r = theta[i] - mean;
-        let half = z * var.sqrt();
+        let (r, var) = relative(i);
+        let half = z * var.max(0.0).sqrt();
         ratings.elo.push(r);
         ratings.low.push(r - half);
         ratings.high.push(r + half);
@@ -231,12 +262,6 @@ pub fn pair_stats(wins: u32, ties: u32, losses: u32) -> PairStats {
     let var = if var > 0.0 { var } else { s * (1.0 - s) };
     let se = (var / n).sqrt();
     let slope = 400.0 / (std::f64::consts::LN_10 * s * (1.0 - s));
-    let decisive = (wins + losses) as f64;
-    let los = if decisive > 0.0 {
-        Normal::standard().cdf((wins as f64 - losses as f64) / decisive.sqrt())
-    } else {
-        0.5
-    };
     PairStats {
         games,
         wins,
@@ -245,7 +270,37 @@ pub fn pair_stats(wins: u32, ties: u32, losses: u32) -> PairStats {
         score,
         elo: elo_of_score(s),
         elo_error: z95() * se * slope,
-        los,
+        los: los(wins, losses),
+    }
+}
+
+/// Likelihood of superiority from wins and losses, draws carrying no information: the
+/// chess-engine formula LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2; 0.5 with no
+/// decisive game.
+pub fn los(wins: u32, losses: u32) -> f64 {
+    let decisive = (wins + losses) as f64;
+    if decisive == 0.0 {
+        return 0.5;
+    }
+    0.5 * (1.0
+        + statrs::function::erf::erf((wins as f64 - losses as f64) / (2.0 * decisive).sqrt()))
+}
+
+/// Fewer decisive games than this leave a head-to-head Elo difference meaningless.
+pub const MIN_DECISIVE: u32 = 10;
+/// A 95% half-width wider than this (in Elo) says nothing useful about who is stronger.
+pub const MAX_HALF_WIDTH: f64 = 200.0;
+
+impl PairStats {
+    /// Whether the Elo difference means anything: enough decisive games, a score short of
+    /// 0% and 100% (whose Elo is infinite, only clamped for the tables) and an interval no
+    /// wider than ±[`MAX_HALF_WIDTH`].
+    pub fn tells(&self) -> bool {
+        self.wins + self.losses >= MIN_DECISIVE
+            && self.score > 0.0
+            && self.score < 1.0
+            && self.elo_error.is_finite()
+            && self.elo_error <= MAX_HALF_WIDTH
     }
 }
 
@@ -365,5 +420,55 @@ mod tests {
         );
         let empty = pair_stats(0, 0, 0);
         assert_eq!((empty.elo, empty.los), (0.0, 0.5));
+    }
+
+    #[test]
+    fn los_is_the_erf_formula_and_ignores_draws() {
+        // 0.5 (1 + erf((7 - 3) / sqrt(20))) = 0.5 (1 + erf(0.894427)) = 0.897 048 (Python math.erf).
+        assert!((los(7, 3) - 0.897_048).abs() < 1e-5, "{}", los(7, 3));
+        assert_eq!(los(5, 5), 0.5);
+        assert_eq!(los(0, 0), 0.5);
+        assert!((los(3, 7) - (1.0 - los(7, 3))).abs() < 1e-12);
+        assert_eq!(
+            pair_stats(7, 50, 3).los,
+            los(7, 3),
+            "draws carry no information"
+        );
+    }
+
+    #[test]
+    fn a_head_to_head_tells_only_with_enough_decisive_games() {
+        assert!(pair_stats(60, 20, 20).tells());
+        assert!(!pair_stats(3, 1, 2).tells(), "too few decisive games");
+        assert!(!pair_stats(30, 0, 0).tells(), "100% has no finite Elo");
+        assert!(!pair_stats(0, 0, 30).tells(), "0% has no finite Elo");
+        // 6-0-4: enough decisive games, but ±220 Elo.
+        let wide = pair_stats(6, 0, 4);
+        assert!(
+            wide.elo_error > 200.0 && !wide.tells(),
+            "{}",
+            wide.elo_error
+        );
+    }
+
+    #[test]
+    fn an_anchor_fixes_one_rating_and_keeps_every_difference() {
+        let mut all = games(0, 1, 30, 10, 20);
+        all.extend(games(1, 2, 25, 5, 30));
+        all.extend(games(2, 0, 10, 10, 40));
+        let mean = fit(3, &all);
+        let anchored = fit_anchored(3, &all, Some((1, 1500.0)));
+        assert_eq!(anchored.elo[1], 1500.0);
+        assert_eq!((anchored.low[1], anchored.high[1]), (1500.0, 1500.0));
+        for i in 0..3 {
+            for j in 0..3 {
+                let (a, m) = (anchored.elo[i] - anchored.elo[j], mean.elo[i] - mean.elo[j]);
+                assert!((a - m).abs() < 1e-9, "{i} {j}: {a} vs {m}");
+            }
+        }
+        assert!(anchored.low[0] < anchored.elo[0] && anchored.elo[0] < anchored.high[0]);
+        assert_eq!(anchored.advantage, mean.advantage);
+        // An anchor out of range is no anchor.
+        assert_eq!(fit_anchored(3, &all, Some((7, 1500.0))), mean);
     }
 }

@@ -43,7 +43,7 @@ pub struct Standing {
     pub errors: u32,
     /// Per role, in move order: (games, wins).
     pub by_role: [(u32, u32); 2],
-    /// Elo (mean 0 over the league) with its 95% interval.
+    /// Elo (mean 0 over the league, or relative to an anchor) with its 95% interval.
     pub elo: f64,
     pub elo_low: f64,
     pub elo_high: f64,
@@ -59,8 +59,14 @@ pub struct LeagueTable {
     pub role_advantage_error: f64,
 }
 
-/// Standings of `bots` over `games`, best score rate first (ties by name), with Elo.
-pub fn table(bots: &[String], games: &[GameSummary], scoring: Scoring) -> LeagueTable {
+/// Standings of `bots` over `games`, best score rate first (ties by name), with Elo: mean
+/// 0, or relative to `anchor` (ignored when it names no bot of `bots`).
+pub fn table(
+    bots: &[String],
+    games: &[GameSummary],
+    scoring: Scoring,
+    anchor: Option<&elo::Anchor>,
+) -> LeagueTable {
     let mut rows = standings(bots, games, scoring);
     let index = |name: &str| bots.iter().position(|b| b == name);
     let rated: Vec<elo::Game> = games
@@ -80,7 +86,8 @@ pub fn table(bots: &[String], games: &[GameSummary], scoring: Scoring) -> League
             })
         })
         .collect();
-    let ratings = elo::fit(bots.len(), &rated);
+    let anchor = anchor.and_then(|a| Some((index(&a.bot)?, a.elo)));
+    let ratings = elo::fit_anchored(bots.len(), &rated, anchor);
     for row in &mut rows {
         if let Some(i) = index(&row.bot) {
             (row.elo, row.elo_low, row.elo_high) =

@@ -9,6 +9,11 @@
 
 use super::elo::{elo_of_score, expected_score, z95};
 
+/// What the five pentanomial counts are, for every place that prints them.
+pub const PENTANOMIAL_LEGEND: &str = "the five counts are pairs by the candidate's score over \
+     the pair's two games: 0 (lost both), 0.5 (a loss and a draw), 1 (a win and a loss, or two \
+     draws), 1.5 (a win and a draw), 2 (won both)";
+
 /// 800 / ln(10): normalized Elo per unit of t-value (fishtest's `nelo_divided_by_nt`).
 pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 

@@ -310,7 +310,7 @@ pub fn run<G: Builtins>(
         sprt: None,
     })?;
     Ok(RunSummary {
-        table: league_table(&plan, &summaries, &plan.non_scoring()),
+        table: league_table(&plan, &summaries, &plan.non_scoring(), None),
         roles: plan.roles.clone(),
         played,
         finished: summaries.len(),
@@ -651,14 +651,20 @@ fn check_against_schedule(
     Ok(())
 }
 
-/// The league table of `games` played under `plan`, the marks leaving out `non_scoring`.
-pub fn league_table(plan: &Plan, games: &[GameSummary], non_scoring: &[String]) -> LeagueTable {
+/// The league table of `games` played under `plan`, the marks leaving out `non_scoring`,
+/// Elo relative to `anchor` when given (else mean 0).
+pub fn league_table(
+    plan: &Plan,
+    games: &[GameSummary],
+    non_scoring: &[String],
+    anchor: Option<&crate::stats::elo::Anchor>,
+) -> LeagueTable {
     let scoring = Scoring {
         win: plan.points_win,
         tie: plan.points_tie,
     };
     let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let mut table = league::table(&bots, games, scoring);
+    let mut table = league::table(&bots, games, scoring, anchor);
     league::set_marks(&mut table.rows, non_scoring);
     table
 }

@@ -54,7 +54,11 @@ pub struct EloEstimate {
 pub struct SprtRun {
     pub status: SprtStatus,
     pub history: Vec<SprtStatus>,
+    /// Over the counted pairs only, as the verdict and the tables count them.
     pub distinct: DistinctPairs,
+    /// Journaled games the test did not count: finished after the deciding pair while the
+    /// run was stopping, or (stopped early) beyond a pair still missing.
+    pub uncounted: usize,
     /// Games already in the journal when the run started.
     pub resumed: usize,
     pub out: PathBuf,
@@ -145,13 +149,27 @@ pub fn run<G: Builtins>(
         games: &summaries,
         sprt: Some(&counter.history),
     })?;
+    let pairs = counter.status.pairs;
+    let counted_games: Vec<GameSummary> = summaries
+        .iter()
+        .filter(|g| counted(g, pairs))
+        .cloned()
+        .collect();
     Ok(SprtRun {
         status: counter.status,
         history: counter.history,
-        distinct: DistinctPairs::of(&summaries),
+        distinct: DistinctPairs::of(&counted_games),
+        uncounted: summaries.len() - counted_games.len(),
         resumed,
         out,
     })
+}
+
+/// Whether `game` belongs to the first `pairs` pairs, the ones the test counted: games 2k
+/// and 2k+1 are pair k. The verdict, the tables and the report all count these games
+/// only, so they agree on the number of pairs.
+pub fn counted(game: &GameSummary, pairs: u64) -> bool {
+    game.id < 2 * pairs
 }
 
 /// The test after each counted pair, recounted from a finished (or stopped) SPRT's plan and

@@ -171,3 +171,21 @@ pub fn give_to_arbiter(path: &Path) {
         }
     }
 }
+
+/// Every number in `text` written with a minus sign that is worth zero (`-0`, `-0.0`,
+/// `+-0.00`): a negative zero shown to a reader.
+pub fn negative_zeros(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for (i, _) in text.match_indices('-') {
+        let end = bytes[i + 1..]
+            .iter()
+            .position(|b| !(b.is_ascii_digit() || *b == b'.'))
+            .map_or(bytes.len(), |n| i + 1 + n);
+        let number = text[i..end].trim_end_matches('.');
+        if number.len() > 1 && bytes[i + 1].is_ascii_digit() && number.parse::<f64>() == Ok(0.0) {
+            found.push(number.to_string());
+        }
+    }
+    found
+}

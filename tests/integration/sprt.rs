@@ -92,6 +92,9 @@ fn the_same_seed_gives_the_same_test() {
     let strip = |s: &str| {
         let mut v = final_json(s);
         v.as_object_mut().unwrap().remove("elapsed");
+        // How many games were still in flight when the bound was crossed depends on -j and
+        // timing; they are counted nowhere, so the test is the same.
+        v.as_object_mut().unwrap().remove("uncounted_games");
         v
     };
     assert_eq!(
@@ -181,4 +184,158 @@ fn wide_normalized_bounds_are_refused_and_the_logistic_model_decides_them() {
         None => assert!(v["elo"]["high"].is_null(), "{v}"),
     }
     assert!(stderr.contains("+inf]"), "{stderr}");
+}
+
+/// An SPRT of greedy against random in a folder of its own, with two games at once (so
+/// pairs are still in flight when the bound is crossed), in the human summary.
+fn sprt_in(out: &std::path::Path) -> (i32, String, String) {
+    run(arbiter()
+        .args(["sprt", "--game", "asalto", "--out"])
+        .arg(out)
+        .args([
+            "--candidate",
+            "builtin:greedy",
+            "--baseline",
+            "builtin:random",
+            "--elo0",
+            "0",
+            "--elo1",
+            "50",
+            "--model",
+            "logistic",
+            "-j",
+            "2",
+        ]))
+}
+
+/// The number after `word` in `text`: `decided after 23 pairs` gives 23.
+fn number_after(text: &str, word: &str) -> u64 {
+    let at = text
+        .find(word)
+        .unwrap_or_else(|| panic!("no `{word}` in:\n{text}"));
+    text[at + word.len()..]
+        .trim_start()
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after `{word}` in:\n{text}"))
+}
+
+#[test]
+fn sprt_verdict_standings_distinct_line_csv_and_report_count_the_same_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sprt");
+    let (code, stdout, stderr) = sprt_in(&out);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let pairs = number_after(&stdout, "decided after");
+    assert_eq!(
+        number_after(&stdout, "distinct pairs:"),
+        pairs,
+        "distinct pairs counted over the test's pairs:\n{stdout}"
+    );
+    assert!(stdout.contains(&format!("of {pairs}\n")), "{stdout}");
+    for row in csv_rows(&out.join("standings.csv")) {
+        assert_eq!(row["games"], (2 * pairs).to_string(), "{row:?}");
+    }
+    assert_eq!(csv_rows(&out.join("games.csv")).len() as u64, 2 * pairs);
+    let sprt = csv_rows(&out.join("sprt.csv"));
+    assert_eq!(sprt.len() as u64, pairs);
+    let report = read(&out.join("report/report.md"));
+    assert!(
+        report.contains(&format!("| pairs | {pairs} of at most")),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("{} games played", 2 * pairs)),
+        "{report}"
+    );
+    // Games journaled past the deciding pair are said to be left out, in numbers that add up.
+    let journaled = journal_records(&out).len() as u64;
+    if journaled > 2 * pairs {
+        let more = number_after(&stdout, "pairs;");
+        assert_eq!(more, journaled - 2 * pairs, "{stdout}");
+        assert!(stdout.contains("left out of the tables"), "{stdout}");
+    }
+}
+
+#[test]
+fn sprt_prints_its_last_progress_line_once_with_a_pentanomial_legend_and_the_hypotheses() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = sprt_in(&dir.path().join("sprt"));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let last = stdout
+        .lines()
+        .find(|l| l.starts_with("pairs "))
+        .unwrap_or_else(|| panic!("no progress line on stdout:\n{stdout}"));
+    let both = format!("{stdout}\n{stderr}");
+    assert_eq!(both.matches(last).count(), 1, "printed once:\n{both}");
+    for words in [
+        "0 (lost both)",
+        "0.5 (a loss and a draw)",
+        "1 (a win and a loss, or two draws)",
+        "1.5 (a win and a draw)",
+        "2 (won both)",
+        "H0: elo <= 0",
+        "H1: elo >= 50",
+        "alpha 0.05",
+        "beta 0.05",
+    ] {
+        assert!(stdout.contains(words), "`{words}` missing:\n{stdout}");
+    }
+    let report = read(&dir.path().join("sprt/report/report.md"));
+    assert!(report.contains("Pentanomial: the five counts"), "{report}");
+}
+
+#[test]
+fn sprt_and_its_tables_never_write_a_negative_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sprt");
+    // Equal bots: estimates near zero, where a -0.0 would show.
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["sprt", "--game", "gomoku", "--out"])
+        .arg(&out)
+        .args([
+            "--candidate",
+            "a=builtin:random",
+            "--baseline",
+            "b=builtin:random",
+            "--elo0",
+            "-10",
+            "--elo1",
+            "10",
+            "--max-pairs",
+            "8",
+        ]));
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    for (what, text) in [
+        ("stdout", stdout),
+        ("stderr", stderr),
+        ("sprt.csv", read(&out.join("sprt.csv"))),
+        ("standings.csv", read(&out.join("standings.csv"))),
+        ("pairwise.csv", read(&out.join("pairwise.csv"))),
+        ("report.md", read(&out.join("report/report.md"))),
+    ] {
+        assert_eq!(
+            negative_zeros(&text),
+            Vec::<String>::new(),
+            "{what}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn sprt_standings_have_no_course_mark_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sprt");
+    let (code, stdout, stderr) = sprt_in(&out);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let header = read(&out.join("standings.csv"));
+    let header = header.lines().next().unwrap();
+    assert!(!header.split(',').any(|c| c == "mark"), "{header}");
+    let report = read(&out.join("report/report.md"));
+    let standings = report
+        .lines()
+        .find(|l| l.starts_with("| # |"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(!standings.contains("mark"), "{standings}");
 }

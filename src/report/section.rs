@@ -1,0 +1,48 @@
+//! The shape of the report's content: sections of plain tables and sentences, in no
+//! markup yet, which report.md, report.tex and index.html each render.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A table: a header row and body rows of plain text (Unicode, no markup).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Short, unique within the report: a LaTeX label, an HTML id.
+    pub id: &'static str,
+    pub caption: String,
+    pub columns: Vec<(String, Align)>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A part of the report: a heading, sentences, tables and the plot that goes with them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    pub id: &'static str,
+    pub title: String,
+    /// Sentences before the tables.
+    pub text: Vec<String>,
+    pub tables: Vec<Table>,
+    /// Sentences after the tables.
+    pub notes: Vec<String>,
+    /// The plot's file name in `plots/`.
+    pub plot: Option<&'static str>,
+}
+
+/// Column names, left-aligned up to `right_from` and right-aligned from there.
+pub(super) fn columns(names: &[&str], right_from: usize) -> Vec<(String, Align)> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let align = if i >= right_from {
+                Align::Right
+            } else {
+                Align::Left
+            };
+            (n.to_string(), align)
+        })
+        .collect()
+}
