@@ -123,7 +123,7 @@ fn league_record(seed: u64) -> GameRecord {
         arbiter::bots::open_player(&BotSpec::parse(&format!("builtin:{name}")).unwrap(), &game)
             .unwrap()
     };
-    let names = if seed % 2 == 0 {
+    let names = if seed.is_multiple_of(2) {
         ["random", "greedy"]
     } else {
         ["greedy", "random"]

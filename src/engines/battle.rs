@@ -175,7 +175,7 @@ impl Solver {
     fn negamax(&mut self, state: &State, mut alpha: i64, mut beta: i64) -> i64 {
         self.nodes += 1;
         if let Some(deadline) = self.deadline
-            && self.nodes % CLOCK_EVERY == 0
+            && self.nodes.is_multiple_of(CLOCK_EVERY)
             && Instant::now() >= deadline
         {
             self.aborted = true;

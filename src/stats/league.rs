@@ -438,7 +438,8 @@ mod tests {
             game(3, "c", "cand", Some(1)),
         ];
         let table = standings(&bots, &games, COURSE);
-        let rows: Vec<(usize, &str, u32, f64, f64, Option<f64>)> = table
+        type Row<'a> = (usize, &'a str, u32, f64, f64, Option<f64>);
+        let rows: Vec<Row> = table
             .iter()
             .map(|s| (s.rank, s.bot.as_str(), s.games, s.points, s.rate, s.mark))
             .collect();
