@@ -8,23 +8,23 @@ use crate::error::Error;
 pub struct ConfineArgs {
     /// Address-space limit of each bot process in MiB: allocations beyond it fail (the
     /// bot loses by `memory` when that can be told, else `crash`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Limits and confinement", long, value_parser = clap::value_parser!(u64).range(1..))]
     pub memory_mb: Option<u64>,
     /// CPU seconds each bot process may use in a whole game (the bot loses by `cpu`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Limits and confinement", long, value_parser = clap::value_parser!(u64).range(1..))]
     pub cpu_s: Option<u64>,
     /// The largest file a bot may write, in MiB (the bot loses by `file_size`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Limits and confinement", long, value_parser = clap::value_parser!(u64).range(1..))]
     pub file_mb: Option<u64>,
     /// How bot programs are confined: `auto` (the default: namespaces where user
     /// namespaces work, else Landlock and seccomp; `arbiter doctor` says which),
     /// `namespaces`, `landlock`, `none` (bots run as you, unconfined: only for bots you
     /// trust), or `user` (as root: each bot under its own uid).
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(help_heading = "Limits and confinement", long, value_enum, default_value = "auto")]
     pub sandbox: SandboxMode,
     /// Seconds a submission's build (a C# project's `dotnet build`) may take before it is
     /// killed and the bot loses by `spawn_failed` (default 300).
-    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Limits and confinement", long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     pub build_limit_s: Option<u64>,
 }
 

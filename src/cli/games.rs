@@ -14,38 +14,55 @@ pub struct GameOptions {
     #[arg(long, value_enum, default_value = "asalto")]
     pub game: GameKind,
     /// Asalto: rounds before a game is adjudicated (the course plays 1000).
-    #[arg(long, default_value_t = registry::DEFAULT_ROUND_LIMIT, value_parser = clap::value_parser!(u32).range(1..=registry::MAX_ROUND_LIMIT as i64))]
+    #[arg(help_heading = "Asalto", long, default_value_t = registry::DEFAULT_ROUND_LIMIT, value_parser = clap::value_parser!(u32).range(1..=registry::MAX_ROUND_LIMIT as i64))]
     pub round_limit: u32,
     /// Hinger: a start board file (one line per row of space-separated counts); repeat
     /// for several, which a league deals out to its pairs in turn.
-    #[arg(long = "board")]
+    #[arg(help_heading = "Hinger", long = "board")]
     pub boards: Vec<PathBuf>,
     /// Hinger random starts: rows.
-    #[arg(long, default_value_t = registry::DEFAULT_ROWS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(help_heading = "Hinger", long, default_value_t = registry::DEFAULT_ROWS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub rows: u32,
     /// Hinger random starts: columns.
-    #[arg(long, default_value_t = registry::DEFAULT_COLS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(help_heading = "Hinger", long, default_value_t = registry::DEFAULT_COLS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub cols: u32,
     /// Hinger random starts: the share of cells holding a counter.
-    #[arg(long, default_value_t = registry::DEFAULT_DENSITY)]
+    #[arg(help_heading = "Hinger", long, default_value_t = registry::DEFAULT_DENSITY)]
     pub density: f64,
     /// Battle: a start position as the course's state string (`3,1,4,2;3,5;A;`); repeat
     /// for several, which a league deals out to its pairs in turn. Without it, random
     /// armies.
-    #[arg(long = "armies")]
+    #[arg(help_heading = "Battle", long = "armies")]
     pub armies: Vec<String>,
     /// Battle random armies: units per side.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(help_heading = "Battle", long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub units: u32,
     /// Battle random armies: each unit's health, `LO..HI` (inclusive).
-    #[arg(long, default_value = "1..6", value_parser = parse_range)]
+    #[arg(help_heading = "Battle", long, default_value = "1..6", value_parser = parse_range)]
     pub health: std::ops::RangeInclusive<u32>,
     /// Battle random armies: each unit's damage, `LO..HI` (inclusive).
-    #[arg(long, default_value = "1..3", value_parser = parse_range)]
+    #[arg(help_heading = "Battle", long, default_value = "1..3", value_parser = parse_range)]
     pub damage: std::ops::RangeInclusive<u32>,
 }
 
 impl GameOptions {
+    /// `game` with every other option at its default: for a command that takes only the
+    /// game (`check` starts bots from the standard start).
+    pub fn defaults(game: GameKind) -> GameOptions {
+        GameOptions {
+            game,
+            round_limit: registry::DEFAULT_ROUND_LIMIT,
+            boards: Vec::new(),
+            rows: registry::DEFAULT_ROWS as u32,
+            cols: registry::DEFAULT_COLS as u32,
+            density: registry::DEFAULT_DENSITY,
+            armies: Vec::new(),
+            units: 3,
+            health: 1..=6,
+            damage: 1..=3,
+        }
+    }
+
     pub fn settings(&self) -> Result<GameSettings, Error> {
         if !(0.0..=1.0).contains(&self.density) {
             return Err(Error::usage(format!(

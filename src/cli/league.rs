@@ -42,7 +42,7 @@ pub struct LeagueOptions {
     pub openings: OpeningOptions,
     /// Play only shard K of N of the schedule (K from 1), for a cluster: each shard
     /// writes its own folder; `arbiter merge` makes them one.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", help_heading = "Cluster")]
     pub shard: Option<Shard>,
     /// Fix this bot's Elo at ELO and read the others relative to it (Ordo's -A), instead
     /// of centring the ratings on their mean: ratings of runs sharing the bot compare.

@@ -35,13 +35,13 @@ pub struct OpeningOptions {
     /// Each pair starts with N random plies drawn from the seed (0: the standard start).
     /// Default: the standard start for league and run, the game's measured number for
     /// gauntlet and sprt (README, "Openings").
-    #[arg(long, value_name = "N", conflicts_with = "openings")]
+    #[arg(help_heading = "Openings", long, value_name = "N", conflicts_with = "openings")]
     pub random_plies: Option<u32>,
     /// An opening book: one JSON array of moves a line; pair i plays line i, cycling.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Openings", long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// The order the book's lines are played in.
-    #[arg(long, value_enum, requires = "openings")]
+    #[arg(help_heading = "Openings", long, value_enum, requires = "openings")]
     pub openings_order: Option<OpeningsOrder>,
 }
 

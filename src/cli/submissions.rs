@@ -2,7 +2,7 @@
 //! and the preflight check of `league --check` and `run --check`.
 
 use super::games::GameOptions;
-use super::options::{PlayOptions, cli_entrant, jobs_or_cores, parse_spec};
+use super::options::{cli_entrant, jobs_or_cores, parse_spec};
 use crate::bots::spec::BotSpec;
 use crate::bots::submissions::{self, Submissions};
 use crate::engines::Builtins;
@@ -27,15 +27,27 @@ pub struct SubmissionOptions {
     pub check: bool,
 }
 
+/// `check` takes what changes how a bot starts and answers, nothing about whole games
+/// (their round limit, start boards or seeds).
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    #[command(flatten)]
-    pub game: GameOptions,
+    /// The game.
+    #[arg(long, value_enum, default_value = "asalto")]
+    pub game: GameKind,
     /// Bots checked at once (default: the number of cores).
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+    /// The move time limit in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit_ms: u64,
+    /// The start-up handshake limit in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub init_limit_ms: u64,
+    /// The interpreter of course-style `.py` bots (default: python3).
+    #[arg(long)]
+    pub python: Option<String>,
     #[command(flatten)]
-    pub play: PlayOptions,
+    pub confine: super::confine::ConfineArgs,
     /// Stop before checking when an entry of a submissions folder is not a bot.
     #[arg(long)]
     pub strict: bool,
@@ -210,8 +222,8 @@ fn run_checks<G: Builtins>(
 
 /// `arbiter check`: exit 0 when every bot passed, 1 when one failed, 2 on bad input.
 pub fn check(args: CheckArgs) -> Result<i32, Error> {
-    let settings = args.game.settings()?;
-    let python = args.play.python.as_deref();
+    let settings = GameOptions::defaults(args.game).settings()?;
+    let python = args.python.as_deref();
     // Zips are unpacked into a folder made for this check alone (mode 0700, a name nobody
     // can guess), and removed with it: nothing another user put anywhere is ever run.
     let unpacked = tempfile::Builder::new()
@@ -243,7 +255,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
     }
     let mut names = std::collections::HashSet::new();
     for e in &mut entrants {
-        e.confine = args.play.confine.confinement();
+        e.confine = args.confine.confinement();
         if !names.insert(e.name.clone()) {
             return Err(Error::usage(format!(
                 "two bots are named `{}`: give them distinct names (NAME=SPEC)",
@@ -251,10 +263,10 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
             )));
         }
     }
-    let move_limit = Duration::from_millis(args.play.limit_ms);
-    let init_limit = Duration::from_millis(args.play.init_limit_ms);
+    let move_limit = Duration::from_millis(args.limit_ms);
+    let init_limit = Duration::from_millis(args.init_limit_ms);
     let jobs = jobs_or_cores(args.jobs.map(|j| j as usize));
-    with_game!(settings, args.play.seed, |game| {
+    with_game!(settings, 1, |game| {
         let ok = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
         Ok(if ok { 0 } else { 1 })
     })

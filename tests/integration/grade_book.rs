@@ -321,3 +321,25 @@ fn table_adds_a_roster_to_a_finished_league() {
     );
     assert!(out.join("roster.csv").is_file(), "kept for the next rebuild");
 }
+
+#[test]
+fn help_shows_the_common_options_first_and_check_only_what_applies_to_a_check() {
+    let (code, help, _) = run(arbiter().args(["league", "--help"]));
+    assert_eq!(code, 0);
+    let at = |text: &str| help.find(text).unwrap_or_else(|| panic!("{text} in {help}"));
+    for common in ["--jobs", "--limit-ms", "--out", "--pairs", "--roster", "--anchor"] {
+        assert!(at(common) < at("\nAsalto:"), "{common} before the games' options");
+    }
+    assert!(at("\nAsalto:") < at("--round-limit"));
+    assert!(at("\nHinger:") < at("--density") && at("\nBattle:") < at("--armies"));
+    assert!(at("\nLimits and confinement:") < at("--memory-mb"));
+    assert!(at("\nOpenings:") < at("--random-plies"));
+    let (code, help, _) = run(arbiter().args(["check", "--help"]));
+    assert_eq!(code, 0);
+    for useless in ["--round-limit", "--seed", "--board", "--armies", "--pairs"] {
+        assert!(!help.contains(useless), "check --help lists {useless}: {help}");
+    }
+    for useful in ["--game", "--limit-ms", "--init-limit-ms", "--python", "--memory-mb"] {
+        assert!(help.contains(useful), "check --help lacks {useful}");
+    }
+}
