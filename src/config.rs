@@ -52,8 +52,10 @@ pub struct TournamentConfig {
     pub file_mb: Option<Spanned<u64>>,
     /// Seconds a submission's build may take (default 300).
     pub build_limit_s: Option<Spanned<u64>>,
-    /// `none` (default) or `user`.
+    /// `auto` (default), `namespaces`, `landlock`, `none` or `user`.
     pub sandbox: Option<Spanned<String>>,
+    /// A class list (CSV with a `team` column) for marks.csv, relative to this file.
+    pub roster: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

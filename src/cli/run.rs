@@ -231,6 +231,10 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     let choice = crate::config::opening_choice(&config, t, &base)?;
     let bots_span = t.bots.span();
     note!("tournament `{name}` from {}", config.path.display());
+    if let Some(roster) = &t.roster {
+        crate::report::marks::keep_roster(&tournament.out, &base.join(roster.get_ref()))
+            .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
+    }
     super::league::dispatch(
         &settings,
         tournament,

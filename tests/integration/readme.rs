@@ -163,6 +163,26 @@ fn every_readme_command_runs_as_written() {
         "README commands failed:\n{}",
         failures.join("\n")
     );
+    // The teacher's walkthrough leaves what it says: marks per student of the example
+    // roster (a team that handed nothing in included) and a feedback file per team, from
+    // the command line and from tournaments.toml alike; the reference bot has no mark.
+    for folder in ["results/class", "results/course"] {
+        let marks = crate::common::csv_rows(&clone.join(folder).join("marks.csv"));
+        let status = |name: &str| {
+            marks
+                .iter()
+                .find(|r| r["name"] == name)
+                .map(|r| r["status"].clone())
+                .unwrap_or_else(|| panic!("{folder}: {name} in {marks:?}"))
+        };
+        assert_eq!(status("Donald Knuth"), "no submission", "{folder}");
+        assert_eq!(status("Grace Hopper"), "played", "{folder}");
+        assert!(marks.iter().all(|r| r["team"] != "greedy"), "{folder}: {marks:?}");
+        for team in ["Team11", "Team12", "Team13", "Team14", "Team15"] {
+            let file = clone.join(folder).join("feedback").join(format!("{team}.md"));
+            assert!(file.is_file(), "{}", file.display());
+        }
+    }
 }
 
 /// Markdown files of the repository (not build output).
