@@ -20,7 +20,12 @@ pub struct ConfineArgs {
     /// namespaces work, else Landlock and seccomp; `arbiter doctor` says which),
     /// `namespaces`, `landlock`, `none` (bots run as you, unconfined: only for bots you
     /// trust), or `user` (as root: each bot under its own uid).
-    #[arg(help_heading = "Limits and confinement", long, value_enum, default_value = "auto")]
+    #[arg(
+        help_heading = "Limits and confinement",
+        long,
+        value_enum,
+        default_value = "auto"
+    )]
     pub sandbox: SandboxMode,
     /// Seconds a submission's build (a C# project's `dotnet build`) may take before it is
     /// killed and the bot loses by `spawn_failed` (default 300).

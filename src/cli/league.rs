@@ -10,9 +10,9 @@ use crate::error::Error;
 use crate::games::registry::{GameSettings, with_game};
 use crate::report;
 use crate::stats::elo::Anchor;
+use crate::tournament::journal::LeftOut;
 use crate::tournament::openings::OpeningChoice;
 use crate::tournament::shard::Shard;
-use crate::tournament::journal::LeftOut;
 use crate::tournament::{self, Entrant, Format, Tournament};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -109,7 +109,12 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     for b in &args.baseline {
         entrants.push(cli_entrant(b, python)?);
     }
-    start(&args.options, Format::Gauntlet, (entrants, Vec::new()), false)
+    start(
+        &args.options,
+        Format::Gauntlet,
+        (entrants, Vec::new()),
+        false,
+    )
 }
 
 fn start(

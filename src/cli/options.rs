@@ -35,7 +35,12 @@ pub struct OpeningOptions {
     /// Each pair starts with N random plies drawn from the seed (0: the standard start).
     /// Default: the standard start for league and run, the game's measured number for
     /// gauntlet and sprt (README, "Openings").
-    #[arg(help_heading = "Openings", long, value_name = "N", conflicts_with = "openings")]
+    #[arg(
+        help_heading = "Openings",
+        long,
+        value_name = "N",
+        conflicts_with = "openings"
+    )]
     pub random_plies: Option<u32>,
     /// An opening book: one JSON array of moves a line; pair i plays line i, cycling.
     #[arg(help_heading = "Openings", long, value_name = "FILE")]

@@ -19,7 +19,12 @@ pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     })?;
     write_atomic(
         &dir.join("standings.csv"),
-        &standings_csv_with(roles, &report.table.rows, report.marks(), &report.plan.left_out),
+        &standings_csv_with(
+            roles,
+            &report.table.rows,
+            report.marks(),
+            &report.plan.left_out,
+        ),
     )?;
     write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
     write_atomic(
@@ -88,9 +93,7 @@ pub fn write_games_csv(
         row.push(g.winner.map(|w| g.roles[w].to_string()).unwrap_or_default());
         row.push(g.reason.to_string());
         row.push(g.rounds.to_string());
-        row.extend(
-            (0..2).map(|i| g.illegal[i].saturating_sub(g.blocked[i]).to_string()),
-        );
+        row.extend((0..2).map(|i| g.illegal[i].saturating_sub(g.blocked[i]).to_string()));
         row.extend(g.max_ms.iter().map(|&t| num(t)));
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());
@@ -172,7 +175,14 @@ pub fn standings_csv_with(
         header.push(format!("{role}_wins"));
     }
     header.extend(
-        ["illegal_moves", "timeouts", "errors", "blocked_turns", "left_out"].map(String::from),
+        [
+            "illegal_moves",
+            "timeouts",
+            "errors",
+            "blocked_turns",
+            "left_out",
+        ]
+        .map(String::from),
     );
     let rows = table.iter().map(|s| {
         let mut row = vec![
@@ -193,9 +203,7 @@ pub fn standings_csv_with(
             row.push(games.to_string());
             row.push(wins.to_string());
         }
-        row.extend(
-            [s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()),
-        );
+        row.extend([s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()));
         row.push(String::new());
         row
     });

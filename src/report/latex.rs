@@ -14,7 +14,10 @@ pub fn render(report: &Report) -> String {
         tables::title(report)
     );
     for section in tables::sections(report) {
-        out.push_str(&format!("\n% {}\n", section.title));
+        out.push_str(&format!(
+            "\n% {}\n",
+            escape(&section.title).replace(['\n', '\r'], " ")
+        ));
         for table in &section.tables {
             out.push_str(&float(table));
         }

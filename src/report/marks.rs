@@ -91,7 +91,10 @@ impl Roster {
             }
             let team = record.get(team_at).unwrap_or_default().trim().to_string();
             if team.is_empty() {
-                return Err(bad(line, "the team cell is empty: expected a team's name".into()));
+                return Err(bad(
+                    line,
+                    "the team cell is empty: expected a team's name".into(),
+                ));
             }
             let cells = record
                 .iter()
@@ -189,7 +192,11 @@ pub fn team_results(report: &Report) -> Vec<TeamResult> {
                 points: s.points,
                 games: s.games,
                 rank: Some(s.rank),
-                entry: specs.get(s.bot.as_str()).copied().unwrap_or_default().into(),
+                entry: specs
+                    .get(s.bot.as_str())
+                    .copied()
+                    .unwrap_or_default()
+                    .into(),
                 left_out: None,
                 failures: failures_of(&s.bot, &report.games),
                 illegal: s.illegal_moves,

@@ -10,8 +10,8 @@ pub enum Align {
 /// A table: a header row and body rows of plain text (Unicode, no markup).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
-    /// Short, unique within the report: a LaTeX label, an HTML id.
-    pub id: &'static str,
+    /// Short, unique within the report: a LaTeX label, an HTML id (letters, digits, `-`).
+    pub id: String,
     pub caption: String,
     pub columns: Vec<(String, Align)>,
     pub rows: Vec<Vec<String>>,
@@ -20,7 +20,8 @@ pub struct Table {
 /// A part of the report: a heading, sentences, tables and the plot that goes with them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Section {
-    pub id: &'static str,
+    /// Letters, digits and `-` only: an HTML id.
+    pub id: String,
     pub title: String,
     /// Sentences before the tables.
     pub text: Vec<String>,

@@ -5,8 +5,8 @@
 use super::model::{Report, too_few_to_tell};
 use super::numbers::{fixed, num};
 
-pub use super::section::{Align, Section, Table};
 use super::section::columns;
+pub use super::section::{Align, Section, Table};
 
 /// The report's title.
 pub fn title(report: &Report) -> String {
@@ -35,10 +35,10 @@ pub fn sections(report: &Report) -> Vec<Section> {
     sections.extend(super::teams::teams(report));
     sections.extend([matrix(report), roles(report), endings(report)]);
     sections.extend(sprt(report));
+    sections.extend(super::teams::team_sections(report));
     sections.push(settings(report));
     sections
 }
-
 
 /// `wins/games` and the rate, e.g. `3/4 (75%)`.
 fn share(wins: u32, games: u32) -> String {
@@ -165,16 +165,20 @@ fn standings(report: &Report) -> Section {
         notes.push(format!(
             "{} entr{} of the submissions left out (no games, mark 0): see Problems.",
             report.plan.left_out.len(),
-            if report.plan.left_out.len() == 1 { "y was" } else { "ies were" }
+            if report.plan.left_out.len() == 1 {
+                "y was"
+            } else {
+                "ies were"
+            }
         ));
     }
     Section {
-        id: "standings",
+        id: "standings".into(),
         title: "Standings".into(),
         text,
         tables: vec![
             Table {
-                id: "standings",
+                id: "standings".into(),
                 caption: "Standings".into(),
                 columns: cols,
                 rows,
@@ -213,7 +217,7 @@ fn los_matrix(report: &Report) -> Table {
         })
         .collect();
     Table {
-        id: "los",
+        id: "los".into(),
         caption: "Likelihood of superiority (%) of the row's bot over the column's".into(),
         columns,
         rows,
@@ -246,7 +250,7 @@ fn head_to_head(report: &Report) -> Option<Section> {
         })
         .collect();
     Some(Section {
-        id: "head-to-head",
+        id: "head-to-head".into(),
         title: "Head to head".into(),
         text: vec![format!(
             "{candidate} against each baseline, from {candidate}'s side: wins-draws-losses, \
@@ -254,7 +258,7 @@ fn head_to_head(report: &Report) -> Option<Section> {
              likelihood of superiority (LOS, draws ignored)."
         )],
         tables: vec![Table {
-            id: "head-to-head",
+            id: "head-to-head".into(),
             caption: format!("{candidate} against each baseline"),
             columns: columns(
                 &[
@@ -302,7 +306,7 @@ fn matrix(report: &Report) -> Section {
         }
     };
     Section {
-        id: "matrix",
+        id: "matrix".into(),
         title: "Points matrix".into(),
         text: vec![format!(
             "The points the row's bot scored against the column's bot (a win {}, a tie {}); \
@@ -311,7 +315,7 @@ fn matrix(report: &Report) -> Section {
             points(report.plan.points_tie)
         )],
         tables: vec![Table {
-            id: "matrix",
+            id: "matrix".into(),
             caption: "Points scored by the row's bot against the column's".into(),
             columns: cols,
             rows,
@@ -324,7 +328,7 @@ fn matrix(report: &Report) -> Section {
 fn roles(report: &Report) -> Section {
     let roles = report.role_names();
     let overall = Table {
-        id: "roles",
+        id: "roles".into(),
         caption: "Results by role".into(),
         columns: columns(&["role", "games", "wins", "ties", "losses"], 1),
         rows: report
@@ -346,7 +350,7 @@ fn roles(report: &Report) -> Section {
         .chain(roles.iter().map(|r| format!("wins as {r}")))
         .collect();
     let by_bot = Table {
-        id: "roles-by-bot",
+        id: "roles-by-bot".into(),
         caption: "Wins by role, per bot".into(),
         columns: columns(&names.iter().map(String::as_str).collect::<Vec<_>>(), 1),
         rows: report
@@ -361,7 +365,7 @@ fn roles(report: &Report) -> Section {
             .collect(),
     };
     Section {
-        id: "roles",
+        id: "roles".into(),
         title: "Results by role".into(),
         text: vec![format!(
             "How often each role won, over all games and for each bot ({} moves first).",
@@ -398,11 +402,11 @@ fn endings(report: &Report) -> Section {
         })
         .collect();
     Section {
-        id: "endings",
+        id: "endings".into(),
         title: "Game lengths and endings".into(),
         text: vec!["How the games ended, and how many rounds they lasted.".into()],
         tables: vec![Table {
-            id: "endings",
+            id: "endings".into(),
             caption: "Endings and game lengths (rounds)".into(),
             columns: columns(&names.iter().map(String::as_str).collect::<Vec<_>>(), 1),
             rows,
@@ -493,7 +497,7 @@ fn sprt(report: &Report) -> Option<Section> {
     }
     rows.push(vec!["verdict".into(), verdict]);
     Some(Section {
-        id: "sprt",
+        id: "sprt".into(),
         title: "Sequential test (SPRT)".into(),
         text: vec![format!(
             "Is {} stronger than {}? The test counts role-swapped pairs and stops as soon \
@@ -501,7 +505,7 @@ fn sprt(report: &Report) -> Option<Section> {
             test.candidate, test.baseline
         )],
         tables: vec![Table {
-            id: "sprt",
+            id: "sprt".into(),
             caption: "The sequential test".into(),
             columns: columns(&["", "value"], 2),
             rows,
@@ -575,7 +579,7 @@ fn settings(report: &Report) -> Section {
     ];
     let marks = report.marks();
     let bots = Table {
-        id: "bots",
+        id: "bots".into(),
         caption: "The bots".into(),
         columns: columns(
             &["bot", "spec", "marked", "files (SHA-256)"]
@@ -602,12 +606,12 @@ fn settings(report: &Report) -> Section {
             .collect(),
     };
     Section {
-        id: "settings",
+        id: "settings".into(),
         title: "Settings".into(),
         text: vec!["Every setting that can change a result, as the journal records it.".into()],
         tables: vec![
             Table {
-                id: "settings",
+                id: "settings".into(),
                 caption: "Settings".into(),
                 columns: columns(&["setting", "value"], 2),
                 rows,
@@ -649,4 +653,3 @@ fn confinement(plan: &crate::tournament::journal::Plan) -> String {
         named.join("; ")
     }
 }
-

@@ -1,8 +1,8 @@
 //! The report's sections for whoever fixes and marks the bots: every problem (a failure,
 //! an entry left out) and a line per team of a round robin.
 
-use super::numbers::fixed;
 use super::model::Report;
+use super::numbers::fixed;
 use super::section::{Align, Section, Table, columns};
 
 /// Every failure of a bot and every entry left out, for whoever fixes them.
@@ -19,7 +19,9 @@ pub(super) fn problems(report: &Report) -> Option<Section> {
     }
     // Every bot's failures, reference bots included: a failing baseline is a problem too.
     for s in &report.table.rows {
-        let own = results.iter().find(|r| r.team == s.bot && r.left_out.is_none());
+        let own = results
+            .iter()
+            .find(|r| r.team == s.bot && r.left_out.is_none());
         let failures = match own {
             Some(r) => r.failures.clone(),
             None => super::marks::failures_of(&s.bot, &report.games),
@@ -37,7 +39,7 @@ pub(super) fn problems(report: &Report) -> Option<Section> {
         return None;
     }
     Some(Section {
-        id: "problems",
+        id: "problems".into(),
         title: "Problems".into(),
         text: vec![
             "Every game a bot lost by its own failure (an exception, a crash, a timeout, a \
@@ -46,7 +48,7 @@ pub(super) fn problems(report: &Report) -> Option<Section> {
                 .into(),
         ],
         tables: vec![Table {
-            id: "problems",
+            id: "problems".into(),
             caption: "Failures and left-out entries".into(),
             columns: {
                 let mut cols = columns(&["bot", "game", "reason", "what happened"], 4);
@@ -80,7 +82,7 @@ pub(super) fn teams(report: &Report) -> Option<Section> {
         })
         .collect();
     Some(Section {
-        id: "teams",
+        id: "teams".into(),
         title: "Teams".into(),
         text: vec![format!(
             "Each team's mark and status; its games, failures and illegal moves are in the \
@@ -89,10 +91,12 @@ pub(super) fn teams(report: &Report) -> Option<Section> {
             super::marks::FEEDBACK_DIR
         )],
         tables: vec![Table {
-            id: "teams",
+            id: "teams".into(),
             caption: "Teams".into(),
             columns: {
-                let names = ["team", "mark", "games", "failures", "illegal", "blocked", "status"];
+                let names = [
+                    "team", "mark", "games", "failures", "illegal", "blocked", "status",
+                ];
                 let mut cols = columns(&names, 1);
                 cols[6].1 = Align::Left;
                 cols
@@ -102,4 +106,81 @@ pub(super) fn teams(report: &Report) -> Option<Section> {
         notes: Vec::new(),
         plot: None,
     })
+}
+
+/// A section per team of a round robin (after the Teams table): its mark, record and
+/// status, and its failures, as its feedback file gives them at length.
+pub(super) fn team_sections(report: &Report) -> Vec<Section> {
+    if report.plan.format != "round_robin" {
+        return Vec::new();
+    }
+    let total = report.table.rows.len();
+    super::marks::team_results(report)
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut text = Vec::new();
+            match (
+                &r.left_out,
+                report.table.rows.iter().find(|s| s.bot == r.team),
+            ) {
+                (Some(reason), _) => text.push(format!(
+                    "Mark 0.00 of 20: its entry `{}` was left out ({reason}); no game was played.",
+                    r.entry
+                )),
+                (None, Some(s)) => {
+                    text.push(format!(
+                        "Mark {} of 20, rank {} of {total}: {} points in {} games ({} won, {} \
+                         tied, {} lost).",
+                        fixed(r.mark, 2, false),
+                        s.rank,
+                        super::numbers::num(s.points),
+                        s.games,
+                        s.wins,
+                        s.ties,
+                        s.losses
+                    ));
+                    text.push(format!("Status: {}.", r.status()));
+                    text.push(format!(
+                        "{} illegal moves the rules refused; {} blocked turns (no legal move \
+                         at all).",
+                        r.illegal, r.blocked
+                    ));
+                }
+                (None, None) => {}
+            }
+            let tables = match r.failures.is_empty() {
+                true => Vec::new(),
+                false => vec![Table {
+                    id: format!("team-{}", i + 1),
+                    caption: format!("Failures of {}", r.team),
+                    columns: {
+                        let mut cols = columns(&["game", "role", "opponent", "what happened"], 4);
+                        cols[0].1 = Align::Right;
+                        cols
+                    },
+                    rows: r
+                        .failures
+                        .iter()
+                        .map(|f| {
+                            vec![
+                                f.game.to_string(),
+                                f.role.clone(),
+                                f.opponent.clone(),
+                                f.words.clone(),
+                            ]
+                        })
+                        .collect(),
+                }],
+            };
+            Section {
+                id: format!("team-{}", i + 1),
+                title: format!("Team {}", r.team),
+                text,
+                tables,
+                notes: Vec::new(),
+                plot: None,
+            }
+        })
+        .collect()
 }

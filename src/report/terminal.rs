@@ -143,9 +143,7 @@ pub fn standings_table(roles: &[String], table: &[Standing], marks: bool) -> com
             ),
         ]);
         row.extend(s.by_role.iter().map(|(g, w)| format!("{w}/{g}")));
-        row.extend(
-            [s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()),
-        );
+        row.extend([s.illegal_moves, s.timeouts, s.errors, s.blocked_turns].map(|n| n.to_string()));
         t.add_row(row);
     }
     let fixed_columns = if marks { 11 } else { 10 };

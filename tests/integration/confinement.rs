@@ -424,7 +424,11 @@ fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
     std::fs::write(&secret, "the user's secret\n").unwrap();
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/java/examples");
-    std::fs::copy(examples.join("PlayerNull.java"), team.join("PlayerNull.java")).unwrap();
+    std::fs::copy(
+        examples.join("PlayerNull.java"),
+        team.join("PlayerNull.java"),
+    )
+    .unwrap();
     std::fs::write(
         team.join("Copycat.java"),
         "import java.awt.Color;\n\
@@ -471,7 +475,10 @@ fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
         assert_eq!(code, 1, "{stdout}{stderr}");
         let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
         assert_eq!(record["reason"], "spawn_failed", "{record}");
-        (record["detail"].as_str().unwrap_or_default().to_string(), took)
+        (
+            record["detail"].as_str().unwrap_or_default().to_string(),
+            took,
+        )
     };
     let looker_path = looker.to_string_lossy().into_owned();
     let (detail, _) = play("Copycat.java", &[("ARBITER_JAVAC", &looker_path)], &[]);

@@ -66,7 +66,16 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
     write(&roster, ROSTER);
     let out = dir.path().join("league");
     let (code, stdout, stderr) = run(arbiter()
-        .args(["league", "--game", "asalto", "--round-limit", "20", "-j", "2", "-q"])
+        .args([
+            "league",
+            "--game",
+            "asalto",
+            "--round-limit",
+            "20",
+            "-j",
+            "2",
+            "-q",
+        ])
         .arg("--roster")
         .arg(&roster)
         .arg("--out")
@@ -107,7 +116,10 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
         assert_eq!(row["team"], team, "{row:?}");
         let mark: f64 = row["mark"].parse().unwrap();
         let expected: f64 = mark_of[team].parse().unwrap();
-        assert!((mark - expected).abs() < 0.006, "{name}: {row:?} vs {expected}");
+        assert!(
+            (mark - expected).abs() < 0.006,
+            "{name}: {row:?} vs {expected}"
+        );
         assert_eq!(row["games"], "6", "{row:?}");
         assert_eq!(row["status"], "played", "{row:?}");
     }
@@ -125,7 +137,11 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
         "{dave:?}"
     );
     for name in ["Erin", "Gina"] {
-        assert_eq!(by_name[name]["status"], "no submission", "{:?}", by_name[name]);
+        assert_eq!(
+            by_name[name]["status"], "no submission",
+            "{:?}",
+            by_name[name]
+        );
         assert_eq!(by_name[name]["mark"], "0.00");
     }
     // Entries of the folder that are no student's team still have their row.
@@ -147,7 +163,10 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
     assert!(team03.contains("(Team03.py, line 4)"), "{team03}");
     let team01 = feedback("Team01");
     assert!(team01.contains("m = 20 × x / x_winner"), "{team01}");
-    assert!(team01.contains("## Games") && team01.contains("| Team02 |"), "{team01}");
+    assert!(
+        team01.contains("## Games") && team01.contains("| Team02 |"),
+        "{team01}"
+    );
     assert!(team01.contains("blocked turns"), "{team01}");
     assert!(feedback("Team06").contains("No submission was found"));
     assert!(feedback("README").contains("left out"));
@@ -158,6 +177,15 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
     assert!(report.contains("SyntaxError"), "{report}");
     assert!(report.contains("README.txt: not a bot"), "{report}");
     assert!(report.contains("## Teams"), "{report}");
+    // A section per team, its failures with their first error line.
+    let team03 = report
+        .split("## Team Team03")
+        .nth(1)
+        .expect("a section for Team03");
+    let team03 = team03.split("\n## ").next().unwrap_or_default();
+    assert!(team03.contains("Mark 0.00 of 20"), "{team03}");
+    assert!(team03.contains("could not start: SyntaxError"), "{team03}");
+    assert!(report.contains("## Team README"), "{report}");
     assert!(
         report.contains("| illegal | blocked | timeouts | errors |"),
         "{report}"
@@ -179,12 +207,23 @@ fn a_double_failure_names_both_failures_and_is_a_loss_for_both() {
     write(&class.join("Team05.py"), &team_bot("Team05"));
     let out = dir.path().join("league");
     let (code, stdout, stderr) = run(arbiter()
-        .args(["league", "--game", "asalto", "--round-limit", "10", "-q", "--out"])
+        .args([
+            "league",
+            "--game",
+            "asalto",
+            "--round-limit",
+            "10",
+            "-q",
+            "--out",
+        ])
         .arg(&out)
         .arg(&class));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let games = csv_rows(&out.join("games.csv"));
-    let doubles: Vec<_> = games.iter().filter(|g| g["reason"] == "both_failed").collect();
+    let doubles: Vec<_> = games
+        .iter()
+        .filter(|g| g["reason"] == "both_failed")
+        .collect();
     assert_eq!(doubles.len(), 2, "{games:?}");
     for g in &doubles {
         assert!(g["detail"].contains("SyntaxError"), "{g:?}");
@@ -195,7 +234,11 @@ fn a_double_failure_names_both_failures_and_is_a_loss_for_both() {
     for row in standings.iter().filter(|r| r["bot"] != "Team05") {
         // Four games each, all lost: two to Team05, two with each other.
         assert_eq!(
-            (row["losses"].as_str(), row["ties"].as_str(), row["points"].as_str()),
+            (
+                row["losses"].as_str(),
+                row["ties"].as_str(),
+                row["points"].as_str()
+            ),
             ("4", "0", "0"),
             "{row:?}"
         );
@@ -272,7 +315,10 @@ fn a_bad_roster_is_refused_before_any_game_naming_the_file_and_line() {
     for (text, expected) in [
         ("id,name\n1,Ann\n", ":1: no `team` column among id, name"),
         ("team,id\nTeam01,1\n,2\n", ":3: the team cell is empty"),
-        ("team,id\nTeam01,1,extra\n", ":2: 3 cells where the header has 2"),
+        (
+            "team,id\nTeam01,1,extra\n",
+            ":2: 3 cells where the header has 2",
+        ),
         ("", ":1: the file is empty"),
     ] {
         let roster = dir.path().join("roster.csv");
@@ -284,7 +330,10 @@ fn a_bad_roster_is_refused_before_any_game_naming_the_file_and_line() {
             .arg(&out)
             .args(["builtin:random", "builtin:greedy"]));
         assert_eq!(code, 2, "{text:?}\n{stdout}\n{stderr}");
-        assert!(stderr.contains(&format!("roster.csv{expected}")), "{text:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("roster.csv{expected}")),
+            "{text:?}: {stderr}"
+        );
         assert!(!out.join("games.jsonl").exists(), "no game was played");
     }
 }
@@ -304,7 +353,11 @@ fn table_adds_a_roster_to_a_finished_league() {
     assert_eq!(teams, ["Team02", "Team01"]);
     let roster = dir.path().join("class.csv");
     write(&roster, "team,name\nTeam01,Ann\nTeam02,Ben\nTeam03,Cy\n");
-    let (code, _, stderr) = run(arbiter().arg("table").arg(&out).arg("--roster").arg(&roster));
+    let (code, _, stderr) = run(arbiter()
+        .arg("table")
+        .arg(&out)
+        .arg("--roster")
+        .arg(&roster));
     assert_eq!(code, 0, "{stderr}");
     let marks = csv_rows(&out.join("marks.csv"));
     let rows: Vec<(&str, &str, &str)> = marks
@@ -319,16 +372,32 @@ fn table_adds_a_roster_to_a_finished_league() {
             ("Cy", "Team03", "no submission")
         ]
     );
-    assert!(out.join("roster.csv").is_file(), "kept for the next rebuild");
+    assert!(
+        out.join("roster.csv").is_file(),
+        "kept for the next rebuild"
+    );
 }
 
 #[test]
 fn help_shows_the_common_options_first_and_check_only_what_applies_to_a_check() {
     let (code, help, _) = run(arbiter().args(["league", "--help"]));
     assert_eq!(code, 0);
-    let at = |text: &str| help.find(text).unwrap_or_else(|| panic!("{text} in {help}"));
-    for common in ["--jobs", "--limit-ms", "--out", "--pairs", "--roster", "--anchor"] {
-        assert!(at(common) < at("\nAsalto:"), "{common} before the games' options");
+    let at = |text: &str| {
+        help.find(text)
+            .unwrap_or_else(|| panic!("{text} in {help}"))
+    };
+    for common in [
+        "--jobs",
+        "--limit-ms",
+        "--out",
+        "--pairs",
+        "--roster",
+        "--anchor",
+    ] {
+        assert!(
+            at(common) < at("\nAsalto:"),
+            "{common} before the games' options"
+        );
     }
     assert!(at("\nAsalto:") < at("--round-limit"));
     assert!(at("\nHinger:") < at("--density") && at("\nBattle:") < at("--armies"));
@@ -337,9 +406,18 @@ fn help_shows_the_common_options_first_and_check_only_what_applies_to_a_check() 
     let (code, help, _) = run(arbiter().args(["check", "--help"]));
     assert_eq!(code, 0);
     for useless in ["--round-limit", "--seed", "--board", "--armies", "--pairs"] {
-        assert!(!help.contains(useless), "check --help lists {useless}: {help}");
+        assert!(
+            !help.contains(useless),
+            "check --help lists {useless}: {help}"
+        );
     }
-    for useful in ["--game", "--limit-ms", "--init-limit-ms", "--python", "--memory-mb"] {
+    for useful in [
+        "--game",
+        "--limit-ms",
+        "--init-limit-ms",
+        "--python",
+        "--memory-mb",
+    ] {
         assert!(help.contains(useful), "check --help lacks {useful}");
     }
 }

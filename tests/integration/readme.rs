@@ -177,9 +177,15 @@ fn every_readme_command_runs_as_written() {
         };
         assert_eq!(status("Donald Knuth"), "no submission", "{folder}");
         assert_eq!(status("Grace Hopper"), "played", "{folder}");
-        assert!(marks.iter().all(|r| r["team"] != "greedy"), "{folder}: {marks:?}");
+        assert!(
+            marks.iter().all(|r| r["team"] != "greedy"),
+            "{folder}: {marks:?}"
+        );
         for team in ["Team11", "Team12", "Team13", "Team14", "Team15"] {
-            let file = clone.join(folder).join("feedback").join(format!("{team}.md"));
+            let file = clone
+                .join(folder)
+                .join("feedback")
+                .join(format!("{team}.md"));
             assert!(file.is_file(), "{}", file.display());
         }
     }

@@ -147,7 +147,8 @@ fn the_check_table_gives_each_bot_of_a_folder_its_status() {
     // The bots list and the entries left out, with the reason.
     assert!(
         stderr.contains("8 bots in")
-            && stderr.contains("Team21, Team22, Team31, Team32, Team33, Team34, TeamAlpha, Team_beta"),
+            && stderr
+                .contains("Team21, Team22, Team31, Team32, Team33, Team34, TeamAlpha, Team_beta"),
         "{stderr}"
     );
     assert!(stderr.contains("README.txt: not a bot"), "{stderr}");
@@ -206,10 +207,15 @@ fn a_league_over_a_folder_plays_every_good_bot_and_resumes_with_the_same_plan() 
     left_out.sort();
     assert_eq!(
         left_out,
-        [("README", "0", "0"), ("empty_team", "0", "0"), ("twice", "0", "0")]
+        [
+            ("README", "0", "0"),
+            ("empty_team", "0", "0"),
+            ("twice", "0", "0")
+        ]
     );
     assert!(
-        left.iter().any(|r| r["left_out"].starts_with("several candidates")),
+        left.iter()
+            .any(|r| r["left_out"].starts_with("several candidates")),
         "{left:?}"
     );
     for row in &standings {

@@ -261,7 +261,11 @@ fn a_bot_that_ignores_sigxcpu_is_a_cpu_loss_at_the_hard_limit_in_a_jail_too() {
     zoo_case("stubborn_busy.py", &[], cpu, 20_000, false, |p, mode| {
         lost_by(p, "cpu");
         let detail = p.record.detail.as_deref().unwrap_or("");
-        assert!(detail.contains("CPU limit of 1 s"), "{mode:?}: {}", p.describe());
+        assert!(
+            detail.contains("CPU limit of 1 s"),
+            "{mode:?}: {}",
+            p.describe()
+        );
         assert!(detail.contains("SIGKILL"), "{mode:?}: {}", p.describe());
     });
 }

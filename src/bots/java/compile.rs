@@ -227,7 +227,10 @@ impl Javac<'_> {
             std::fs::create_dir_all(d)
                 .map_err(|e| format!("cannot create `{}`: {e}", d.display()))?;
         }
-        let mut written = vec![(driver.join("ArbiterDriver.java"), DRIVER.as_bytes().to_vec())];
+        let mut written = vec![(
+            driver.join("ArbiterDriver.java"),
+            DRIVER.as_bytes().to_vec(),
+        )];
         for (name, text) in ENVIRONMENT {
             written.push((
                 package_dir.join(format!("{name}.java")),
@@ -241,7 +244,9 @@ impl Javac<'_> {
             path == self.file
                 || self.strays.iter().any(|s| s == path)
                 || path.file_stem().is_some_and(|stem| {
-                    ENVIRONMENT.iter().any(|(name, _)| stem.to_string_lossy() == *name)
+                    ENVIRONMENT
+                        .iter()
+                        .any(|(name, _)| stem.to_string_lossy() == *name)
                 })
         };
         for (path, bytes) in self.sources {
@@ -287,7 +292,10 @@ impl Javac<'_> {
         args.extend(self.strays.iter().map(|p| in_src(p)));
         args.push(written[0].0.to_string_lossy().into_owned());
         run_javac(self.javac, work, args, self.confine, self.root).map_err(|failed| {
-            failed.message(&format!("javac could not compile `{}`", self.file.display()))
+            failed.message(&format!(
+                "javac could not compile `{}`",
+                self.file.display()
+            ))
         })
     }
 }

@@ -25,10 +25,10 @@ mod environment;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use compile::{compile_into_place, run_javac};
 pub use compile::{
     Compiled, cache_root, compile, compile_confined, compile_with, trusted_cache_root,
 };
+pub(crate) use compile::{compile_into_place, run_javac};
 pub use discovery::{
     ClassDecl, default_name, package_of, player_class, source_root, top_level_classes,
 };

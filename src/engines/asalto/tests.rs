@@ -298,9 +298,17 @@ fn every_builtin_with_no_legal_move_answers_null_and_loses_the_turn() {
             assert_eq!(summary.blocked[seat] as usize, nulls, "{name}");
             let scoring = crate::stats::league::Scoring { win: 1.0, tie: 0.0 };
             let bots: Vec<String> = summary.players.iter().map(|p| p.to_string()).collect();
-            let rows = crate::stats::league::standings(&bots, std::slice::from_ref(&summary), scoring);
-            let row = rows.iter().find(|r| r.bot == *summary.players[seat]).unwrap();
-            assert_eq!((row.illegal_moves, row.blocked_turns as usize), (0, nulls), "{name}");
+            let rows =
+                crate::stats::league::standings(&bots, std::slice::from_ref(&summary), scoring);
+            let row = rows
+                .iter()
+                .find(|r| r.bot == *summary.players[seat])
+                .unwrap();
+            assert_eq!(
+                (row.illegal_moves, row.blocked_turns as usize),
+                (0, nulls),
+                "{name}"
+            );
         }
     }
 }
