@@ -358,14 +358,20 @@ public class JavaSpy extends SequencePlayer {{
     )
 }
 
-#[test]
-fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
+/// A fresh folder holding an empty `class/` and the user's 0600 `secret.txt`.
+fn class_and_secret() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let team = dir.path().join("class");
     std::fs::create_dir(&team).unwrap();
     let secret = dir.path().join("secret.txt");
     std::fs::write(&secret, "the user's secret\n").unwrap();
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    (dir, team, secret)
+}
+
+#[test]
+fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
+    let (dir, team, secret) = class_and_secret();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::fs::write(team.join("JavaSpy.java"), java_spy(&secret, port)).unwrap();
@@ -417,12 +423,7 @@ fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
 /// knows, not the jail's copy.
 #[test]
 fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
-    let dir = tempfile::tempdir().unwrap();
-    let team = dir.path().join("class");
-    std::fs::create_dir(&team).unwrap();
-    let secret = dir.path().join("secret.txt");
-    std::fs::write(&secret, "the user's secret\n").unwrap();
-    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (dir, team, secret) = class_and_secret();
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/java/examples");
     std::fs::copy(
         examples.join("PlayerNull.java"),
