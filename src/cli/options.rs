@@ -151,7 +151,7 @@ pub(crate) fn named_spec(
 
 /// A command bot's program must be a file, or a program on PATH: a mistyped path (a
 /// folder of submissions that does not exist) is bad input, not a team that cannot start.
-fn check_program(text: &str, program: &str) -> Result<(), Error> {
+pub(crate) fn check_program(text: &str, program: &str) -> Result<(), Error> {
     let path = std::path::Path::new(program);
     let found = if program.contains('/') {
         path.exists()

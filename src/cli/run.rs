@@ -115,6 +115,9 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         let at = |e: Error| config.error_at(written.span(), e.to_string());
         let spec_text = crate::config::resolve_spec(written.get_ref(), &base);
         let spec = parse_spec(&spec_text, python.as_deref()).map_err(at)?;
+        if let (crate::bots::spec::BotSpec::Command(command), None) = (&spec, &bot.dir) {
+            super::options::check_program(written.get_ref(), &command.program).map_err(at)?;
+        }
         crate::config::check_bot_keys(&config, bot, written.get_ref(), &spec)?;
         let name = match &bot.name {
             Some(n) if n.get_ref().trim().is_empty() => {

@@ -306,6 +306,19 @@ fn a_mistyped_bot_path_is_bad_input_naming_it_in_every_command() {
         );
         assert!(!std::path::Path::new(&out).join("games.jsonl").exists());
     }
+    // And in tournaments.toml, at the bot's line.
+    let config = dir.path().join("tournaments.toml");
+    write(
+        &config,
+        "default = \"t\"\n[tournaments.t]\ngame = \"gomoku\"\nout = \"out\"\n\
+         bots = [\n  { spec = \"builtin:random\" },\n  { spec = \"submisions/\" },\n]\n",
+    );
+    let (code, _, stderr) = run(arbiter().args(["run", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tournaments.toml:7") && stderr.contains("submisions/` does not exist"),
+        "{stderr}"
+    );
 }
 
 #[test]
