@@ -17,12 +17,13 @@ pub const OFF: &str = "off";
 pub struct Cell {
     /// snake_case, one of the game's [`CellKind`]s, or [`OFF`].
     pub kind: &'static str,
-    /// Drawn inside the cell; may be empty.
-    pub label: String,
+    /// Drawn inside the cell; may be empty. Most labels are a game's constants (a piece's
+    /// letter), held without a copy: a replay draws every cell of every position.
+    pub label: std::borrow::Cow<'static, str>,
 }
 
 impl Cell {
-    pub fn new(kind: &'static str, label: impl Into<String>) -> Cell {
+    pub fn new(kind: &'static str, label: impl Into<std::borrow::Cow<'static, str>>) -> Cell {
         Cell {
             kind,
             label: label.into(),
@@ -30,7 +31,7 @@ impl Cell {
     }
     /// A cell without a label.
     pub fn plain(kind: &'static str) -> Cell {
-        Cell::new(kind, String::new())
+        Cell::new(kind, "")
     }
     /// A cell that is not on the board.
     pub fn off() -> Cell {

@@ -213,13 +213,9 @@ pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     let kinds = with_game!(settings, plan.seed, |game| game.view_kinds());
     let mut list = GameList::default();
-    let mut replays = Blocks::default();
-    for_each_replay(plan, journal, |id, record, replayed| {
-        list.push(plan, id, record);
-        replays.push(&encode_game(record, &replayed).to_string());
-        Ok(())
+    let replays = with_game!(settings, plan.seed, |game| {
+        replay_blocks(&game, plan, journal, &mut list)
     })?;
-    let replays = replays.finish();
     let index = json!({
         "game": plan.game,
         "games_per_block": GAMES_PER_BLOCK,
@@ -239,6 +235,87 @@ pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
         index = script_safe(&index.to_string()),
         js = include_str!("replay.js"),
     ))
+}
+
+/// Blocks of games being replayed at once: enough to keep every core busy, few enough
+/// that the records held in memory stay a small part of a big journal.
+const BLOCKS_IN_FLIGHT: usize = 16;
+
+/// One block's game rows and its line of replays.
+type DoneBlock = (Vec<ListRow>, String);
+
+/// The replay blocks of every game of `journal` (one line each, see [`Blocks`]), each
+/// game's row added to `list` in journal order. This thread reads the journal while
+/// blocks of [`GAMES_PER_BLOCK`] games are replayed, encoded and deflated on rayon's
+/// threads; they are put back in order as they come.
+fn replay_blocks<G: Game>(
+    game: &G,
+    plan: &Plan,
+    journal: &Path,
+    list: &mut GameList,
+) -> Result<String, Error> {
+    let encode = |games: Vec<(u64, GameRecord)>| -> DoneBlock {
+        let mut block = Blocks::default();
+        let rows = games
+            .iter()
+            .map(|(id, record)| {
+                let replayed = replay(game, record);
+                block.push(&encode_game(record, &replayed).to_string());
+                ListRow::of(plan, *id, record)
+            })
+            .collect();
+        (rows, block.finish())
+    };
+    let mut text = String::new();
+    let mut next = 0usize;
+    let mut waiting: std::collections::BTreeMap<usize, DoneBlock> = Default::default();
+    let mut emit = |n: usize, done: DoneBlock, list: &mut GameList| {
+        waiting.insert(n, done);
+        while let Some((rows, line)) = waiting.remove(&next) {
+            rows.into_iter().for_each(|row| list.push(row));
+            text.push_str(&line);
+            next += 1;
+        }
+        next
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, DoneBlock)>();
+    let read = rayon::in_place_scope(|scope| {
+        let mut sent = 0usize;
+        let mut emitted = 0usize;
+        let mut batch = Vec::with_capacity(GAMES_PER_BLOCK);
+        let send = |batch: Vec<(u64, GameRecord)>, sent: &mut usize| {
+            let (tx, n) = (tx.clone(), *sent);
+            let encode = &encode;
+            scope.spawn(move |_| {
+                // The receiver outlives every block: it is read until all have come.
+                let _ = tx.send((n, encode(batch)));
+            });
+            *sent += 1;
+        };
+        let read = for_each_record(journal, |id, record| {
+            batch.push((id, record));
+            if batch.len() == GAMES_PER_BLOCK {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(GAMES_PER_BLOCK));
+                send(full, &mut sent);
+                // Bounded: wait for the oldest blocks before reading on.
+                while sent - emitted >= BLOCKS_IN_FLIGHT {
+                    let Ok((n, done)) = rx.recv() else { break };
+                    emitted = emit(n, done, list);
+                }
+            }
+            Ok(())
+        });
+        if !batch.is_empty() {
+            send(batch, &mut sent);
+        }
+        while emitted < sent {
+            let Ok((n, done)) = rx.recv() else { break };
+            emitted = emit(n, done, list);
+        }
+        read
+    });
+    read?;
+    Ok(text)
 }
 
 /// JSON text that can sit inside a `<script>` element: `<` only ever occurs inside JSON
@@ -323,23 +400,45 @@ struct GameList {
     rows: Vec<Value>,
 }
 
-impl GameList {
-    fn push(&mut self, plan: &Plan, id: u64, record: &GameRecord) {
+/// What the game list shows of one game, before its names are made indices.
+struct ListRow {
+    id: u64,
+    players: [String; 2],
+    winner: i64,
+    reason: String,
+    rounds: u32,
+    detail: String,
+}
+
+impl ListRow {
+    fn of(plan: &Plan, id: u64, record: &GameRecord) -> ListRow {
         let role = |i: usize| plan.roles.get(i).cloned().unwrap_or_default();
         let player = |i: usize| record.players.get(&role(i)).cloned().unwrap_or_default();
-        let winner = record
-            .winner
-            .as_ref()
-            .and_then(|w| plan.roles.iter().position(|r| r == w))
-            .map_or(-1, |i| i as i64);
-        self.rows.push(json!([
+        ListRow {
             id,
-            self.names.id(&player(0)),
-            self.names.id(&player(1)),
-            winner,
-            self.reasons.id(&record.reason),
-            record.rounds,
-            crate::record::short_detail(record),
+            players: [player(0), player(1)],
+            winner: record
+                .winner
+                .as_ref()
+                .and_then(|w| plan.roles.iter().position(|r| r == w))
+                .map_or(-1, |i| i as i64),
+            reason: record.reason.clone(),
+            rounds: record.rounds,
+            detail: crate::record::short_detail(record),
+        }
+    }
+}
+
+impl GameList {
+    fn push(&mut self, row: ListRow) {
+        self.rows.push(json!([
+            row.id,
+            self.names.id(&row.players[0]),
+            self.names.id(&row.players[1]),
+            row.winner,
+            self.reasons.id(&row.reason),
+            row.rounds,
+            row.detail,
         ]));
     }
 }
@@ -351,6 +450,14 @@ impl GameList {
 /// time_ms, caption, changes]`, `changes` being `[grid cell, cell, ...]` pairs, or
 /// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
 /// `null` cells and its error as `[ply, message]`.
+/// Whether two cells are drawn alike: a game's kinds are a few static names, so most
+/// cells compare by address, and most labels are empty.
+fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool {
+    (std::ptr::eq(a.kind, b.kind) || a.kind == b.kind)
+        && a.label.len() == b.label.len()
+        && (a.label.is_empty() || a.label == b.label)
+}
+
 fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> Value {
     let mut cells = Strings::default();
     let mut strings = Strings::default();
@@ -385,7 +492,7 @@ fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> V
                 let changes = if (before.rows, before.cols) == (after.rows, after.cols) {
                     let mut flat = Vec::new();
                     for (i, (a, b)) in before.cells.iter().zip(&after.cells).enumerate() {
-                        if a != b {
+                        if !same_cell(a, b) {
                             flat.push(i);
                             flat.push(cell_id(b));
                         }
