@@ -1,8 +1,8 @@
 //! What a report costs against the league it reports on: a league of four in-process
 //! Asalto built-ins (`BENCH_PAIRS` role-swapped pairs per pairing, default 1000: 12,000
 //! games) at -j 2, then `arbiter report` of its folder, which replays every game for the
-//! page's game browser: with rayon's threads (what `arbiter report` does), and on one
-//! thread (`RAYON_NUM_THREADS=1`, the baseline). Each report's page is checked to be the
+//! page's game browser: with rayon's threads (what `arbiter report` does), and with one
+//! replaying thread (`RAYON_NUM_THREADS=1`, the baseline). Each report's page is checked to be the
 //! same.
 //!
 //! Run: cargo build --release && cargo bench --bench report (it runs the release arbiter).
@@ -43,7 +43,10 @@ fn main() {
     let games = 12 * pairs;
     let report = |threads: Option<&str>, out: &str| {
         let mut cmd = Command::new(&arbiter);
-        cmd.arg("report").arg(&league).arg("--out").arg(dir.path().join(out));
+        cmd.arg("report")
+            .arg(&league)
+            .arg("--out")
+            .arg(dir.path().join(out));
         if let Some(n) = threads {
             cmd.env("RAYON_NUM_THREADS", n);
         }

@@ -260,7 +260,7 @@ fn replay_blocks<G: Game>(
             .iter()
             .map(|(id, record)| {
                 let replayed = replay(game, record);
-                block.push(&encode_game(record, &replayed).to_string());
+                block.push(&encode_game(record, &replayed));
                 ListRow::of(plan, *id, record)
             })
             .collect();
@@ -443,13 +443,6 @@ impl GameList {
     }
 }
 
-/// One game's replay as the page decodes it when the game is opened:
-/// `[cols, cells, strings, start cells, start caption, plies, error]`. `cells` lists the
-/// distinct `[kind, label]` cells, `strings` the captions, roles, verdicts and reasons;
-/// the start is a cell index per grid cell. Each ply is `[role, reply, verdict, reason,
-/// time_ms, caption, changes]`, `changes` being `[grid cell, cell, ...]` pairs, or
-/// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
-/// `null` cells and its error as `[ply, message]`.
 /// Whether two cells are drawn alike: a game's kinds are a few static names, so most
 /// cells compare by address, and most labels are empty.
 fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool {
@@ -458,92 +451,118 @@ fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool
         && (a.label.is_empty() || a.label == b.label)
 }
 
-fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> Value {
+/// One game's replay as the page decodes it when the game is opened:
+/// `[cols, cells, strings, start cells, start caption, plies, error]`. `cells` lists the
+/// distinct `[kind, label]` cells, `strings` the captions, roles, verdicts and reasons;
+/// the start is a cell index per grid cell. Each ply is `[role, reply, verdict, reason,
+/// time_ms, caption, changes]`, `changes` being `[grid cell, cell, ...]` pairs, or
+/// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
+/// `null` cells and its error as `[ply, message]`.
+fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> String {
     let mut cells = Strings::default();
     let mut strings = Strings::default();
     let mut cell_id =
         |c: &crate::games::view::Cell| cells.id(&format!("{}\u{0}{}", c.kind, c.label));
-    let encode_ply = |strings: &mut Strings, ply: &Ply, caption: Value, changes: Value| {
-        let reply = match ply.reply.to_string() {
-            text if text.chars().count() > REPLY_CHARS => Value::String(format!(
+    // The plies first: they name the cells and strings the tables before them list.
+    let mut plies = String::from("[");
+    let mut number = Vec::new();
+    let mut encode_ply = |strings: &mut Strings, ply: &Ply, caption: i64, changes: &str| {
+        if plies.len() > 1 {
+            plies.push(',');
+        }
+        let reply = ply.reply.to_string();
+        let reply = match reply.chars().count() > REPLY_CHARS {
+            true => json_string(&format!(
                 "{}…",
-                text.chars().take(REPLY_CHARS).collect::<String>()
+                reply.chars().take(REPLY_CHARS).collect::<String>()
             )),
-            _ => ply.reply.clone(),
+            false => reply,
         };
-        json!([
-            strings.id(&ply.side),
-            reply,
-            strings.id(&ply.verdict),
-            ply.reason.as_deref().map_or(-1, |r| strings.id(r) as i64),
-            ply.time_ms.map(|t| (t * 10.0).round() / 10.0),
-            caption,
-            changes,
-        ])
+        // In this order, as the tables have always listed them.
+        let side = strings.id(&ply.side);
+        let verdict = strings.id(&ply.verdict);
+        let reason = ply.reason.as_deref().map_or(-1, |r| strings.id(r) as i64);
+        number.clear();
+        // serde_json writes the time as the page always had it (`12.0`, `null`).
+        serde_json::to_writer(&mut number, &ply.time_ms.map(|t| (t * 10.0).round() / 10.0))
+            .expect("a number always serializes");
+        plies.push_str(&format!(
+            "[{side},{reply},{verdict},{reason},{},{caption},{changes}]",
+            String::from_utf8_lossy(&number),
+        ));
     };
-    let (cols, start, caption, plies, error) = match replayed {
+    let numbers = |list: &[usize]| {
+        let text: Vec<String> = list.iter().map(usize::to_string).collect();
+        format!("[{}]", text.join(","))
+    };
+    let (cols, start, caption, error) = match replayed {
         Ok(replay) => {
             let first = &replay.views[0];
             let start: Vec<usize> = first.cells.iter().map(&mut cell_id).collect();
             let caption = strings.id(&first.caption);
-            let mut plies = Vec::with_capacity(replay.plies.len());
+            let mut flat = Vec::new();
             for (ply, pair) in replay.plies.iter().zip(replay.views.windows(2)) {
                 let (before, after) = (&pair[0], &pair[1]);
                 let changes = if (before.rows, before.cols) == (after.rows, after.cols) {
-                    let mut flat = Vec::new();
+                    flat.clear();
                     for (i, (a, b)) in before.cells.iter().zip(&after.cells).enumerate() {
                         if !same_cell(a, b) {
                             flat.push(i);
                             flat.push(cell_id(b));
                         }
                     }
-                    json!(flat)
+                    numbers(&flat)
                 } else {
                     let all: Vec<usize> = after.cells.iter().map(&mut cell_id).collect();
-                    json!({"cols": after.cols, "cells": all})
+                    format!("{{\"cells\":{},\"cols\":{}}}", numbers(&all), after.cols)
                 };
-                let caption = json!(strings.id(&after.caption));
-                plies.push(encode_ply(&mut strings, ply, caption, changes));
+                let caption = strings.id(&after.caption) as i64;
+                encode_ply(&mut strings, ply, caption, &changes);
             }
             (
-                json!(first.cols),
-                json!(start),
-                json!(caption),
-                plies,
-                Value::Null,
+                first.cols,
+                numbers(&start),
+                caption as i64,
+                "null".to_string(),
             )
         }
         Err(e) => {
-            let plies = record
-                .moves
-                .iter()
-                .map(|m| {
-                    let ply = Ply {
-                        side: m.side.clone(),
-                        reply: m.reply.clone(),
-                        verdict: m.verdict.clone(),
-                        reason: m.reason.clone(),
-                        time_ms: Some(m.time_ms),
-                    };
-                    encode_ply(&mut strings, &ply, json!(-1), json!([]))
-                })
-                .collect();
+            for m in &record.moves {
+                let ply = Ply {
+                    side: m.side.clone(),
+                    reply: m.reply.clone(),
+                    verdict: m.verdict.clone(),
+                    reason: m.reason.clone(),
+                    time_ms: Some(m.time_ms),
+                };
+                encode_ply(&mut strings, &ply, -1, "[]");
+            }
             (
-                json!(0),
-                Value::Null,
-                json!(-1),
-                plies,
-                json!([e.ply, e.message]),
+                0,
+                "null".to_string(),
+                -1,
+                format!("[{},{}]", e.ply, json_string(&e.message)),
             )
         }
     };
-    let cells: Vec<Value> = cells
+    plies.push(']');
+    let cells: Vec<String> = cells
         .strings
         .iter()
         .map(|key| {
             let (kind, label) = key.split_once('\u{0}').unwrap_or((key, ""));
-            json!([kind, label])
+            format!("[{},{}]", json_string(kind), json_string(label))
         })
         .collect();
-    json!([cols, cells, strings.strings, start, caption, plies, error])
+    let strings: Vec<String> = strings.strings.iter().map(|s| json_string(s)).collect();
+    format!(
+        "[{cols},[{}],[{}],{start},{caption},{plies},{error}]",
+        cells.join(","),
+        strings.join(",")
+    )
+}
+
+/// `text` as a JSON string.
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string always serializes")
 }
