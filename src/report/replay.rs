@@ -465,35 +465,47 @@ fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> S
         |c: &crate::games::view::Cell| cells.id(&format!("{}\u{0}{}", c.kind, c.label));
     // The plies first: they name the cells and strings the tables before them list.
     let mut plies = String::from("[");
-    let mut number = Vec::new();
+    let mut scratch = Vec::new();
     let mut encode_ply = |strings: &mut Strings, ply: &Ply, caption: i64, changes: &str| {
+        use std::fmt::Write;
         if plies.len() > 1 {
             plies.push(',');
         }
-        let reply = ply.reply.to_string();
-        let reply = match reply.chars().count() > REPLY_CHARS {
-            true => json_string(&format!(
-                "{}…",
-                reply.chars().take(REPLY_CHARS).collect::<String>()
-            )),
-            false => reply,
-        };
         // In this order, as the tables have always listed them.
         let side = strings.id(&ply.side);
         let verdict = strings.id(&ply.verdict);
         let reason = ply.reason.as_deref().map_or(-1, |r| strings.id(r) as i64);
-        number.clear();
+        // Writing into memory cannot fail.
+        let _ = write!(plies, "[{side},");
+        scratch.clear();
+        serde_json::to_writer(&mut scratch, &ply.reply).expect("a reply always serializes");
+        let reply = String::from_utf8_lossy(&scratch);
+        if reply.chars().count() > REPLY_CHARS {
+            let cut: String = reply.chars().take(REPLY_CHARS).collect();
+            plies.push_str(&json_string(&format!("{cut}…")));
+        } else {
+            plies.push_str(&reply);
+        }
+        let _ = write!(plies, ",{verdict},{reason},");
+        scratch.clear();
         // serde_json writes the time as the page always had it (`12.0`, `null`).
-        serde_json::to_writer(&mut number, &ply.time_ms.map(|t| (t * 10.0).round() / 10.0))
+        serde_json::to_writer(&mut scratch, &ply.time_ms.map(|t| (t * 10.0).round() / 10.0))
             .expect("a number always serializes");
-        plies.push_str(&format!(
-            "[{side},{reply},{verdict},{reason},{},{caption},{changes}]",
-            String::from_utf8_lossy(&number),
-        ));
+        plies.push_str(&String::from_utf8_lossy(&scratch));
+        let _ = write!(plies, ",{caption},{changes}]");
     };
     let numbers = |list: &[usize]| {
-        let text: Vec<String> = list.iter().map(usize::to_string).collect();
-        format!("[{}]", text.join(","))
+        use std::fmt::Write;
+        let mut text = String::with_capacity(2 + 4 * list.len());
+        text.push('[');
+        for (i, n) in list.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            let _ = write!(text, "{n}");
+        }
+        text.push(']');
+        text
     };
     let (cols, start, caption, error) = match replayed {
         Ok(replay) => {
