@@ -83,8 +83,11 @@ pub fn render(
             super::RUN_REPLAY_LIMIT
         ));
     }
+    // The sections per team stay out of the bar (thirty teams would crowd it); the Teams
+    // section, which the bar links, lists every team.
     let mut nav: Vec<String> = sections
         .iter()
+        .filter(|s| !s.id.starts_with("team-"))
         .map(|s| format!("<a href=\"#{}\">{}</a>", s.id, escape(&s.title)))
         .collect();
     nav.push("<a href=\"#games\">Games</a>".into());
