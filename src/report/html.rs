@@ -8,8 +8,6 @@ use super::model::Report;
 use super::plots::Plot;
 use super::tables::{self, Align, Table};
 use crate::error::Error;
-use crate::tournament::journal::Plan;
-use std::path::Path;
 
 const STYLE: &str = r#"
 .arbiter-report { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1b1b;
@@ -34,13 +32,9 @@ const STYLE: &str = r#"
 @media print { .arbiter-report nav.ar-nav { display: none; } }
 "#;
 
-/// The whole of index.html: `plots` inlined, the games read from `journal`.
-pub fn render(
-    report: &Report,
-    plots: &[Plot],
-    journal: &Path,
-    replays: bool,
-) -> Result<String, Error> {
+/// The whole of index.html: `plots` inlined, and `games`, the game browser of every game
+/// ([`super::replay::section`]), or, when `None`, a note on why the page has none.
+pub fn render(report: &Report, plots: &[Plot], games: Option<&str>) -> Result<String, Error> {
     let title = tables::title(report);
     let sections = tables::sections(report);
     let mut body = String::new();
@@ -71,8 +65,8 @@ pub fn render(
         }
         body.push_str("</section>\n");
     }
-    if replays {
-        body.push_str(&games_section(report.plan, journal)?);
+    if let Some(games) = games {
+        body.push_str(games);
     } else {
         body.push_str(&format!(
             "<section id=\"games\">\n<h2>Games</h2>\n<p class=\"ar-note\">{} games: more than \
@@ -136,11 +130,6 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
-/// The game browser: every game of the journal, and a replay of each
-/// ([`super::replay::section`]).
-fn games_section(plan: &Plan, journal: &Path) -> Result<String, Error> {
-    super::replay::section(plan, journal)
-}
 
 /// Text as HTML shows it as written.
 pub fn escape(text: &str) -> String {

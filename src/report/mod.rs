@@ -176,6 +176,12 @@ impl Replays {
 /// `out`: report.md, report.tex, plots/*.svg and index.html. Returns index.html's path.
 pub fn write_report(dir: &Path, out: &Path, replays: Replays) -> Result<PathBuf, Error> {
     let journal = journal_of(dir)?;
+    if replays == Replays::All {
+        // One reading of the journal gives the tables' games and the replays.
+        let (loaded, games) = replay::load_and_section(&journal)?;
+        let report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
+        return write_files(&report, out, Some(&games));
+    }
     let loaded = journal::load(&journal)?;
     write_loaded_report(
         &loaded,
@@ -255,6 +261,16 @@ pub fn write_report_files(
     out: &Path,
     replays: Replays,
 ) -> Result<PathBuf, Error> {
+    let games = match replays.allow(report.games.len()) {
+        true => Some(replay::section(report.plan, journal)?),
+        false => None,
+    };
+    write_files(report, out, games.as_deref())
+}
+
+/// [`write_report_files`] with the game browser already made (`None`: the page says why
+/// it has none).
+fn write_files(report: &Report, out: &Path, games: Option<&str>) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
         path: plots_dir.clone(),
@@ -269,7 +285,7 @@ pub fn write_report_files(
     let index = out.join("index.html");
     write_atomic(
         &index,
-        html::render(report, &plots, journal, replays.allow(report.games.len()))?.as_bytes(),
+        html::render(report, &plots, games)?.as_bytes(),
     )?;
     Ok(index)
 }

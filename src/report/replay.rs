@@ -19,7 +19,7 @@ use crate::games::registry::{GameSettings, with_game};
 use crate::games::view::BoardView;
 use crate::games::{Game, ReasonCode};
 use crate::record::GameRecord;
-use crate::tournament::journal::{Plan, for_each_record};
+use crate::tournament::journal::{Loaded, Plan, for_each_record, load_visiting};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -210,11 +210,44 @@ pub fn for_each_replay(
 /// replay panel. It needs no network and no other file. The DOM it draws is described in
 /// docs/OUTPUTS.md (tests read the board back from it).
 pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
+    Ok(section_reading(plan, |visit| for_each_record(journal, visit))?.0)
+}
+
+/// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
+/// ([`section`]) from one reading of it.
+pub fn load_and_section(journal: &Path) -> Result<(Loaded, String), Error> {
+    let Some(plan) = header_plan(journal) else {
+        // Whatever is wrong with the header, the whole reading says it.
+        let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
+        let games = section(&loaded.plan, journal)?;
+        return Ok((loaded, games));
+    };
+    let (games, loaded) = section_reading(&plan, |visit| load_visiting(journal, visit))?;
+    Ok((loaded, games))
+}
+
+/// The plan of `journal`'s header line, read alone; `None` when it cannot be read so.
+fn header_plan(journal: &Path) -> Option<Plan> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(journal).ok()?;
+    let mut line = String::new();
+    std::io::Read::take(std::io::BufReader::new(file), 1 << 20)
+        .read_line(&mut line)
+        .ok()?;
+    let header: Value = serde_json::from_str(&line).ok()?;
+    serde_json::from_value(header.get("plan")?.clone()).ok()
+}
+
+/// [`section`] of the games `read` hands its visitor, and what `read` returns.
+fn section_reading<R>(
+    plan: &Plan,
+    read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
+) -> Result<(String, R), Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     let kinds = with_game!(settings, plan.seed, |game| game.view_kinds());
     let mut list = GameList::default();
-    let replays = with_game!(settings, plan.seed, |game| {
-        replay_blocks(&game, plan, journal, &mut list)
+    let (replays, read) = with_game!(settings, plan.seed, |game| {
+        replay_blocks(&game, plan, &mut list, read)
     })?;
     let index = json!({
         "game": plan.game,
@@ -225,7 +258,7 @@ pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
         "reasons": list.reasons.strings,
         "games": list.rows,
     });
-    Ok(format!(
+    let html = format!(
         "<section id=\"games\" class=\"arb-games\">\n<style>\n{css}</style>\n{body}\
          <script type=\"application/json\" id=\"arb-games-index\">{index}</script>\n\
          <script type=\"text/plain\" id=\"arb-games-replays\">\n{replays}</script>\n\
@@ -234,7 +267,8 @@ pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
         body = include_str!("replay.html"),
         index = script_safe(&index.to_string()),
         js = include_str!("replay.js"),
-    ))
+    );
+    Ok((html, read))
 }
 
 /// Blocks of games being replayed at once: enough to keep every core busy, few enough
@@ -244,16 +278,16 @@ const BLOCKS_IN_FLIGHT: usize = 16;
 /// One block's game rows and its line of replays.
 type DoneBlock = (Vec<ListRow>, String);
 
-/// The replay blocks of every game of `journal` (one line each, see [`Blocks`]), each
-/// game's row added to `list` in journal order. This thread reads the journal while
-/// blocks of [`GAMES_PER_BLOCK`] games are replayed, encoded and deflated on rayon's
-/// threads; they are put back in order as they come.
-fn replay_blocks<G: Game>(
+/// The replay blocks of every game `read` hands its visitor (one line each, see
+/// [`Blocks`]), each game's row added to `list` in that order, and what `read` returned.
+/// This thread reads while blocks of [`GAMES_PER_BLOCK`] games are replayed, encoded and
+/// deflated on rayon's threads; they are put back in order as they come.
+fn replay_blocks<G: Game, R>(
     game: &G,
     plan: &Plan,
-    journal: &Path,
     list: &mut GameList,
-) -> Result<String, Error> {
+    read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
+) -> Result<(String, R), Error> {
     let encode = |games: Vec<(u64, GameRecord)>| -> DoneBlock {
         let mut block = Blocks::default();
         let rows = games
@@ -292,7 +326,7 @@ fn replay_blocks<G: Game>(
             });
             *sent += 1;
         };
-        let read = for_each_record(journal, |id, record| {
+        let read = read(&mut |id, record| {
             batch.push((id, record));
             if batch.len() == GAMES_PER_BLOCK {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(GAMES_PER_BLOCK));
@@ -314,8 +348,8 @@ fn replay_blocks<G: Game>(
         }
         read
     });
-    read?;
-    Ok(text)
+    let read = read?;
+    Ok((text, read))
 }
 
 /// JSON text that can sit inside a `<script>` element: `<` only ever occurs inside JSON

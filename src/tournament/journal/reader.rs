@@ -36,6 +36,16 @@ pub(super) struct Read {
 /// Reads a journal without changing it (`arbiter table`). A damaged last line is left as
 /// it is and reported in [`Loaded::repair`]; a run on the folder repairs it.
 pub fn load(path: &Path) -> Result<Loaded, Error> {
+    load_visiting(path, &mut |_, _| Ok(()))
+}
+
+/// [`load`], handing every finished game whole to `visit` as it is read (the first copy of
+/// each id, in journal order): one reading for the tables and for what needs every
+/// record, such as the report's replays.
+pub fn load_visiting(
+    path: &Path,
+    visit: &mut dyn FnMut(u64, GameRecord) -> Result<(), Error>,
+) -> Result<Loaded, Error> {
     // A folder without a journal is the user's mistake (a wrong path), not the harness's.
     if let Err(source) = std::fs::metadata(path) {
         return Err(Error::Unreadable {
@@ -43,7 +53,7 @@ pub fn load(path: &Path) -> Result<Loaded, Error> {
             source,
         });
     }
-    let read = read(path)?;
+    let read = read(path, visit)?;
     let Some((version, plan, shard)) = read.header else {
         return Err(Error::Input {
             path: path.to_path_buf(),
@@ -88,11 +98,14 @@ const MAX_LINE_BYTES: u64 = 64 << 20;
 
 /// Reads a journal's lines: the header, the summary of each game (the first copy of each
 /// id), and what is wrong with its last line.
-pub(super) fn read(path: &Path) -> Result<Read, Error> {
+pub(super) fn read(
+    path: &Path,
+    visit: &mut dyn FnMut(u64, GameRecord) -> Result<(), Error>,
+) -> Result<Read, Error> {
     let mut games = Vec::new();
     let mut read = read_visiting(path, &mut |id, record| {
         games.push(GameSummary::of(id, &record));
-        Ok(())
+        visit(id, record)
     })?;
     read.games = games;
     Ok(read)

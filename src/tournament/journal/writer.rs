@@ -57,7 +57,7 @@ impl Journal {
             std::fs::rename(&path, dir.join(REPLACED_FILE)).map_err(io)?;
         }
         let read = if exists && !force_new {
-            Some(read(&path)?)
+            Some(read(&path, &mut |_, _| Ok(()))?)
         } else {
             None
         };
