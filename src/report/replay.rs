@@ -493,10 +493,20 @@ fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool
 /// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
 /// `null` cells and its error as `[ply, message]`.
 fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> String {
-    let mut cells = Strings::default();
+    // A game draws a handful of distinct cells: a short list searched in order beats a
+    // map with a key built per lookup.
+    let mut cells: Vec<crate::games::view::Cell> = Vec::new();
     let mut strings = Strings::default();
-    let mut cell_id =
-        |c: &crate::games::view::Cell| cells.id(&format!("{}\u{0}{}", c.kind, c.label));
+    let mut cell_id = |c: &crate::games::view::Cell| match cells
+        .iter()
+        .position(|known| same_cell(known, c))
+    {
+        Some(i) => i,
+        None => {
+            cells.push(c.clone());
+            cells.len() - 1
+        }
+    };
     // The plies first: they name the cells and strings the tables before them list.
     let mut plies = String::from("[");
     let mut scratch = Vec::new();
@@ -593,12 +603,8 @@ fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> S
     };
     plies.push(']');
     let cells: Vec<String> = cells
-        .strings
         .iter()
-        .map(|key| {
-            let (kind, label) = key.split_once('\u{0}').unwrap_or((key, ""));
-            format!("[{},{}]", json_string(kind), json_string(label))
-        })
+        .map(|c| format!("[{},{}]", json_string(c.kind), json_string(&c.label)))
         .collect();
     let strings: Vec<String> = strings.strings.iter().map(|s| json_string(s)).collect();
     format!(
