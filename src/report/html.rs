@@ -130,7 +130,6 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
-
 /// Text as HTML shows it as written.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -283,10 +283,7 @@ fn write_files(report: &Report, out: &Path, games: Option<&str>) -> Result<PathB
     write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
     write_atomic(&out.join("report.tex"), latex::render(report).as_bytes())?;
     let index = out.join("index.html");
-    write_atomic(
-        &index,
-        html::render(report, &plots, games)?.as_bytes(),
-    )?;
+    write_atomic(&index, html::render(report, &plots, games)?.as_bytes())?;
     Ok(index)
 }
 

@@ -497,16 +497,14 @@ fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> S
     // map with a key built per lookup.
     let mut cells: Vec<crate::games::view::Cell> = Vec::new();
     let mut strings = Strings::default();
-    let mut cell_id = |c: &crate::games::view::Cell| match cells
-        .iter()
-        .position(|known| same_cell(known, c))
-    {
-        Some(i) => i,
-        None => {
-            cells.push(c.clone());
-            cells.len() - 1
-        }
-    };
+    let mut cell_id =
+        |c: &crate::games::view::Cell| match cells.iter().position(|known| same_cell(known, c)) {
+            Some(i) => i,
+            None => {
+                cells.push(c.clone());
+                cells.len() - 1
+            }
+        };
     // The plies first: they name the cells and strings the tables before them list.
     let mut plies = String::from("[");
     let mut scratch = Vec::new();
@@ -533,8 +531,11 @@ fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> S
         let _ = write!(plies, ",{verdict},{reason},");
         scratch.clear();
         // serde_json writes the time as the page always had it (`12.0`, `null`).
-        serde_json::to_writer(&mut scratch, &ply.time_ms.map(|t| (t * 10.0).round() / 10.0))
-            .expect("a number always serializes");
+        serde_json::to_writer(
+            &mut scratch,
+            &ply.time_ms.map(|t| (t * 10.0).round() / 10.0),
+        )
+        .expect("a number always serializes");
         plies.push_str(&String::from_utf8_lossy(&scratch));
         let _ = write!(plies, ",{caption},{changes}]");
     };
