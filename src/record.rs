@@ -213,6 +213,12 @@ impl GameSummary {
         }
     }
 
+    /// The illegal replies of `seat` that the rules refused: its course count without its
+    /// blocked turns.
+    pub fn refused(&self, seat: usize) -> u32 {
+        self.illegal[seat].saturating_sub(self.blocked[seat])
+    }
+
     /// Whether both bots failed (at the start): a loss for each, which scores no points
     /// and says nothing about which is the stronger.
     pub fn both_lost(&self) -> bool {

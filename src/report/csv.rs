@@ -93,7 +93,7 @@ pub fn write_games_csv(
         row.push(g.winner.map(|w| g.roles[w].to_string()).unwrap_or_default());
         row.push(g.reason.to_string());
         row.push(g.rounds.to_string());
-        row.extend((0..2).map(|i| g.illegal[i].saturating_sub(g.blocked[i]).to_string()));
+        row.extend((0..2).map(|seat| g.refused(seat).to_string()));
         row.extend(g.max_ms.iter().map(|&t| num(t)));
         row.extend(g.mean_ms.iter().map(|&t| num(t)));
         row.push(g.seed.to_string());

@@ -19,7 +19,7 @@ pub fn game_line(g: &GameSummary) -> String {
         format!("; {}", g.detail)
     };
     let illegal = |seat: usize| {
-        let real = g.illegal[seat].saturating_sub(g.blocked[seat]);
+        let real = g.refused(seat);
         match g.blocked[seat] {
             0 => format!("{} {real}", g.roles[seat]),
             blocked => format!("{} {real} (+{blocked} blocked turns)", g.roles[seat]),

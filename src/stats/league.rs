@@ -147,7 +147,7 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
                 }
                 Some(_) => row.losses += 1,
             }
-            row.illegal_moves += game.illegal[seat].saturating_sub(game.blocked[seat]);
+            row.illegal_moves += game.refused(seat);
             row.blocked_turns += game.blocked[seat];
         }
         for (seat, fault) in game.faults() {
