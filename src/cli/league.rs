@@ -80,11 +80,10 @@ pub struct GauntletArgs {
 }
 
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
-    // A bad roster is known before any game.
-    let roster = match &args.roster {
-        Some(path) => Some(report::marks::Roster::read(path)?),
-        None => None,
-    };
+    // A bad roster is known before any game; a good one is kept in the folder.
+    if let Some(path) = &args.roster {
+        report::marks::keep_roster(&args.options.out, path)?;
+    }
     let (entrants, left_out) = cli_entrants(
         &args.bots,
         args.options.matches.game.game,
@@ -92,9 +91,6 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
         &args.options.out,
         args.submissions.strict,
     )?;
-    if let (Some(path), Some(_)) = (&args.roster, roster) {
-        report::marks::keep_roster(&args.options.out, path)?;
-    }
     start(
         &args.options,
         Format::RoundRobin,

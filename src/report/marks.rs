@@ -29,19 +29,18 @@ impl Roster {
     /// Reads a roster: a CSV file whose header names a `team` column (any case) and any
     /// other columns (id, name, email, ...), one row per student.
     pub fn read(path: &Path) -> Result<Roster, Error> {
-        let bytes = crate::untrusted::file::read_regular_file(path, 16 << 20).map_err(|e| {
-            Error::usage(format!(
-                "--roster {}: cannot be read: {e}: expected a CSV file with a team column",
-                path.display()
-            ))
-        })?;
+        Roster::parse(path, &read_roster_file(path)?)
+    }
+
+    /// A roster from the bytes of the file `path`, which errors name.
+    fn parse(path: &Path, bytes: &[u8]) -> Result<Roster, Error> {
         let bad = |line: u64, what: String| {
             Error::usage(format!("--roster {}:{line}: {what}", path.display()))
         };
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(bytes.as_slice());
+            .from_reader(bytes);
         let mut records = reader.records();
         let header = match records.next() {
             Some(Ok(header)) => header,
@@ -111,6 +110,16 @@ impl Roster {
     }
 }
 
+/// The bytes of a roster file, read without following a link or blocking, bounded.
+fn read_roster_file(path: &Path) -> Result<Vec<u8>, Error> {
+    crate::untrusted::file::read_regular_file(path, 16 << 20).map_err(|e| {
+        Error::usage(format!(
+            "--roster {}: cannot be read: {e}: expected a CSV file with a team column",
+            path.display()
+        ))
+    })
+}
+
 /// A failure of one team's bot in one game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TeamFailure {
@@ -138,6 +147,8 @@ pub struct TeamResult {
     pub entry: String,
     /// Why its entry was left out, when it was.
     pub left_out: Option<String>,
+    /// A team of the roster with no entry in the folder.
+    pub missing: bool,
     pub failures: Vec<TeamFailure>,
     /// Illegal replies the rules refused, and turns with no legal move at all.
     pub illegal: u32,
@@ -147,6 +158,9 @@ pub struct TeamResult {
 impl TeamResult {
     /// One short line a teacher reads in the grade book.
     pub fn status(&self) -> String {
+        if self.missing {
+            return "no submission".to_string();
+        }
         if let Some(reason) = &self.left_out {
             return format!("left out: {reason}");
         }
@@ -198,6 +212,7 @@ pub fn team_results(report: &Report) -> Vec<TeamResult> {
                     .unwrap_or_default()
                     .into(),
                 left_out: None,
+                missing: false,
                 failures: failures_of(&s.bot, &report.games),
                 illegal: s.illegal_moves,
                 blocked: s.blocked_turns,
@@ -212,10 +227,40 @@ pub fn team_results(report: &Report) -> Vec<TeamResult> {
         rank: None,
         entry: l.entry.clone(),
         left_out: Some(l.reason.clone()),
+        missing: false,
         failures: Vec::new(),
         illegal: 0,
         blocked: 0,
     }));
+    results
+}
+
+/// How a team's name is matched between the roster and the league: case and surrounding
+/// spaces aside.
+fn same_team(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+/// `results` and, after them, a result for every team of `roster` with none: mark 0, "no
+/// submission".
+pub fn with_roster_teams(mut results: Vec<TeamResult>, roster: Option<&Roster>) -> Vec<TeamResult> {
+    for (team, _) in roster.map_or(&[][..], |r| &r.students) {
+        if !results.iter().any(|r| same_team(&r.team, team)) {
+            results.push(TeamResult {
+                team: team.clone(),
+                mark: 0.0,
+                points: 0.0,
+                games: 0,
+                rank: None,
+                entry: String::new(),
+                left_out: None,
+                missing: true,
+                failures: Vec::new(),
+                illegal: 0,
+                blocked: 0,
+            });
+        }
+    }
     results
 }
 
@@ -255,8 +300,8 @@ pub(super) fn failures_of(bot: &str, games: &[&GameSummary]) -> Vec<TeamFailure>
 
 /// `marks.csv`: with a roster, one row per student (their columns, then team, mark,
 /// points, games, status), then the teams of no student; without, one row per team.
+/// `results` holds the roster's teams with no entry too ([`with_roster_teams`]).
 pub fn marks_csv(results: &[TeamResult], roster: Option<&Roster>) -> Vec<u8> {
-    let key = |name: &str| name.trim().to_lowercase();
     let mut header: Vec<String> = roster.map(|r| r.columns.clone()).unwrap_or_default();
     header.extend(["team", "mark", "points", "games", "status"].map(String::from));
     let row_of = |cells: Vec<String>, r: &TeamResult, note: &str| {
@@ -275,24 +320,13 @@ pub fn marks_csv(results: &[TeamResult], roster: Option<&Roster>) -> Vec<u8> {
         None => rows.extend(results.iter().map(|r| row_of(Vec::new(), r, ""))),
         Some(roster) => {
             for (team, cells) in &roster.students {
-                match results.iter().find(|r| key(&r.team) == key(team)) {
-                    Some(r) => rows.push(row_of(cells.clone(), r, "")),
-                    None => {
-                        let mut row = cells.clone();
-                        row.extend([
-                            team.clone(),
-                            fixed(0.0, 2, false),
-                            "0".into(),
-                            "0".into(),
-                            "no submission".into(),
-                        ]);
-                        rows.push(row);
-                    }
+                if let Some(r) = results.iter().find(|r| same_team(&r.team, team)) {
+                    rows.push(row_of(cells.clone(), r, ""));
                 }
             }
             let blank = vec![String::new(); roster.columns.len()];
             for r in results {
-                if !roster.students.iter().any(|(t, _)| key(t) == key(&r.team)) {
+                if !roster.students.iter().any(|(t, _)| same_team(t, &r.team)) {
                     rows.push(row_of(blank.clone(), r, "; no student of the roster"));
                 }
             }
@@ -312,7 +346,7 @@ pub fn feedback_md(r: &TeamResult, report: &Report) -> String {
         .filter(|s| s.mark.is_some())
         .map(|s| s.points)
         .fold(0.0f64, f64::max);
-    if r.left_out.is_some() && r.entry.is_empty() {
+    if r.missing {
         out.push_str(
             "**Mark: 0 of 20.** No submission was found for your team in the folder the \
              league was run on.\n",
@@ -406,14 +440,13 @@ fn cell(text: &str) -> String {
 /// Checks the roster at `path` and keeps a copy in the tournament folder `dir` (made if
 /// missing), where every later writing of the tables finds it.
 pub fn keep_roster(dir: &Path, path: &Path) -> Result<Roster, Error> {
-    let roster = Roster::read(path)?;
+    let bytes = read_roster_file(path)?;
+    let roster = Roster::parse(path, &bytes)?;
     let io = |source| Error::Io {
         path: dir.join(ROSTER_FILE),
         source,
     };
     std::fs::create_dir_all(dir).map_err(io)?;
-    let bytes = crate::untrusted::file::read_regular_file(path, 16 << 20)
-        .map_err(|e| Error::usage(format!("--roster {}: cannot be read: {e}", path.display())))?;
     super::write_atomic(&dir.join(ROSTER_FILE), &bytes)?;
     Ok(roster)
 }
@@ -429,35 +462,13 @@ pub fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
         true => Some(Roster::read(&roster_path)?),
         false => None,
     };
-    let results = team_results(report);
-    super::write_atomic(&dir.join(MARKS_FILE), &marks_csv(&results, roster.as_ref()))?;
+    let teams = with_roster_teams(team_results(report), roster.as_ref());
+    super::write_atomic(&dir.join(MARKS_FILE), &marks_csv(&teams, roster.as_ref()))?;
     let folder = dir.join(FEEDBACK_DIR);
     std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
         path: folder.clone(),
         source,
     })?;
-    let mut teams: Vec<TeamResult> = results;
-    if let Some(roster) = &roster {
-        for (team, _) in &roster.students {
-            let known = teams
-                .iter()
-                .any(|r| r.team.to_lowercase() == team.to_lowercase());
-            if !known {
-                teams.push(TeamResult {
-                    team: team.clone(),
-                    mark: 0.0,
-                    points: 0.0,
-                    games: 0,
-                    rank: None,
-                    entry: String::new(),
-                    left_out: Some("no submission was found for this team".into()),
-                    failures: Vec::new(),
-                    illegal: 0,
-                    blocked: 0,
-                });
-            }
-        }
-    }
     for r in &teams {
         let file = folder.join(format!("{}.md", file_safe(&r.team)));
         super::write_atomic(&file, feedback_md(r, report).as_bytes())?;

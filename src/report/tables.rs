@@ -31,11 +31,13 @@ fn format_name(format: &str) -> &str {
 pub fn sections(report: &Report) -> Vec<Section> {
     let mut sections = vec![standings(report)];
     sections.extend(head_to_head(report));
-    sections.extend(super::teams::problems(report));
-    sections.extend(super::teams::teams(report));
+    // Every team's failures, found once for the sections that show them.
+    let teams = super::marks::team_results(report);
+    sections.extend(super::teams::problems(report, &teams));
+    sections.extend(super::teams::teams(report, &teams));
     sections.extend([matrix(report), roles(report), endings(report)]);
     sections.extend(sprt(report));
-    sections.extend(super::teams::team_sections(report));
+    sections.extend(super::teams::team_sections(report, &teams));
     sections.push(settings(report));
     sections
 }

@@ -1,13 +1,13 @@
 //! The report's sections for whoever fixes and marks the bots: every problem (a failure,
 //! an entry left out) and a line per team of a round robin.
 
+use super::marks::TeamResult;
 use super::model::Report;
 use super::numbers::fixed;
 use super::section::{Align, Section, Table, columns};
 
 /// Every failure of a bot and every entry left out, for whoever fixes them.
-pub(super) fn problems(report: &Report) -> Option<Section> {
-    let results = super::marks::team_results(report);
+pub(super) fn problems(report: &Report, results: &[TeamResult]) -> Option<Section> {
     let mut rows = Vec::new();
     for l in &report.plan.left_out {
         rows.push(vec![
@@ -63,11 +63,11 @@ pub(super) fn problems(report: &Report) -> Option<Section> {
 }
 
 /// A line per team of a round robin: its mark, what went wrong, and its feedback file.
-pub(super) fn teams(report: &Report) -> Option<Section> {
+pub(super) fn teams(report: &Report, results: &[TeamResult]) -> Option<Section> {
     if report.plan.format != "round_robin" {
         return None;
     }
-    let rows = super::marks::team_results(report)
+    let rows = results
         .iter()
         .map(|r| {
             vec![
@@ -110,13 +110,13 @@ pub(super) fn teams(report: &Report) -> Option<Section> {
 
 /// A section per team of a round robin (after the Teams table): its mark, record and
 /// status, and its failures, as its feedback file gives them at length.
-pub(super) fn team_sections(report: &Report) -> Vec<Section> {
+pub(super) fn team_sections(report: &Report, results: &[TeamResult]) -> Vec<Section> {
     if report.plan.format != "round_robin" {
         return Vec::new();
     }
     let total = report.table.rows.len();
-    super::marks::team_results(report)
-        .into_iter()
+    results
+        .iter()
         .enumerate()
         .map(|(i, r)| {
             let mut text = Vec::new();
