@@ -106,33 +106,19 @@ pub fn scan(
             .map(|e| e.to_string_lossy().to_lowercase())
             .unwrap_or_default();
         let identified = if entry.is_dir() {
+            let goes_by = folder_goes_by(&entry, &name, game);
             match lone_zip(&entry) {
                 // A learning platform's "download all": a folder per student holding the
                 // zip they handed in.
                 Some(zip) => {
-                    let zip_stem = zip
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default();
                     let target = unpack_to.join(&name);
                     unpack(&zip, &target)
                         .map_err(|why| format!("{}: cannot be unpacked: {why}", file_name(&zip)))
                         .and_then(|()| identify(&target, game))
-                        .map(|file| (team_name(&zip_stem, &file, game), file))
                 }
-                None => identify(&entry, game).map(|file| {
-                    let lone = lone_file(&entry).is_some_and(|f| f == file);
-                    let fallback = match lone {
-                        // A folder holding just the bot file: the file names the team.
-                        true => file
-                            .file_stem()
-                            .map(|s| s.to_string_lossy().into_owned())
-                            .unwrap_or_else(|| name.clone()),
-                        false => name.clone(),
-                    };
-                    (team_name(&fallback, &file, game), file)
-                }),
+                None => identify(&entry, game),
             }
+            .map(|file| (team_name(&goes_by, &file, game), file))
         } else if let Err(e) = crate::untrusted::file::open_regular(&entry) {
             // A FIFO or a device is never opened for reading, which could block forever.
             Err(format!("cannot be read: {e}"))
@@ -157,15 +143,8 @@ pub fn scan(
                 });
             }
             Err(reason) => found.skipped.push(Skipped {
-                // A folder holding one zip or one team file goes by that file's name.
                 name: match entry.is_dir() {
-                    true => lone_file(&entry)
-                        .filter(|f| {
-                            lone_zip(&entry).is_some()
-                                || file_name(f).to_lowercase().starts_with("team")
-                        })
-                        .and_then(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                        .unwrap_or(name),
+                    true => folder_goes_by(&entry, &name, game),
                     false => stem,
                 },
                 entry,
@@ -200,15 +179,38 @@ pub fn scan(
 /// a folder `team12`); otherwise `fallback`, the entry's (or its zip's) name. A Hinger
 /// agent is always `a3_agent.py`, so its folder names it.
 fn team_name(fallback: &str, file: &Path, game: GameKind) -> String {
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = stem_of(file);
     if game == GameKind::Asalto && stem.to_lowercase().starts_with("team") {
         stem
     } else {
         fallback.to_string()
     }
+}
+
+/// The name a folder entry `name` goes by: when it holds nothing but its submission (a
+/// zip, a bot file or a team's file, as a platform's folder per student does), that file's
+/// stem; else its own name. A Hinger agent is always `a3_agent.py`: it names no team.
+fn folder_goes_by(folder: &Path, name: &str, game: GameKind) -> String {
+    let names_team = |file: &Path| {
+        is_zip(file)
+            || (game != GameKind::Hinger
+                && (file_name(file).to_lowercase().starts_with("team") || is_candidate(file, game)))
+    };
+    match lone_file(folder) {
+        Some(file) if names_team(&file) => stem_of(&file),
+        _ => name.to_string(),
+    }
+}
+
+fn stem_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn is_zip(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("zip"))
 }
 
 /// The files of `folder` a submission could consist of: not hidden, not a platform's or an
@@ -238,10 +240,7 @@ fn lone_file(folder: &Path) -> Option<PathBuf> {
 
 /// The zip `folder` holds when it holds nothing else (a platform's folder per student).
 fn lone_zip(folder: &Path) -> Option<PathBuf> {
-    lone_file(folder).filter(|f| {
-        f.extension()
-            .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("zip"))
-    })
+    lone_file(folder).filter(|f| is_zip(f))
 }
 
 fn file_name(path: &Path) -> String {
@@ -534,6 +533,33 @@ mod tests {
             BotSpec::CourseJava { .. }
         ));
         assert!(found.skipped.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_folder_holding_only_its_submission_goes_by_that_file_but_a_hinger_agent_does_not() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let asalto = dir.path().join("asalto");
+        let team11 = root.join("bots/submissions/Team11.py");
+        std::fs::create_dir_all(asalto.join("bob_1002_file_")).unwrap();
+        std::fs::copy(&team11, asalto.join("bob_1002_file_/Team05.py")).unwrap();
+        std::fs::create_dir_all(asalto.join("erin_1005_file_")).unwrap();
+        std::fs::write(asalto.join("erin_1005_file_/notes.txt"), "no bot\n").unwrap();
+        let found = scan(&asalto, GameKind::Asalto, None, dir.path()).unwrap();
+        assert_eq!(found.bots.len(), 1, "{found:?}");
+        assert_eq!(found.bots[0].name, "Team05");
+        assert_eq!(found.skipped[0].name, "erin_1005_file_", "{found:?}");
+
+        let hinger = dir.path().join("hinger");
+        std::fs::create_dir_all(hinger.join("carol_1003_file_")).unwrap();
+        std::fs::copy(
+            root.join("bots/python/examples/hinger/a3_agent.py"),
+            hinger.join("carol_1003_file_/a3_agent.py"),
+        )
+        .unwrap();
+        let found = scan(&hinger, GameKind::Hinger, None, dir.path()).unwrap();
+        let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["carol_1003_file_"], "{found:?}");
     }
 
     #[test]
