@@ -19,7 +19,7 @@ use crate::games::registry::{GameSettings, with_game};
 use crate::games::view::BoardView;
 use crate::games::{Game, ReasonCode};
 use crate::record::GameRecord;
-use crate::tournament::journal::{Loaded, Plan, for_each_record, load_visiting};
+use crate::tournament::journal::{Loaded, Plan, for_each_record, load_visiting, read_plan};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -216,7 +216,7 @@ pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
 /// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
 /// ([`section`]) from one reading of it.
 pub fn load_and_section(journal: &Path) -> Result<(Loaded, String), Error> {
-    let Some(plan) = header_plan(journal) else {
+    let Some(plan) = read_plan(journal) else {
         // Whatever is wrong with the header, the whole reading says it.
         let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
         let games = section(&loaded.plan, journal)?;
@@ -226,28 +226,15 @@ pub fn load_and_section(journal: &Path) -> Result<(Loaded, String), Error> {
     Ok((loaded, games))
 }
 
-/// The plan of `journal`'s header line, read alone; `None` when it cannot be read so.
-fn header_plan(journal: &Path) -> Option<Plan> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(journal).ok()?;
-    let mut line = String::new();
-    std::io::Read::take(std::io::BufReader::new(file), 1 << 20)
-        .read_line(&mut line)
-        .ok()?;
-    let header: Value = serde_json::from_str(&line).ok()?;
-    serde_json::from_value(header.get("plan")?.clone()).ok()
-}
-
 /// [`section`] of the games `read` hands its visitor, and what `read` returns.
 fn section_reading<R>(
     plan: &Plan,
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
 ) -> Result<(String, R), Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
-    let kinds = with_game!(settings, plan.seed, |game| game.view_kinds());
     let mut list = GameList::default();
-    let (replays, read) = with_game!(settings, plan.seed, |game| {
-        replay_blocks(&game, plan, &mut list, read)
+    let (kinds, (replays, read)) = with_game!(settings, plan.seed, |game| {
+        replay_blocks(&game, plan, &mut list, read).map(|done| (game.view_kinds(), done))
     })?;
     let index = json!({
         "game": plan.game,

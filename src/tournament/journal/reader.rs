@@ -96,6 +96,47 @@ pub fn for_each_record(
 /// takes a few megabytes; a line of gigabytes is no record, and is not held in memory.
 const MAX_LINE_BYTES: u64 = 64 << 20;
 
+/// Why a journal's first line is no header.
+enum HeaderError {
+    /// It is not JSON (a torn line, when it lacks its newline).
+    NotJson(serde_json::Error),
+    /// It is JSON, but no header this arbiter reads: why.
+    Bad(String),
+}
+
+/// The header line `text` (without its newline): the journal's format, plan and shard.
+fn header_of(text: &[u8]) -> Result<(u32, Plan, Option<Shard>), HeaderError> {
+    let value = serde_json::from_slice::<serde_json::Value>(text).map_err(HeaderError::NotJson)?;
+    let version = value
+        .get("arbiter_journal")
+        .and_then(|v| v.as_u64())
+        .ok_or_else(|| {
+            HeaderError::Bad("not an arbiter journal header: no `arbiter_journal` number".into())
+        })?;
+    if !(OLDEST_READABLE as u64..=FORMAT_VERSION as u64).contains(&version) {
+        return Err(HeaderError::Bad(format!(
+            "journal format {version} is not supported (this arbiter reads formats \
+             {OLDEST_READABLE} to {FORMAT_VERSION})"
+        )));
+    }
+    let h: Header = serde_json::from_value(value)
+        .map_err(|e| HeaderError::Bad(format!("not an arbiter journal header: {e}")))?;
+    Ok((version as u32, h.plan, h.shard))
+}
+
+/// The plan of the journal at `path`, from its header line alone (to start on the games
+/// before they are read); `None` when the line is no header this arbiter reads, which a
+/// whole reading then says.
+pub fn read_plan(path: &Path) -> Option<Plan> {
+    let mut line = Vec::new();
+    let file = File::open(path).ok()?;
+    std::io::Read::take(BufReader::new(file), MAX_LINE_BYTES)
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    let text = line.strip_suffix(b"\n")?;
+    header_of(text).ok().map(|(_, plan, _)| plan)
+}
+
 /// Reads a journal's lines: the header, the summary of each game (the first copy of each
 /// id), and what is wrong with its last line.
 pub(super) fn read(
@@ -157,31 +198,20 @@ pub(super) fn read_visiting(
         };
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         if number == 1 {
-            match serde_json::from_slice::<serde_json::Value>(text) {
-                Err(_) if !complete => {
+            match header_of(text) {
+                Err(HeaderError::NotJson(_)) if !complete => {
                     return Ok(Read {
                         header: None,
                         games: Vec::new(),
                         tail: Some((0, Repair::Dropped)),
                     });
                 }
-                Err(e) => return Err(bad(format!("not an arbiter journal header: {e}"))),
-                Ok(value) => {
-                    let version = value
-                        .get("arbiter_journal")
-                        .and_then(|v| v.as_u64())
-                        .ok_or_else(|| {
-                            bad("not an arbiter journal header: no `arbiter_journal` number".into())
-                        })?;
-                    if !(OLDEST_READABLE as u64..=FORMAT_VERSION as u64).contains(&version) {
-                        return Err(bad(format!(
-                            "journal format {version} is not supported (this arbiter reads \
-                             formats {OLDEST_READABLE} to {FORMAT_VERSION})"
-                        )));
-                    }
-                    let h: Header = serde_json::from_value(value)
-                        .map_err(|e| bad(format!("not an arbiter journal header: {e}")))?;
-                    header = Some((version as u32, h.plan, h.shard));
+                Err(HeaderError::NotJson(e)) => {
+                    return Err(bad(format!("not an arbiter journal header: {e}")));
+                }
+                Err(HeaderError::Bad(message)) => return Err(bad(message)),
+                Ok(read) => {
+                    header = Some(read);
                     if !complete {
                         tail = Some((offset, Repair::Completed));
                     }
