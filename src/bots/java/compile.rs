@@ -380,18 +380,9 @@ pub(crate) fn run_javac(
             output: output(),
         }),
         Exit::Failed(f) => Err(JavacFailed::Failed {
-            how: ended(&f.detail),
+            how: ran.ended.clone().unwrap_or_else(|| f.detail.clone()),
             output: output(),
         }),
-    }
-}
-
-/// How a failed program ended, from its failure's detail: "exit status 1", "SIGKILL".
-fn ended(detail: &str) -> String {
-    let head = detail.split(';').next().unwrap_or(detail);
-    match (head.find('('), head.rfind(')')) {
-        (Some(open), Some(close)) if open < close => head[open + 1..close].to_string(),
-        _ => head.to_string(),
     }
 }
 

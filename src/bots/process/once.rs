@@ -47,6 +47,8 @@ pub struct Ran {
     pub stdout: String,
     /// The end of its stderr.
     pub stderr: String,
+    /// How it ended (`exit status 3`, a signal); `None` when it was killed at the deadline.
+    pub ended: Option<String>,
     /// The files asked for, in order: read back without following links or blocking.
     pub outputs: Vec<ReadBack>,
 }
@@ -126,6 +128,10 @@ pub fn run_once_then(
         (false, Some(at)) => at.saturating_duration_since(started),
         _ => Instant::now().saturating_duration_since(started),
     };
+    let ended = match timed_out {
+        true => None,
+        false => run.exit_status().map(|s| super::verdict::describe_exit(&s)),
+    };
     let exit = if timed_out {
         run.kill();
         Exit::TimedOut
@@ -158,6 +164,7 @@ pub fn run_once_then(
         elapsed,
         stdout,
         stderr,
+        ended,
         outputs,
     })
 }

@@ -134,7 +134,7 @@ impl Running {
     }
 }
 
-fn describe_exit(status: &WaitIdStatus) -> String {
+pub(super) fn describe_exit(status: &WaitIdStatus) -> String {
     if let Some(code) = status.exit_status() {
         return format!("exit status {code}");
     }
