@@ -146,3 +146,24 @@ impl<'a> Progress<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_follows_the_last_games_not_the_runs_average() {
+        let now = Instant::now();
+        let ago = |s: f64| now.checked_sub(Duration::from_secs_f64(s)).unwrap();
+        let mut progress = Progress::new(true, None);
+        // 100 games in 30 s: early failures, fast; the last 20 came one a second.
+        progress.started = ago(30.0);
+        assert!(
+            (progress.eta(100, 50) - 15.0).abs() < 0.1,
+            "the run's rate at first"
+        );
+        progress.recent = (0..20).rev().map(|k| ago(k as f64)).collect();
+        let eta = progress.eta(100, 50);
+        assert!((eta - 50.0).abs() < 0.5, "{eta}: 50 games at one a second");
+    }
+}
