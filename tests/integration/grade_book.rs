@@ -18,6 +18,10 @@ fn team_bot(team: &str) -> String {
     course_random_bot().replace("Team11", team)
 }
 
+/// A team whose file has a syntax error on its line 4, and one importing a missing module.
+const SYNTAX_ERROR: &str = "import random\n\nclass Player:\n    def __init__(self)\n        pass\n";
+const MISSING_MODULE: &str = "import no_such_module_here\n\nclass Player:\n    pass\n";
+
 /// The folder a platform hands out: a folder per student holding what they submitted.
 fn platform_folder(dir: &Path) -> PathBuf {
     let class = dir.join("class");
@@ -34,11 +38,11 @@ fn platform_folder(dir: &Path) -> PathBuf {
     );
     write(
         &class.join("carol_1003_assignsubmission_file_/Team03.py"),
-        "import random\n\nclass Player:\n    def __init__(self)\n        pass\n",
+        SYNTAX_ERROR,
     );
     write(
         &class.join("dave_1004_assignsubmission_file_/Team04.py"),
-        &format!("import no_such_module_here\n{}", team_bot("Team04")),
+        MISSING_MODULE,
     );
     write(
         &class.join("erin_1005_assignsubmission_file_/notes.txt"),
@@ -196,14 +200,8 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
 fn a_double_failure_names_both_failures_and_is_a_loss_for_both() {
     let dir = tempfile::tempdir().unwrap();
     let class = dir.path().join("class");
-    write(
-        &class.join("Team03.py"),
-        "class Player:\n    def __init__(self)\n        pass\n",
-    );
-    write(
-        &class.join("Team04.py"),
-        "import no_such_module_here\n\nclass Player:\n    pass\n",
-    );
+    write(&class.join("Team03.py"), SYNTAX_ERROR);
+    write(&class.join("Team04.py"), MISSING_MODULE);
     write(&class.join("Team05.py"), &team_bot("Team05"));
     let out = dir.path().join("league");
     let (code, stdout, stderr) = run(arbiter()
