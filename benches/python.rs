@@ -232,8 +232,25 @@ fn main() {
     let rounds: usize = env_or("BENCH_ROUNDS", 3).max(1);
     let python = interpreter(&env_or("BENCH_PYTHON", "python3".to_string()));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("benches").join("baseline");
-    let script = dir.join("asalto_referee.py");
+    // The seeded bots import the course examples they wrap; a confined bot sees only its
+    // own folder, so the bench plays from one folder holding both (and the baseline).
+    let dir = std::env::temp_dir().join(format!("arbiter-python-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the bench's folder");
+    for from in [
+        root.join("benches/baseline"),
+        root.join("bots/python/examples"),
+    ] {
+        for entry in std::fs::read_dir(&from)
+            .expect("the bench's bots")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "py") {
+                std::fs::copy(&path, dir.join(entry.file_name())).expect("a bot copied");
+            }
+        }
+    }
+    let script = root.join("benches/baseline/asalto_referee.py");
     let random = dir.join("seeded_random_bot.py");
     let greedy = dir.join("seeded_greedy_bot.py");
     // Both role orders with the same seed, pair after pair (consecutive seeds per order,
