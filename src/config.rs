@@ -232,6 +232,7 @@ pub fn confinement(
             bot.build_limit_s.as_ref().or(t.build_limit_s.as_ref()),
             "build_limit_s",
         )?,
+        spread: false,
     })
 }
 

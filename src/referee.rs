@@ -5,6 +5,7 @@
 //! enforces the move limit on every reply (a bot that answers late loses even when its
 //! answer arrived), adjudicates failures, and reports each turn as an [`Event`].
 
+use crate::bots::placement::Placement;
 use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup};
 use crate::games::openings::{OpeningKind, play_opening};
 use crate::games::{Game, Outcome, Side};
@@ -105,6 +106,7 @@ pub fn play_game<G: Game>(
         OpeningKind::StartBoards => start_board.clone(),
     };
 
+    let mut placement = None;
     let started = match bad_opening {
         Some(e) => Err((
             Outcome::tie("bad_opening"),
@@ -116,6 +118,8 @@ pub fn play_game<G: Game>(
     let (outcome, detail, announced) = match started {
         Err((outcome, detail, announced)) => (outcome, Some(detail), announced),
         Ok(announced) => {
+            // Held until the bots are finished: the thread gets its CPUs back after.
+            placement = place_seats(&mut seats);
             on_event(Event::Started { state: &state });
             let (outcome, detail) = play_turns(
                 game,
@@ -140,6 +144,7 @@ pub fn play_game<G: Game>(
         reason: outcome.reason.to_string(),
     };
     let finished = both(&mut seats, |seat, side| seat.finish(&end(side)));
+    drop(placement);
     let mut logs = BTreeMap::new();
     for (side, log) in Side::BOTH.into_iter().zip(finished) {
         logs.insert(
@@ -256,6 +261,20 @@ fn start_both<G: Game>(
             [n, None],
         )),
     }
+}
+
+/// Puts the bot processes on one CPU with the referee's thread, when a seat is a process
+/// that may be placed; the placement lasts as long as it is held.
+fn place_seats<G: Game>(seats: &mut [&mut dyn Player<G>; 2]) -> Option<Placement> {
+    if seats.iter().all(|seat| seat.in_process()) {
+        return None;
+    }
+    let placement = Placement::take()?;
+    let mut placed = false;
+    for seat in seats.iter_mut() {
+        placed |= seat.place(&placement);
+    }
+    placed.then_some(placement)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -9,6 +9,7 @@ pub mod console;
 pub mod inprocess;
 pub mod java;
 pub mod pipe;
+pub mod placement;
 pub mod process;
 pub mod procfs;
 pub mod protocol;
@@ -133,6 +134,12 @@ pub trait Player<G: Game>: Send {
     /// Whether `start` and `finish` return at once, waiting for nothing (an engine in
     /// this process): the referee then calls them in turn rather than on a thread each.
     fn in_process(&self) -> bool {
+        false
+    }
+    /// Moves the bot's processes onto the game's CPU, beside the referee (see
+    /// [`placement`]); from then on the bot must not spin while it waits, as it would
+    /// take the CPU from the side it waits for. False when there is nothing to move.
+    fn place(&mut self, _placement: &placement::Placement) -> bool {
         false
     }
 }

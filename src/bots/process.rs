@@ -189,6 +189,18 @@ impl<G: Game> Player<G> for ProcessPlayer {
         }
     }
 
+    fn place(&mut self, placement: &super::placement::Placement) -> bool {
+        let Some(run) = self
+            .run
+            .as_mut()
+            .filter(|r| !r.killed && !self.command.confine.spread)
+        else {
+            return false;
+        };
+        run.placed = true;
+        placement.place_tree(run.pgid.as_raw_nonzero().get()) > 0
+    }
+
     fn finish(&mut self, end: &EndInfo) -> BotLog {
         let Some(mut run) = self.run.take() else {
             return BotLog {

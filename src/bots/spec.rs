@@ -85,6 +85,9 @@ pub struct Confinement {
     /// The deadline of a submission's build (a C# project's `dotnet build`), in seconds;
     /// `None`: [`DEFAULT_BUILD_S`].
     pub build_s: Option<u64>,
+    /// The bot's processes run on any CPU the scheduler picks, not on the game's CPU
+    /// beside the referee (see [`crate::bots::placement`]).
+    pub spread: bool,
 }
 
 /// How long a submission's build may take unless told otherwise: a course project builds

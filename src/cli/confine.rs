@@ -31,6 +31,12 @@ pub struct ConfineArgs {
     /// killed and the bot loses by `spawn_failed` (default 300).
     #[arg(help_heading = "Limits and confinement", long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     pub build_limit_s: Option<u64>,
+    /// Let bots run on any CPU. By default a game's bot processes share one CPU with its
+    /// referee while the game is played: one of them works at a time, and handing a move
+    /// over within a CPU is faster than waking another. Spread, a bot's threads may use
+    /// every core, and moves take longer to hand over.
+    #[arg(help_heading = "Limits and confinement", long)]
+    pub spread_bots: bool,
 }
 
 impl ConfineArgs {
@@ -44,6 +50,7 @@ impl ConfineArgs {
             },
             sandbox: self.sandbox,
             build_s: self.build_limit_s,
+            spread: self.spread_bots,
         }
     }
 }

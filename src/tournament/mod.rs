@@ -560,6 +560,7 @@ fn play_fixture<G: Builtins>(
         start: fixture.start,
         opening,
         cancel: Some(stop.clone()),
+        ..MatchConfig::default()
     };
     let names = [
         tournament.entrants[fixture.first].name.as_str(),

@@ -158,3 +158,108 @@ fn play_exits_1_when_a_bot_could_not_be_started() {
     assert!(stdout.contains("spawn_failed"), "{stdout}");
     assert!(stderr.contains("could not be started"), "{stderr}");
 }
+
+/// A course bot that plays the example random bot's moves (random_bot.py beside it) and
+/// writes, each turn, the CPUs it may run on and the CPU it runs on to its stderr.
+const CPU_REPORTER: &str = r#"
+import os, sys
+import random_bot
+
+class Player(random_bot.Player):
+    def report(self):
+        allowed = sorted(os.sched_getaffinity(0))
+        with open("/proc/self/stat") as f:
+            here = int(f.read().rsplit(")", 1)[1].split()[36])
+        sys.stderr.write("cpus %s on %d\n" % (",".join(map(str, allowed)), here))
+    def play_rebel(self, board):
+        self.report()
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        self.report()
+        return super().play_officer(board)
+"#;
+
+/// Per role, the (allowed CPUs, CPU) lines the bot wrote.
+fn cpus_per_turn(record: &serde_json::Value) -> Vec<Vec<(String, String)>> {
+    ["rebel", "officer"]
+        .iter()
+        .map(|role| {
+            rec_stderr(record, role)
+                .lines()
+                .filter_map(|l| l.strip_prefix("cpus "))
+                .map(|l| {
+                    let (allowed, here) = l.split_once(" on ").unwrap();
+                    (allowed.to_string(), here.to_string())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn rec_stderr(record: &serde_json::Value, role: &str) -> String {
+    record["logs"][role]["stderr"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_games_bots_share_one_cpu_with_the_referee_unless_spread() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        eprintln!("one CPU: nothing to place");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("reporter.py");
+    std::fs::write(&bot, CPU_REPORTER).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/bots/python/examples/random_bot.py"
+        ),
+        dir.path().join("random_bot.py"),
+    )
+    .unwrap();
+    let all: Vec<String> = (0..cores).map(|c| c.to_string()).collect();
+    for spread in [false, true] {
+        let record = dir.path().join(format!("spread-{spread}.json"));
+        let mut cmd = arbiter();
+        // Claims of this test's own: games of other tests hold none of its CPUs.
+        cmd.env("TMPDIR", dir.path())
+            .args(["play", "--round-limit", "20", "--record"])
+            .arg(&record)
+            .arg("--rebel")
+            .arg(&bot)
+            .arg("--officer")
+            .arg(&bot);
+        if spread {
+            cmd.arg("--spread-bots");
+        }
+        let (code, _, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "{stderr}");
+        let rec: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        let turns = cpus_per_turn(&rec);
+        assert!(
+            turns.iter().all(|t| t.len() >= 10),
+            "each bot reports every turn: {turns:?}"
+        );
+        let allowed: std::collections::BTreeSet<&str> = turns
+            .iter()
+            .flatten()
+            .map(|(allowed, _)| allowed.as_str())
+            .collect();
+        if spread {
+            assert_eq!(allowed, [all.join(",").as_str()].into(), "{turns:?}");
+        } else {
+            // One CPU for the whole game, the same for both bots, and they run on it.
+            assert_eq!(allowed.len(), 1, "{turns:?}");
+            let cpu = allowed.iter().next().unwrap().to_string();
+            assert!(!cpu.contains(','), "{turns:?}");
+            assert!(
+                turns.iter().flatten().all(|(_, here)| *here == cpu),
+                "{turns:?}"
+            );
+        }
+    }
+}

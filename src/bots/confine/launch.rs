@@ -126,10 +126,13 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     };
     let cgroup = BotCgroup::create();
     let join = cgroup.as_ref().map(BotCgroup::procs_fd);
-    // SAFETY: join and confine_child make raw system calls only (no allocation, no
-    // locks). The cgroup is joined first, while the child may still write its files.
+    let cpus = *crate::bots::placement::process_cpus();
+    // SAFETY: join, unplace_child and confine_child make raw system calls only (no
+    // allocation, no locks). The cgroup is joined first, while the child may still write
+    // its files.
     unsafe {
         cmd.pre_exec(move || {
+            crate::bots::placement::unplace_child(&cpus);
             if let Some(procs) = join {
                 cgroup::join(procs);
             }

@@ -87,7 +87,7 @@ impl Running {
     pub(super) fn next(&mut self, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
         let asked = Instant::now();
-        let spin = self.quick && super::spawn::core_to_spare();
+        let spin = self.quick && !self.placed && super::spawn::core_to_spare();
         self.out
             .set_spin(if spin { pipe::SPIN } else { Duration::ZERO });
         // With a pidfd, the wait below sees an exit as it happens: the first look at the

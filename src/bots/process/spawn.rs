@@ -119,6 +119,8 @@ pub(super) struct Running {
     /// Whether the bot's last reply came within [`pipe::SPIN`]: the next is then likely
     /// to come as quickly, and is worth spinning for.
     pub(super) quick: bool,
+    /// Set once the bot shares the game's CPU with the referee: waiting then never spins.
+    pub(super) placed: bool,
 }
 
 impl Running {
@@ -197,6 +199,7 @@ impl Running {
             swept: false,
             cgroup,
             quick: true,
+            placed: false,
         };
         let spawned = std::thread::Builder::new()
             .name("bot-stderr".into())

@@ -39,7 +39,7 @@ fn play<G: Builtins>(game: &G, bots: [&str; 2], seed: u64) -> GameRecord {
         seed,
         start: seed,
         opening: Vec::new(),
-        cancel: None,
+        ..MatchConfig::default()
     };
     play_game(
         game,
