@@ -2,7 +2,9 @@
 //!
 //! 1. One move's round trip through the protocol (`ProcessPlayer::turn` with
 //!    `arbiter bot random` as the subprocess) against a raw pipe echo between two processes
-//!    (a `cat` child: write one turn-sized line, read it back), measured in the same run.
+//!    (a `cat` child: write one turn-sized line, read it back), measured in the same run;
+//!    each also with both processes on one CPU, as the referee places a game's bots
+//!    beside itself (`arbiter::bots::placement`): the protocol then never spins.
 //! 2. Games per second, built-in random against random: both as `arbiter bot random`
 //!    subprocesses through the referee, and both in-process.
 //!
@@ -11,6 +13,7 @@
 //! measurement, default 5000), `BENCH_GAMES` (subprocess games, default 40; in-process
 //! games are 10 times as many).
 
+use arbiter::bots::placement::Placement;
 use arbiter::bots::process::ProcessPlayer;
 use arbiter::bots::protocol::{self, ToBot};
 use arbiter::bots::spec::{BotSpec, CommandSpec};
@@ -69,6 +72,10 @@ fn raw_echo(line: &str, moves: usize) -> Vec<Duration> {
         .stdout(Stdio::piped())
         .spawn()
         .expect("cat starts");
+    echo_with(&mut child, line, moves)
+}
+
+fn echo_with(child: &mut std::process::Child, line: &str, moves: usize) -> Vec<Duration> {
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut back = String::new();
@@ -90,7 +97,37 @@ fn raw_echo(line: &str, moves: usize) -> Vec<Duration> {
     samples
 }
 
+/// Round trips as in a game: the bot and the bench's thread placed on one CPU, as the
+/// referee places a game's bots beside itself.
+fn placed_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> Vec<Duration> {
+    protocol_round_trips_with(bin, game, moves, true)
+}
+
 fn protocol_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> Vec<Duration> {
+    protocol_round_trips_with(bin, game, moves, false)
+}
+
+/// The raw echo with `cat` and the bench's thread on one CPU.
+fn placed_raw_echo(line: &str, moves: usize) -> Vec<Duration> {
+    let placement = Placement::take().expect("a CPU to place the echo on");
+    let cpus = format!("{}", placement.cpu());
+    let mut child = Command::new("taskset")
+        .args(["-c", &cpus, "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("taskset cat starts");
+    let samples = echo_with(&mut child, line, moves);
+    drop(placement);
+    samples
+}
+
+fn protocol_round_trips_with(
+    bin: &std::path::Path,
+    game: &Asalto,
+    moves: usize,
+    placed: bool,
+) -> Vec<Duration> {
     let mut player = ProcessPlayer::new(
         CommandSpec::new(bin.to_string_lossy())
             .arg("bot")
@@ -103,6 +140,10 @@ fn protocol_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> V
         seed: 1,
     };
     Player::<Asalto>::start(&mut player, game, &setup).expect("arbiter bot random starts");
+    let placement = placed.then(|| Placement::take().expect("a CPU to place the game on"));
+    if let Some(placement) = &placement {
+        assert!(Player::<Asalto>::place(&mut player, placement));
+    }
     let state = game.initial();
     let mut samples = Vec::with_capacity(moves);
     for i in 0..moves + moves / 10 {
@@ -226,19 +267,42 @@ fn main() {
         us(raw.median),
         us(raw.p99)
     );
+    let raw_placed = stats(placed_raw_echo(&line, moves));
+    println!(
+        "| raw pipe echo (`cat`), both on one CPU | {} | {} | {} |",
+        us(raw_placed.mean),
+        us(raw_placed.median),
+        us(raw_placed.p99)
+    );
     let proto = stats(protocol_round_trips(&bin, &game, moves));
     println!(
-        "| protocol: ProcessPlayer::turn with `arbiter bot random` | {} | {} | {} |",
+        "| protocol: ProcessPlayer::turn with `arbiter bot random`, unplaced (spins) | {} | {} | {} |",
         us(proto.mean),
         us(proto.median),
         us(proto.p99)
     );
-    println!();
+    let placed = stats(placed_round_trips(&bin, &game, moves));
     println!(
-        "ratio protocol / raw echo: {:.2}x (median), {:.2}x (mean); target: at most 2x",
-        proto.median.as_secs_f64() / raw.median.as_secs_f64(),
-        proto.mean.as_secs_f64() / raw.mean.as_secs_f64()
+        "| protocol: the same placed on one CPU, as in a game (no spin) | {} | {} | {} |",
+        us(placed.mean),
+        us(placed.median),
+        us(placed.p99)
     );
+    println!();
+    let ratio = |a: &Stats, b: &Stats| {
+        format!(
+            "{:.2}x median, {:.2}x p99",
+            a.median.as_secs_f64() / b.median.as_secs_f64(),
+            a.p99.as_secs_f64() / b.p99.as_secs_f64()
+        )
+    };
+    println!("ratios (target: at most 1.1x median, 1.5x p99):");
+    println!("- placed protocol / raw echo: {}", ratio(&placed, &raw));
+    println!(
+        "- placed protocol / raw echo on one CPU: {}",
+        ratio(&placed, &raw_placed)
+    );
+    println!("- unplaced protocol / raw echo: {}", ratio(&proto, &raw));
     println!();
     println!("Where the protocol's time goes, per move, without pipes:");
     println!(

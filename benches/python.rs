@@ -9,7 +9,9 @@
 //! 2. the baseline: benches/baseline/asalto_referee.py, one Python process per game that
 //!    imports both bots and alternates their calls with the rules;
 //! 3. the baseline's moves alone: one Python process for every game, so that the
-//!    difference from (2) is the baseline's own start-up per game.
+//!    difference from (2) is the baseline's own start-up per game;
+//! 4. as a league plays them: `arbiter league` of the two bots at -j 1 (the next games'
+//!    bots started while one is played), against (2) for the same games.
 //!
 //! Every game must come out the same (every reply, the winner) in (1) and (2), or the
 //! bench stops: the comparison is of the same work. The three are run in turns, `ROUNDS`
@@ -143,6 +145,77 @@ fn through_arbiter(python: &str, fixtures: &[Fixture]) -> Vec<Played> {
             }
         })
         .collect()
+}
+
+/// The games of `fixtures`, whose seeds are all `seed`, as `arbiter league` plays them: a
+/// league of the two bots at -j 1, role-swapped pairs, the next games' bots started while
+/// one is played. Every bot of the league gets the same seed, so its games are the
+/// fixtures' games, in order.
+fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
+    use arbiter::tournament::{self, Entrant, Format, Tournament};
+    let dir = std::env::temp_dir().join(format!("arbiter-python-league-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let env = BTreeMap::from([(SEED_VAR.to_string(), seed.to_string())]);
+    // The first fixture's rebel plays the first game's rebels.
+    let entrants = [&fixtures[0].rebel, &fixtures[0].officer]
+        .iter()
+        .map(|file| Entrant {
+            name: file.file_stem().unwrap().to_string_lossy().into_owned(),
+            spec_text: file.display().to_string(),
+            spec: BotSpec::CoursePython {
+                file: file.to_path_buf(),
+                python: Some(python.to_string()),
+            },
+            cwd: None,
+            env: env.clone(),
+            confine: Confinement::default(),
+            non_scoring: false,
+        })
+        .collect();
+    let t = Tournament {
+        format: Format::RoundRobin,
+        entrants,
+        pairs: (fixtures.len() / 2) as u32,
+        seed: 1,
+        move_limit: Duration::from_secs(10),
+        init_limit: Duration::from_secs(30),
+        jobs: 1,
+        out: dir.clone(),
+        force_new: true,
+        openings: arbiter::tournament::openings::Openings::Standard,
+        shard: None,
+        left_out: Vec::new(),
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    tournament::run(
+        &Asalto::default(),
+        serde_json::Map::new(),
+        &t,
+        &stop,
+        &mut |_| Ok(()),
+    )
+    .expect("the league runs");
+    let mut games = BTreeMap::new();
+    arbiter::tournament::journal::for_each_record(&dir.join("games.jsonl"), |id, record| {
+        assert!(
+            record.detail.is_none(),
+            "league game {id} ended by {}: {:?}",
+            record.reason,
+            record.detail
+        );
+        games.insert(
+            id,
+            Played {
+                moves: record.moves.into_iter().map(|m| m.reply).collect(),
+                winner: record.winner,
+                wall: None,
+            },
+        );
+        Ok(())
+    })
+    .expect("the league's journal reads");
+    let _ = std::fs::remove_dir_all(&dir);
+    games.into_values().collect()
 }
 
 fn parse_baseline(stdout: &[u8]) -> Vec<Played> {
@@ -385,5 +458,51 @@ fn main() {
             (a - p) * 1e6 / plies as f64
         );
     }
+
+    // As a league plays them: the same two games (one seed, both role orders) again and
+    // again, the next games' bots started while one is played.
+    let seed = 1;
+    let league_fixtures: Vec<Fixture> = (0..pairs)
+        .flat_map(|_| fixtures[..2].iter().cloned())
+        .map(|f| Fixture { seed, ..f })
+        .collect();
+    let (mut lg, mut lb) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let l = measure(|| as_a_league(&python, &league_fixtures, seed));
+        let b = measure(|| baseline_per_game(&python, &script, &league_fixtures));
+        if round == 0 {
+            // A league orders each pair's two games its own way: every game must be one
+            // of the two, each as often as in the baseline.
+            assert_eq!(l.games.len(), league_fixtures.len());
+            let count =
+                |games: &[Played], of: &Played| games.iter().filter(|g| g.same_game(of)).count();
+            for (i, x) in l.games.iter().enumerate() {
+                assert!(
+                    b.games[..2].iter().any(|g| x.same_game(g)),
+                    "league game {i} is neither of the baseline's two games"
+                );
+            }
+            for g in &b.games[..2] {
+                assert_eq!(count(&l.games, g), count(&b.games, g));
+            }
+        }
+        lg.push(l);
+        lb.push(b);
+    }
+    let (wl, wb) = (wall(&lg), wall(&lb));
+    let (cl, cb) = (cpu(&lg), cpu(&lb));
+    let n = league_fixtures.len() as f64;
+    println!(
+        "  as a league plays them (arbiter league -j 1, {} games of seed {seed}, both role orders):",
+        league_fixtures.len()
+    );
+    println!(
+        "    arbiter {:.1} ms a game ({:.1} ms cpu), baseline {:.1} ms a game ({:.1} ms cpu): {:.3}x wall; target: at most 1.05x",
+        wl * 1000.0 / n,
+        cl * 1000.0 / n,
+        wb * 1000.0 / n,
+        cb * 1000.0 / n,
+        wl / wb
+    );
     println!("  load (1, 5, 15 min) at the end: {}", uptime());
 }
