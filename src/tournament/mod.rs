@@ -20,7 +20,7 @@ use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
-use crate::referee::{CANCELLED, MatchConfig, play_game};
+use crate::referee::{CANCELLED, Handshake, MatchConfig, play_started, start_game};
 use crate::stats::league::{self, LeagueTable, Scoring};
 use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
@@ -466,10 +466,34 @@ impl Finished {
     }
 }
 
+/// The environment variable that turns off starting the next game's bots ahead (`0`):
+/// for measuring what starting ahead gains, and a way back should it ever be in the way.
+pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
+
+/// Whether workers start the bots of their next game while they play one: when some
+/// entrant is a program (an engine in this process starts at once) and it is not turned
+/// off through [`PRESTART_VAR`].
+fn prestarts(tournament: &Tournament) -> bool {
+    let programs = tournament
+        .entrants
+        .iter()
+        .any(|e| !matches!(e.spec, BotSpec::Builtin(_)));
+    programs && std::env::var(PRESTART_VAR).map_or(true, |v| v.trim() != "0")
+}
+
 /// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
 /// `tournament.jobs` threads of a dedicated pool, until it returns `None` or `stop` is
 /// set, and hands each finished game to `consume` on the calling thread as it ends.
 /// Games cancelled by `stop` are dropped. An error from `consume` stops the run.
+///
+/// Each game gets fresh bots, started and handshaken before its first turn as ever; but
+/// while a worker plays a game, the bots of the worker's next game are already being
+/// started on a thread of its own (see [`prestarts`]), so that the start-up of bot
+/// programs (an interpreter, a jail) overlaps play instead of leaving the cores idle
+/// between games. One game ahead per worker at most: a started bot idles after `ready`
+/// until its game comes, so what starting ahead takes from the games in play is one
+/// start-up per worker at a time. Bots started ahead for a game that is never played
+/// (a stop, an SPRT verdict, an error) are killed and reaped like any bot.
 pub(crate) fn play_pool<G: Builtins>(
     game: &G,
     tournament: &Tournament,
@@ -485,6 +509,7 @@ pub(crate) fn play_pool<G: Builtins>(
         .build()
         .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
     let next = AtomicUsize::new(0);
+    let start_ahead = prestarts(tournament);
     // Bounded: when the writer falls behind, the workers wait instead of piling up
     // finished games in memory (a long league would otherwise hold most of its games).
     let (tx, rx) = mpsc::sync_channel::<Result<(Fixture, Finished), Error>>(jobs);
@@ -496,26 +521,59 @@ pub(crate) fn play_pool<G: Builtins>(
                 for _ in 0..jobs {
                     let tx = tx.clone();
                     s.spawn(move |_| {
-                        while !stop.load(Ordering::SeqCst) {
-                            let Some(fixture) = next_fixture(next.fetch_add(1, Ordering::SeqCst))
-                            else {
-                                break;
-                            };
-                            let result = play_fixture(game, tournament, &fixture, stop);
-                            // A game that ends after a stop may owe its end to the stop
-                            // (its bots were killed): it is no result, and a resume
-                            // plays it again.
-                            let cancelled = stop.load(Ordering::SeqCst)
-                                || matches!(&result, Ok(r) if r.reason == CANCELLED);
-                            if cancelled {
-                                break;
+                        let claim = || {
+                            if stop.load(Ordering::SeqCst) {
+                                return None;
                             }
-                            let finished =
-                                result.map(|r| (fixture, Finished::of(&fixture, r, version)));
-                            if tx.send(finished).is_err() {
-                                break;
+                            next_fixture(next.fetch_add(1, Ordering::SeqCst))
+                        };
+                        let seat = |fixture: Fixture| {
+                            let seated = seat_fixture(game, tournament, &fixture, stop);
+                            (fixture, seated)
+                        };
+                        std::thread::scope(|threads| {
+                            // The next game of this worker, its bots being started.
+                            let mut ahead: Option<Ahead<'_, G>> = None;
+                            loop {
+                                let next_game = match ahead.take() {
+                                    Some(upcoming) => Some(upcoming.seated(seat)),
+                                    None => claim().map(seat),
+                                };
+                                let Some((fixture, seated)) = next_game else {
+                                    break;
+                                };
+                                if start_ahead && let Some(upcoming) = claim() {
+                                    let thread = std::thread::Builder::new()
+                                        .name("arbiter-prestart".into())
+                                        .spawn_scoped(threads, move || seat(upcoming));
+                                    ahead = Some(match thread {
+                                        Ok(handle) => Ahead::Starting(handle),
+                                        Err(_) => Ahead::Later(upcoming),
+                                    });
+                                }
+                                let result =
+                                    seated.map(|s| play_seated(game, tournament, &fixture, s));
+                                // A game that ends after a stop may owe its end to the stop
+                                // (its bots were killed): it is no result, and a resume
+                                // plays it again.
+                                let cancelled = stop.load(Ordering::SeqCst)
+                                    || matches!(&result, Ok(r) if r.reason == CANCELLED);
+                                if cancelled {
+                                    break;
+                                }
+                                let finished =
+                                    result.map(|r| (fixture, Finished::of(&fixture, r, version)));
+                                if tx.send(finished).is_err() {
+                                    break;
+                                }
                             }
-                        }
+                            // A game started ahead and never played: its bots are killed
+                            // and reaped here, as its seats are dropped, before the run
+                            // returns.
+                            if let Some(Ahead::Starting(handle)) = ahead {
+                                drop(Ahead::<G>::Starting(handle).seated(seat));
+                            }
+                        });
                     });
                 }
             });
@@ -531,12 +589,43 @@ pub(crate) fn play_pool<G: Builtins>(
     failure.map_or(Ok(()), Err)
 }
 
-fn play_fixture<G: Builtins>(
+/// A worker's next game, claimed while it plays one.
+enum Ahead<'scope, G: Builtins> {
+    /// Its bots being started on a thread of their own.
+    Starting(std::thread::ScopedJoinHandle<'scope, (Fixture, Result<Seated<G>, Error>)>),
+    /// No thread could be made for it: it is started when it comes.
+    Later(Fixture),
+}
+
+impl<G: Builtins> Ahead<'_, G> {
+    /// The game, seated: waits for the thread starting it, or starts it now.
+    fn seated(
+        self,
+        seat: impl FnOnce(Fixture) -> (Fixture, Result<Seated<G>, Error>),
+    ) -> (Fixture, Result<Seated<G>, Error>) {
+        match self {
+            Ahead::Starting(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Ahead::Later(fixture) => seat(fixture),
+        }
+    }
+}
+
+/// A fixture's game with its bots seated and started, ready for its first turn.
+struct Seated<G: Builtins> {
+    seats: [Box<dyn crate::bots::Player<G>>; 2],
+    config: MatchConfig,
+    handshake: Handshake<G>,
+}
+
+/// Seats the bots of `fixture` and starts them ([`start_game`]).
+fn seat_fixture<G: Builtins>(
     game: &G,
     tournament: &Tournament,
     fixture: &Fixture,
     stop: &Arc<AtomicBool>,
-) -> Result<GameRecord, Error> {
+) -> Result<Seated<G>, Error> {
     let seat = |i: usize| {
         let entrant = &tournament.entrants[i];
         crate::bots::open_player_in(
@@ -561,17 +650,38 @@ fn play_fixture<G: Builtins>(
         opening,
         cancel: Some(stop.clone()),
     };
+    let handshake = start_game(game, [first.as_mut(), second.as_mut()], &config);
+    Ok(Seated {
+        seats: [first, second],
+        config,
+        handshake,
+    })
+}
+
+/// Plays a seated game from its first turn.
+fn play_seated<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    fixture: &Fixture,
+    seated: Seated<G>,
+) -> GameRecord {
+    let Seated {
+        seats: [mut first, mut second],
+        config,
+        handshake,
+    } = seated;
     let names = [
         tournament.entrants[fixture.first].name.as_str(),
         tournament.entrants[fixture.second].name.as_str(),
     ];
-    Ok(play_game(
+    play_started(
         game,
         [first.as_mut(), second.as_mut()],
         names,
         &config,
+        handshake,
         &mut |_| {},
-    ))
+    )
 }
 
 /// The confinement a bot program gets here, as the plan records it.
