@@ -269,7 +269,7 @@ fn python_league(me: &Path, games: u32, rounds: usize) {
     );
     let modes = [
         ("started when their game comes", "0"),
-        ("next games' bots started ahead", "1"),
+        ("of the next games started ahead", "1"),
     ];
     let mut runs: Vec<Vec<Vec<Measured>>> = modes
         .iter()

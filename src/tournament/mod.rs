@@ -27,7 +27,7 @@ use openings::{DistinctPairs, Openings};
 use schedule::Fixture;
 use shard::Shard;
 use sprt::SprtStatus;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -466,19 +466,34 @@ impl Finished {
     }
 }
 
-/// The environment variable that turns off starting the next game's bots ahead (`0`):
+/// The environment variable that sets how many games ahead each worker starts the bots
+/// of (`0`: none, each game's bots are started when it comes; at most [`MAX_AHEAD`]):
 /// for measuring what starting ahead gains, and a way back should it ever be in the way.
 pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
 
-/// Whether workers start the bots of their next game while they play one: when some
-/// entrant is a program (an engine in this process starts at once) and it is not turned
-/// off through [`PRESTART_VAR`].
-fn prestarts(tournament: &Tournament) -> bool {
+/// Games ahead per worker unless [`PRESTART_VAR`] says otherwise. A course bot's game can
+/// be shorter than the start-up of its two interpreters in their jails: with one game
+/// ahead, the next game's bots would often still be starting when the game in play ends.
+pub const DEFAULT_AHEAD: usize = 2;
+
+/// The most games ahead per worker [`PRESTART_VAR`] may ask for.
+pub const MAX_AHEAD: usize = 8;
+
+/// How many games ahead a worker starts the bots of while it plays one: none when every
+/// entrant is an engine in this process (it starts at once), else [`PRESTART_VAR`]'s
+/// number or [`DEFAULT_AHEAD`].
+fn games_ahead(tournament: &Tournament) -> usize {
     let programs = tournament
         .entrants
         .iter()
         .any(|e| !matches!(e.spec, BotSpec::Builtin(_)));
-    programs && std::env::var(PRESTART_VAR).map_or(true, |v| v.trim() != "0")
+    if !programs {
+        return 0;
+    }
+    std::env::var(PRESTART_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(DEFAULT_AHEAD, |n| n.min(MAX_AHEAD))
 }
 
 /// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
@@ -487,13 +502,14 @@ fn prestarts(tournament: &Tournament) -> bool {
 /// Games cancelled by `stop` are dropped. An error from `consume` stops the run.
 ///
 /// Each game gets fresh bots, started and handshaken before its first turn as ever; but
-/// while a worker plays a game, the bots of the worker's next game are already being
-/// started on a thread of its own (see [`prestarts`]), so that the start-up of bot
-/// programs (an interpreter, a jail) overlaps play instead of leaving the cores idle
-/// between games. One game ahead per worker at most: a started bot idles after `ready`
-/// until its game comes, so what starting ahead takes from the games in play is one
-/// start-up per worker at a time. Bots started ahead for a game that is never played
-/// (a stop, an SPRT verdict, an error) are killed and reaped like any bot.
+/// while a worker plays a game, the bots of the worker's next games (a few: see
+/// [`games_ahead`]) are already being started, each game on a thread of its own, so that
+/// the start-up of bot programs (an interpreter, a jail) overlaps play instead of leaving
+/// the cores idle between games. The number ahead is bounded: a started bot idles after
+/// `ready` until its game comes, so what starting ahead takes from the games in play is at
+/// most that many start-ups per worker at a time. A worker plays its games in the order it
+/// claimed them. Bots started ahead for a game that is never played (a stop, an SPRT
+/// verdict, an error) are killed and reaped like any bot, before the run returns.
 pub(crate) fn play_pool<G: Builtins>(
     game: &G,
     tournament: &Tournament,
@@ -509,7 +525,7 @@ pub(crate) fn play_pool<G: Builtins>(
         .build()
         .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
     let next = AtomicUsize::new(0);
-    let start_ahead = prestarts(tournament);
+    let depth = games_ahead(tournament);
     // Bounded: when the writer falls behind, the workers wait instead of piling up
     // finished games in memory (a long league would otherwise hold most of its games).
     let (tx, rx) = mpsc::sync_channel::<Result<(Fixture, Finished), Error>>(jobs);
@@ -532,25 +548,30 @@ pub(crate) fn play_pool<G: Builtins>(
                             (fixture, seated)
                         };
                         std::thread::scope(|threads| {
-                            // The next game of this worker, its bots being started.
-                            let mut ahead: Option<Ahead<'_, G>> = None;
-                            loop {
-                                let next_game = match ahead.take() {
-                                    Some(upcoming) => Some(upcoming.seated(seat)),
-                                    None => claim().map(seat),
+                            // This worker's next games, in the order claimed.
+                            let mut ahead: VecDeque<Ahead<'_, G>> = VecDeque::new();
+                            while !stop.load(Ordering::SeqCst) {
+                                let current = match ahead.pop_front() {
+                                    Some(upcoming) => upcoming,
+                                    None => match claim() {
+                                        Some(fixture) => Ahead::Later(fixture),
+                                        None => break,
+                                    },
                                 };
-                                let Some((fixture, seated)) = next_game else {
-                                    break;
-                                };
-                                if start_ahead && let Some(upcoming) = claim() {
+                                // Topped up before the current game is seated, so that even
+                                // the first game's start-up overlaps the next ones'.
+                                while ahead.len() < depth
+                                    && let Some(upcoming) = claim()
+                                {
                                     let thread = std::thread::Builder::new()
                                         .name("arbiter-prestart".into())
                                         .spawn_scoped(threads, move || seat(upcoming));
-                                    ahead = Some(match thread {
+                                    ahead.push_back(match thread {
                                         Ok(handle) => Ahead::Starting(handle),
                                         Err(_) => Ahead::Later(upcoming),
                                     });
                                 }
+                                let (fixture, seated) = current.seated(seat);
                                 let result =
                                     seated.map(|s| play_seated(game, tournament, &fixture, s));
                                 // A game that ends after a stop may owe its end to the stop
@@ -567,12 +588,10 @@ pub(crate) fn play_pool<G: Builtins>(
                                     break;
                                 }
                             }
-                            // A game started ahead and never played: its bots are killed
-                            // and reaped here, as its seats are dropped, before the run
+                            // Games started ahead and never played: their bots are killed
+                            // and reaped here, as their seats are dropped, before the run
                             // returns.
-                            if let Some(Ahead::Starting(handle)) = ahead {
-                                drop(Ahead::<G>::Starting(handle).seated(seat));
-                            }
+                            ahead.into_iter().for_each(Ahead::abandon);
                         });
                     });
                 }
@@ -593,7 +612,8 @@ pub(crate) fn play_pool<G: Builtins>(
 enum Ahead<'scope, G: Builtins> {
     /// Its bots being started on a thread of their own.
     Starting(std::thread::ScopedJoinHandle<'scope, (Fixture, Result<Seated<G>, Error>)>),
-    /// No thread could be made for it: it is started when it comes.
+    /// Not started yet: it is started when it comes (the worker's current game when
+    /// none was ahead, or one for which no thread could be made).
     Later(Fixture),
 }
 
@@ -608,6 +628,17 @@ impl<G: Builtins> Ahead<'_, G> {
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             Ahead::Later(fixture) => seat(fixture),
+        }
+    }
+
+    /// Gives up a game that will not be played: waits for the thread starting it and
+    /// drops its seats, which kills and reaps its bots.
+    fn abandon(self) {
+        if let Ahead::Starting(handle) = self {
+            let started = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            drop(started);
         }
     }
 }

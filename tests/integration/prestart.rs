@@ -227,8 +227,8 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
             if let LeagueEvent::GameFinished { .. } = event
                 && !stop.load(Ordering::SeqCst)
             {
-                // The first game's bots are gone by now: what runs is the next game's
-                // (one worker), started while the first was played.
+                // The first game's bots are gone by now: what runs (one worker) is the
+                // next games' bots, started while the first was played.
                 seen_ahead = processes_with(marker);
                 stop.store(true, Ordering::SeqCst);
             }
@@ -238,7 +238,7 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
     .unwrap();
     assert!(
         !seen_ahead.is_empty(),
-        "the next game's bots were started during the first game"
+        "the next games' bots were started during the first game"
     );
     assert_eq!(summary.played, 1, "the stop ends the run after one game");
     assert!(summary.interrupted);
