@@ -7,13 +7,16 @@
 //! peak RSS (VmHWM) and its CPU time (its own and its bots', user + system) are its own.
 //!
 //! Besides the rate, each line gives how busy the cores were: the CPU seconds of arbiter
-//! and its bots over wall seconds times cores. The Python league is measured with the
-//! next games' bots started ahead (the default) and without (`ARBITER_PRESTART=0`), in
-//! turns, `BENCH_ROUNDS` times; each figure is the median of its rounds.
+//! and its bots over wall seconds times cores (on a machine shared with other work, the
+//! cores it did not get count as idle). The Python league is measured with the next
+//! games' bots started ahead (the default number of games) and without
+//! (`ARBITER_PRESTART=0`), in turns, `BENCH_ROUNDS` times; each figure is the median of
+//! its rounds.
 //!
 //! Run: cargo bench --bench league (it builds the release `arbiter` binary first).
 //! Knobs: `BENCH_SUBPROCESS_GAMES` (default 1000), `BENCH_PYTHON_GAMES` (default 60),
-//! `BENCH_ROUNDS` (default 1), `BENCH_ONLY=python` (the Python league alone).
+//! `BENCH_ROUNDS` (default 1), `BENCH_AHEAD` (the games ahead to compare, default `0,2`),
+//! `BENCH_ONLY=python` (the Python league alone).
 
 use arbiter::bots::spec::{BotSpec, CommandSpec};
 use arbiter::games::asalto::Asalto;
@@ -257,9 +260,10 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-/// The course Python league with the next games' bots started ahead and without, at -j 1
-/// and -j 2, the four in turns for `rounds` rounds; prints the medians.
-fn python_league(me: &Path, games: u32, rounds: usize) {
+/// The course Python league at -j 1 and -j 2 for each number of games ahead in
+/// `ahead` (`ARBITER_PRESTART`; 0: bots started when their game comes), all in turns for
+/// `rounds` rounds; prints the medians, and the range of the busy-ness.
+fn python_league(me: &Path, games: u32, rounds: usize, ahead: &[usize]) {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples");
     let bots = Bots::Python(examples.to_string_lossy().into_owned());
     println!(
@@ -267,36 +271,43 @@ fn python_league(me: &Path, games: u32, rounds: usize) {
         cores(),
         load()
     );
-    let modes = [
-        ("started when their game comes", "0"),
-        ("of the next games started ahead", "1"),
-    ];
-    let mut runs: Vec<Vec<Vec<Measured>>> = modes
-        .iter()
-        .map(|_| [1, 2].iter().map(|_| Vec::new()).collect())
-        .collect();
+    let mut runs: Vec<[Vec<Measured>; 2]> =
+        ahead.iter().map(|_| [Vec::new(), Vec::new()]).collect();
     for _ in 0..rounds {
-        for (m, (_, value)) in modes.iter().enumerate() {
+        for (m, n) in ahead.iter().enumerate() {
             for (j, jobs) in [1usize, 2].into_iter().enumerate() {
-                runs[m][j].push(measure(me, jobs, games, &bots, Some(value)));
+                let value = n.to_string();
+                runs[m][j].push(measure(me, jobs, games, &bots, Some(&value)));
             }
         }
     }
-    for (m, (label, value)) in modes.iter().enumerate() {
-        println!("  bots {label} ({PRESTART_VAR}={value}):");
+    for (m, n) in ahead.iter().enumerate() {
+        match n {
+            0 => println!("  bots started when their game comes ({PRESTART_VAR}=0):"),
+            n => println!(
+                "  bots of each worker's next {n} game(s) started ahead ({PRESTART_VAR}={n}):"
+            ),
+        }
         let mut rates = Vec::new();
         for (j, jobs) in [1usize, 2].into_iter().enumerate() {
-            let of = |f: fn(&Measured) -> f64| median(runs[m][j].iter().map(f).collect());
-            let med = Measured {
-                games: of(|m| m.games),
-                secs: of(|m| m.secs),
-                kib: of(|m| m.kib),
-                journal: of(|m| m.journal),
-                cpu: of(|m| m.cpu),
-            };
-            rates.push(med.rate());
-            print!("  ");
-            print_line(jobs, &med);
+            let of = |f: &dyn Fn(&Measured) -> f64| median(runs[m][j].iter().map(f).collect());
+            let rate = of(&|m| m.rate());
+            let busy: Vec<f64> = runs[m][j].iter().map(Measured::busy).collect();
+            let (low, high) = busy
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(l, h), &b| (l.min(b), h.max(b)));
+            rates.push(rate);
+            println!(
+                "    -j {jobs}: {:.1} games/s ({} games in {:.2} s); CPU {:.0} ms a game; busy {:.1}% (rounds {:.1}-{:.1}%); peak RSS {:.1} MiB",
+                rate,
+                of(&|m| m.games),
+                of(&|m| m.secs),
+                of(&|m| m.cpu * 1e3 / m.games),
+                median(busy.clone()) * 100.0,
+                low * 100.0,
+                high * 100.0,
+                of(&|m| m.kib) / 1024.0,
+            );
         }
         println!("    speed-up -j 2 over -j 1: {:.2}x", rates[1] / rates[0]);
     }
@@ -335,9 +346,15 @@ fn main() {
             Bots::Subprocess(bin.to_string_lossy().into_owned()),
         );
     }
+    let ahead: Vec<usize> = std::env::var("BENCH_AHEAD")
+        .unwrap_or_else(|_| format!("0,{}", tournament::DEFAULT_AHEAD))
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
     python_league(
         &me,
         knob("BENCH_PYTHON_GAMES", 60),
         knob("BENCH_ROUNDS", 1).max(1) as usize,
+        &ahead,
     );
 }
