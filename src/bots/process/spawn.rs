@@ -20,7 +20,8 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
-/// Bot processes started and not yet dropped, in this arbiter process.
+/// Bot processes started and not yet dropped, in this arbiter process, less those waiting
+/// for their game's first turn (a bot started ahead of its game idles after `ready`).
 pub(super) static LIVE_BOTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Whether a referee thread waiting for a reply may spin instead of sleeping: only while
@@ -119,6 +120,9 @@ pub(super) struct Running {
     /// Whether the bot's last reply came within [`pipe::SPIN`]: the next is then likely
     /// to come as quickly, and is worth spinning for.
     pub(super) quick: bool,
+    /// Between `ready` and its game's first turn: it takes no core, and is left out of
+    /// [`LIVE_BOTS`].
+    pub(super) waiting: bool,
 }
 
 impl Running {
@@ -197,6 +201,7 @@ impl Running {
             swept: false,
             cgroup,
             quick: true,
+            waiting: false,
         };
         let spawned = std::thread::Builder::new()
             .name("bot-stderr".into())
@@ -214,6 +219,19 @@ impl Running {
             ));
         }
         Ok(run)
+    }
+
+    /// Marks the bot as waiting for its game's first turn, or as playing (see
+    /// [`LIVE_BOTS`]).
+    pub(super) fn set_waiting(&mut self, waiting: bool) {
+        if self.waiting != waiting {
+            self.waiting = waiting;
+            if waiting {
+                LIVE_BOTS.fetch_sub(1, Ordering::Relaxed);
+            } else {
+                LIVE_BOTS.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Sends one message to the bot: at once when the pipe takes it, else the rest
