@@ -1,16 +1,28 @@
 //! League throughput and memory at -j 1 and -j 2: a 10,000-game league of in-process
-//! built-in bots, and a league of the same bots as subprocesses speaking the protocol
+//! built-in bots, a league of the same bots as subprocesses speaking the protocol
 //! (`arbiter bot random`, `arbiter bot greedy`: two processes started per game, as for
-//! any bot program). Each measurement runs in a fresh child process so its peak RSS
-//! (VmHWM) and its CPU time (its own and its bots', user + system) are its own.
+//! any bot program), and a league of course Python bots (bots/python/examples:
+//! random_bot.py against greedy_bot.py, behind the course adapter, confined as
+//! `arbiter league` confines them). Each measurement runs in a fresh child process so its
+//! peak RSS (VmHWM) and its CPU time (its own and its bots', user + system) are its own.
+//!
+//! Besides the rate, each line gives how busy the cores were: the CPU seconds of arbiter
+//! and its bots over wall seconds times cores (on a machine shared with other work, the
+//! cores it did not get count as idle). The Python league is measured with the next
+//! games' bots started ahead (the default number of games) and without
+//! (`ARBITER_PRESTART=0`), in turns, `BENCH_ROUNDS` times; each figure is the median of
+//! its rounds.
 //!
 //! Run: cargo bench --bench league (it builds the release `arbiter` binary first).
-//! Knob: `BENCH_SUBPROCESS_GAMES` (default 1000).
+//! Knobs: `BENCH_SUBPROCESS_GAMES` (default 1000), `BENCH_PYTHON_GAMES` (default 60),
+//! `BENCH_ROUNDS` (default 1), `BENCH_AHEAD` (the games ahead to compare, default `0,2`),
+//! `BENCH_ONLY=python` (the Python league alone).
 
 use arbiter::bots::spec::{BotSpec, CommandSpec};
 use arbiter::games::asalto::Asalto;
-use arbiter::tournament::{self, Entrant, Format, Tournament};
+use arbiter::tournament::{self, Entrant, Format, PRESTART_VAR, Tournament};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -23,6 +35,18 @@ const GAMES: u32 = 10_000;
 const CHILD: &str = "ARBITER_LEAGUE_BENCH_JOBS";
 const KIND: &str = "ARBITER_LEAGUE_BENCH_KIND";
 const BINARY: &str = "ARBITER_LEAGUE_BENCH_BINARY";
+const PYTHON_BOTS: &str = "ARBITER_LEAGUE_BENCH_PYTHON_BOTS";
+
+/// The bots of a league.
+#[derive(Clone)]
+enum Bots {
+    /// In-process built-in engines.
+    Builtin,
+    /// `arbiter bot NAME` programs of this binary.
+    Subprocess(String),
+    /// The course Python examples in this folder.
+    Python(String),
+}
 
 /// CPU seconds (user + system) of this process and of its reaped children.
 fn cpu_seconds() -> f64 {
@@ -71,18 +95,23 @@ fn with_spec(name: &str, spec_text: &str, spec: BotSpec) -> Entrant {
 }
 
 /// One league in this process; prints `games seconds peak_kib journal_bytes cpu_seconds`.
-fn child(jobs: usize, games: u32, binary: Option<String>) {
+fn child(jobs: usize, games: u32, bots: Bots) {
     let dir = std::env::temp_dir().join(format!(
         "arbiter-league-bench-{}-{jobs}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let entrants = match &binary {
-        Some(bin) => vec![subprocess(bin, "random"), subprocess(bin, "greedy")],
-        None => vec![
+    let entrants = match &bots {
+        Bots::Subprocess(bin) => vec![subprocess(bin, "random"), subprocess(bin, "greedy")],
+        Bots::Builtin => vec![
             entrant("random", "builtin:random"),
             entrant("greedy", "builtin:greedy"),
         ],
+        // As `arbiter league` takes a course bot: its file as the spec.
+        Bots::Python(folder) => ["random_bot", "greedy_bot"]
+            .iter()
+            .map(|name| entrant(name, &format!("{folder}/{name}.py")))
+            .collect(),
     };
     // Two bots, games / 2 role-swapped pairs: every game is a full Asalto game.
     let t = Tournament {
@@ -129,41 +158,95 @@ fn child(jobs: usize, games: u32, binary: Option<String>) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Runs one league per -j in a child process; prints each rate and the speed-up.
-fn league(me: &std::path::Path, label: &str, games: u32, binary: Option<&str>) {
+/// One measured league.
+struct Measured {
+    games: f64,
+    secs: f64,
+    kib: f64,
+    journal: f64,
+    cpu: f64,
+}
+
+impl Measured {
+    fn rate(&self) -> f64 {
+        self.games / self.secs
+    }
+
+    /// CPU seconds of arbiter and its bots over wall seconds times cores.
+    fn busy(&self) -> f64 {
+        self.cpu / (self.secs * cores() as f64)
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// One league at `jobs` in a child process; `prestart` as `ARBITER_PRESTART` gets it.
+fn measure(me: &Path, jobs: usize, games: u32, bots: &Bots, prestart: Option<&str>) -> Measured {
+    let mut command = Command::new(me);
+    command
+        .env(CHILD, jobs.to_string())
+        .env(KIND, games.to_string());
+    match bots {
+        Bots::Builtin => {}
+        Bots::Subprocess(bin) => {
+            command.env(BINARY, bin);
+        }
+        Bots::Python(folder) => {
+            command.env(PYTHON_BOTS, folder);
+        }
+    }
+    match prestart {
+        Some(value) => command.env(PRESTART_VAR, value),
+        None => command.env_remove(PRESTART_VAR),
+    };
+    let out = command.output().expect("child runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fields: Vec<f64> = text
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [games, secs, kib, journal, cpu] = fields[..] else {
+        panic!(
+            "child failed: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    Measured {
+        games,
+        secs,
+        kib,
+        journal,
+        cpu,
+    }
+}
+
+fn print_line(jobs: usize, m: &Measured) {
     println!(
-        "{label}: {games} games, random vs greedy, 2 cores; load at the start {}",
+        "  -j {jobs}: {} games in {:.2} s = {:.1} games/s; CPU {:.0} us a game; busy {:.1}%; peak RSS {:.1} MiB; journal {:.1} MiB",
+        m.games,
+        m.secs,
+        m.rate(),
+        m.cpu * 1e6 / m.games,
+        m.busy() * 100.0,
+        m.kib / 1024.0,
+        m.journal / 1048576.0
+    );
+}
+
+/// Runs one league per -j in a child process; prints each rate and the speed-up.
+fn league(me: &Path, label: &str, games: u32, bots: Bots) {
+    println!(
+        "{label}: {games} games, random vs greedy, {} cores; load at the start {}",
+        cores(),
         load()
     );
     let mut rates = Vec::new();
     for jobs in [1usize, 2] {
-        let mut command = Command::new(me);
-        command
-            .env(CHILD, jobs.to_string())
-            .env(KIND, games.to_string());
-        if let Some(bin) = binary {
-            command.env(BINARY, bin);
-        }
-        let out = command.output().expect("child runs");
-        let text = String::from_utf8_lossy(&out.stdout);
-        let fields: Vec<f64> = text
-            .split_whitespace()
-            .filter_map(|f| f.parse().ok())
-            .collect();
-        let [games, secs, kib, journal, cpu] = fields[..] else {
-            panic!(
-                "child failed: {text} {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        rates.push(games / secs);
-        println!(
-            "  -j {jobs}: {games} games in {secs:.2} s = {:.0} games/s; CPU {:.0} us a game; peak RSS {:.1} MiB; journal {:.1} MiB",
-            games / secs,
-            cpu * 1e6 / games,
-            kib / 1024.0,
-            journal / 1048576.0
-        );
+        let m = measure(me, jobs, games, &bots, None);
+        rates.push(m.rate());
+        print_line(jobs, &m);
     }
     println!(
         "  speed-up -j 2 over -j 1: {:.2}x (target: at least 1.85x on 2 idle cores); load at the end {}",
@@ -172,27 +255,106 @@ fn league(me: &std::path::Path, label: &str, games: u32, binary: Option<&str>) {
     );
 }
 
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The course Python league at -j 1 and -j 2 for each number of games ahead in
+/// `ahead` (`ARBITER_PRESTART`; 0: bots started when their game comes), all in turns for
+/// `rounds` rounds; prints the medians, and the range of the busy-ness.
+fn python_league(me: &Path, games: u32, rounds: usize, ahead: &[usize]) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples");
+    let bots = Bots::Python(examples.to_string_lossy().into_owned());
+    println!(
+        "course Python bots (random_bot.py vs greedy_bot.py, confined): {games} games, {} cores, {rounds} round(s), medians; load at the start {}",
+        cores(),
+        load()
+    );
+    let mut runs: Vec<[Vec<Measured>; 2]> =
+        ahead.iter().map(|_| [Vec::new(), Vec::new()]).collect();
+    for _ in 0..rounds {
+        for (m, n) in ahead.iter().enumerate() {
+            for (j, jobs) in [1usize, 2].into_iter().enumerate() {
+                let value = n.to_string();
+                runs[m][j].push(measure(me, jobs, games, &bots, Some(&value)));
+            }
+        }
+    }
+    for (m, n) in ahead.iter().enumerate() {
+        match n {
+            0 => println!("  bots started when their game comes ({PRESTART_VAR}=0):"),
+            n => println!(
+                "  bots of each worker's next {n} game(s) started ahead ({PRESTART_VAR}={n}):"
+            ),
+        }
+        let mut rates = Vec::new();
+        for (j, jobs) in [1usize, 2].into_iter().enumerate() {
+            let of = |f: &dyn Fn(&Measured) -> f64| median(runs[m][j].iter().map(f).collect());
+            let rate = of(&|m| m.rate());
+            let busy: Vec<f64> = runs[m][j].iter().map(Measured::busy).collect();
+            let (low, high) = busy
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(l, h), &b| (l.min(b), h.max(b)));
+            rates.push(rate);
+            println!(
+                "    -j {jobs}: {:.1} games/s ({} games in {:.2} s); CPU {:.0} ms a game; busy {:.1}% (rounds {:.1}-{:.1}%); peak RSS {:.1} MiB",
+                rate,
+                of(&|m| m.games),
+                of(&|m| m.secs),
+                of(&|m| m.cpu * 1e3 / m.games),
+                median(busy.clone()) * 100.0,
+                low * 100.0,
+                high * 100.0,
+                of(&|m| m.kib) / 1024.0,
+            );
+        }
+        println!("    speed-up -j 2 over -j 1: {:.2}x", rates[1] / rates[0]);
+    }
+    println!(
+        "  (goal: cores at least 91% busy at -j 2 with bots started ahead); load at the end {}",
+        load()
+    );
+}
+
 fn main() {
     if let Ok(jobs) = std::env::var(CHILD) {
         let games = std::env::var(KIND).ok().and_then(|g| g.parse().ok());
-        child(
-            jobs.parse().expect("jobs"),
-            games.unwrap_or(GAMES),
-            std::env::var(BINARY).ok(),
-        );
+        let bots = match (std::env::var(BINARY), std::env::var(PYTHON_BOTS)) {
+            (Ok(bin), _) => Bots::Subprocess(bin),
+            (_, Ok(folder)) => Bots::Python(folder),
+            _ => Bots::Builtin,
+        };
+        child(jobs.parse().expect("jobs"), games.unwrap_or(GAMES), bots);
         return;
     }
     let me = std::env::current_exe().expect("own path");
-    league(&me, "in-process built-ins", GAMES, None);
-    let bin = arbiter_binary();
-    let games = std::env::var("BENCH_SUBPROCESS_GAMES")
-        .ok()
-        .and_then(|g| g.parse().ok())
-        .unwrap_or(1000);
-    league(
+    let knob = |name: &str, default: u32| {
+        std::env::var(name)
+            .ok()
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(default)
+    };
+    let python_only = std::env::var("BENCH_ONLY").is_ok_and(|v| v == "python");
+    if !python_only {
+        league(&me, "in-process built-ins", GAMES, Bots::Builtin);
+        let bin = arbiter_binary();
+        league(
+            &me,
+            "subprocess built-ins (`arbiter bot`)",
+            knob("BENCH_SUBPROCESS_GAMES", 1000),
+            Bots::Subprocess(bin.to_string_lossy().into_owned()),
+        );
+    }
+    let ahead: Vec<usize> = std::env::var("BENCH_AHEAD")
+        .unwrap_or_else(|_| format!("0,{}", tournament::DEFAULT_AHEAD))
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    python_league(
         &me,
-        "subprocess built-ins (`arbiter bot`)",
-        games,
-        Some(&bin.to_string_lossy()),
+        knob("BENCH_PYTHON_GAMES", 60),
+        knob("BENCH_ROUNDS", 1).max(1) as usize,
+        &ahead,
     );
 }

@@ -82,6 +82,16 @@ pub fn seat_seed(game_seed: u64, side: Side) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A game's bots after their handshake, before the first turn: [`start_game`] makes it,
+/// [`play_started`] plays the game from it. A tournament starts a game's bots ahead of
+/// time this way, while another game is still in play.
+pub struct Handshake<G: Game> {
+    /// The position after the opening.
+    state: G::State,
+    /// The names the bots announced, or why the game ended before its first turn.
+    started: Result<[Option<String>; 2], StartFailure>,
+}
+
 /// Plays a whole game. `names` are the bots' names per side (index 0 moves first).
 pub fn play_game<G: Game>(
     game: &G,
@@ -91,30 +101,58 @@ pub fn play_game<G: Game>(
     on_event: &mut dyn FnMut(Event<'_, G>),
 ) -> GameRecord {
     let [first, second] = players;
+    let handshake = start_game(game, [&mut *first, &mut *second], config);
+    play_started(game, [first, second], names, config, handshake, on_event)
+}
+
+/// The first part of [`play_game`]: plays the opening, then starts both bots (their
+/// handshakes under the init limit, outside any move clock). Nothing is started when the
+/// opening is bad.
+pub fn start_game<G: Game>(
+    game: &G,
+    players: [&mut dyn Player<G>; 2],
+    config: &MatchConfig,
+) -> Handshake<G> {
+    let [first, second] = players;
     let mut seats: [&mut dyn Player<G>; 2] = [first, second];
     let mut state = game.start_position(config.start);
-    let start_board = game.encode_board(&state);
+    // Tournaments check openings before any game; one that fails here is no result of the
+    // bots, so the game is a tie that says why.
+    let started = match play_opening(game, &mut state, &config.opening) {
+        Err(e) => Err((
+            Outcome::tie("bad_opening"),
+            format!("opening {e}"),
+            [None, None],
+        )),
+        Ok(()) => start_both(game, &mut seats, config),
+    };
+    Handshake { state, started }
+}
+
+/// The rest of [`play_game`] once [`start_game`] started the same `players` under the
+/// same `config`: the turns, the `end` to each bot, the record.
+pub fn play_started<G: Game>(
+    game: &G,
+    players: [&mut dyn Player<G>; 2],
+    names: [&str; 2],
+    config: &MatchConfig,
+    handshake: Handshake<G>,
+    on_event: &mut dyn FnMut(Event<'_, G>),
+) -> GameRecord {
+    let [first, second] = players;
+    let mut seats: [&mut dyn Player<G>; 2] = [first, second];
+    let Handshake { mut state, started } = handshake;
+    let start_board = game.encode_board(&game.start_position(config.start));
     let mut moves = Vec::new();
     let mut illegal = [0u32; 2];
     // The opening's plies are the game's: they count for a round limit and in `plies`.
     let mut plies = config.opening.len() as u32;
-    // Tournaments check openings before any game; one that fails here is no result of the
-    // bots, so the game is a tie that says why.
-    let bad_opening = play_opening(game, &mut state, &config.opening).err();
     let opening = match game.openings() {
         OpeningKind::Moves { .. } => Value::Array(config.opening.clone()),
         OpeningKind::StartBoards => start_board.clone(),
     };
 
     let mut placement = None;
-    let started = match bad_opening {
-        Some(e) => Err((
-            Outcome::tie("bad_opening"),
-            format!("opening {e}"),
-            [None, None],
-        )),
-        None => start_both(game, &mut seats, config),
-    };
     let (outcome, detail, announced) = match started {
         Err((outcome, detail, announced)) => (outcome, Some(detail), announced),
         Ok(announced) => {

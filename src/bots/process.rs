@@ -92,6 +92,9 @@ impl<G: Game> Player<G> for ProcessPlayer {
         let failure = match run.next(deadline) {
             Got::Message(_, FromBot::Ready { name }) => {
                 self.name = name.clone();
+                // Until its first turn, which may be a game away when it was started
+                // ahead, the bot idles.
+                run.set_waiting(true);
                 self.run = Some(run);
                 return Ok(name);
             }
@@ -134,6 +137,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 elapsed: Duration::ZERO,
             };
         };
+        run.set_waiting(false);
         if let Err((at, failure)) = run.drain_unsolicited() {
             return TurnReply {
                 reply: Reply::Failed(failure),

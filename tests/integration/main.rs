@@ -24,6 +24,7 @@ mod league;
 mod openings;
 mod outputs;
 mod play;
+mod prestart;
 mod ratings;
 mod readme;
 mod replay;

@@ -207,7 +207,9 @@ impl Drop for Running {
         self.to_stdin = None;
         self.reap();
         self.sweep();
-        super::spawn::LIVE_BOTS.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        if !self.waiting {
+            super::spawn::LIVE_BOTS.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 

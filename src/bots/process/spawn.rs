@@ -20,7 +20,8 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
-/// Bot processes started and not yet dropped, in this arbiter process.
+/// Bot processes started and not yet dropped, in this arbiter process, less those waiting
+/// for their game's first turn (a bot started ahead of its game idles after `ready`).
 pub(super) static LIVE_BOTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Whether a referee thread waiting for a reply may spin instead of sleeping: only while
@@ -121,6 +122,9 @@ pub(super) struct Running {
     pub(super) quick: bool,
     /// Set once the bot shares the game's CPU with the referee: waiting then never spins.
     pub(super) placed: bool,
+    /// Between `ready` and its game's first turn: it takes no core, and is left out of
+    /// [`LIVE_BOTS`].
+    pub(super) waiting: bool,
 }
 
 impl Running {
@@ -200,6 +204,7 @@ impl Running {
             cgroup,
             quick: true,
             placed: false,
+            waiting: false,
         };
         let spawned = std::thread::Builder::new()
             .name("bot-stderr".into())
@@ -217,6 +222,19 @@ impl Running {
             ));
         }
         Ok(run)
+    }
+
+    /// Marks the bot as waiting for its game's first turn, or as playing (see
+    /// [`LIVE_BOTS`]).
+    pub(super) fn set_waiting(&mut self, waiting: bool) {
+        if self.waiting != waiting {
+            self.waiting = waiting;
+            if waiting {
+                LIVE_BOTS.fetch_sub(1, Ordering::Relaxed);
+            } else {
+                LIVE_BOTS.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Sends one message to the bot: at once when the pipe takes it, else the rest

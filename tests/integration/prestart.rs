@@ -1,0 +1,367 @@
+//! Bots started ahead: while a worker plays a game, the bots of its next game are started
+//! and handshaken. The games are the games played without starting ahead, and bots
+//! started for a game that is never played (a stop, an SPRT verdict) are killed and reaped.
+
+use crate::bots_common::{assert_no_process_with, processes_with};
+use crate::common::*;
+use crate::league::league_cmd;
+use arbiter::bots::sandbox::TOKEN_VAR;
+use arbiter::bots::spec::BotSpec;
+use arbiter::games::asalto::Asalto;
+use arbiter::record::GameRecord;
+use arbiter::tournament::{self, Entrant, Format, LeagueEvent, PRESTART_VAR, Tournament};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A course bot that raises in its constructor: it fails before `ready`.
+const BROKEN_BOT: &str =
+    "class Player:\n    def __init__(self):\n        raise RuntimeError('no board for me')\n";
+
+/// The example course bot `name` (random_bot, greedy_bot) slowed down by `pause` seconds a
+/// move, written into `dir` as `file`, beside the random bot that the greedy one imports:
+/// the folder in every bot's command line marks the bot's processes.
+fn slowed_course_bot(dir: &Path, name: &str, file: &str, pause: f64) -> String {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples");
+    std::fs::copy(examples.join("random_bot.py"), dir.join("random_bot.py")).unwrap();
+    let source = read(&examples.join(format!("{name}.py")));
+    let slowed = format!(
+        "{source}\n\nimport time as _time\n_Fast = Player\n\n\nclass Player(_Fast):\n    \
+         def play_rebel(self, board):\n        _time.sleep({pause})\n        \
+         return _Fast.play_rebel(self, board)\n\n    def play_officer(self, board):\n        \
+         _time.sleep({pause})\n        return _Fast.play_officer(self, board)\n"
+    );
+    let path = dir.join(file);
+    std::fs::write(&path, slowed).unwrap();
+    path.display().to_string()
+}
+
+/// The processes of the bots the arbiter process `pid` started, whatever they run: each
+/// carries a token of its arbiter in its environment.
+fn bot_processes_of(pid: u32) -> Vec<i32> {
+    let wanted = format!("{TOKEN_VAR}={pid}-");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/environ")).is_ok_and(|env| {
+                env.split(|&b| b == 0)
+                    .any(|var| var.starts_with(wanted.as_bytes()))
+            })
+        })
+        .collect()
+}
+
+/// Waits (bounded) until no bot process of the arbiter process `pid` is left.
+fn assert_no_bot_of(pid: u32) {
+    for _ in 0..50 {
+        if bot_processes_of(pid).is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!(
+        "bot processes outlived arbiter {pid}: {:?}",
+        bot_processes_of(pid)
+    );
+}
+
+/// A record as it compares across runs: everything but the reply times and the name of
+/// a confined bot's private folder, made afresh for every bot (it shows in a traceback).
+fn timeless(mut record: GameRecord) -> GameRecord {
+    for m in &mut record.moves {
+        m.time_ms = 0.0;
+    }
+    let unnamed = |text: &str| {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("arbiter-bot-") {
+            let (head, tail) = rest.split_at(at + "arbiter-bot-".len());
+            out.push_str(head);
+            out.push_str("XXXXXX");
+            rest = tail.get(6..).unwrap_or_default();
+        }
+        out + rest
+    };
+    record.detail = record.detail.as_deref().map(unnamed);
+    for log in record.logs.values_mut() {
+        log.stderr = unnamed(&log.stderr);
+    }
+    record
+}
+
+/// The same games, game for game, in the same order.
+fn assert_same_games(got: &[(u64, GameRecord)], want: &[(u64, GameRecord)], what: &str) {
+    let ids = |games: &[(u64, GameRecord)]| games.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    assert_eq!(ids(got), ids(want), "{what}: games or their order differ");
+    for ((id, a), (_, b)) in got.iter().zip(want) {
+        assert!(a == b, "{what}: game {id} differs:\n{a:?}\n{b:?}");
+    }
+}
+
+fn league_records(
+    out: &Path,
+    extra: &[&str],
+    bots: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<(u64, GameRecord)> {
+    let mut cmd = league_cmd(out, extra, bots);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (code, stdout, stderr) = run(&mut cmd);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    journal_records(out)
+        .into_iter()
+        .map(|(id, r)| (id, timeless(r)))
+        .collect()
+}
+
+#[test]
+fn games_with_bots_started_ahead_are_the_games_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken").join("TeamBroken.py");
+    std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+    std::fs::write(&broken, BROKEN_BOT).unwrap();
+    // Deterministic bots (seeded by their hello) and one that fails before `ready`.
+    let bots = [
+        format!("r={}", served("random")),
+        format!("g={}", served("greedy")),
+        format!("b={}", broken.display()),
+    ];
+    let bots: Vec<&str> = bots.iter().map(String::as_str).collect();
+    let args = ["--pairs", "2", "-j", "1", "--seed", "9"];
+    let without = league_records(
+        &dir.path().join("without"),
+        &args,
+        &bots,
+        &[(PRESTART_VAR, "0")],
+    );
+    let ahead = league_records(&dir.path().join("ahead"), &args, &bots, &[]);
+    assert_eq!(without.len(), 12);
+    // The failure before `ready` is the same record whenever the bot was started.
+    let failed: Vec<&str> = without.iter().map(|(_, r)| r.reason.as_str()).collect();
+    assert!(
+        failed.contains(&"exception"),
+        "the broken bot fails its handshake: {failed:?}"
+    );
+    // At -j 1, the same records in the same order.
+    assert_same_games(&ahead, &without, "-j 1");
+
+    // At -j 2 the order of the journal is the order games end in; each game is the same.
+    let args = ["--pairs", "2", "-j", "2", "--seed", "9"];
+    let mut parallel = league_records(&dir.path().join("parallel"), &args, &bots, &[]);
+    parallel.sort_by_key(|(id, _)| *id);
+    assert_same_games(&parallel, &without, "-j 2");
+
+    // A shard plays its part of the schedule with bots started ahead, game for game the
+    // same as in the whole run.
+    let shard_out = dir.path().join("shard");
+    let args = ["--pairs", "2", "-j", "2", "--seed", "9", "--shard", "2/3"];
+    let mut shard = league_records(&shard_out, &args, &bots, &[]);
+    assert!(!shard.is_empty());
+    shard.sort_by_key(|(id, _)| *id);
+    let whole: Vec<(u64, GameRecord)> = without
+        .iter()
+        .filter(|(id, _)| shard.iter().any(|(i, _)| i == id))
+        .cloned()
+        .collect();
+    assert_same_games(&shard, &whole, "shard 2/3");
+}
+
+fn course_entrant(name: &str, file: &str) -> Entrant {
+    Entrant {
+        name: name.into(),
+        spec_text: file.into(),
+        spec: BotSpec::parse(file).unwrap(),
+        cwd: None,
+        env: BTreeMap::new(),
+        confine: Default::default(),
+        non_scoring: false,
+    }
+}
+
+/// Whether the process `pid` still runs (not a zombie) with `marker` in its command line.
+fn running_with(pid: i32, marker: &str) -> bool {
+    let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| !stat.contains(") Z "));
+    alive && processes_with(marker).contains(&pid)
+}
+
+#[test]
+fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
+    let dir = tempfile::tempdir().unwrap();
+    // The bots' file names mark their processes (a confined bot sees its file at a
+    // path of its own, under the same name).
+    let marker = "prestart_stop_bot_";
+    let a = slowed_course_bot(dir.path(), "random_bot", "prestart_stop_bot_a.py", 0.02);
+    let b = slowed_course_bot(dir.path(), "greedy_bot", "prestart_stop_bot_b.py", 0.02);
+    let out: PathBuf = dir.path().join("out");
+    let t = Tournament {
+        format: Format::RoundRobin,
+        entrants: vec![course_entrant("a", &a), course_entrant("b", &b)],
+        pairs: 3,
+        seed: 4,
+        move_limit: Duration::from_secs(10),
+        init_limit: Duration::from_secs(30),
+        jobs: 1,
+        out: out.clone(),
+        force_new: false,
+        openings: tournament::openings::Openings::Standard,
+        shard: None,
+        left_out: Vec::new(),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut seen_ahead = Vec::new();
+    let summary = tournament::run(
+        &Asalto::default(),
+        serde_json::Map::new(),
+        &t,
+        &stop,
+        &mut |event| {
+            if let LeagueEvent::GameFinished { .. } = event
+                && !stop.load(Ordering::SeqCst)
+            {
+                // The first game's bots are gone by now: what runs (one worker) is the
+                // next games' bots, started while the first was played.
+                seen_ahead = processes_with(marker);
+                stop.store(true, Ordering::SeqCst);
+            }
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert!(
+        !seen_ahead.is_empty(),
+        "the next games' bots were started during the first game"
+    );
+    assert_eq!(summary.played, 1, "the stop ends the run after one game");
+    assert!(summary.interrupted);
+    // Killed before the run returned, not after.
+    let left: Vec<i32> = seen_ahead
+        .into_iter()
+        .filter(|&p| running_with(p, marker))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "bots started ahead outlived the run: {left:?}"
+    );
+    assert_no_process_with(marker);
+    assert_eq!(journal_records(&out).len(), 1);
+}
+
+#[test]
+fn ctrl_c_while_the_next_games_bots_wait_leaves_no_bot_and_a_resumable_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = slowed_course_bot(dir.path(), "random_bot", "prestart_ctrlc_a.py", 0.01);
+    let b = slowed_course_bot(dir.path(), "greedy_bot", "prestart_ctrlc_b.py", 0.01);
+    let out = dir.path().join("out");
+    let args = ["--pairs", "4", "-j", "1", "--limit-ms", "5000"];
+    let bots = [a.as_str(), b.as_str()];
+    let child = league_cmd(&out, &args, &bots)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Mid-league (a game journaled), one game in play at -j 1 has two bots: more means
+    // the next games' are up too.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut most = 0;
+    while Instant::now() < deadline {
+        let journaled = std::fs::read_to_string(out.join("games.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if journaled >= 2 {
+            // The header and a game.
+            let with_a = processes_with("prestart_ctrlc_a.py").len();
+            let with_b = processes_with("prestart_ctrlc_b.py").len();
+            most = most.max(with_a.min(with_b));
+            if most >= 2 {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(
+        most >= 2,
+        "the next games' bots were never up beside the game in play"
+    );
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert_no_bot_of(pid);
+    assert_no_process_with("prestart_ctrlc_");
+    // Nothing the stop ended was journaled, and a rerun plays the rest.
+    let partial = journal_records(&out);
+    assert!(partial.len() < 8, "stopped early: {} games", partial.len());
+    assert!(
+        partial.iter().all(|(_, r)| r.reason != "crash"),
+        "{partial:?}"
+    );
+    let (code, _, stderr) = run(&mut league_cmd(&out, &args, &bots));
+    assert_eq!(code, 0, "{stderr}");
+    let mut ids: Vec<u64> = journal_records(&out).iter().map(|(id, _)| *id).collect();
+    ids.sort();
+    assert_eq!(ids, (0..8).collect::<Vec<_>>());
+    assert_no_process_with("prestart_ctrlc_");
+}
+
+#[test]
+fn an_sprt_verdict_kills_the_bots_started_for_games_it_no_longer_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let strong = slowed_course_bot(dir.path(), "greedy_bot", "prestart_sprt_strong.py", 0.0);
+    let weak = slowed_course_bot(dir.path(), "random_bot", "prestart_sprt_weak.py", 0.0);
+    let out = dir.path().join("sprt");
+    let child = arbiter()
+        .args(["sprt", "--game", "asalto", "--out"])
+        .arg(&out)
+        .args(["--candidate", &strong, "--baseline", &weak])
+        .args([
+            "--elo0",
+            "0",
+            "--elo1",
+            "400",
+            "--model",
+            "logistic",
+            "--seed",
+            "3",
+            "-j",
+            "2",
+            "--max-pairs",
+            "200",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "H1 expected:\n{stdout}\n{stderr}"
+    );
+    let pairs = serde_json::from_str::<serde_json::Value>(stdout.lines().last().unwrap()).unwrap()
+        ["pairs"]
+        .as_u64()
+        .unwrap();
+    assert!(pairs < 200, "the verdict came early: {pairs} pairs");
+    assert_no_bot_of(pid);
+    assert_no_process_with("prestart_sprt_");
+}
