@@ -54,6 +54,8 @@ pub struct TournamentConfig {
     pub build_limit_s: Option<Spanned<u64>>,
     /// `auto` (default), `namespaces`, `landlock`, `none` or `user`.
     pub sandbox: Option<Spanned<String>>,
+    /// `true`: bots run on any CPU, not on their game's CPU beside the referee.
+    pub spread_bots: Option<Spanned<bool>>,
     /// A class list (CSV with a `team` column) for marks.csv, relative to this file.
     pub roster: Option<Spanned<String>>,
 }
@@ -81,6 +83,7 @@ pub struct BotConfig {
     pub file_mb: Option<Spanned<u64>>,
     pub build_limit_s: Option<Spanned<u64>>,
     pub sandbox: Option<Spanned<String>>,
+    pub spread_bots: Option<Spanned<bool>>,
     /// `false`: kept out of the course marks (a reference bot); default true.
     pub scoring: Option<Spanned<bool>>,
 }
@@ -232,7 +235,11 @@ pub fn confinement(
             bot.build_limit_s.as_ref().or(t.build_limit_s.as_ref()),
             "build_limit_s",
         )?,
-        spread: false,
+        spread: bot
+            .spread_bots
+            .as_ref()
+            .or(t.spread_bots.as_ref())
+            .is_some_and(|s| *s.get_ref()),
     })
 }
 
@@ -472,6 +479,7 @@ pub fn check_bot_keys(
                 bot.build_limit_s.as_ref().map(|v| v.span()),
             ),
             ("sandbox", bot.sandbox.as_ref().map(|v| v.span())),
+            ("spread_bots", bot.spread_bots.as_ref().map(|v| v.span())),
         ];
         if let Some((key, Some(span))) = keys.into_iter().find(|(_, s)| s.is_some()) {
             return Err(config.error_at(
@@ -522,6 +530,33 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spread_bots_is_the_tournaments_unless_a_bot_says_otherwise() {
+        let text = r#"
+[tournaments.t]
+game = "asalto"
+spread_bots = true
+bots = [
+  { spec = "a.py" },
+  { spec = "b.py", spread_bots = false },
+]
+[tournaments.u]
+game = "asalto"
+bots = [{ spec = "a.py" }]
+"#;
+        let config = Config::parse(Path::new("t.toml"), text.to_string()).unwrap();
+        let spread = |name: &str| -> Vec<bool> {
+            let t = &config.file.tournaments[name];
+            t.bots
+                .get_ref()
+                .iter()
+                .map(|bot| confinement(&config, t, bot).unwrap().spread)
+                .collect()
+        };
+        assert_eq!(spread("t"), [true, false]);
+        assert_eq!(spread("u"), [false]);
+    }
 
     #[test]
     fn a_key_after_a_multibyte_character_is_no_panic() {
