@@ -6,7 +6,8 @@
 //! would favour whoever played more.
 
 use super::elo::{self, PairStats};
-use crate::record::{Fault, GameSummary};
+use crate::record::{Fault, GameSummary, Shared};
+use std::collections::BTreeMap;
 
 /// Points per game: a loss scores 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,27 +68,37 @@ pub fn table(
     scoring: Scoring,
     anchor: Option<&elo::Anchor>,
 ) -> LeagueTable {
-    let mut rows = standings(bots, games, scoring);
+    table_of(bots, &Counts::of(games), scoring, anchor)
+}
+
+/// [`table`] from the games' counts.
+pub fn table_of(
+    bots: &[String],
+    counts: &Counts,
+    scoring: Scoring,
+    anchor: Option<&elo::Anchor>,
+) -> LeagueTable {
+    let mut rows = standings_of(bots, counts, scoring);
     let index = |name: &str| bots.iter().position(|b| b == name);
-    let rated: Vec<elo::Game> = games
-        .iter()
+    let mut cells: BTreeMap<(usize, usize), elo::Cell> = BTreeMap::new();
+    for ((first, second), c) in counts.iter() {
+        let (Some(i), Some(j)) = (index(first), index(second)) else {
+            continue;
+        };
         // Both bots failing says nothing about which is the stronger.
-        .filter(|g| !g.both_lost())
-        .filter_map(|g| {
-            let score = match g.winner {
-                None => 0.5,
-                Some(0) => 1.0,
-                Some(_) => 0.0,
-            };
-            Some(elo::Game {
-                first: index(&g.players[0])?,
-                second: index(&g.players[1])?,
-                score,
-            })
-        })
-        .collect();
+        let rated = c.games - c.both_lost;
+        let cell = cells.entry((i, j)).or_insert(elo::Cell {
+            first: i,
+            second: j,
+            games: 0.0,
+            score: 0.0,
+        });
+        cell.games += f64::from(rated);
+        cell.score += f64::from(c.wins[0]) + 0.5 * f64::from(c.ties);
+    }
+    let cells: Vec<elo::Cell> = cells.into_values().collect();
     let anchor = anchor.and_then(|a| Some((index(&a.bot)?, a.elo)));
-    let ratings = elo::fit_anchored(bots.len(), &rated, anchor);
+    let ratings = elo::fit_cells(bots.len(), &cells, anchor);
     for row in &mut rows {
         if let Some(i) = index(&row.bot) {
             (row.elo, row.elo_low, row.elo_high) =
@@ -101,8 +112,89 @@ pub fn table(
     }
 }
 
+/// What the tables need of the games of one ordered pairing (the players in move order),
+/// summed: every number a standing, a head-to-head cell or an Elo cell is made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairCounts {
+    pub games: u32,
+    /// Wins per seat.
+    pub wins: [u32; 2],
+    /// Ties, games both bots lost left out.
+    pub ties: u32,
+    /// Games both bots lost by failing (a loss for each, no tie).
+    pub both_lost: u32,
+    /// Illegal replies the rules refused, per seat (blocked turns left out).
+    pub refused: [u32; 2],
+    /// Turns with no legal move at all, per seat.
+    pub blocked: [u32; 2],
+    /// Games lost by a timeout, per seat.
+    pub timeouts: [u32; 2],
+    /// Games lost by any other failure of the bot's own, per seat.
+    pub errors: [u32; 2],
+}
+
+/// Games summed per ordered pairing of bot names: the standings, Elo and head-to-head
+/// tables depend on the games only through these sums, so a league of any size is
+/// tabled from one entry per pairing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts {
+    pairings: BTreeMap<(Shared, Shared), PairCounts>,
+}
+
+impl Counts {
+    pub fn of(games: &[GameSummary]) -> Counts {
+        let mut counts = Counts::default();
+        for game in games {
+            counts.add(game);
+        }
+        counts
+    }
+
+    /// Counts one more game.
+    pub fn add(&mut self, game: &GameSummary) {
+        let key = (game.players[0].clone(), game.players[1].clone());
+        let c = self.pairings.entry(key).or_default();
+        c.games += 1;
+        match game.winner {
+            None if game.both_lost() => c.both_lost += 1,
+            None => c.ties += 1,
+            Some(w) => c.wins[w.min(1)] += 1,
+        }
+        for seat in 0..2 {
+            c.refused[seat] += game.refused(seat);
+            c.blocked[seat] += game.blocked[seat];
+        }
+        for (seat, fault) in game.faults() {
+            match fault {
+                Fault::Timeout => c.timeouts[seat] += 1,
+                Fault::Error => c.errors[seat] += 1,
+            }
+        }
+    }
+
+    /// Every ordered pairing that played, by names.
+    pub fn iter(&self) -> impl Iterator<Item = ((&str, &str), &PairCounts)> {
+        self.pairings
+            .iter()
+            .map(|((a, b), c)| ((a.as_str(), b.as_str()), c))
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> usize {
+        self.pairings.values().map(|c| c.games as usize).sum()
+    }
+}
+
 /// Standings of `bots` over `games` by score rate alone, best first (ties by name).
 pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
+    standings_of(bots, &Counts::of(games), scoring)
+}
+
+/// [`standings`] from the games' counts.
+///
+/// Points are counts times the points of a result: the same numbers as summing game by
+/// game, since league points are whole or half numbers, whose sums are exact.
+pub fn standings_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Standing> {
     let mut rows: Vec<Standing> = bots
         .iter()
         .map(|bot| Standing {
@@ -126,40 +218,26 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
         })
         .collect();
     let index = |name: &str| bots.iter().position(|b| b == name);
-    for game in games {
-        for seat in 0..2 {
-            let Some(i) = index(&game.players[seat]) else {
+    for ((first, second), c) in counts.iter() {
+        for (seat, player) in [first, second].into_iter().enumerate() {
+            let Some(i) = index(player) else {
                 continue;
             };
             let row = &mut rows[i];
-            row.games += 1;
-            row.by_role[seat].0 += 1;
-            match game.winner {
-                None if game.both_lost() => row.losses += 1,
-                None => {
-                    row.ties += 1;
-                    row.points += scoring.tie;
-                }
-                Some(w) if w == seat => {
-                    row.wins += 1;
-                    row.by_role[seat].1 += 1;
-                    row.points += scoring.win;
-                }
-                Some(_) => row.losses += 1,
-            }
-            row.illegal_moves += game.refused(seat);
-            row.blocked_turns += game.blocked[seat];
-        }
-        for (seat, fault) in game.faults() {
-            if let Some(i) = index(&game.players[seat]) {
-                match fault {
-                    Fault::Timeout => rows[i].timeouts += 1,
-                    Fault::Error => rows[i].errors += 1,
-                }
-            }
+            row.games += c.games;
+            row.by_role[seat].0 += c.games;
+            row.by_role[seat].1 += c.wins[seat];
+            row.wins += c.wins[seat];
+            row.losses += c.wins[1 - seat] + c.both_lost;
+            row.ties += c.ties;
+            row.illegal_moves += c.refused[seat];
+            row.blocked_turns += c.blocked[seat];
+            row.timeouts += c.timeouts[seat];
+            row.errors += c.errors[seat];
         }
     }
     for row in &mut rows {
+        row.points = f64::from(row.wins) * scoring.win + f64::from(row.ties) * scoring.tie;
         row.rate = score_rate(row.points, row.games);
     }
     set_marks(&mut rows, &[]);
@@ -206,24 +284,41 @@ pub fn score_rate(points: f64, games: u32) -> f64 {
 
 /// `matrix[i][j]`: the points bot i scored against bot j.
 pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Vec<f64>> {
+    head_to_head_of(bots, &Counts::of(games), scoring)
+}
+
+/// [`head_to_head`] from the games' counts.
+pub fn head_to_head_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Vec<f64>> {
     let n = bots.len();
+    let wtl = results_of(bots, counts);
     let mut matrix = vec![vec![0.0; n]; n];
-    let index = |name: &str| bots.iter().position(|b| b == name);
-    for game in games {
-        let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
-            continue;
-        };
-        match game.winner {
-            None if game.both_lost() => {}
-            None => {
-                matrix[a][b] += scoring.tie;
-                matrix[b][a] += scoring.tie;
-            }
-            Some(0) => matrix[a][b] += scoring.win,
-            Some(_) => matrix[b][a] += scoring.win,
+    for i in 0..n {
+        for j in 0..n {
+            let (w, t, _) = wtl[i][j];
+            matrix[i][j] = f64::from(w) * scoring.win + f64::from(t) * scoring.tie;
         }
     }
     matrix
+}
+
+/// `wtl[i][j]`: bot i's wins, ties and losses against bot j, whoever held which role;
+/// games both lost left out.
+fn results_of(bots: &[String], counts: &Counts) -> Vec<Vec<(u32, u32, u32)>> {
+    let n = bots.len();
+    let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];
+    let index = |name: &str| bots.iter().position(|b| b == name);
+    for ((first, second), c) in counts.iter() {
+        let (Some(a), Some(b)) = (index(first), index(second)) else {
+            continue;
+        };
+        wtl[a][b].0 += c.wins[0];
+        wtl[a][b].1 += c.ties;
+        wtl[a][b].2 += c.wins[1];
+        wtl[b][a].0 += c.wins[1];
+        wtl[b][a].1 += c.ties;
+        wtl[b][a].2 += c.wins[0];
+    }
+    wtl
 }
 
 /// One row of the head-to-head table: `bot` against `opponent`.
@@ -238,30 +333,14 @@ pub struct Pairing {
 
 /// Every ordered pair of bots that met, in bot order.
 pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
+    pairings_of(bots, &Counts::of(games), scoring)
+}
+
+/// [`pairings`] from the games' counts.
+pub fn pairings_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Pairing> {
     let n = bots.len();
-    let points = head_to_head(bots, games, scoring);
-    let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];
-    let index = |name: &str| bots.iter().position(|b| b == name);
-    for game in games {
-        let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
-            continue;
-        };
-        match game.winner {
-            None if game.both_lost() => {}
-            None => {
-                wtl[a][b].1 += 1;
-                wtl[b][a].1 += 1;
-            }
-            Some(0) => {
-                wtl[a][b].0 += 1;
-                wtl[b][a].2 += 1;
-            }
-            Some(_) => {
-                wtl[b][a].0 += 1;
-                wtl[a][b].2 += 1;
-            }
-        }
-    }
+    let points = head_to_head_of(bots, counts, scoring);
+    let wtl = results_of(bots, counts);
     let mut out = Vec::new();
     for i in 0..n {
         for j in 0..n {
@@ -450,6 +529,288 @@ mod tests {
                 (2, "cand", 4, 2.0, 0.5, Some(20.0)),
                 (3, "c", 2, 0.0, 0.0, Some(0.0))
             ]
+        );
+    }
+
+    /// A league of `n` games between `bots` (and a name the plan does not know), with
+    /// wins, ties, failures of each kind, games both bots lost, illegal moves and blocked
+    /// turns, drawn from `seed`.
+    fn mixed_league(n: u64, seed: u64, bots: &[&str]) -> Vec<GameSummary> {
+        let mut state = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = |below: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % below
+        };
+        let mut names: Vec<&str> = bots.to_vec();
+        names.push("stranger");
+        let reasons = [
+            "fortress_full",
+            "timeout",
+            "crash",
+            "illegal_move",
+            "round_limit",
+        ];
+        (0..n)
+            .map(|id| {
+                let first = names[next(names.len() as u64) as usize];
+                let second = names[next(names.len() as u64) as usize];
+                let mut g = game(id, first, second, None);
+                g.reason = shared(reasons[next(reasons.len() as u64) as usize]);
+                g.winner = match next(7) {
+                    0 | 1 | 2 => Some(0),
+                    3 | 4 => Some(1),
+                    _ => None,
+                };
+                if next(13) == 0 {
+                    g.winner = None;
+                    g.reason = shared(crate::record::BOTH_FAILED);
+                }
+                g.illegal = [next(4) as u32, next(3) as u32];
+                g.blocked = [next(2) as u32 * g.illegal[0].min(1), 0];
+                g
+            })
+            .collect()
+    }
+
+    /// The tables game by game, as they were computed before the counts.
+    mod per_game {
+        use super::super::*;
+
+        pub fn standings(
+            bots: &[String],
+            games: &[GameSummary],
+            scoring: Scoring,
+        ) -> Vec<Standing> {
+            let mut rows: Vec<Standing> = bots
+                .iter()
+                .map(|bot| Standing {
+                    rank: 0,
+                    bot: bot.clone(),
+                    games: 0,
+                    wins: 0,
+                    losses: 0,
+                    ties: 0,
+                    points: 0.0,
+                    rate: 0.0,
+                    mark: None,
+                    illegal_moves: 0,
+                    blocked_turns: 0,
+                    timeouts: 0,
+                    errors: 0,
+                    by_role: [(0, 0); 2],
+                    elo: 0.0,
+                    elo_low: 0.0,
+                    elo_high: 0.0,
+                })
+                .collect();
+            let index = |name: &str| bots.iter().position(|b| b == name);
+            for game in games {
+                for seat in 0..2 {
+                    let Some(i) = index(&game.players[seat]) else {
+                        continue;
+                    };
+                    let row = &mut rows[i];
+                    row.games += 1;
+                    row.by_role[seat].0 += 1;
+                    match game.winner {
+                        None if game.both_lost() => row.losses += 1,
+                        None => {
+                            row.ties += 1;
+                            row.points += scoring.tie;
+                        }
+                        Some(w) if w == seat => {
+                            row.wins += 1;
+                            row.by_role[seat].1 += 1;
+                            row.points += scoring.win;
+                        }
+                        Some(_) => row.losses += 1,
+                    }
+                    row.illegal_moves += game.refused(seat);
+                    row.blocked_turns += game.blocked[seat];
+                }
+                for (seat, fault) in game.faults() {
+                    if let Some(i) = index(&game.players[seat]) {
+                        match fault {
+                            Fault::Timeout => rows[i].timeouts += 1,
+                            Fault::Error => rows[i].errors += 1,
+                        }
+                    }
+                }
+            }
+            for row in &mut rows {
+                row.rate = score_rate(row.points, row.games);
+            }
+            set_marks(&mut rows, &[]);
+            rows.sort_by(|a, b| b.rate.total_cmp(&a.rate).then_with(|| a.bot.cmp(&b.bot)));
+            for i in 0..rows.len() {
+                rows[i].rank = if i > 0 && rows[i].rate == rows[i - 1].rate {
+                    rows[i - 1].rank
+                } else {
+                    i + 1
+                };
+            }
+            rows
+        }
+
+        pub fn table(
+            bots: &[String],
+            games: &[GameSummary],
+            scoring: Scoring,
+            anchor: Option<&elo::Anchor>,
+        ) -> LeagueTable {
+            let mut rows = standings(bots, games, scoring);
+            let index = |name: &str| bots.iter().position(|b| b == name);
+            let rated: Vec<elo::Game> = games
+                .iter()
+                .filter(|g| !g.both_lost())
+                .filter_map(|g| {
+                    let score = match g.winner {
+                        None => 0.5,
+                        Some(0) => 1.0,
+                        Some(_) => 0.0,
+                    };
+                    Some(elo::Game {
+                        first: index(&g.players[0])?,
+                        second: index(&g.players[1])?,
+                        score,
+                    })
+                })
+                .collect();
+            let anchor = anchor.and_then(|a| Some((index(&a.bot)?, a.elo)));
+            let ratings = elo::fit_anchored(bots.len(), &rated, anchor);
+            for row in &mut rows {
+                if let Some(i) = index(&row.bot) {
+                    (row.elo, row.elo_low, row.elo_high) =
+                        (ratings.elo[i], ratings.low[i], ratings.high[i]);
+                }
+            }
+            LeagueTable {
+                rows,
+                role_advantage: ratings.advantage,
+                role_advantage_error: ratings.advantage_error,
+            }
+        }
+
+        pub fn head_to_head(
+            bots: &[String],
+            games: &[GameSummary],
+            scoring: Scoring,
+        ) -> Vec<Vec<f64>> {
+            let n = bots.len();
+            let mut matrix = vec![vec![0.0; n]; n];
+            let index = |name: &str| bots.iter().position(|b| b == name);
+            for game in games {
+                let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
+                    continue;
+                };
+                match game.winner {
+                    None if game.both_lost() => {}
+                    None => {
+                        matrix[a][b] += scoring.tie;
+                        matrix[b][a] += scoring.tie;
+                    }
+                    Some(0) => matrix[a][b] += scoring.win,
+                    Some(_) => matrix[b][a] += scoring.win,
+                }
+            }
+            matrix
+        }
+
+        pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
+            let n = bots.len();
+            let points = head_to_head(bots, games, scoring);
+            let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];
+            let index = |name: &str| bots.iter().position(|b| b == name);
+            for game in games {
+                let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
+                    continue;
+                };
+                match game.winner {
+                    None if game.both_lost() => {}
+                    None => {
+                        wtl[a][b].1 += 1;
+                        wtl[b][a].1 += 1;
+                    }
+                    Some(0) => {
+                        wtl[a][b].0 += 1;
+                        wtl[b][a].2 += 1;
+                    }
+                    Some(_) => {
+                        wtl[b][a].0 += 1;
+                        wtl[a][b].2 += 1;
+                    }
+                }
+            }
+            let mut out = Vec::new();
+            for i in 0..n {
+                for j in 0..n {
+                    let (w, t, l) = wtl[i][j];
+                    if i != j && w + t + l > 0 {
+                        out.push(Pairing {
+                            bot: bots[i].clone(),
+                            opponent: bots[j].clone(),
+                            points: points[i][j],
+                            stats: elo::pair_stats(w, t, l),
+                        });
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    #[test]
+    fn tables_from_counts_equal_the_tables_summed_game_by_game() {
+        let names = ["ana", "bo", "cy", "dee"];
+        let bots: Vec<String> = names.map(String::from).to_vec();
+        for (seed, n) in [(1, 7), (2, 60), (3, 500), (4, 3000)] {
+            let games = mixed_league(n, seed, &names);
+            for scoring in [
+                COURSE,
+                Scoring { win: 2.0, tie: 1.0 },
+                Scoring { win: 1.0, tie: 0.5 },
+            ] {
+                for anchor in [
+                    None,
+                    Some(elo::Anchor {
+                        bot: "cy".into(),
+                        elo: 1500.0,
+                    }),
+                ] {
+                    // Exactly equal, to the last bit of every rating and interval.
+                    assert_eq!(
+                        table(&bots, &games, scoring, anchor.as_ref()),
+                        per_game::table(&bots, &games, scoring, anchor.as_ref()),
+                        "seed {seed}, {n} games, {scoring:?}"
+                    );
+                }
+                assert_eq!(
+                    head_to_head(&bots, &games, scoring),
+                    per_game::head_to_head(&bots, &games, scoring)
+                );
+                assert_eq!(
+                    pairings(&bots, &games, scoring),
+                    per_game::pairings(&bots, &games, scoring)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn counts_do_not_depend_on_the_order_games_arrive_in() {
+        let names = ["ana", "bo", "cy"];
+        let bots: Vec<String> = names.map(String::from).to_vec();
+        let games = mixed_league(400, 9, &names);
+        let mut reversed = games.clone();
+        reversed.reverse();
+        assert_eq!(Counts::of(&games), Counts::of(&reversed));
+        assert_eq!(
+            table(&bots, &games, COURSE, None),
+            table(&bots, &reversed, COURSE, None)
         );
     }
 }

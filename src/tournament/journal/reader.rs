@@ -55,14 +55,7 @@ pub fn load_visiting(
     }
     let read = read(path, visit)?;
     let Some((version, plan, shard)) = read.header else {
-        return Err(Error::Input {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "the header line is torn (the run that created the journal was killed \
-                      while writing it): the journal holds no game; rerun the tournament to \
-                      start it afresh"
-                .into(),
-        });
+        return Err(torn_header(path));
     };
     Ok(Loaded {
         plan,
@@ -89,6 +82,115 @@ pub fn for_each_record(
             line: 1,
             message: "the header line is torn: the journal holds no game".into(),
         }),
+    }
+}
+
+/// [`load`] without holding the games: each game's summary goes to `count` as it is
+/// read (the first copy of each id, in journal order, a torn last line left out as
+/// [`load`] leaves it), and the offset of each game's line is returned, in schedule order,
+/// for [`summaries_at`] to read the games again one at a time. The returned `games` is
+/// empty.
+pub fn load_counting(
+    path: &Path,
+    count: &mut dyn FnMut(&GameSummary),
+) -> Result<(Loaded, Vec<(u64, u64)>), Error> {
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    let mut lines = Vec::new();
+    let read = read_at(path, &mut |id, offset, record| {
+        count(&GameSummary::of(id, &record));
+        lines.push((id, offset));
+        Ok(())
+    })?;
+    let Some((version, plan, shard)) = read.header else {
+        return Err(torn_header(path));
+    };
+    lines.sort_unstable();
+    Ok((
+        Loaded {
+            plan,
+            shard,
+            version,
+            games: Vec::new(),
+            repair: read.tail.map(|(_, kind)| kind),
+        },
+        lines,
+    ))
+}
+
+/// Reads again the games of the journal at `path` whose lines start at `lines` (id and
+/// offset, as [`load_counting`] gives them) and hands each one's summary to `visit`, in
+/// that order. Lines read in a row are read without seeking, so a journal written in
+/// schedule order is read straight through.
+pub fn summaries_at(
+    path: &Path,
+    lines: &[(u64, u64)],
+    visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use std::io::Read as _;
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let mut reader = BufReader::new(file);
+    let mut header = Vec::new();
+    (&mut reader)
+        .take(MAX_LINE_BYTES)
+        .read_until(b'\n', &mut header)
+        .map_err(io)?;
+    let text = header.strip_suffix(b"\n").unwrap_or(&header);
+    let version = match header_of(text) {
+        Ok((version, _, _)) => version,
+        Err(_) => return Err(torn_header(path)),
+    };
+    let mut at = header.len() as u64;
+    let mut line = Vec::new();
+    for (number, &(id, offset)) in lines.iter().enumerate() {
+        if offset != at {
+            reader
+                .seek_relative(offset as i64 - at as i64)
+                .map_err(io)?;
+        }
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(io)?;
+        at = offset + read as u64;
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        // The journal changed since it was read (another run appending is kept out by
+        // the folder's lock; a hand edit is not).
+        let changed = |why: String| Error::Input {
+            path: path.to_path_buf(),
+            line: number + 2,
+            message: format!("the journal changed while it was read: {why}"),
+        };
+        match decode_game(version, text) {
+            Ok((read_id, record)) if read_id == id => visit(&GameSummary::of(id, &record))?,
+            Ok((read_id, _)) => {
+                return Err(changed(format!(
+                    "game {id} was at byte {offset}, game {read_id} is there now"
+                )));
+            }
+            Err(e) => return Err(changed(format!("not a game record at byte {offset}: {e}"))),
+        }
+    }
+    Ok(())
+}
+
+fn torn_header(path: &Path) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        line: 1,
+        message: "the header line is torn (the run that created the journal was killed while \
+                  writing it): the journal holds no game; rerun the tournament to start it \
+                  afresh"
+            .into(),
     }
 }
 
@@ -159,6 +261,15 @@ pub(super) fn read_visiting(
     path: &Path,
     visit: &mut dyn FnMut(u64, GameRecord) -> Result<(), Error>,
 ) -> Result<Read, Error> {
+    read_at(path, &mut |id, _, record| visit(id, record))
+}
+
+/// [`read_visiting`], handing `visit` each game's id, the offset of its line and its
+/// record.
+fn read_at(
+    path: &Path,
+    visit: &mut dyn FnMut(u64, u64, GameRecord) -> Result<(), Error>,
+) -> Result<Read, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -225,7 +336,7 @@ pub(super) fn read_visiting(
                         tail = Some((offset, Repair::Completed));
                     }
                     if seen.insert(id) {
-                        visit(id, record)?;
+                        visit(id, offset, record)?;
                     }
                 }
                 Err(_) if !complete => {
