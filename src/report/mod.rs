@@ -84,7 +84,7 @@ pub fn rebuild_tables(
     let model = match counted {
         Some((tally, lines)) => Report::of_tally(
             &loaded.plan,
-            tally,
+            &tally,
             GameSource::Journal {
                 path: journal_path.clone(),
                 lines,
@@ -155,7 +155,7 @@ pub fn write_counted_tables(
 ) -> Result<LeagueTable, Error> {
     let report = Report::of_tally(
         plan,
-        tally.clone(),
+        tally,
         GameSource::Unlisted,
         &plan.non_scoring(),
         (None, 0),

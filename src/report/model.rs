@@ -149,7 +149,7 @@ impl<'a> Report<'a> {
         let tally = Tally::of(sorted.iter().copied());
         Report::of_tally(
             plan,
-            tally,
+            &tally,
             GameSource::Held(sorted),
             non_scoring,
             (sprt_history, uncounted),
@@ -162,7 +162,7 @@ impl<'a> Report<'a> {
     /// SPRT) and the journaled games it did not count.
     pub fn of_tally(
         plan: &'a Plan,
-        tally: Tally,
+        tally: &Tally,
         source: GameSource<'a>,
         non_scoring: &[String],
         (sprt_history, uncounted): (Option<Vec<SprtStatus>>, usize),
@@ -194,7 +194,7 @@ impl<'a> Report<'a> {
             history,
         });
         let distinct = tally.distinct();
-        let mut failed = tally.failed;
+        let mut failed = tally.failed.clone();
         failed.sort_by_key(|g| g.id);
         Report {
             plan,

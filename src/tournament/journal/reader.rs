@@ -101,11 +101,16 @@ pub fn load_counting(
         });
     }
     let mut lines = Vec::new();
-    let read = read_at(path, &mut |id, offset, record| {
-        count(&GameSummary::of(id, &record));
-        lines.push((id, offset));
-        Ok(())
-    })?;
+    let read = read_with(
+        path,
+        SUMMARY_BATCH,
+        &summary_of,
+        &mut |id, offset, summary| {
+            count(&summary);
+            lines.push((id, offset));
+            Ok(())
+        },
+    )?;
     let Some((version, plan, shard)) = read.header else {
         return Err(torn_header(path));
     };
@@ -149,35 +154,51 @@ pub fn summaries_at(
         Err(_) => return Err(torn_header(path)),
     };
     let mut at = header.len() as u64;
-    let mut line = Vec::new();
-    for (number, &(id, offset)) in lines.iter().enumerate() {
-        if offset != at {
-            reader
-                .seek_relative(offset as i64 - at as i64)
-                .map_err(io)?;
-        }
-        line.clear();
-        let read = (&mut reader)
-            .take(MAX_LINE_BYTES + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(io)?;
-        at = offset + read as u64;
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        // The journal changed since it was read (another run appending is kept out by
-        // the folder's lock; a hand edit is not).
-        let changed = |why: String| Error::Input {
-            path: path.to_path_buf(),
-            line: number + 2,
-            message: format!("the journal changed while it was read: {why}"),
-        };
-        match decode_game(version, text) {
-            Ok((read_id, record)) if read_id == id => visit(&GameSummary::of(id, &record))?,
-            Ok((read_id, _)) => {
-                return Err(changed(format!(
-                    "game {id} was at byte {offset}, game {read_id} is there now"
-                )));
+    // Lines are read in order and decoded a batch at a time on every core.
+    let mut batch: Vec<(u64, u64, Vec<u8>)> = Vec::with_capacity(SUMMARY_BATCH);
+    for chunk in lines.chunks(SUMMARY_BATCH) {
+        batch.clear();
+        for &(id, offset) in chunk {
+            if offset != at {
+                reader
+                    .seek_relative(offset as i64 - at as i64)
+                    .map_err(io)?;
             }
-            Err(e) => return Err(changed(format!("not a game record at byte {offset}: {e}"))),
+            let mut line = Vec::new();
+            let read = (&mut reader)
+                .take(MAX_LINE_BYTES + 1)
+                .read_until(b'\n', &mut line)
+                .map_err(io)?;
+            at = offset + read as u64;
+            batch.push((id, offset, line));
+        }
+        let decoded: Vec<Result<(u64, GameSummary), String>> = {
+            use rayon::prelude::*;
+            batch
+                .par_iter()
+                .map(|(_, _, line)| summary_of(version, line.strip_suffix(b"\n").unwrap_or(line)))
+                .collect()
+        };
+        for ((id, offset, _), result) in batch.iter().zip(decoded) {
+            // The journal changed since it was read (another run appending is kept out by
+            // the folder's lock; a hand edit is not).
+            let changed = |why: String| {
+                Error::usage(format!(
+                    "{}: the journal changed while it was read: {why}",
+                    path.display()
+                ))
+            };
+            match result {
+                Ok((read_id, summary)) if read_id == *id => visit(&summary)?,
+                Ok((read_id, _)) => {
+                    return Err(changed(format!(
+                        "game {id} was at byte {offset}, game {read_id} is there now"
+                    )));
+                }
+                Err(e) => {
+                    return Err(changed(format!("not a game record at byte {offset}: {e}")));
+                }
+            }
         }
     }
     Ok(())
@@ -270,83 +291,138 @@ fn read_at(
     path: &Path,
     visit: &mut dyn FnMut(u64, u64, GameRecord) -> Result<(), Error>,
 ) -> Result<Read, Error> {
+    // One line at a time: a whole record can be large.
+    read_with(path, 1, &decode_game, visit)
+}
+
+/// Game lines decoded at once when only their summaries are kept: enough to keep every
+/// core busy, a few hundred kilobytes of lines.
+const SUMMARY_BATCH: usize = 512;
+
+/// A game line's summary, straight from its text.
+fn summary_of(version: u32, text: &[u8]) -> Result<(u64, GameSummary), String> {
+    decode_game(version, text).map(|(id, record)| (id, GameSummary::of(id, &record)))
+}
+
+/// Reads a journal's lines: the header and what is wrong with its last line, handing each
+/// game (the first copy of each id, in journal order) to `visit` with the offset of its
+/// line, as `decode` makes it of the journal's format and the line's text. Game lines are
+/// decoded `batch` at a time, the lines of a batch on every core: decoding is most of the
+/// time a large journal takes to read.
+fn read_with<T: Send>(
+    path: &Path,
+    batch: usize,
+    decode: &(dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync),
+    visit: &mut dyn FnMut(u64, u64, T) -> Result<(), Error>,
+) -> Result<Read, Error> {
+    use rayon::prelude::*;
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io)?;
     let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
     let mut offset: u64 = 0;
     let mut header: Option<(u32, Plan, Option<Shard>)> = None;
     let mut seen = std::collections::HashSet::new();
     let mut number = 0usize;
     let mut tail = None;
-    loop {
+    // Lines read and not yet decoded: (line number, offset, whole, text with its newline).
+    let mut lines: Vec<(usize, u64, bool, Vec<u8>)> = Vec::with_capacity(batch);
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut ended = false;
+    while !ended {
+        let mut line = spare.pop().unwrap_or_default();
         line.clear();
         let read = std::io::Read::take(&mut reader, MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut line)
             .map_err(io)?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        if read as u64 > MAX_LINE_BYTES {
-            return Err(Error::Input {
-                path: path.to_path_buf(),
-                line: number,
-                message: format!(
-                    "the line is longer than {} MiB, which no game's record needs",
-                    MAX_LINE_BYTES >> 20
-                ),
-            });
-        }
-        let complete = line.ends_with(b"\n");
-        let bad = |message: String| Error::Input {
-            path: path.to_path_buf(),
-            line: number,
-            message,
-        };
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        if number == 1 {
-            match header_of(text) {
-                Err(HeaderError::NotJson(_)) if !complete => {
-                    return Ok(Read {
-                        header: None,
-                        games: Vec::new(),
-                        tail: Some((0, Repair::Dropped)),
-                    });
-                }
-                Err(HeaderError::NotJson(e)) => {
-                    return Err(bad(format!("not an arbiter journal header: {e}")));
-                }
-                Err(HeaderError::Bad(message)) => return Err(bad(message)),
-                Ok(read) => {
-                    header = Some(read);
-                    if !complete {
-                        tail = Some((offset, Repair::Completed));
+        ended = read == 0;
+        if !ended {
+            number += 1;
+            if read as u64 > MAX_LINE_BYTES {
+                return Err(Error::Input {
+                    path: path.to_path_buf(),
+                    line: number,
+                    message: format!(
+                        "the line is longer than {} MiB, which no game's record needs",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                });
+            }
+            let complete = line.ends_with(b"\n");
+            if number == 1 {
+                let bad = |message: String| Error::Input {
+                    path: path.to_path_buf(),
+                    line: number,
+                    message,
+                };
+                let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                match header_of(text) {
+                    Err(HeaderError::NotJson(_)) if !complete => {
+                        return Ok(Read {
+                            header: None,
+                            games: Vec::new(),
+                            tail: Some((0, Repair::Dropped)),
+                        });
+                    }
+                    Err(HeaderError::NotJson(e)) => {
+                        return Err(bad(format!("not an arbiter journal header: {e}")));
+                    }
+                    Err(HeaderError::Bad(message)) => return Err(bad(message)),
+                    Ok(read) => {
+                        header = Some(read);
+                        if !complete {
+                            tail = Some((offset, Repair::Completed));
+                        }
                     }
                 }
+            } else {
+                lines.push((number, offset, complete, line));
             }
+            offset += read as u64;
+        }
+        if lines.len() < batch.max(1) && !ended {
+            continue;
+        }
+        let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _, _)| *v);
+        let decoded: Vec<Result<(u64, T), String>> = if lines.len() > 1 {
+            lines
+                .par_iter()
+                .map(|(_, _, _, line)| decode(version, line.strip_suffix(b"\n").unwrap_or(line)))
+                .collect()
         } else {
-            let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _, _)| *v);
-            match decode_game(version, text) {
-                Ok((id, record)) => {
+            lines
+                .iter()
+                .map(|(_, _, _, line)| decode(version, line.strip_suffix(b"\n").unwrap_or(line)))
+                .collect()
+        };
+        for ((number, at, complete, line), result) in lines.drain(..).zip(decoded) {
+            spare.push(line);
+            match result {
+                Ok((id, value)) => {
                     if !complete {
-                        tail = Some((offset, Repair::Completed));
+                        tail = Some((at, Repair::Completed));
                     }
                     if seen.insert(id) {
-                        visit(id, offset, record)?;
+                        visit(id, at, value)?;
                     }
                 }
+                // Only the last line can lack its newline.
                 Err(_) if !complete => {
-                    tail = Some((offset, Repair::Dropped));
-                    break;
+                    tail = Some((at, Repair::Dropped));
+                    ended = true;
                 }
-                Err(e) => return Err(bad(format!("not a game record: {e}"))),
+                Err(e) => {
+                    return Err(Error::Input {
+                        path: path.to_path_buf(),
+                        line: number,
+                        message: format!("not a game record: {e}"),
+                    });
+                }
             }
         }
-        offset += read as u64;
+        spare.truncate(batch);
     }
     if header.is_none() {
         return Err(Error::Input {
