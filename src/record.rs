@@ -145,7 +145,7 @@ pub fn shared(text: &str) -> Shared {
 /// of its own: [`shared`] keeps every text it is given for as long as the program runs,
 /// which for texts that differ from pair to pair would grow with the league. The empty
 /// text and the standard start, which most games have, are shared.
-fn own(text: String) -> Shared {
+pub fn own(text: String) -> Shared {
     match text.as_str() {
         "" | "[]" => shared(&text),
         _ => Arc::new(text),

@@ -85,10 +85,7 @@ pub fn rebuild_tables(
         Some((tally, lines)) => Report::of_tally(
             &loaded.plan,
             &tally,
-            GameSource::Journal {
-                path: journal_path.clone(),
-                lines,
-            },
+            GameSource::Journal(lines),
             &listed,
             (None, 0),
             anchor,

@@ -341,11 +341,8 @@ fn endings(counted: &BTreeMap<Shared, EndingCounts>) -> Vec<Ending> {
 pub enum GameSource<'a> {
     /// Held in memory, in schedule order (an SPRT's counted games; tests).
     Held(Vec<&'a GameSummary>),
-    /// Read again from the journal: the offset of each game's line, in schedule order.
-    Journal {
-        path: std::path::PathBuf,
-        lines: Vec<(u64, u64)>,
-    },
+    /// Kept on disk while the journal was read.
+    Journal(journal::Listing),
     /// Not at hand: the tables a run keeps up to date while it plays leave out what lists
     /// every game; its end writes them.
     Unlisted,
@@ -365,7 +362,7 @@ impl GameSource<'_> {
     ) -> Result<(), Error> {
         match self {
             GameSource::Held(games) => games.iter().try_for_each(|g| visit(g)),
-            GameSource::Journal { path, lines } => journal::summaries_at(path, lines, visit),
+            GameSource::Journal(listing) => listing.for_each(visit),
             GameSource::Unlisted => Ok(()),
         }
     }

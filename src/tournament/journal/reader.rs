@@ -4,10 +4,10 @@
 use super::format::*;
 use super::repair::Repair;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary};
+use crate::record::{GameRecord, GameSummary, own, shared};
 use crate::tournament::shard::Shard;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::Path;
 
 /// What a journal held when it was opened.
@@ -87,33 +87,39 @@ pub fn for_each_record(
 
 /// [`load`] without holding the games: each game's summary goes to `count` as it is
 /// read (the first copy of each id, in journal order, a torn last line left out as
-/// [`load`] leaves it), and the offset of each game's line is returned, in schedule order,
-/// for [`summaries_at`] to read the games again one at a time. The returned `games` is
-/// empty.
+/// [`load`] leaves it), and is kept on disk, in a nameless file beside the journal, for
+/// the tables that list every game to read again in schedule order ([`Listing`]). The
+/// returned `games` is empty.
 pub fn load_counting(
     path: &Path,
     count: &mut dyn FnMut(&GameSummary),
-) -> Result<(Loaded, Vec<(u64, u64)>), Error> {
+) -> Result<(Loaded, Listing), Error> {
     if let Err(source) = std::fs::metadata(path) {
         return Err(Error::Unreadable {
             path: path.to_path_buf(),
             source,
         });
     }
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let spill_io = |source| Error::Io {
+        path: folder.to_path_buf(),
+        source,
+    };
+    let mut spill = std::io::BufWriter::new(tempfile::tempfile_in(folder).map_err(spill_io)?);
+    let mut written: u64 = 0;
     let mut lines = Vec::new();
-    let read = read_with(
-        path,
-        SUMMARY_BATCH,
-        &summary_of,
-        &mut |id, offset, summary| {
-            count(&summary);
-            lines.push((id, offset));
-            Ok(())
-        },
-    )?;
+    let read = read_with(path, SUMMARY_BATCH, &summary_of, &mut |id, _, summary| {
+        count(&summary);
+        let line = listed_line(&summary);
+        spill.write_all(line.as_bytes()).map_err(spill_io)?;
+        lines.push((id, written));
+        written += line.len() as u64;
+        Ok(())
+    })?;
     let Some((version, plan, shard)) = read.header else {
         return Err(torn_header(path));
     };
+    let file = spill.into_inner().map_err(|e| spill_io(e.into_error()))?;
     lines.sort_unstable();
     Ok((
         Loaded {
@@ -123,85 +129,166 @@ pub fn load_counting(
             games: Vec::new(),
             repair: read.tail.map(|(_, kind)| kind),
         },
-        lines,
+        Listing {
+            file,
+            folder: folder.to_path_buf(),
+            lines,
+        },
     ))
 }
 
-/// Reads again the games of the journal at `path` whose lines start at `lines` (id and
-/// offset, as [`load_counting`] gives them) and hands each one's summary to `visit`, in
-/// that order. Lines read in a row are read without seeking, so a journal written in
-/// schedule order is read straight through.
-pub fn summaries_at(
-    path: &Path,
-    lines: &[(u64, u64)],
-    visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
-) -> Result<(), Error> {
-    use std::io::Read as _;
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
-    let mut reader = BufReader::new(file);
-    let mut header = Vec::new();
-    (&mut reader)
-        .take(MAX_LINE_BYTES)
-        .read_until(b'\n', &mut header)
-        .map_err(io)?;
-    let text = header.strip_suffix(b"\n").unwrap_or(&header);
-    let version = match header_of(text) {
-        Ok((version, _, _)) => version,
-        Err(_) => return Err(torn_header(path)),
-    };
-    let mut at = header.len() as u64;
-    // Lines are read in order and decoded a batch at a time on every core.
-    let mut batch: Vec<(u64, u64, Vec<u8>)> = Vec::with_capacity(SUMMARY_BATCH);
-    for chunk in lines.chunks(SUMMARY_BATCH) {
-        batch.clear();
-        for &(id, offset) in chunk {
+/// The games of a journal kept on disk by [`load_counting`], to be read again one at a
+/// time in schedule order ([`Listing::for_each`]): what games.csv and the feedback list of
+/// each game, one short JSON line a game, read far faster than the journal's own lines.
+/// The file has no name: it goes when the listing is dropped.
+pub struct Listing {
+    file: File,
+    folder: std::path::PathBuf,
+    /// Each game's id and the offset of its line, in schedule order.
+    lines: Vec<(u64, u64)>,
+}
+
+/// The fields of a summary kept in a [`Listing`], in order (all but the replay digest,
+/// which only the count of distinct pairs reads, and which was counted).
+type ListedOut<'a> = (
+    u64,
+    u64,
+    [&'a str; 2],
+    [&'a str; 2],
+    Option<usize>,
+    &'a str,
+    u32,
+    [u32; 2],
+    [u32; 2],
+    [f64; 2],
+    [f64; 2],
+    u64,
+    &'a str,
+    &'a str,
+);
+type ListedIn = (
+    u64,
+    u64,
+    [String; 2],
+    [String; 2],
+    Option<usize>,
+    String,
+    u32,
+    [u32; 2],
+    [u32; 2],
+    [f64; 2],
+    [f64; 2],
+    u64,
+    String,
+    String,
+);
+
+fn listed_line(g: &GameSummary) -> String {
+    let fields: ListedOut = (
+        g.id,
+        g.pair,
+        [g.players[0].as_str(), g.players[1].as_str()],
+        [g.roles[0].as_str(), g.roles[1].as_str()],
+        g.winner,
+        g.reason.as_str(),
+        g.rounds,
+        g.illegal,
+        g.blocked,
+        g.max_ms,
+        g.mean_ms,
+        g.seed,
+        g.detail.as_str(),
+        g.opening.as_str(),
+    );
+    let mut line = serde_json::to_string(&fields).expect("a summary always serializes");
+    line.push('\n');
+    line
+}
+
+fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
+    let (
+        id,
+        pair,
+        players,
+        roles,
+        winner,
+        reason,
+        rounds,
+        illegal,
+        blocked,
+        max_ms,
+        mean_ms,
+        seed,
+        detail,
+        opening,
+    ): ListedIn = serde_json::from_slice(text).map_err(|e| e.to_string())?;
+    Ok(GameSummary {
+        id,
+        players: players.map(|p| shared(&p)),
+        roles: roles.map(|r| shared(&r)),
+        winner,
+        reason: shared(&reason),
+        rounds,
+        illegal,
+        blocked,
+        max_ms,
+        mean_ms,
+        seed,
+        detail: own(detail),
+        pair,
+        opening: own(opening),
+        // Not kept: see `ListedOut`.
+        replay: [0; 12],
+    })
+}
+
+impl Listing {
+    /// Games listed.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Hands each game's summary to `visit`, in schedule order; its replay digest is not
+    /// kept (all zero). Lines read in a row are read without seeking, so the games of a
+    /// journal written in schedule order are read straight through.
+    pub fn for_each(
+        &self,
+        visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: self.folder.clone(),
+            source,
+        };
+        let mut file = &self.file;
+        std::io::Seek::rewind(&mut file).map_err(io)?;
+        let mut reader = BufReader::new(file);
+        let mut at = 0u64;
+        let mut line = Vec::new();
+        for &(id, offset) in &self.lines {
             if offset != at {
                 reader
                     .seek_relative(offset as i64 - at as i64)
                     .map_err(io)?;
             }
-            let mut line = Vec::new();
-            let read = (&mut reader)
-                .take(MAX_LINE_BYTES + 1)
-                .read_until(b'\n', &mut line)
-                .map_err(io)?;
+            line.clear();
+            let read = reader.read_until(b'\n', &mut line).map_err(io)?;
             at = offset + read as u64;
-            batch.push((id, offset, line));
+            let summary = listed_summary(line.strip_suffix(b"\n").unwrap_or(&line))
+                .ok()
+                .filter(|g| g.id == id)
+                .ok_or_else(|| {
+                    io(std::io::Error::other(format!(
+                        "the games kept for listing were changed: game {id} is not at byte {offset}"
+                    )))
+                })?;
+            visit(&summary)?;
         }
-        let decoded: Vec<Result<(u64, GameSummary), String>> = {
-            use rayon::prelude::*;
-            batch
-                .par_iter()
-                .map(|(_, _, line)| summary_of(version, line.strip_suffix(b"\n").unwrap_or(line)))
-                .collect()
-        };
-        for ((id, offset, _), result) in batch.iter().zip(decoded) {
-            // The journal changed since it was read (another run appending is kept out by
-            // the folder's lock; a hand edit is not).
-            let changed = |why: String| {
-                Error::usage(format!(
-                    "{}: the journal changed while it was read: {why}",
-                    path.display()
-                ))
-            };
-            match result {
-                Ok((read_id, summary)) if read_id == *id => visit(&summary)?,
-                Ok((read_id, _)) => {
-                    return Err(changed(format!(
-                        "game {id} was at byte {offset}, game {read_id} is there now"
-                    )));
-                }
-                Err(e) => {
-                    return Err(changed(format!("not a game record at byte {offset}: {e}")));
-                }
-            }
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn torn_header(path: &Path) -> Error {
