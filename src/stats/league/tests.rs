@@ -199,8 +199,8 @@ fn mixed_league(n: u64, seed: u64, bots: &[&str]) -> Vec<GameSummary> {
             let mut g = game(id, first, second, None);
             g.reason = shared(reasons[next(reasons.len() as u64) as usize]);
             g.winner = match next(7) {
-                0 | 1 | 2 => Some(0),
-                3 | 4 => Some(1),
+                0..=2 => Some(0),
+                3..=4 => Some(1),
                 _ => None,
             };
             if next(13) == 0 {

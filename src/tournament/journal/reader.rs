@@ -382,6 +382,9 @@ fn read_at(
     read_with(path, 1, &decode_game, visit)
 }
 
+/// Makes a game line's value of the journal's format and the line's text.
+type Decode<T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync;
+
 /// Game lines decoded at once when only their summaries are kept: enough to keep every
 /// core busy, a few hundred kilobytes of lines.
 const SUMMARY_BATCH: usize = 512;
@@ -399,7 +402,7 @@ fn summary_of(version: u32, text: &[u8]) -> Result<(u64, GameSummary), String> {
 fn read_with<T: Send>(
     path: &Path,
     batch: usize,
-    decode: &(dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync),
+    decode: &Decode<T>,
     visit: &mut dyn FnMut(u64, u64, T) -> Result<(), Error>,
 ) -> Result<Read, Error> {
     use rayon::prelude::*;
