@@ -1,8 +1,9 @@
 //! Tournaments: a schedule of games played in parallel, journaled as each ends, resumable.
 //!
 //! Workers on a dedicated pool play games in schedule order and send their records to
-//! one writer (the calling thread), which appends them to the journal, keeps the
-//! summaries, and hands out its progress and results so far through [`LeagueEvent`]s:
+//! one writer (the calling thread), which appends them to the journal, counts the results
+//! ([`tally::Tally`]: counts per pairing, never a row per game), and hands out its
+//! progress and results so far through [`LeagueEvent`]s:
 //! whoever runs it (the CLI) shows them and writes the tables; a tournament never writes
 //! a table or a report itself.
 
