@@ -138,8 +138,8 @@ fn child(jobs: usize, games: u32, bots: Bots) {
         &stop,
         // The tables kept up to date as the CLI keeps them.
         &mut |event| match event {
-            tournament::LeagueEvent::Results { plan, games, .. } => {
-                arbiter::report::write_tables(&dir, plan, games).map(drop)
+            tournament::LeagueEvent::Counted { plan, tally } => {
+                arbiter::report::write_counted_tables(&dir, plan, tally, None).map(drop)
             }
             _ => Ok(()),
         },

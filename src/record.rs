@@ -141,6 +141,17 @@ pub fn shared(text: &str) -> Shared {
     new
 }
 
+/// A text of one game or one pair (an opening, a failure's detail) as a [`Shared`] text
+/// of its own: [`shared`] keeps every text it is given for as long as the program runs,
+/// which for texts that differ from pair to pair would grow with the league. The empty
+/// text and the standard start, which most games have, are shared.
+pub fn own(text: String) -> Shared {
+    match text.as_str() {
+        "" | "[]" => shared(&text),
+        _ => Arc::new(text),
+    }
+}
+
 /// How a bot's own failure ended a game, for the per-bot counts of the standings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -203,11 +214,11 @@ impl GameSummary {
             max_ms,
             mean_ms,
             seed: record.seed,
-            detail: shared(&short_detail(record)),
+            detail: own(short_detail(record)),
             pair: record.start,
             opening: match &record.opening {
                 Value::Null => shared("[]"),
-                opening => shared(&opening.to_string()),
+                opening => own(opening.to_string()),
             },
             replay: replay_digest(record),
         }

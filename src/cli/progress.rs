@@ -67,6 +67,9 @@ impl<'a> Progress<'a> {
                     report::write_sprt_csv(out, history)?;
                 }
             }
+            LeagueEvent::Counted { plan, tally } => {
+                report::write_counted_tables(out, plan, tally, self.anchor)?;
+            }
             LeagueEvent::PairCounted(_) => {}
             LeagueEvent::Started {
                 total,

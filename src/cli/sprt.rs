@@ -172,7 +172,9 @@ fn test<G: Builtins>(
                 crate::report::write_tables_with(out, plan, games, sprt, None)?;
                 crate::report::write_sprt_csv(out, sprt.unwrap_or_default())?;
             }
-            LeagueEvent::Started { .. } | LeagueEvent::GameFinished { .. } => {}
+            LeagueEvent::Started { .. }
+            | LeagueEvent::GameFinished { .. }
+            | LeagueEvent::Counted { .. } => {}
         }
         Ok(())
     })?;

@@ -14,9 +14,31 @@ use std::path::Path;
 /// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv of `report` into `dir`.
 pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     let roles = &report.plan.roles;
-    write_atomic_with(&dir.join("games.csv"), |out| {
-        write_games_csv(out, roles, &report.games)
-    })?;
+    if report.source.listed() {
+        // An error reading the journal again is the journal's, not games.csv's.
+        let mut failed = None;
+        let written = write_atomic_with(&dir.join("games.csv"), |out| {
+            let mut csv = GamesCsv::new(out, roles)?;
+            report
+                .source
+                .for_each(&mut |g| {
+                    csv.row(g).map_err(|e| Error::Io {
+                        path: dir.join("games.csv"),
+                        source: e,
+                    })
+                })
+                .map_err(|e| {
+                    let message = e.to_string();
+                    failed = Some(e);
+                    std::io::Error::other(message)
+                })?;
+            csv.finish()
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        written?;
+    }
     write_atomic(
         &dir.join("standings.csv"),
         &standings_csv_with(
@@ -66,19 +88,38 @@ pub fn write_games_csv(
     roles: &[String],
     games: &[&GameSummary],
 ) -> std::io::Result<()> {
-    let mut header: Vec<String> = vec!["game".into(), "pair".into()];
-    header.extend(roles.iter().cloned());
-    header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
-    for suffix in ["illegal", "max_ms", "mean_ms"] {
-        header.extend(roles.iter().map(|r| format!("{r}_{suffix}")));
-    }
-    header.push("seed".into());
-    header.push("opening".into());
-    header.push("detail".into());
-    header.extend(roles.iter().map(|r| format!("{r}_blocked")));
     let mut sorted = games.to_vec();
     sorted.sort_by_key(|g| g.id);
-    let rows = sorted.into_iter().map(|g| {
+    let mut csv = GamesCsv::new(out, roles)?;
+    for g in sorted {
+        csv.row(g)?;
+    }
+    csv.finish()
+}
+
+/// games.csv written a row at a time, the games given in schedule order.
+struct GamesCsv<'w> {
+    writer: csv::Writer<&'w mut dyn std::io::Write>,
+}
+
+impl<'w> GamesCsv<'w> {
+    fn new(out: &'w mut dyn std::io::Write, roles: &[String]) -> std::io::Result<GamesCsv<'w>> {
+        let mut header: Vec<String> = vec!["game".into(), "pair".into()];
+        header.extend(roles.iter().cloned());
+        header.extend(["winner", "winner_role", "reason", "rounds"].map(String::from));
+        for suffix in ["illegal", "max_ms", "mean_ms"] {
+            header.extend(roles.iter().map(|r| format!("{r}_{suffix}")));
+        }
+        header.push("seed".into());
+        header.push("opening".into());
+        header.push("detail".into());
+        header.extend(roles.iter().map(|r| format!("{r}_blocked")));
+        let mut writer = csv::Writer::from_writer(out);
+        write_row(&mut writer, &header).map_err(std::io::Error::other)?;
+        Ok(GamesCsv { writer })
+    }
+
+    fn row(&mut self, g: &GameSummary) -> std::io::Result<()> {
         let mut row = vec![
             g.id.to_string(),
             g.pair.to_string(),
@@ -100,14 +141,12 @@ pub fn write_games_csv(
         row.push(g.opening.to_string());
         row.push(g.detail.to_string());
         row.extend(g.blocked.iter().map(|n| n.to_string()));
-        row
-    });
-    let mut writer = csv::Writer::from_writer(out);
-    write_row(&mut writer, &header).map_err(std::io::Error::other)?;
-    for row in rows {
-        write_row(&mut writer, &row).map_err(std::io::Error::other)?;
+        write_row(&mut self.writer, &row).map_err(std::io::Error::other)
     }
-    writer.flush()
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.writer.flush()
+    }
 }
 
 /// sprt.csv: one row per counted pair (`pair` as in games.csv, from 0), the test as it

@@ -73,7 +73,7 @@ pub fn render(report: &Report, plots: &[Plot], games: Option<&str>) -> Result<St
              the {} whose replays a run puts in its report. <code>arbiter report</code> on the \
              tournament's folder writes this page with every game and its replay.</p>\n\
              </section>\n",
-            report.games.len(),
+            report.games,
             super::RUN_REPLAY_LIMIT
         ));
     }

@@ -7,6 +7,7 @@ use super::model::Report;
 use super::numbers::{fixed, num};
 use crate::error::Error;
 use crate::record::{GameSummary, both_failed_part, failure_words};
+use std::io::Write;
 use std::path::Path;
 
 /// The roster's copy in a tournament folder: a rebuilt report finds it there.
@@ -213,7 +214,7 @@ pub fn team_results(report: &Report) -> Vec<TeamResult> {
                     .into(),
                 left_out: None,
                 missing: false,
-                failures: failures_of(&s.bot, &report.games),
+                failures: failures_of(&s.bot, &report.failed),
                 illegal: s.illegal_moves,
                 blocked: s.blocked_turns,
             })
@@ -266,7 +267,7 @@ pub fn with_roster_teams(mut results: Vec<TeamResult>, roster: Option<&Roster>) 
 
 /// The games `bot` lost by its own failure (or by an illegal move, where that loses),
 /// in schedule order.
-pub(super) fn failures_of(bot: &str, games: &[&GameSummary]) -> Vec<TeamFailure> {
+pub(super) fn failures_of(bot: &str, games: &[GameSummary]) -> Vec<TeamFailure> {
     let mut out = Vec::new();
     for g in games {
         let Some(seat) = g.players.iter().position(|p| p.as_str() == bot) else {
@@ -337,7 +338,23 @@ pub fn marks_csv(results: &[TeamResult], roster: Option<&Roster>) -> Vec<u8> {
 
 /// `feedback/TEAM.md`: the team's mark and how it was computed, each of its games, its
 /// failures with the first error line, and its illegal moves apart from blocked turns.
-pub fn feedback_md(r: &TeamResult, report: &Report) -> String {
+pub fn feedback_md(r: &TeamResult, report: &Report) -> Result<String, Error> {
+    let (mut out, listed) = feedback_head(r, report);
+    if listed {
+        report.source.for_each(&mut |g| {
+            if let Some(row) = feedback_row(&r.team, g) {
+                out.push_str(&row);
+            }
+            Ok(())
+        })?;
+        out.push_str(&feedback_tail(r));
+    }
+    Ok(out)
+}
+
+/// The start of a team's feedback up to its table of games; whether the games and the
+/// rest follow (a team that played), or the feedback is whole.
+fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
     let mut out = format!("# {}\n\n", r.team);
     let best = report
         .table
@@ -351,7 +368,7 @@ pub fn feedback_md(r: &TeamResult, report: &Report) -> String {
             "**Mark: 0 of 20.** No submission was found for your team in the folder the \
              league was run on.\n",
         );
-        return out;
+        return (out, false);
     }
     if let Some(reason) = &r.left_out {
         out.push_str(&format!(
@@ -359,7 +376,7 @@ pub fn feedback_md(r: &TeamResult, report: &Report) -> String {
              No game was played. Fix the entry and ask for a rerun.\n",
             r.entry
         ));
-        return out;
+        return (out, false);
     }
     let total = report.table.rows.len();
     out.push_str(&format!(
@@ -377,25 +394,31 @@ pub fn feedback_md(r: &TeamResult, report: &Report) -> String {
     out.push_str(&format!("Your bot: `{}`.\n\n", r.entry));
     out.push_str("## Games\n\n| game | opponent | your role | result | ending | detail |\n");
     out.push_str("|---:|---|---|---|---|---|\n");
-    for g in &report.games {
-        let Some(seat) = g.players.iter().position(|p| p.as_str() == r.team) else {
-            continue;
-        };
-        let result = match g.winner {
-            Some(w) if w == seat => "won",
-            Some(_) => "lost",
-            None if g.both_lost() => "lost (both failed)",
-            None => "tie",
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {result} | {} | {} |\n",
-            g.id,
-            cell(&g.players[1 - seat]),
-            g.roles[seat],
-            g.reason,
-            cell(&g.detail)
-        ));
-    }
+    (out, true)
+}
+
+/// The row of game `g` in `team`'s table of games, if the team played it.
+fn feedback_row(team: &str, g: &GameSummary) -> Option<String> {
+    let seat = g.players.iter().position(|p| p.as_str() == team)?;
+    let result = match g.winner {
+        Some(w) if w == seat => "won",
+        Some(_) => "lost",
+        None if g.both_lost() => "lost (both failed)",
+        None => "tie",
+    };
+    Some(format!(
+        "| {} | {} | {} | {result} | {} | {} |\n",
+        g.id,
+        cell(&g.players[1 - seat]),
+        g.roles[seat],
+        g.reason,
+        cell(&g.detail)
+    ))
+}
+
+/// A team's feedback after its table of games: its failures and illegal moves.
+fn feedback_tail(r: &TeamResult) -> String {
+    let mut out = String::new();
     out.push_str("\n## Failures\n\n");
     if r.failures.is_empty() {
         out.push_str("None: your bot never crashed, raised, timed out or broke a limit.\n");
@@ -464,14 +487,98 @@ pub fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
     };
     let teams = with_roster_teams(team_results(report), roster.as_ref());
     super::write_atomic(&dir.join(MARKS_FILE), &marks_csv(&teams, roster.as_ref()))?;
+    // Without the games at hand (while a run plays), the feedback waits for the run's end.
+    if !report.source.listed() {
+        return Ok(());
+    }
     let folder = dir.join(FEEDBACK_DIR);
     std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
         path: folder.clone(),
         source,
     })?;
-    for r in &teams {
-        let file = folder.join(format!("{}.md", file_safe(&r.team)));
-        super::write_atomic(&file, feedback_md(r, report).as_bytes())?;
+    write_feedback(&folder, &teams, report)
+}
+
+/// Writes `feedback/TEAM.md` of every team into `folder`, with one reading of the games
+/// for all of them: each file is written to a temporary sibling, then renamed over the old
+/// one once whole.
+fn write_feedback(folder: &Path, teams: &[TeamResult], report: &Report) -> Result<(), Error> {
+    struct Open<'t> {
+        team: &'t TeamResult,
+        path: std::path::PathBuf,
+        tmp: std::path::PathBuf,
+        file: std::io::BufWriter<std::fs::File>,
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io {
+            path: path.clone(),
+            source,
+        }
+    };
+    let mut open: Vec<Option<Open>> = Vec::new();
+    // Teams that played, by name; a name given twice (a roster's team that is also a
+    // bot) writes one file.
+    let mut by_name: std::collections::HashMap<&str, usize> = Default::default();
+    for r in teams {
+        let path = folder.join(format!("{}.md", file_safe(&r.team)));
+        let (head, listed) = feedback_head(r, report);
+        if !listed {
+            super::write_atomic(&path, head.as_bytes())?;
+            continue;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Two names made the same file name: the later team's file is the one kept, as
+        // when each file was written in turn.
+        if let Some(i) = open
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| o.path == path))
+        {
+            open[i] = None;
+            by_name.retain(|_, at| *at != i);
+        }
+        let tmp = path.with_file_name(format!(".{name}.tmp"));
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io(&tmp))?);
+        file.write_all(head.as_bytes()).map_err(io(&tmp))?;
+        by_name.insert(r.team.as_str(), open.len());
+        open.push(Some(Open {
+            team: r,
+            path,
+            tmp,
+            file,
+        }));
+    }
+    if !open.is_empty() {
+        report.source.for_each(&mut |g| {
+            for (seat, player) in g.players.iter().enumerate() {
+                // A bot playing itself has one row.
+                if seat == 1 && g.players[0] == g.players[1] {
+                    continue;
+                }
+                let Some(&i) = by_name.get(player.as_str()) else {
+                    continue;
+                };
+                let Some(o) = open[i].as_mut() else {
+                    continue;
+                };
+                if let Some(row) = feedback_row(&o.team.team, g) {
+                    o.file.write_all(row.as_bytes()).map_err(io(&o.tmp))?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    for mut o in open.into_iter().flatten() {
+        o.file
+            .write_all(feedback_tail(o.team).as_bytes())
+            .map_err(io(&o.tmp))?;
+        o.file
+            .into_inner()
+            .map_err(|e| io(&o.tmp)(e.into_error()))?;
+        std::fs::rename(&o.tmp, &o.path).map_err(io(&o.path))?;
     }
     Ok(())
 }

@@ -30,7 +30,8 @@ use crate::error::Error;
 use crate::stats::elo::Anchor;
 use crate::stats::league::LeagueTable;
 use crate::tournament::journal::{self, Loaded};
-use model::Report;
+use crate::tournament::tally::Tally;
+use model::{GameSource, Report};
 use std::path::{Path, PathBuf};
 
 /// The report's folder inside a tournament folder, unless told otherwise.
@@ -56,7 +57,17 @@ pub fn rebuild_tables(
     replays: Replays,
 ) -> Result<Rebuilt, Error> {
     let journal_path = dir.join(journal::JOURNAL_FILE);
-    let loaded = journal::load(&journal_path)?;
+    // An SPRT's tables count the pairs its test counted, which a recount over its games
+    // decides: those are held (at most twice its --max-pairs). Any other journal is
+    // counted as it is read, and read again for the tables that list every game.
+    let sprt = journal::read_plan(&journal_path).is_none_or(|plan| plan.sprt.is_some());
+    let (loaded, counted) = if sprt {
+        (journal::load(&journal_path)?, None)
+    } else {
+        let mut tally = Tally::default();
+        let (loaded, lines) = journal::load_counting(&journal_path, &mut |g| tally.add(g))?;
+        (loaded, Some((tally, lines)))
+    };
     let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
     if let Some(anchor) = anchor {
         check_anchor(anchor, &names)?;
@@ -70,7 +81,17 @@ pub fn rebuild_tables(
         }
         None => loaded.plan.non_scoring(),
     };
-    let model = model_of(&loaded, &listed, anchor, &journal_path)?;
+    let model = match counted {
+        Some((tally, lines)) => Report::of_tally(
+            &loaded.plan,
+            &tally,
+            GameSource::Journal(lines),
+            &listed,
+            (None, 0),
+            anchor,
+        ),
+        None => model_of(&loaded, &listed, anchor, &journal_path)?,
+    };
     write_all_tables(dir, &model)?;
     let index = write_report_files(&model, &journal_path, report_dir, replays)?;
     let text = terminal::results_text(&model);
@@ -113,6 +134,28 @@ pub fn write_tables_with(
         games,
         &plan.non_scoring(),
         sprt.map(<[crate::tournament::sprt::SprtStatus]>::to_vec),
+        anchor,
+    );
+    write_all_tables(dir, &report)?;
+    Ok(report.table)
+}
+
+/// The tables of `dir` that a run keeps up to date while it plays, from its results so far
+/// (`tally`) under `plan`: every table but those listing each game (games.csv and the
+/// teams' feedback), which the run's end writes from the journal. The marks leave out
+/// the plan's non-scoring bots; Elo is relative to `anchor` when given.
+pub fn write_counted_tables(
+    dir: &Path,
+    plan: &journal::Plan,
+    tally: &Tally,
+    anchor: Option<&Anchor>,
+) -> Result<LeagueTable, Error> {
+    let report = Report::of_tally(
+        plan,
+        tally,
+        GameSource::Unlisted,
+        &plan.non_scoring(),
+        (None, 0),
         anchor,
     );
     write_all_tables(dir, &report)?;
@@ -261,7 +304,7 @@ pub fn write_report_files(
     out: &Path,
     replays: Replays,
 ) -> Result<PathBuf, Error> {
-    let games = match replays.allow(report.games.len()) {
+    let games = match replays.allow(report.games) {
         true => Some(replay::section(report.plan, journal)?),
         false => None,
     };

@@ -3,21 +3,27 @@
 //! sequential test, its history. The CSV tables, report.md, report.tex, the plots and
 //! index.html all render this one model, so they never disagree.
 
-use crate::record::GameSummary;
+use crate::error::Error;
+use crate::record::{GameSummary, Shared};
 use crate::stats::elo::{Anchor, PairStats};
-use crate::stats::league::{self, LeagueTable, Pairing, Scoring};
-use crate::tournament::journal::Plan;
+use crate::stats::league::{self, Counts, LeagueTable, Pairing, Scoring};
+use crate::tournament::journal::{self, Plan};
 use crate::tournament::openings::DistinctPairs;
 use crate::tournament::sprt::SprtStatus;
-use std::borrow::Cow;
+use crate::tournament::tally::{EndingCounts, Tally};
 use std::collections::BTreeMap;
 
 /// A tournament's results, ready to render.
 pub struct Report<'a> {
     pub plan: &'a Plan,
-    /// Every journaled game the report counts, in schedule order: for an SPRT, the games
-    /// of the pairs the test counted.
-    pub games: Vec<&'a GameSummary>,
+    /// Journaled games the report counts: for an SPRT, the games of the pairs the test
+    /// counted.
+    pub games: usize,
+    /// Those games one at a time, in schedule order, for what lists every game (games.csv,
+    /// a team's feedback).
+    pub source: GameSource<'a>,
+    /// The games some bot lost by its own failure or an illegal move, in schedule order.
+    pub failed: Vec<GameSummary>,
     /// Journaled games of an SPRT that its test did not count (finished after the deciding
     /// pair, or beyond a pair still missing): in the journal, in no table.
     pub uncounted: usize,
@@ -129,11 +135,6 @@ impl<'a> Report<'a> {
         sprt_history: Option<Vec<SprtStatus>>,
         anchor: Option<&Anchor>,
     ) -> Report<'a> {
-        let scoring = Scoring {
-            win: plan.points_win,
-            tie: plan.points_tie,
-        };
-        let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
         let counted_pairs = sprt_history
             .as_ref()
             .map(|history| history.last().map_or(0, |s| s.pairs));
@@ -145,16 +146,38 @@ impl<'a> Report<'a> {
             .collect();
         sorted.sort_by_key(|g| g.id);
         let uncounted = all_games.len() - sorted.len();
-        // The arithmetic takes a slice of summaries: only an SPRT, whose games are at most
-        // twice its --max-pairs, ever pays for a copy of the ones it counts.
-        let games: Cow<[GameSummary]> = if uncounted == 0 {
-            Cow::Borrowed(all_games)
-        } else {
-            Cow::Owned(sorted.iter().map(|&g| g.clone()).collect())
+        let tally = Tally::of(sorted.iter().copied());
+        Report::of_tally(
+            plan,
+            &tally,
+            GameSource::Held(sorted),
+            non_scoring,
+            (sprt_history, uncounted),
+            anchor,
+        )
+    }
+
+    /// The report of the games counted in `tally` under `plan`, each game read again from
+    /// `source` where a table lists every game; `sprt` is the test after each pair (for an
+    /// SPRT) and the journaled games it did not count.
+    pub fn of_tally(
+        plan: &'a Plan,
+        tally: &Tally,
+        source: GameSource<'a>,
+        non_scoring: &[String],
+        (sprt_history, uncounted): (Option<Vec<SprtStatus>>, usize),
+        anchor: Option<&Anchor>,
+    ) -> Report<'a> {
+        let scoring = Scoring {
+            win: plan.points_win,
+            tie: plan.points_tie,
         };
-        let table = crate::tournament::league_table(plan, &games, non_scoring, anchor);
-        let pairings = league::pairings(&bots, &games, scoring);
-        let points = league::head_to_head(&bots, &games, scoring);
+        let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+        let counts = &tally.counts;
+        let mut table = league::table_of(&bots, counts, scoring, anchor);
+        league::set_marks(&mut table.rows, non_scoring);
+        let pairings = league::pairings_of(&bots, counts, scoring);
+        let points = league::head_to_head_of(&bots, counts, scoring);
         let mut met = vec![vec![0u32; bots.len()]; bots.len()];
         let index = |name: &str| bots.iter().position(|b| b == name);
         for p in &pairings {
@@ -170,12 +193,17 @@ impl<'a> Report<'a> {
             max_pairs: plan.pairs,
             history,
         });
+        let distinct = tally.distinct();
+        let mut failed = tally.failed.clone();
+        failed.sort_by_key(|g| g.id);
         Report {
             plan,
-            roles: role_results(&plan.roles, &sorted),
-            endings: endings(&sorted),
-            distinct: DistinctPairs::of(&games),
-            games: sorted,
+            roles: role_results(&plan.roles, &tally.counts, tally.games),
+            endings: endings(&tally.endings),
+            distinct,
+            games: tally.games,
+            source,
+            failed,
             uncounted,
             anchor: anchor.cloned(),
             bots,
@@ -271,52 +299,73 @@ pub fn too_few_to_tell(stats: &PairStats) -> Option<String> {
     Some(format!("too few games to tell ({why})"))
 }
 
-fn role_results(roles: &[String], games: &[&GameSummary]) -> Vec<RoleResults> {
+fn role_results(roles: &[String], counts: &Counts, games: usize) -> Vec<RoleResults> {
     (0..2)
         .map(|seat| {
             let mut result = RoleResults {
                 role: roles.get(seat).cloned().unwrap_or_default(),
-                games: games.len() as u32,
+                games: games as u32,
                 wins: 0,
                 ties: 0,
             };
-            for g in games {
-                match g.winner {
-                    Some(w) if w == seat => result.wins += 1,
-                    None if g.both_lost() => {}
-                    None => result.ties += 1,
-                    Some(_) => {}
-                }
+            for (_, c) in counts.iter() {
+                result.wins += c.wins[seat];
+                result.ties += c.ties;
             }
             result
         })
         .collect()
 }
 
-fn endings(games: &[&GameSummary]) -> Vec<Ending> {
-    let mut by_reason: BTreeMap<&str, Ending> = BTreeMap::new();
-    for g in games {
-        let ending = by_reason
-            .entry(g.reason.as_str())
-            .or_insert_with(|| Ending {
-                reason: g.reason.to_string(),
-                wins: [0, 0],
-                ties: 0,
-                rounds: Vec::new(),
-            });
-        match g.winner {
-            Some(w) if w < 2 => ending.wins[w] += 1,
-            _ => ending.ties += 1,
-        }
-        ending.rounds.push(g.rounds);
-    }
-    let mut endings: Vec<Ending> = by_reason.into_values().collect();
-    for e in &mut endings {
-        e.rounds.sort_unstable();
-    }
+fn endings(counted: &BTreeMap<Shared, EndingCounts>) -> Vec<Ending> {
+    let mut endings: Vec<Ending> = counted
+        .iter()
+        .map(|(reason, c)| Ending {
+            reason: reason.to_string(),
+            wins: c.wins,
+            ties: c.ties,
+            // Ascending, as the map holds them.
+            rounds: c
+                .rounds
+                .iter()
+                .flat_map(|(&rounds, &n)| std::iter::repeat_n(rounds, n as usize))
+                .collect(),
+        })
+        .collect();
     // The most frequent first; equal counts by name, as the map gave them.
     endings.sort_by_key(|e| std::cmp::Reverse(e.games()));
     endings
+}
+
+/// Where a report reads its games one at a time, for the tables that list every game.
+pub enum GameSource<'a> {
+    /// Held in memory, in schedule order (an SPRT's counted games; tests).
+    Held(Vec<&'a GameSummary>),
+    /// Kept on disk while the journal was read.
+    Journal(journal::Listing),
+    /// Not at hand: the tables a run keeps up to date while it plays leave out what lists
+    /// every game; its end writes them.
+    Unlisted,
+}
+
+impl GameSource<'_> {
+    /// Whether the games can be listed.
+    pub fn listed(&self) -> bool {
+        !matches!(self, GameSource::Unlisted)
+    }
+
+    /// Hands every game to `visit`, in schedule order; an error from `visit` or from
+    /// reading the journal stops it.
+    pub fn for_each(
+        &self,
+        visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        match self {
+            GameSource::Held(games) => games.iter().try_for_each(|g| visit(g)),
+            GameSource::Journal(listing) => listing.for_each(visit),
+            GameSource::Unlisted => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -352,8 +401,8 @@ mod tests {
             game(1, None, "board_full", 32),
             game(3, Some(0), "five_in_row", 6),
         ];
-        let refs: Vec<&GameSummary> = games.iter().collect();
-        let endings = endings(&refs);
+        let tally = Tally::of(&games);
+        let endings = endings(&tally.endings);
         assert_eq!(endings.len(), 2);
         let five = &endings[0];
         assert_eq!(five.reason, "five_in_row");
@@ -361,7 +410,11 @@ mod tests {
         assert_eq!((five.min(), five.median(), five.max()), (5, 6.0, 9));
         assert!((five.mean() - 20.0 / 3.0).abs() < 1e-9);
         assert_eq!((endings[1].ties, endings[1].median()), (1, 32.0));
-        let roles = role_results(&["white".into(), "black".into()], &refs);
+        let roles = role_results(
+            &["white".into(), "black".into()],
+            &tally.counts,
+            tally.games,
+        );
         assert_eq!((roles[0].wins, roles[1].wins, roles[0].ties), (2, 1, 1));
     }
 }

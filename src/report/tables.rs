@@ -117,7 +117,7 @@ fn standings(report: &Report) -> Section {
     let (shown, of) = (report.distinct.distinct, report.distinct.pairs);
     let mut text = vec![format!(
         "{} games played; {shown} of {of} role-swapped pairs were distinct games.",
-        report.games.len()
+        report.games
     )];
     if shown < of {
         text.push(format!(

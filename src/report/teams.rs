@@ -24,7 +24,7 @@ pub(super) fn problems(report: &Report, results: &[TeamResult]) -> Option<Sectio
             .find(|r| r.team == s.bot && r.left_out.is_none());
         let failures = match own {
             Some(r) => r.failures.clone(),
-            None => super::marks::failures_of(&s.bot, &report.games),
+            None => super::marks::failures_of(&s.bot, &report.failed),
         };
         for f in failures {
             rows.push(vec![

@@ -64,12 +64,15 @@ pub struct Ratings {
     pub advantage_error: f64,
 }
 
-/// Games of one ordered pairing, summed.
-struct Cell {
-    first: usize,
-    second: usize,
-    games: f64,
-    score: f64,
+/// Games of one ordered pairing, summed: `first` held the first role in each.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    pub first: usize,
+    pub second: usize,
+    /// Games rated.
+    pub games: f64,
+    /// The first seat's score over them (a tie counting half).
+    pub score: f64,
 }
 
 /// Fits the ratings of `bots` bots over `games`, with mean 0.
@@ -82,21 +85,8 @@ pub fn fit(bots: usize, games: &[Game]) -> Ratings {
 /// intervals are those of each rating's difference to the anchor's (the anchor's own has
 /// width 0), since the anchor is now the reference point rather than the mean.
 pub fn fit_anchored(bots: usize, games: &[Game], anchor: Option<(usize, f64)>) -> Ratings {
-    let anchor = anchor.filter(|&(i, elo)| i < bots && elo.is_finite());
-    if bots == 0 {
-        return Ratings {
-            elo: vec![],
-            low: vec![],
-            high: vec![],
-            advantage: 0.0,
-            advantage_error: 0.0,
-        };
-    }
     let mut cells: std::collections::BTreeMap<(usize, usize), (f64, f64)> = Default::default();
-    for g in games
-        .iter()
-        .filter(|g| g.first < bots && g.second < bots && g.first != g.second)
-    {
+    for g in games {
         let cell = cells.entry((g.first, g.second)).or_default();
         cell.0 += 1.0;
         cell.1 += g.score.clamp(0.0, 1.0);
@@ -110,6 +100,31 @@ pub fn fit_anchored(bots: usize, games: &[Game], anchor: Option<(usize, f64)>) -
             score,
         })
         .collect();
+    fit_cells(bots, &cells, anchor)
+}
+
+/// [`fit_anchored`] over games already summed per ordered pairing: the likelihood depends
+/// on the games only through these sums, so a league of any size is fitted from one cell
+/// per pairing. Cells naming a bot out of range, a bot against itself, or no game are left
+/// out; `cells` must not name one ordered pairing twice.
+pub fn fit_cells(bots: usize, cells: &[Cell], anchor: Option<(usize, f64)>) -> Ratings {
+    let anchor = anchor.filter(|&(i, elo)| i < bots && elo.is_finite());
+    if bots == 0 {
+        return Ratings {
+            elo: vec![],
+            low: vec![],
+            high: vec![],
+            advantage: 0.0,
+            advantage_error: 0.0,
+        };
+    }
+    // In (first, second) order, as the sums of the likelihood and its derivatives run.
+    let mut cells: Vec<Cell> = cells
+        .iter()
+        .filter(|c| c.first < bots && c.second < bots && c.first != c.second && c.games > 0.0)
+        .copied()
+        .collect();
+    cells.sort_by_key(|c| (c.first, c.second));
     let n = bots + 1; // ratings, then A
     let a = bots;
     let mut theta = DVector::<f64>::zeros(n);

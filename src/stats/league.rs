@@ -6,7 +6,8 @@
 //! would favour whoever played more.
 
 use super::elo::{self, PairStats};
-use crate::record::{Fault, GameSummary};
+use crate::record::{Fault, GameSummary, Shared};
+use std::collections::BTreeMap;
 
 /// Points per game: a loss scores 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,27 +68,37 @@ pub fn table(
     scoring: Scoring,
     anchor: Option<&elo::Anchor>,
 ) -> LeagueTable {
-    let mut rows = standings(bots, games, scoring);
+    table_of(bots, &Counts::of(games), scoring, anchor)
+}
+
+/// [`table`] from the games' counts.
+pub fn table_of(
+    bots: &[String],
+    counts: &Counts,
+    scoring: Scoring,
+    anchor: Option<&elo::Anchor>,
+) -> LeagueTable {
+    let mut rows = standings_of(bots, counts, scoring);
     let index = |name: &str| bots.iter().position(|b| b == name);
-    let rated: Vec<elo::Game> = games
-        .iter()
+    let mut cells: BTreeMap<(usize, usize), elo::Cell> = BTreeMap::new();
+    for ((first, second), c) in counts.iter() {
+        let (Some(i), Some(j)) = (index(first), index(second)) else {
+            continue;
+        };
         // Both bots failing says nothing about which is the stronger.
-        .filter(|g| !g.both_lost())
-        .filter_map(|g| {
-            let score = match g.winner {
-                None => 0.5,
-                Some(0) => 1.0,
-                Some(_) => 0.0,
-            };
-            Some(elo::Game {
-                first: index(&g.players[0])?,
-                second: index(&g.players[1])?,
-                score,
-            })
-        })
-        .collect();
+        let rated = c.games - c.both_lost;
+        let cell = cells.entry((i, j)).or_insert(elo::Cell {
+            first: i,
+            second: j,
+            games: 0.0,
+            score: 0.0,
+        });
+        cell.games += f64::from(rated);
+        cell.score += f64::from(c.wins[0]) + 0.5 * f64::from(c.ties);
+    }
+    let cells: Vec<elo::Cell> = cells.into_values().collect();
     let anchor = anchor.and_then(|a| Some((index(&a.bot)?, a.elo)));
-    let ratings = elo::fit_anchored(bots.len(), &rated, anchor);
+    let ratings = elo::fit_cells(bots.len(), &cells, anchor);
     for row in &mut rows {
         if let Some(i) = index(&row.bot) {
             (row.elo, row.elo_low, row.elo_high) =
@@ -101,8 +112,89 @@ pub fn table(
     }
 }
 
+/// What the tables need of the games of one ordered pairing (the players in move order),
+/// summed: every number a standing, a head-to-head cell or an Elo cell is made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairCounts {
+    pub games: u32,
+    /// Wins per seat.
+    pub wins: [u32; 2],
+    /// Ties, games both bots lost left out.
+    pub ties: u32,
+    /// Games both bots lost by failing (a loss for each, no tie).
+    pub both_lost: u32,
+    /// Illegal replies the rules refused, per seat (blocked turns left out).
+    pub refused: [u32; 2],
+    /// Turns with no legal move at all, per seat.
+    pub blocked: [u32; 2],
+    /// Games lost by a timeout, per seat.
+    pub timeouts: [u32; 2],
+    /// Games lost by any other failure of the bot's own, per seat.
+    pub errors: [u32; 2],
+}
+
+/// Games summed per ordered pairing of bot names: the standings, Elo and head-to-head
+/// tables depend on the games only through these sums, so a league of any size is
+/// tabled from one entry per pairing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts {
+    pairings: BTreeMap<(Shared, Shared), PairCounts>,
+}
+
+impl Counts {
+    pub fn of(games: &[GameSummary]) -> Counts {
+        let mut counts = Counts::default();
+        for game in games {
+            counts.add(game);
+        }
+        counts
+    }
+
+    /// Counts one more game.
+    pub fn add(&mut self, game: &GameSummary) {
+        let key = (game.players[0].clone(), game.players[1].clone());
+        let c = self.pairings.entry(key).or_default();
+        c.games += 1;
+        match game.winner {
+            None if game.both_lost() => c.both_lost += 1,
+            None => c.ties += 1,
+            Some(w) => c.wins[w.min(1)] += 1,
+        }
+        for seat in 0..2 {
+            c.refused[seat] += game.refused(seat);
+            c.blocked[seat] += game.blocked[seat];
+        }
+        for (seat, fault) in game.faults() {
+            match fault {
+                Fault::Timeout => c.timeouts[seat] += 1,
+                Fault::Error => c.errors[seat] += 1,
+            }
+        }
+    }
+
+    /// Every ordered pairing that played, by names.
+    pub fn iter(&self) -> impl Iterator<Item = ((&str, &str), &PairCounts)> {
+        self.pairings
+            .iter()
+            .map(|((a, b), c)| ((a.as_str(), b.as_str()), c))
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> usize {
+        self.pairings.values().map(|c| c.games as usize).sum()
+    }
+}
+
 /// Standings of `bots` over `games` by score rate alone, best first (ties by name).
 pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
+    standings_of(bots, &Counts::of(games), scoring)
+}
+
+/// [`standings`] from the games' counts.
+///
+/// Points are counts times the points of a result: the same numbers as summing game by
+/// game, since league points are whole or half numbers, whose sums are exact.
+pub fn standings_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Standing> {
     let mut rows: Vec<Standing> = bots
         .iter()
         .map(|bot| Standing {
@@ -126,40 +218,26 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
         })
         .collect();
     let index = |name: &str| bots.iter().position(|b| b == name);
-    for game in games {
-        for seat in 0..2 {
-            let Some(i) = index(&game.players[seat]) else {
+    for ((first, second), c) in counts.iter() {
+        for (seat, player) in [first, second].into_iter().enumerate() {
+            let Some(i) = index(player) else {
                 continue;
             };
             let row = &mut rows[i];
-            row.games += 1;
-            row.by_role[seat].0 += 1;
-            match game.winner {
-                None if game.both_lost() => row.losses += 1,
-                None => {
-                    row.ties += 1;
-                    row.points += scoring.tie;
-                }
-                Some(w) if w == seat => {
-                    row.wins += 1;
-                    row.by_role[seat].1 += 1;
-                    row.points += scoring.win;
-                }
-                Some(_) => row.losses += 1,
-            }
-            row.illegal_moves += game.refused(seat);
-            row.blocked_turns += game.blocked[seat];
-        }
-        for (seat, fault) in game.faults() {
-            if let Some(i) = index(&game.players[seat]) {
-                match fault {
-                    Fault::Timeout => rows[i].timeouts += 1,
-                    Fault::Error => rows[i].errors += 1,
-                }
-            }
+            row.games += c.games;
+            row.by_role[seat].0 += c.games;
+            row.by_role[seat].1 += c.wins[seat];
+            row.wins += c.wins[seat];
+            row.losses += c.wins[1 - seat] + c.both_lost;
+            row.ties += c.ties;
+            row.illegal_moves += c.refused[seat];
+            row.blocked_turns += c.blocked[seat];
+            row.timeouts += c.timeouts[seat];
+            row.errors += c.errors[seat];
         }
     }
     for row in &mut rows {
+        row.points = f64::from(row.wins) * scoring.win + f64::from(row.ties) * scoring.tie;
         row.rate = score_rate(row.points, row.games);
     }
     set_marks(&mut rows, &[]);
@@ -206,24 +284,41 @@ pub fn score_rate(points: f64, games: u32) -> f64 {
 
 /// `matrix[i][j]`: the points bot i scored against bot j.
 pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Vec<f64>> {
+    head_to_head_of(bots, &Counts::of(games), scoring)
+}
+
+/// [`head_to_head`] from the games' counts.
+pub fn head_to_head_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Vec<f64>> {
     let n = bots.len();
+    let wtl = results_of(bots, counts);
     let mut matrix = vec![vec![0.0; n]; n];
-    let index = |name: &str| bots.iter().position(|b| b == name);
-    for game in games {
-        let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
-            continue;
-        };
-        match game.winner {
-            None if game.both_lost() => {}
-            None => {
-                matrix[a][b] += scoring.tie;
-                matrix[b][a] += scoring.tie;
-            }
-            Some(0) => matrix[a][b] += scoring.win,
-            Some(_) => matrix[b][a] += scoring.win,
+    for i in 0..n {
+        for j in 0..n {
+            let (w, t, _) = wtl[i][j];
+            matrix[i][j] = f64::from(w) * scoring.win + f64::from(t) * scoring.tie;
         }
     }
     matrix
+}
+
+/// `wtl[i][j]`: bot i's wins, ties and losses against bot j, whoever held which role;
+/// games both lost left out.
+fn results_of(bots: &[String], counts: &Counts) -> Vec<Vec<(u32, u32, u32)>> {
+    let n = bots.len();
+    let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];
+    let index = |name: &str| bots.iter().position(|b| b == name);
+    for ((first, second), c) in counts.iter() {
+        let (Some(a), Some(b)) = (index(first), index(second)) else {
+            continue;
+        };
+        wtl[a][b].0 += c.wins[0];
+        wtl[a][b].1 += c.ties;
+        wtl[a][b].2 += c.wins[1];
+        wtl[b][a].0 += c.wins[1];
+        wtl[b][a].1 += c.ties;
+        wtl[b][a].2 += c.wins[0];
+    }
+    wtl
 }
 
 /// One row of the head-to-head table: `bot` against `opponent`.
@@ -238,30 +333,14 @@ pub struct Pairing {
 
 /// Every ordered pair of bots that met, in bot order.
 pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
+    pairings_of(bots, &Counts::of(games), scoring)
+}
+
+/// [`pairings`] from the games' counts.
+pub fn pairings_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Pairing> {
     let n = bots.len();
-    let points = head_to_head(bots, games, scoring);
-    let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];
-    let index = |name: &str| bots.iter().position(|b| b == name);
-    for game in games {
-        let (Some(a), Some(b)) = (index(&game.players[0]), index(&game.players[1])) else {
-            continue;
-        };
-        match game.winner {
-            None if game.both_lost() => {}
-            None => {
-                wtl[a][b].1 += 1;
-                wtl[b][a].1 += 1;
-            }
-            Some(0) => {
-                wtl[a][b].0 += 1;
-                wtl[b][a].2 += 1;
-            }
-            Some(_) => {
-                wtl[b][a].0 += 1;
-                wtl[a][b].2 += 1;
-            }
-        }
-    }
+    let points = head_to_head_of(bots, counts, scoring);
+    let wtl = results_of(bots, counts);
     let mut out = Vec::new();
     for i in 0..n {
         for j in 0..n {
@@ -280,176 +359,4 @@ pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::shared;
-
-    fn game(id: u64, first: &str, second: &str, winner: Option<usize>) -> GameSummary {
-        GameSummary {
-            id,
-            players: [shared(first), shared(second)],
-            roles: [shared("rebel"), shared("officer")],
-            winner,
-            reason: shared("test"),
-            rounds: 1,
-            illegal: [0, 0],
-            blocked: [0, 0],
-            max_ms: [0.0; 2],
-            mean_ms: [0.0; 2],
-            seed: 0,
-            detail: shared(""),
-            pair: id / 2,
-            opening: shared("[]"),
-            replay: {
-                let mut replay = [0; 12];
-                replay[..8].copy_from_slice(&id.to_le_bytes());
-                replay
-            },
-        }
-    }
-
-    const COURSE: Scoring = Scoring { win: 1.0, tie: 0.0 };
-
-    #[test]
-    fn hand_computed_league_with_a_tie() {
-        // Three bots, each pair twice (roles swapped):
-        //   a beats b twice; a-c: a wins as rebel, tie as officer; b-c: c wins both.
-        // Points: a = 3, c = 2, b = 0 (a tie scores 0). Marks: 20, 20*2/3, 0.
-        let bots: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        let games = vec![
-            game(0, "a", "b", Some(0)),
-            game(1, "b", "a", Some(1)),
-            game(2, "a", "c", Some(0)),
-            game(3, "c", "a", None),
-            game(4, "b", "c", Some(1)),
-            game(5, "c", "b", Some(0)),
-        ];
-        let table = standings(&bots, &games, COURSE);
-        let summary: Vec<(usize, &str, u32, u32, u32, f64)> = table
-            .iter()
-            .map(|s| (s.rank, s.bot.as_str(), s.wins, s.losses, s.ties, s.points))
-            .collect();
-        assert_eq!(
-            summary,
-            vec![
-                (1, "a", 3, 0, 1, 3.0),
-                (2, "c", 2, 1, 1, 2.0),
-                (3, "b", 0, 4, 0, 0.0)
-            ]
-        );
-        let marks: Vec<Option<f64>> = table.iter().map(|s| s.mark).collect();
-        assert_eq!(marks, vec![Some(20.0), Some(20.0 * 2.0 / 3.0), Some(0.0)]);
-        // a: as rebel (first role) games 0 and 2, both won; as officer games 1 (won) and 3 (tie).
-        assert_eq!(table[0].by_role, [(2, 2), (2, 1)]);
-        let h2h = head_to_head(&bots, &games, COURSE);
-        assert_eq!(
-            h2h,
-            vec![
-                vec![0.0, 2.0, 1.0],
-                vec![0.0, 0.0, 0.0],
-                vec![0.0, 2.0, 0.0]
-            ]
-        );
-    }
-
-    #[test]
-    fn everybody_at_zero_gets_mark_zero_and_shares_first_place() {
-        let bots: Vec<String> = ["x", "y"].map(String::from).to_vec();
-        let games = vec![game(0, "x", "y", None), game(1, "y", "x", None)];
-        let table = standings(&bots, &games, COURSE);
-        assert!(
-            table
-                .iter()
-                .all(|s| s.mark == Some(0.0) && s.points == 0.0 && s.rank == 1 && s.ties == 2)
-        );
-    }
-
-    #[test]
-    fn gomoku_style_scoring_counts_draws() {
-        let bots: Vec<String> = ["x", "y"].map(String::from).to_vec();
-        let games = vec![game(0, "x", "y", None), game(1, "y", "x", Some(1))];
-        let table = standings(&bots, &games, Scoring { win: 2.0, tie: 1.0 });
-        assert_eq!(
-            (table[0].bot.as_str(), table[0].points, table[0].mark),
-            ("x", 3.0, Some(20.0))
-        );
-        assert_eq!((table[1].bot.as_str(), table[1].points), ("y", 1.0));
-        assert!((table[1].mark.unwrap() - 20.0 / 3.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn a_non_scoring_baseline_that_wins_leaves_the_best_student_at_twenty() {
-        // The baseline beats both students; s1 beats s2 once.
-        let bots: Vec<String> = ["base", "s1", "s2"].map(String::from).to_vec();
-        let games = vec![
-            game(0, "base", "s1", Some(0)),
-            game(1, "s1", "base", Some(1)),
-            game(2, "base", "s2", Some(0)),
-            game(3, "s2", "base", Some(1)),
-            game(4, "s1", "s2", Some(0)),
-            game(5, "s2", "s1", None),
-        ];
-        let mut rows = standings(&bots, &games, COURSE);
-        assert_eq!(rows[1].mark, Some(20.0 / 4.0), "with the baseline scoring");
-        set_marks(&mut rows, &["base".to_string()]);
-        let marks: Vec<(&str, usize, Option<f64>)> = rows
-            .iter()
-            .map(|s| (s.bot.as_str(), s.rank, s.mark))
-            .collect();
-        assert_eq!(
-            marks,
-            vec![
-                ("base", 1, None),
-                ("s1", 2, Some(20.0)),
-                ("s2", 3, Some(0.0))
-            ]
-        );
-    }
-
-    #[test]
-    fn failures_and_illegal_moves_are_counted_per_bot() {
-        let bots: Vec<String> = ["a", "b"].map(String::from).to_vec();
-        let mut timeout = game(0, "a", "b", Some(1));
-        timeout.reason = shared("timeout");
-        timeout.illegal = [2, 1];
-        let mut crash = game(1, "b", "a", Some(1));
-        crash.reason = shared("crash");
-        let mut both = game(2, "a", "b", None);
-        both.reason = shared("both_failed");
-        let rule_win = game(3, "b", "a", Some(0));
-        let rows = standings(&bots, &[timeout, crash, both, rule_win], COURSE);
-        let counts: Vec<(&str, u32, u32, u32)> = rows
-            .iter()
-            .map(|s| (s.bot.as_str(), s.illegal_moves, s.timeouts, s.errors))
-            .collect();
-        assert_eq!(counts, vec![("b", 1, 0, 2), ("a", 2, 1, 1)]);
-    }
-
-    #[test]
-    fn a_gauntlet_ranks_by_score_rate_not_by_raw_points() {
-        // The candidate plays 4 games and wins 2 (2 points, rate 0.5); baseline b plays 2
-        // and wins both of its games against the candidate (2 points, rate 1); baseline c
-        // loses both (0 points).
-        let bots: Vec<String> = ["cand", "b", "c"].map(String::from).to_vec();
-        let games = vec![
-            game(0, "cand", "b", Some(1)),
-            game(1, "b", "cand", Some(0)),
-            game(2, "cand", "c", Some(0)),
-            game(3, "c", "cand", Some(1)),
-        ];
-        let table = standings(&bots, &games, COURSE);
-        type Row<'a> = (usize, &'a str, u32, f64, f64, Option<f64>);
-        let rows: Vec<Row> = table
-            .iter()
-            .map(|s| (s.rank, s.bot.as_str(), s.games, s.points, s.rate, s.mark))
-            .collect();
-        assert_eq!(
-            rows,
-            vec![
-                (1, "b", 2, 2.0, 1.0, Some(20.0)),
-                (2, "cand", 4, 2.0, 0.5, Some(20.0)),
-                (3, "c", 2, 0.0, 0.0, Some(0.0))
-            ]
-        );
-    }
-}
+mod tests;

@@ -1,8 +1,9 @@
 //! Tournaments: a schedule of games played in parallel, journaled as each ends, resumable.
 //!
 //! Workers on a dedicated pool play games in schedule order and send their records to
-//! one writer (the calling thread), which appends them to the journal, keeps the
-//! summaries, and hands out its progress and results so far through [`LeagueEvent`]s:
+//! one writer (the calling thread), which appends them to the journal, counts the results
+//! ([`tally::Tally`]: counts per pairing, never a row per game), and hands out its
+//! progress and results so far through [`LeagueEvent`]s:
 //! whoever runs it (the CLI) shows them and writes the tables; a tournament never writes
 //! a table or a report itself.
 
@@ -15,6 +16,7 @@ pub mod schedule;
 pub mod setup;
 pub mod shard;
 pub mod sprt;
+pub mod tally;
 
 use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
 use crate::engines::Builtins;
@@ -33,6 +35,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use tally::Tally;
 
 /// A bot in a tournament.
 #[derive(Clone, Debug)]
@@ -114,7 +117,11 @@ pub enum LeagueEvent<'a> {
     },
     /// The SPRT after a pair it newly counted.
     PairCounted(&'a SprtStatus),
-    /// Every game journaled so far, with the SPRT after each counted pair in an SPRT run:
+    /// A league's or a gauntlet's results so far, counted: once at the start, at most
+    /// once every [`RESULTS_EVERY`] while games finish, and always at the end, when the
+    /// journal is synced. Its games are in the journal, not held.
+    Counted { plan: &'a Plan, tally: &'a Tally },
+    /// Every game journaled so far by an SPRT run, with the test after each counted pair:
     /// once at the start, at most once every [`RESULTS_EVERY`] while games finish, and
     /// always at the end, when the journal is synced.
     Results {
@@ -217,7 +224,7 @@ pub fn run<G: Builtins>(
         plan,
         fixtures,
         mut journal,
-        mut summaries,
+        summaries,
         pending,
         repair,
     } = open(game, rules, tournament, None)?;
@@ -226,15 +233,17 @@ pub fn run<G: Builtins>(
     // per game until it ends.
     drop(fixtures);
     let pending: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
+    // The results are counted, never held: what lists every game reads the journal.
+    let tally = Tally::of(&summaries);
+    drop(summaries);
     on_event(LeagueEvent::Started {
         total,
-        already_done: summaries.len(),
+        already_done: tally.games,
         repair,
     })?;
-    on_event(LeagueEvent::Results {
+    on_event(LeagueEvent::Counted {
         plan: &plan,
-        games: &summaries,
-        sprt: None,
+        tally: &tally,
     })?;
 
     let scoring = Scoring {
@@ -246,12 +255,13 @@ pub fn run<G: Builtins>(
     // after each one would make a long league quadratic.
     let mut points = vec![0.0; names.len()];
     let mut games = vec![0u32; names.len()];
-    for row in league::standings(&names, &summaries, scoring) {
+    for row in league::standings_of(&names, &tally.counts, scoring) {
         if let Some(i) = names.iter().position(|n| *n == row.bot) {
             points[i] = row.points;
             games[i] = row.games;
         }
     }
+    let mut tally = tally;
     let mut played = 0;
     let mut last_results = Instant::now();
     let next_fixture = |i: usize| pending.get(i).map(|p| p.fixture(tournament.seed));
@@ -263,10 +273,10 @@ pub fn run<G: Builtins>(
         journal.version(),
         &mut |fixture, game| {
             journal.append_line(&game.line)?;
-            summaries.push(game.summary);
+            let summary = &game.summary;
+            tally.add(summary);
             played += 1;
-            let finished = summaries.len();
-            let summary = summaries.last().expect("just pushed");
+            let finished = tally.games;
             for seat in 0..2 {
                 let earned = match summary.winner {
                     None => scoring.tie,
@@ -293,10 +303,9 @@ pub fn run<G: Builtins>(
                 leader,
             })?;
             if last_results.elapsed() >= RESULTS_EVERY {
-                on_event(LeagueEvent::Results {
+                on_event(LeagueEvent::Counted {
                     plan: &plan,
-                    games: &summaries,
-                    sprt: None,
+                    tally: &tally,
                 })?;
                 last_results = Instant::now();
             }
@@ -304,19 +313,21 @@ pub fn run<G: Builtins>(
         },
     )?;
     journal.sync()?;
-    on_event(LeagueEvent::Results {
+    on_event(LeagueEvent::Counted {
         plan: &plan,
-        games: &summaries,
-        sprt: None,
+        tally: &tally,
     })?;
+    let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let mut table = league::table_of(&bots, &tally.counts, scoring, None);
+    league::set_marks(&mut table.rows, &plan.non_scoring());
     Ok(RunSummary {
-        table: league_table(&plan, &summaries, &plan.non_scoring(), None),
+        table,
         roles: plan.roles.clone(),
         played,
-        finished: summaries.len(),
+        finished: tally.games,
         total,
-        interrupted: summaries.len() < total,
-        distinct: DistinctPairs::of(&summaries),
+        interrupted: tally.games < total,
+        distinct: tally.distinct(),
     })
 }
 
@@ -390,10 +401,8 @@ pub(crate) fn open<G: Builtins>(
     .map_err(Error::usage)?;
     let plan = tournament.plan(game, rules, sprt)?;
     let schedule = tournament.fixtures();
-    let fixtures = match tournament.shard {
-        Some(shard) => shard.select(&schedule),
-        None => schedule.clone(),
-    };
+    // The shard's games; the whole schedule is not copied when it is all played here.
+    let selected = tournament.shard.map(|shard| shard.select(&schedule));
     let (journal, loaded) = Journal::open_shard(
         &tournament.out,
         &plan,
@@ -408,7 +417,7 @@ pub(crate) fn open<G: Builtins>(
         keep_results_private(&tournament.out)?;
     }
     let journal_path = tournament.out.join(journal::JOURNAL_FILE);
-    let mut summaries = Vec::with_capacity(fixtures.len());
+    let mut summaries = Vec::with_capacity(loaded.games.len());
     let mut done = HashSet::new();
     let shard_of_game = tournament
         .shard
@@ -430,6 +439,7 @@ pub(crate) fn open<G: Builtins>(
         done.insert(summary.id);
         summaries.push(summary);
     }
+    let fixtures = selected.unwrap_or(schedule);
     let pending = fixtures
         .iter()
         .filter(|f| !done.contains(&f.id))

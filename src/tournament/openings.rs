@@ -8,8 +8,8 @@ use super::journal::PlanOpenings;
 use crate::error::Error;
 use crate::games::Game;
 use crate::games::openings::{self, Opening, OpeningKind};
-use crate::record::GameSummary;
-use std::collections::HashSet;
+use crate::record::{GameSummary, Shared};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Where each pair starts.
@@ -150,36 +150,11 @@ pub struct DistinctPairs {
 
 impl DistinctPairs {
     pub fn of(games: &[GameSummary]) -> DistinctPairs {
-        use sha2::{Digest, Sha256};
-        // Pairs side by side, and each pair kept as a digest of its games: the count stays
-        // small in memory for a league of any size.
-        let mut sorted: Vec<&GameSummary> = games.iter().collect();
-        sorted.sort_by_key(|g| (g.pair, g.id));
-        let mut seen = HashSet::new();
-        let mut pairs = 0;
-        for games in sorted.chunk_by(|a, b| a.pair == b.pair) {
-            if games.len() != 2 {
-                continue;
-            }
-            pairs += 1;
-            let mut key: Vec<(&str, &str, [u8; 12])> = games
-                .iter()
-                .map(|g| (g.players[0].as_str(), g.players[1].as_str(), g.replay))
-                .collect();
-            key.sort();
-            let mut digest = Sha256::new();
-            for (first, second, replay) in key {
-                for part in [first.as_bytes(), b"\0", second.as_bytes(), b"\0", &replay] {
-                    digest.update(part);
-                }
-            }
-            let digest: [u8; 16] = digest.finalize()[..16].try_into().expect("16 of 32 bytes");
-            seen.insert(digest);
+        let mut counter = PairCounter::default();
+        for game in games {
+            counter.add(game);
         }
-        DistinctPairs {
-            distinct: seen.len(),
-            pairs,
-        }
+        counter.count()
     }
 
     /// `distinct pairs: K of N`, and when some pair was replayed, a warning that names the
@@ -197,5 +172,144 @@ impl DistinctPairs {
             )
         });
         (line, warning)
+    }
+}
+
+/// [`DistinctPairs`] counted game by game, in any order: a pair is held as its first
+/// game until its second arrives, then as a digest of both (16 bytes), so that a league
+/// of any size is counted without holding its games.
+#[derive(Clone, Debug, Default)]
+pub struct PairCounter {
+    /// Pairs with one game so far: (players in move order, replay digest).
+    halves: HashMap<u64, (Shared, Shared, [u8; 12])>,
+    /// Pairs with both games: the digest of the two.
+    whole: HashMap<u64, [u8; 16]>,
+    /// Pairs that claim more than two games: no pair, as in [`DistinctPairs::of`].
+    over: HashSet<u64>,
+}
+
+impl PairCounter {
+    pub fn add(&mut self, game: &GameSummary) {
+        let pair = game.pair;
+        if self.over.contains(&pair) {
+            return;
+        }
+        if self.whole.remove(&pair).is_some() {
+            self.over.insert(pair);
+            return;
+        }
+        let key = (
+            game.players[0].clone(),
+            game.players[1].clone(),
+            game.replay,
+        );
+        let Some(first) = self.halves.remove(&pair) else {
+            self.halves.insert(pair, key);
+            return;
+        };
+        self.whole.insert(pair, pair_digest([first, key]));
+    }
+
+    /// Complete pairs so far, and how many are distinct.
+    pub fn count(&self) -> DistinctPairs {
+        let distinct: HashSet<&[u8; 16]> = self.whole.values().collect();
+        DistinctPairs {
+            distinct: distinct.len(),
+            pairs: self.whole.len(),
+        }
+    }
+}
+
+/// What makes a pair the pair it was: its games' players and replays, in a fixed order.
+fn pair_digest(mut games: [(Shared, Shared, [u8; 12]); 2]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    games.sort();
+    let mut digest = Sha256::new();
+    for (first, second, replay) in &games {
+        for part in [first.as_bytes(), b"\0", second.as_bytes(), b"\0", replay] {
+            digest.update(part);
+        }
+    }
+    digest.finalize()[..16].try_into().expect("16 of 32 bytes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::shared;
+
+    fn game(id: u64, pair: u64, players: [&str; 2], replay: u8) -> GameSummary {
+        GameSummary {
+            id,
+            players: players.map(shared),
+            roles: [shared("rebel"), shared("officer")],
+            winner: None,
+            reason: shared("round_limit"),
+            rounds: 1,
+            illegal: [0, 0],
+            blocked: [0, 0],
+            max_ms: [0.0; 2],
+            mean_ms: [0.0; 2],
+            seed: 0,
+            detail: shared(""),
+            pair,
+            opening: shared("[]"),
+            replay: [replay; 12],
+        }
+    }
+
+    /// The count as it was made before games were counted one by one: the games sorted
+    /// side by side by pair.
+    fn by_sorting(games: &[GameSummary]) -> DistinctPairs {
+        let mut sorted: Vec<&GameSummary> = games.iter().collect();
+        sorted.sort_by_key(|g| (g.pair, g.id));
+        let mut seen = HashSet::new();
+        let mut pairs = 0;
+        for games in sorted.chunk_by(|a, b| a.pair == b.pair) {
+            if games.len() != 2 {
+                continue;
+            }
+            pairs += 1;
+            let [a, b] = [games[0], games[1]];
+            seen.insert(pair_digest([
+                (a.players[0].clone(), a.players[1].clone(), a.replay),
+                (b.players[0].clone(), b.players[1].clone(), b.replay),
+            ]));
+        }
+        DistinctPairs {
+            distinct: seen.len(),
+            pairs,
+        }
+    }
+
+    #[test]
+    fn distinct_pairs_counted_game_by_game_in_any_order_equal_the_sorted_count() {
+        let mut games = vec![
+            // Pairs 0 and 1 replay each other; pair 2 differs; pair 3 has one game; pair
+            // 4 claims three (no pair); pair 5 is pair 0 with the roles' games swapped.
+            game(0, 0, ["a", "b"], 1),
+            game(1, 0, ["b", "a"], 2),
+            game(2, 1, ["a", "b"], 1),
+            game(3, 1, ["b", "a"], 2),
+            game(4, 2, ["a", "b"], 3),
+            game(5, 2, ["b", "a"], 2),
+            game(6, 3, ["a", "b"], 1),
+            game(7, 4, ["a", "b"], 4),
+            game(8, 4, ["b", "a"], 4),
+            game(9, 4, ["b", "a"], 5),
+            game(10, 5, ["b", "a"], 2),
+            game(11, 5, ["a", "b"], 1),
+        ];
+        let expected = DistinctPairs {
+            distinct: 2,
+            pairs: 4,
+        };
+        assert_eq!(by_sorting(&games), expected);
+        assert_eq!(DistinctPairs::of(&games), expected);
+        games.reverse();
+        assert_eq!(DistinctPairs::of(&games), expected);
+        games.swap(0, 7);
+        games.swap(3, 10);
+        assert_eq!(DistinctPairs::of(&games), expected);
     }
 }

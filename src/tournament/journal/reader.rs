@@ -4,10 +4,10 @@
 use super::format::*;
 use super::repair::Repair;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary};
+use crate::record::{GameRecord, GameSummary, own, shared};
 use crate::tournament::shard::Shard;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::Path;
 
 /// What a journal held when it was opened.
@@ -55,14 +55,7 @@ pub fn load_visiting(
     }
     let read = read(path, visit)?;
     let Some((version, plan, shard)) = read.header else {
-        return Err(Error::Input {
-            path: path.to_path_buf(),
-            line: 1,
-            message: "the header line is torn (the run that created the journal was killed \
-                      while writing it): the journal holds no game; rerun the tournament to \
-                      start it afresh"
-                .into(),
-        });
+        return Err(torn_header(path));
     };
     Ok(Loaded {
         plan,
@@ -89,6 +82,223 @@ pub fn for_each_record(
             line: 1,
             message: "the header line is torn: the journal holds no game".into(),
         }),
+    }
+}
+
+/// [`load`] without holding the games: each game's summary goes to `count` as it is
+/// read (the first copy of each id, in journal order, a torn last line left out as
+/// [`load`] leaves it), and is kept on disk, in a nameless file beside the journal, for
+/// the tables that list every game to read again in schedule order ([`Listing`]). The
+/// returned `games` is empty.
+pub fn load_counting(
+    path: &Path,
+    count: &mut dyn FnMut(&GameSummary),
+) -> Result<(Loaded, Listing), Error> {
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let spill_io = |source| Error::Io {
+        path: folder.to_path_buf(),
+        source,
+    };
+    let mut spill = std::io::BufWriter::new(tempfile::tempfile_in(folder).map_err(spill_io)?);
+    let mut written: u64 = 0;
+    let mut lines = Vec::new();
+    let read = read_with(path, SUMMARY_BATCH, &summary_of, &mut |id, _, summary| {
+        count(&summary);
+        let line = listed_line(&summary);
+        spill.write_all(line.as_bytes()).map_err(spill_io)?;
+        lines.push((id, written));
+        written += line.len() as u64;
+        Ok(())
+    })?;
+    let Some((version, plan, shard)) = read.header else {
+        return Err(torn_header(path));
+    };
+    let file = spill.into_inner().map_err(|e| spill_io(e.into_error()))?;
+    lines.sort_unstable();
+    Ok((
+        Loaded {
+            plan,
+            shard,
+            version,
+            games: Vec::new(),
+            repair: read.tail.map(|(_, kind)| kind),
+        },
+        Listing {
+            file,
+            folder: folder.to_path_buf(),
+            lines,
+        },
+    ))
+}
+
+/// The games of a journal kept on disk by [`load_counting`], to be read again one at a
+/// time in schedule order ([`Listing::for_each`]): what games.csv and the feedback list of
+/// each game, one short JSON line a game, read far faster than the journal's own lines.
+/// The file has no name: it goes when the listing is dropped.
+pub struct Listing {
+    file: File,
+    folder: std::path::PathBuf,
+    /// Each game's id and the offset of its line, in schedule order.
+    lines: Vec<(u64, u64)>,
+}
+
+/// The fields of a summary kept in a [`Listing`], in order (all but the replay digest,
+/// which only the count of distinct pairs reads, and which was counted).
+type ListedOut<'a> = (
+    u64,
+    u64,
+    [&'a str; 2],
+    [&'a str; 2],
+    Option<usize>,
+    &'a str,
+    u32,
+    [u32; 2],
+    [u32; 2],
+    [f64; 2],
+    [f64; 2],
+    u64,
+    &'a str,
+    &'a str,
+);
+type ListedIn = (
+    u64,
+    u64,
+    [String; 2],
+    [String; 2],
+    Option<usize>,
+    String,
+    u32,
+    [u32; 2],
+    [u32; 2],
+    [f64; 2],
+    [f64; 2],
+    u64,
+    String,
+    String,
+);
+
+fn listed_line(g: &GameSummary) -> String {
+    let fields: ListedOut = (
+        g.id,
+        g.pair,
+        [g.players[0].as_str(), g.players[1].as_str()],
+        [g.roles[0].as_str(), g.roles[1].as_str()],
+        g.winner,
+        g.reason.as_str(),
+        g.rounds,
+        g.illegal,
+        g.blocked,
+        g.max_ms,
+        g.mean_ms,
+        g.seed,
+        g.detail.as_str(),
+        g.opening.as_str(),
+    );
+    let mut line = serde_json::to_string(&fields).expect("a summary always serializes");
+    line.push('\n');
+    line
+}
+
+fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
+    let (
+        id,
+        pair,
+        players,
+        roles,
+        winner,
+        reason,
+        rounds,
+        illegal,
+        blocked,
+        max_ms,
+        mean_ms,
+        seed,
+        detail,
+        opening,
+    ): ListedIn = serde_json::from_slice(text).map_err(|e| e.to_string())?;
+    Ok(GameSummary {
+        id,
+        players: players.map(|p| shared(&p)),
+        roles: roles.map(|r| shared(&r)),
+        winner,
+        reason: shared(&reason),
+        rounds,
+        illegal,
+        blocked,
+        max_ms,
+        mean_ms,
+        seed,
+        detail: own(detail),
+        pair,
+        opening: own(opening),
+        // Not kept: see `ListedOut`.
+        replay: [0; 12],
+    })
+}
+
+impl Listing {
+    /// Games listed.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Hands each game's summary to `visit`, in schedule order; its replay digest is not
+    /// kept (all zero). Lines read in a row are read without seeking, so the games of a
+    /// journal written in schedule order are read straight through.
+    pub fn for_each(
+        &self,
+        visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: self.folder.clone(),
+            source,
+        };
+        let mut file = &self.file;
+        std::io::Seek::rewind(&mut file).map_err(io)?;
+        let mut reader = BufReader::new(file);
+        let mut at = 0u64;
+        let mut line = Vec::new();
+        for &(id, offset) in &self.lines {
+            if offset != at {
+                reader
+                    .seek_relative(offset as i64 - at as i64)
+                    .map_err(io)?;
+            }
+            line.clear();
+            let read = reader.read_until(b'\n', &mut line).map_err(io)?;
+            at = offset + read as u64;
+            let summary = listed_summary(line.strip_suffix(b"\n").unwrap_or(&line))
+                .ok()
+                .filter(|g| g.id == id)
+                .ok_or_else(|| {
+                    io(std::io::Error::other(format!(
+                        "the games kept for listing were changed: game {id} is not at byte {offset}"
+                    )))
+                })?;
+            visit(&summary)?;
+        }
+        Ok(())
+    }
+}
+
+fn torn_header(path: &Path) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        line: 1,
+        message: "the header line is torn (the run that created the journal was killed while \
+                  writing it): the journal holds no game; rerun the tournament to start it \
+                  afresh"
+            .into(),
     }
 }
 
@@ -159,83 +369,150 @@ pub(super) fn read_visiting(
     path: &Path,
     visit: &mut dyn FnMut(u64, GameRecord) -> Result<(), Error>,
 ) -> Result<Read, Error> {
+    read_at(path, &mut |id, _, record| visit(id, record))
+}
+
+/// [`read_visiting`], handing `visit` each game's id, the offset of its line and its
+/// record.
+fn read_at(
+    path: &Path,
+    visit: &mut dyn FnMut(u64, u64, GameRecord) -> Result<(), Error>,
+) -> Result<Read, Error> {
+    // One line at a time: a whole record can be large.
+    read_with(path, 1, &decode_game, visit)
+}
+
+/// Makes a game line's value of the journal's format and the line's text.
+type Decode<T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync;
+
+/// Game lines decoded at once when only their summaries are kept: enough to keep every
+/// core busy, a few hundred kilobytes of lines.
+const SUMMARY_BATCH: usize = 512;
+
+/// A game line's summary, straight from its text.
+fn summary_of(version: u32, text: &[u8]) -> Result<(u64, GameSummary), String> {
+    decode_game(version, text).map(|(id, record)| (id, GameSummary::of(id, &record)))
+}
+
+/// Reads a journal's lines: the header and what is wrong with its last line, handing each
+/// game (the first copy of each id, in journal order) to `visit` with the offset of its
+/// line, as `decode` makes it of the journal's format and the line's text. Game lines are
+/// decoded `batch` at a time, the lines of a batch on every core: decoding is most of the
+/// time a large journal takes to read.
+fn read_with<T: Send>(
+    path: &Path,
+    batch: usize,
+    decode: &Decode<T>,
+    visit: &mut dyn FnMut(u64, u64, T) -> Result<(), Error>,
+) -> Result<Read, Error> {
+    use rayon::prelude::*;
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io)?;
     let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
     let mut offset: u64 = 0;
     let mut header: Option<(u32, Plan, Option<Shard>)> = None;
     let mut seen = std::collections::HashSet::new();
     let mut number = 0usize;
     let mut tail = None;
-    loop {
+    // Lines read and not yet decoded: (line number, offset, whole, text with its newline).
+    let mut lines: Vec<(usize, u64, bool, Vec<u8>)> = Vec::with_capacity(batch);
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut ended = false;
+    while !ended {
+        let mut line = spare.pop().unwrap_or_default();
         line.clear();
         let read = std::io::Read::take(&mut reader, MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut line)
             .map_err(io)?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        if read as u64 > MAX_LINE_BYTES {
-            return Err(Error::Input {
-                path: path.to_path_buf(),
-                line: number,
-                message: format!(
-                    "the line is longer than {} MiB, which no game's record needs",
-                    MAX_LINE_BYTES >> 20
-                ),
-            });
-        }
-        let complete = line.ends_with(b"\n");
-        let bad = |message: String| Error::Input {
-            path: path.to_path_buf(),
-            line: number,
-            message,
-        };
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        if number == 1 {
-            match header_of(text) {
-                Err(HeaderError::NotJson(_)) if !complete => {
-                    return Ok(Read {
-                        header: None,
-                        games: Vec::new(),
-                        tail: Some((0, Repair::Dropped)),
-                    });
-                }
-                Err(HeaderError::NotJson(e)) => {
-                    return Err(bad(format!("not an arbiter journal header: {e}")));
-                }
-                Err(HeaderError::Bad(message)) => return Err(bad(message)),
-                Ok(read) => {
-                    header = Some(read);
-                    if !complete {
-                        tail = Some((offset, Repair::Completed));
+        ended = read == 0;
+        if !ended {
+            number += 1;
+            if read as u64 > MAX_LINE_BYTES {
+                return Err(Error::Input {
+                    path: path.to_path_buf(),
+                    line: number,
+                    message: format!(
+                        "the line is longer than {} MiB, which no game's record needs",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                });
+            }
+            let complete = line.ends_with(b"\n");
+            if number == 1 {
+                let bad = |message: String| Error::Input {
+                    path: path.to_path_buf(),
+                    line: number,
+                    message,
+                };
+                let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                match header_of(text) {
+                    Err(HeaderError::NotJson(_)) if !complete => {
+                        return Ok(Read {
+                            header: None,
+                            games: Vec::new(),
+                            tail: Some((0, Repair::Dropped)),
+                        });
+                    }
+                    Err(HeaderError::NotJson(e)) => {
+                        return Err(bad(format!("not an arbiter journal header: {e}")));
+                    }
+                    Err(HeaderError::Bad(message)) => return Err(bad(message)),
+                    Ok(read) => {
+                        header = Some(read);
+                        if !complete {
+                            tail = Some((offset, Repair::Completed));
+                        }
                     }
                 }
+            } else {
+                lines.push((number, offset, complete, line));
             }
+            offset += read as u64;
+        }
+        if lines.len() < batch.max(1) && !ended {
+            continue;
+        }
+        let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _, _)| *v);
+        let decoded: Vec<Result<(u64, T), String>> = if lines.len() > 1 {
+            lines
+                .par_iter()
+                .map(|(_, _, _, line)| decode(version, line.strip_suffix(b"\n").unwrap_or(line)))
+                .collect()
         } else {
-            let version = header.as_ref().map_or(FORMAT_VERSION, |(v, _, _)| *v);
-            match decode_game(version, text) {
-                Ok((id, record)) => {
+            lines
+                .iter()
+                .map(|(_, _, _, line)| decode(version, line.strip_suffix(b"\n").unwrap_or(line)))
+                .collect()
+        };
+        for ((number, at, complete, line), result) in lines.drain(..).zip(decoded) {
+            spare.push(line);
+            match result {
+                Ok((id, value)) => {
                     if !complete {
-                        tail = Some((offset, Repair::Completed));
+                        tail = Some((at, Repair::Completed));
                     }
                     if seen.insert(id) {
-                        visit(id, record)?;
+                        visit(id, at, value)?;
                     }
                 }
+                // Only the last line can lack its newline.
                 Err(_) if !complete => {
-                    tail = Some((offset, Repair::Dropped));
-                    break;
+                    tail = Some((at, Repair::Dropped));
+                    ended = true;
                 }
-                Err(e) => return Err(bad(format!("not a game record: {e}"))),
+                Err(e) => {
+                    return Err(Error::Input {
+                        path: path.to_path_buf(),
+                        line: number,
+                        message: format!("not a game record: {e}"),
+                    });
+                }
             }
         }
-        offset += read as u64;
+        spare.truncate(batch);
     }
     if header.is_none() {
         return Err(Error::Input {

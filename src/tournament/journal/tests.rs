@@ -175,3 +175,49 @@ fn every_record_is_read_whole_once_in_journal_order_without_the_torn_tail() {
     let err = for_each_record(&path, |_, _| Err(Error::usage("stop".to_string())));
     assert!(err.unwrap_err().to_string().contains("stop"));
 }
+
+#[test]
+fn the_listing_kept_while_counting_gives_back_every_summary_in_schedule_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+    // Out of schedule order, with times, a detail and an opening to read back exactly.
+    for id in [3u64, 0, 2, 1] {
+        let mut game = record();
+        game.seed = id;
+        game.start = id / 2;
+        game.opening = serde_json::json!([[id, 1]]);
+        game.detail =
+            (id == 2).then(|| "Traceback (most recent call last):\nValueError: \"x\"".into());
+        game.moves = serde_json::from_value(serde_json::json!([
+            {"ply": 0, "side": "white", "reply": [1, 2], "verdict": "move", "time_ms": 0.1234 + id as f64},
+            {"ply": 1, "side": "black", "reply": null, "verdict": "illegal", "reason": "no_legal_move", "time_ms": 1e-3},
+        ]))
+        .unwrap();
+        journal.append(id, &game).unwrap();
+    }
+    drop(journal);
+    let path = dir.path().join(JOURNAL_FILE);
+    let mut counted = Vec::new();
+    let (loaded, listing) = load_counting(&path, &mut |g| counted.push(g.clone())).unwrap();
+    assert!(loaded.games.is_empty());
+    let mut whole = load(&path).unwrap().games;
+    assert_eq!(
+        counted, whole,
+        "counted in journal order, as load reads them"
+    );
+    whole.sort_by_key(|g| g.id);
+    let mut listed = Vec::new();
+    listing
+        .for_each(&mut |g| {
+            listed.push(g.clone());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(listing.len(), 4);
+    for (listed, whole) in listed.iter().zip(&whole) {
+        let mut expected = whole.clone();
+        expected.replay = [0; 12];
+        assert_eq!(listed, &expected);
+    }
+    assert_eq!(listed.len(), whole.len());
+}
