@@ -472,9 +472,11 @@ impl Finished {
 pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
 
 /// Games ahead per worker unless [`PRESTART_VAR`] says otherwise. A course bot's game can
-/// be shorter than the start-up of its two interpreters in their jails: with one game
-/// ahead, the next game's bots would often still be starting when the game in play ends.
-pub const DEFAULT_AHEAD: usize = 2;
+/// be shorter than the start-up of its two interpreters in their jails, so the next
+/// game's bots may still be starting when the game in play ends; but starting two games
+/// ahead was no faster in benches/league.rs (the start-ups then take the cores from each
+/// other and from the games in play), and keeps more bots waiting.
+pub const DEFAULT_AHEAD: usize = 1;
 
 /// The most games ahead per worker [`PRESTART_VAR`] may ask for.
 pub const MAX_AHEAD: usize = 8;
