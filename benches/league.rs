@@ -15,7 +15,7 @@
 //!
 //! Run: cargo bench --bench league (it builds the release `arbiter` binary first).
 //! Knobs: `BENCH_SUBPROCESS_GAMES` (default 1000), `BENCH_PYTHON_GAMES` (default 60),
-//! `BENCH_ROUNDS` (default 1), `BENCH_AHEAD` (the games ahead to compare, default `0,2`),
+//! `BENCH_ROUNDS` (default 1), `BENCH_AHEAD` (the games ahead to compare, default `0,1`),
 //! `BENCH_ONLY=python` (the Python league alone).
 
 use arbiter::bots::spec::{BotSpec, CommandSpec};
@@ -197,10 +197,10 @@ fn measure(me: &Path, jobs: usize, games: u32, bots: &Bots, prestart: Option<&st
             command.env(PYTHON_BOTS, folder);
         }
     }
-    match prestart {
-        Some(value) => command.env(PRESTART_VAR, value),
-        None => command.env_remove(PRESTART_VAR),
-    };
+    // Without a number of its own, the child inherits the bench's.
+    if let Some(value) = prestart {
+        command.env(PRESTART_VAR, value);
+    }
     let out = command.output().expect("child runs");
     let text = String::from_utf8_lossy(&out.stdout);
     let fields: Vec<f64> = text

@@ -1,0 +1,265 @@
+//! Playing a schedule's games on a dedicated pool of workers, the bots of each worker's
+//! next games started while it plays one.
+
+use super::schedule::Fixture;
+use super::{Finished, Tournament};
+use crate::bots::spec::BotSpec;
+use crate::engines::Builtins;
+use crate::error::Error;
+use crate::record::GameRecord;
+use crate::referee::{CANCELLED, Handshake, MatchConfig, play_started, start_game};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// The environment variable that sets how many games ahead each worker starts the bots
+/// of (`0`: none, each game's bots are started when it comes; at most [`MAX_AHEAD`]):
+/// for measuring what starting ahead gains, and a way back should it ever be in the way.
+pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
+
+/// Games ahead per worker unless [`PRESTART_VAR`] says otherwise. A course bot's game can
+/// be shorter than the start-up of its two interpreters in their jails, so the next
+/// game's bots may still be starting when the game in play ends; but starting two games
+/// ahead was no faster in benches/league.rs (the start-ups then take the cores from each
+/// other and from the games in play), and keeps more bots waiting.
+pub const DEFAULT_AHEAD: usize = 1;
+
+/// The most games ahead per worker [`PRESTART_VAR`] may ask for.
+pub const MAX_AHEAD: usize = 8;
+
+/// How many games ahead a worker starts the bots of while it plays one: none when every
+/// entrant is an engine in this process (it starts at once), else [`PRESTART_VAR`]'s
+/// number or [`DEFAULT_AHEAD`].
+fn games_ahead(tournament: &Tournament) -> usize {
+    let programs = tournament
+        .entrants
+        .iter()
+        .any(|e| !matches!(e.spec, BotSpec::Builtin(_)));
+    if !programs {
+        return 0;
+    }
+    std::env::var(PRESTART_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(DEFAULT_AHEAD, |n| n.min(MAX_AHEAD))
+}
+
+/// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
+/// `tournament.jobs` threads of a dedicated pool, until it returns `None` or `stop` is
+/// set, and hands each finished game to `consume` on the calling thread as it ends.
+/// Games cancelled by `stop` are dropped. An error from `consume` stops the run.
+///
+/// Each game gets fresh bots, started and handshaken before its first turn as ever; but
+/// while a worker plays a game, the bots of the worker's next games (a few: see
+/// [`games_ahead`]) are already being started, each game on a thread of its own, so that
+/// the start-up of bot programs (an interpreter, a jail) overlaps play instead of leaving
+/// the cores idle between games. The number ahead is bounded: a started bot idles after
+/// `ready` until its game comes, so what starting ahead takes from the games in play is at
+/// most that many start-ups per worker at a time. A worker plays its games in the order it
+/// claimed them. Bots started ahead for a game that is never played (a stop, an SPRT
+/// verdict, an error) are killed and reaped like any bot, before the run returns.
+pub(crate) fn play_pool<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    next_fixture: &(dyn Fn(usize) -> Option<Fixture> + Sync),
+    stop: &Arc<AtomicBool>,
+    version: u32,
+    consume: &mut dyn FnMut(Fixture, Finished) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let jobs = tournament.jobs.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("arbiter-game-{i}"))
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start {jobs} game threads: {e}")))?;
+    let next = AtomicUsize::new(0);
+    let depth = games_ahead(tournament);
+    // Bounded: when the writer falls behind, the workers wait instead of piling up
+    // finished games in memory (a long league would otherwise hold most of its games).
+    let (tx, rx) = mpsc::sync_channel::<Result<(Fixture, Finished), Error>>(jobs);
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        let next = &next;
+        scope.spawn(move || {
+            pool.scope(|s| {
+                for _ in 0..jobs {
+                    let tx = tx.clone();
+                    s.spawn(move |_| {
+                        let claim = || {
+                            if stop.load(Ordering::SeqCst) {
+                                return None;
+                            }
+                            next_fixture(next.fetch_add(1, Ordering::SeqCst))
+                        };
+                        let seat = |fixture: Fixture| {
+                            let seated = seat_fixture(game, tournament, &fixture, stop);
+                            (fixture, seated)
+                        };
+                        std::thread::scope(|threads| {
+                            // This worker's next games, in the order claimed.
+                            let mut ahead: VecDeque<Ahead<'_, G>> = VecDeque::new();
+                            while !stop.load(Ordering::SeqCst) {
+                                let current = match ahead.pop_front() {
+                                    Some(upcoming) => upcoming,
+                                    None => match claim() {
+                                        Some(fixture) => Ahead::Later(fixture),
+                                        None => break,
+                                    },
+                                };
+                                // Topped up before the current game is seated, so that even
+                                // the first game's start-up overlaps the next ones'.
+                                while ahead.len() < depth
+                                    && let Some(upcoming) = claim()
+                                {
+                                    let thread = std::thread::Builder::new()
+                                        .name("arbiter-prestart".into())
+                                        .spawn_scoped(threads, move || seat(upcoming));
+                                    ahead.push_back(match thread {
+                                        Ok(handle) => Ahead::Starting(handle),
+                                        Err(_) => Ahead::Later(upcoming),
+                                    });
+                                }
+                                let (fixture, seated) = current.seated(seat);
+                                let result =
+                                    seated.map(|s| play_seated(game, tournament, &fixture, s));
+                                // A game that ends after a stop may owe its end to the stop
+                                // (its bots were killed): it is no result, and a resume
+                                // plays it again.
+                                let cancelled = stop.load(Ordering::SeqCst)
+                                    || matches!(&result, Ok(r) if r.reason == CANCELLED);
+                                if cancelled {
+                                    break;
+                                }
+                                let finished =
+                                    result.map(|r| (fixture, Finished::of(&fixture, r, version)));
+                                if tx.send(finished).is_err() {
+                                    break;
+                                }
+                            }
+                            // Games started ahead and never played: their bots are killed
+                            // and reaped here, as their seats are dropped, before the run
+                            // returns.
+                            ahead.into_iter().for_each(Ahead::abandon);
+                        });
+                    });
+                }
+            });
+        });
+        for message in rx {
+            let outcome = message.and_then(|(fixture, record)| consume(fixture, record));
+            if let Err(e) = outcome {
+                stop.store(true, Ordering::SeqCst);
+                failure.get_or_insert(e);
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
+}
+
+/// A worker's next game, claimed while it plays one.
+enum Ahead<'scope, G: Builtins> {
+    /// Its bots being started on a thread of their own.
+    Starting(std::thread::ScopedJoinHandle<'scope, (Fixture, Result<Seated<G>, Error>)>),
+    /// Not started yet: it is started when it comes (the worker's current game when
+    /// none was ahead, or one for which no thread could be made).
+    Later(Fixture),
+}
+
+impl<G: Builtins> Ahead<'_, G> {
+    /// The game, seated: waits for the thread starting it, or starts it now.
+    fn seated(
+        self,
+        seat: impl FnOnce(Fixture) -> (Fixture, Result<Seated<G>, Error>),
+    ) -> (Fixture, Result<Seated<G>, Error>) {
+        match self {
+            Ahead::Starting(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Ahead::Later(fixture) => seat(fixture),
+        }
+    }
+
+    /// Gives up a game that will not be played: waits for the thread starting it and
+    /// drops its seats, which kills and reaps its bots.
+    fn abandon(self) {
+        if let Ahead::Starting(handle) = self {
+            let started = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            drop(started);
+        }
+    }
+}
+
+/// A fixture's game with its bots seated and started, ready for its first turn.
+struct Seated<G: Builtins> {
+    seats: [Box<dyn crate::bots::Player<G>>; 2],
+    config: MatchConfig,
+    handshake: Handshake<G>,
+}
+
+/// Seats the bots of `fixture` and starts them ([`start_game`]).
+fn seat_fixture<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    fixture: &Fixture,
+    stop: &Arc<AtomicBool>,
+) -> Result<Seated<G>, Error> {
+    let seat = |i: usize| {
+        let entrant = &tournament.entrants[i];
+        crate::bots::open_player_in(
+            &entrant.spec,
+            game,
+            entrant.cwd.as_deref(),
+            &entrant.env,
+            entrant.confine,
+        )
+        .map_err(|e| Error::usage(format!("bot {}: {e}", entrant.name)))
+    };
+    let opening = tournament
+        .openings
+        .for_pair(game, tournament.seed, fixture.start)?;
+    let mut first = seat(fixture.first)?;
+    let mut second = seat(fixture.second)?;
+    let config = MatchConfig {
+        move_limit: tournament.move_limit,
+        init_limit: tournament.init_limit,
+        seed: fixture.seed,
+        start: fixture.start,
+        opening,
+        cancel: Some(stop.clone()),
+    };
+    let handshake = start_game(game, [first.as_mut(), second.as_mut()], &config);
+    Ok(Seated {
+        seats: [first, second],
+        config,
+        handshake,
+    })
+}
+
+/// Plays a seated game from its first turn.
+fn play_seated<G: Builtins>(
+    game: &G,
+    tournament: &Tournament,
+    fixture: &Fixture,
+    seated: Seated<G>,
+) -> GameRecord {
+    let Seated {
+        seats: [mut first, mut second],
+        config,
+        handshake,
+    } = seated;
+    let names = [
+        tournament.entrants[fixture.first].name.as_str(),
+        tournament.entrants[fixture.second].name.as_str(),
+    ];
+    play_started(
+        game,
+        [first.as_mut(), second.as_mut()],
+        names,
+        &config,
+        handshake,
+        &mut |_| {},
+    )
+}
