@@ -226,13 +226,7 @@ fn play<G: Builtins>(
     // The tables and the report are made from the journal afresh: the run's own copy of
     // every game goes first, so a large league never holds two.
     drop(summary);
-    let rebuilt = report::rebuild_tables(
-        &t.out,
-        None,
-        anchor,
-        &t.out.join(report::REPORT_DIR),
-        report::Replays::RUN,
-    )?;
+    let rebuilt = report::rebuild_tables(&t.out, None, anchor, &t.out.join(report::REPORT_DIR))?;
     say!("{}", rebuilt.text);
     if let Some(text) = report::left_out_text(&t.left_out) {
         say!("{text}");

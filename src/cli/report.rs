@@ -18,7 +18,7 @@ pub fn run(args: ReportArgs) -> Result<i32, Error> {
     let out = args
         .out
         .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));
-    let index = report::write_report(&args.dir, &out, report::Replays::All)?;
+    let index = report::write_report(&args.dir, &out)?;
     say!("{}", written(&index));
     Ok(0)
 }

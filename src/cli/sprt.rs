@@ -185,11 +185,7 @@ fn test<G: Builtins>(
             run.resumed
         );
     }
-    let index = crate::report::write_report(
-        &run.out,
-        &run.out.join(crate::report::REPORT_DIR),
-        crate::report::Replays::RUN,
-    )?;
+    let index = crate::report::write_report(&run.out, &run.out.join(crate::report::REPORT_DIR))?;
     let status = run.status;
     let interrupted = status.verdict == Verdict::Inconclusive && stop.load(Ordering::SeqCst);
     if json {

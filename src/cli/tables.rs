@@ -42,13 +42,8 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
     let merged = tournament::merge::merge(&args.shards, &args.out, args.partial)?;
     // The merged folder's tables and report are made from its journal, as `arbiter table`
     // makes them.
-    let rebuilt = report::rebuild_tables(
-        &args.out,
-        None,
-        None,
-        &args.out.join(report::REPORT_DIR),
-        report::Replays::RUN,
-    )?;
+    let rebuilt =
+        report::rebuild_tables(&args.out, None, None, &args.out.join(report::REPORT_DIR))?;
     drop(rebuilt.loaded);
     let index = rebuilt.index;
     say!("{}", rebuilt.text);
@@ -89,7 +84,6 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         listed,
         args.anchor.as_ref(),
         &args.dir.join(report::REPORT_DIR),
-        report::Replays::RUN,
     )?;
     match loaded.repair {
         Some(Repair::Dropped) => note!(

@@ -1,5 +1,5 @@
-//! index.html: the whole report in one self-contained page (no network, no external file):
-//! the tables, the plots inlined as SVG, and the list of games.
+//! index.html: the whole report in one page that needs no network: the tables, the plots
+//! inlined as SVG, and the list of games (whose replays it loads from files beside it).
 //!
 //! The page's style is scoped to its own classes (`arbiter-report`, `ar-...`) so a
 //! fragment with its own style and script (the game browser) can sit in it unharmed.
@@ -33,8 +33,8 @@ const STYLE: &str = r#"
 "#;
 
 /// The whole of index.html: `plots` inlined, and `games`, the game browser of every game
-/// ([`super::replay::section`]), or, when `None`, a note on why the page has none.
-pub fn render(report: &Report, plots: &[Plot], games: Option<&str>) -> Result<String, Error> {
+/// ([`super::replay::section`]).
+pub fn render(report: &Report, plots: &[Plot], games: &str) -> Result<String, Error> {
     let title = tables::title(report);
     let sections = tables::sections(report);
     let mut body = String::new();
@@ -65,18 +65,7 @@ pub fn render(report: &Report, plots: &[Plot], games: Option<&str>) -> Result<St
         }
         body.push_str("</section>\n");
     }
-    if let Some(games) = games {
-        body.push_str(games);
-    } else {
-        body.push_str(&format!(
-            "<section id=\"games\">\n<h2>Games</h2>\n<p class=\"ar-note\">{} games: more than \
-             the {} whose replays a run puts in its report. <code>arbiter report</code> on the \
-             tournament's folder writes this page with every game and its replay.</p>\n\
-             </section>\n",
-            report.games,
-            super::RUN_REPLAY_LIMIT
-        ));
-    }
+    body.push_str(games);
     // The sections per team stay out of the bar (thirty teams would crowd it); the Teams
     // section, which the bar links, lists every team.
     let mut nav: Vec<String> = sections

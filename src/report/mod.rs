@@ -48,13 +48,13 @@ pub struct Rebuilt {
 /// Rebuilds every table of `dir` and its report (into `report_dir`) from its journal
 /// alone, which it only reads, with one computation of the results; the marks leave out
 /// `non_scoring` when given, else the journal's non-scoring bots; Elo is relative to
-/// `anchor` when given, else mean 0.
+/// `anchor` when given, else mean 0. The report replays every game, as
+/// [`write_report`]'s does.
 pub fn rebuild_tables(
     dir: &Path,
     non_scoring: Option<&[String]>,
     anchor: Option<&Anchor>,
     report_dir: &Path,
-    replays: Replays,
 ) -> Result<Rebuilt, Error> {
     let journal_path = dir.join(journal::JOURNAL_FILE);
     // An SPRT's tables count the pairs its test counted, which a recount over its games
@@ -93,7 +93,7 @@ pub fn rebuild_tables(
         None => model_of(&loaded, &listed, anchor, &journal_path)?,
     };
     write_all_tables(dir, &model)?;
-    let index = write_report_files(&model, &journal_path, report_dir, replays)?;
+    let index = write_report_files(&model, &journal_path, report_dir)?;
     let text = terminal::results_text(&model);
     drop(model);
     Ok(Rebuilt {
@@ -188,52 +188,15 @@ pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
     }
 }
 
-/// The most games whose replays the report written by a run (and by `arbiter table` and
-/// `arbiter merge`) puts in its page: replaying a larger league takes minutes and its page
-/// hundreds of megabytes, so there the page says how to have it (`arbiter report DIR`,
-/// which replays every game).
-pub const RUN_REPLAY_LIMIT: usize = 10_000;
-
-/// Which games the page's game browser replays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Replays {
-    /// Every game, however many.
-    All,
-    /// Every game when there are at most this many, else none (the page says why).
-    UpTo(usize),
-}
-
-impl Replays {
-    /// What a run writes at its end.
-    pub const RUN: Replays = Replays::UpTo(RUN_REPLAY_LIMIT);
-
-    fn allow(self, games: usize) -> bool {
-        match self {
-            Replays::All => true,
-            Replays::UpTo(limit) => games <= limit,
-        }
-    }
-}
-
-/// Writes the report of the tournament folder `dir` (read from its journal alone) into
-/// `out`: report.md, report.tex, plots/*.svg and index.html. Returns index.html's path.
-pub fn write_report(dir: &Path, out: &Path, replays: Replays) -> Result<PathBuf, Error> {
+/// Writes the report of the tournament folder `dir` (read from its journal alone, once)
+/// into `out`: report.md, report.tex, plots/*.svg, index.html and the replays of every
+/// game beside it ([`replay::REPLAYS_DIR`]). Returns index.html's path.
+pub fn write_report(dir: &Path, out: &Path) -> Result<PathBuf, Error> {
     let journal = journal_of(dir)?;
-    if replays == Replays::All {
-        // One reading of the journal gives the tables' games and the replays.
-        let (loaded, games) = replay::load_and_section(&journal)?;
-        let report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
-        return write_files(&report, out, Some(&games));
-    }
-    let loaded = journal::load(&journal)?;
-    write_loaded_report(
-        &loaded,
-        &loaded.plan.non_scoring(),
-        None,
-        &journal,
-        out,
-        replays,
-    )
+    // One reading of the journal gives the tables' games and the replays.
+    let (loaded, games) = replay::load_and_section(&journal, out)?;
+    let report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
+    write_files(&report, out, &games)
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
@@ -255,20 +218,6 @@ pub fn journal_of(dir: &Path) -> Result<PathBuf, Error> {
         )));
     }
     Ok(journal)
-}
-
-/// [`write_report`] of a journal already loaded from `journal`, the marks leaving out
-/// `non_scoring`, Elo relative to `anchor` when given.
-pub fn write_loaded_report(
-    loaded: &Loaded,
-    non_scoring: &[String],
-    anchor: Option<&Anchor>,
-    journal: &Path,
-    out: &Path,
-    replays: Replays,
-) -> Result<PathBuf, Error> {
-    let report = model_of(loaded, non_scoring, anchor, journal)?;
-    write_report_files(&report, journal, out, replays)
 }
 
 /// The report's model of a journal already loaded from `journal` (its SPRT recounted), the
@@ -297,23 +246,15 @@ pub fn model_of<'a>(
 }
 
 /// Writes report.md, report.tex, plots/*.svg and index.html of `report` (the model of
-/// `journal`) into `out`. Returns index.html's path.
-pub fn write_report_files(
-    report: &Report,
-    journal: &Path,
-    out: &Path,
-    replays: Replays,
-) -> Result<PathBuf, Error> {
-    let games = match replays.allow(report.games) {
-        true => Some(replay::section(report.plan, journal)?),
-        false => None,
-    };
-    write_files(report, out, games.as_deref())
+/// `journal`) into `out`, with the replays of every game beside the page (made as
+/// [`write_report`] makes them: [`replay::section`]). Returns index.html's path.
+pub fn write_report_files(report: &Report, journal: &Path, out: &Path) -> Result<PathBuf, Error> {
+    let games = replay::section(report.plan, journal, out)?;
+    write_files(report, out, &games)
 }
 
-/// [`write_report_files`] with the game browser already made (`None`: the page says why
-/// it has none).
-fn write_files(report: &Report, out: &Path, games: Option<&str>) -> Result<PathBuf, Error> {
+/// [`write_report_files`] with the game browser already made, its replays written.
+fn write_files(report: &Report, out: &Path, games: &str) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
         path: plots_dir.clone(),

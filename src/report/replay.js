@@ -1,6 +1,8 @@
 // The game browser: a paged, sortable, filterable list of every game, and a replay of the
-// game opened. It draws any game from the views the report embeds (a grid of cells, each a
-// kind and a label) and knows no game's rules.
+// game opened. It draws any game from the views the report writes (a grid of cells, each a
+// kind and a label) and knows no game's rules. The page holds only the list; the replays
+// are scripts beside it, one per block of games, loaded when a game of the block is opened
+// (a page opened from the disk may load scripts, not fetch files).
 (function () {
   "use strict";
   var root = document.getElementById("games");
@@ -9,7 +11,7 @@
   var index = JSON.parse($("arb-games-index").textContent);
   var PAGE = 100;
   var PER_BLOCK = index.games_per_block;
-  var blocks = null, inflated = {};
+  var inflated = {}, arrived = {}, loaded = [];
   var roles = index.roles;
   var fills = {};
   index.kinds.forEach(function (k) { fills[k.name] = k; });
@@ -20,7 +22,7 @@
     return {
       line: line, id: g[0], p: [index.names[g[1]], index.names[g[2]]], winner: winner,
       reason: index.reasons[g[4]], rounds: g[5], detail: g[6],
-      result: winner < 0 ? "tie" : index.names[g[1 + winner]] + " won"
+      result: winner < 0 ? "tie" : index.names[g[1 + winner]] + " won", text: null
     };
   });
   var shown = games.slice();
@@ -35,11 +37,19 @@
     return g[key];
   }
 
+  // What the filter matches a game against, made the first time it is filtered.
+  function searchText(g) {
+    if (g.text === null) {
+      g.text = (g.id + " " + g.p[0] + " " + g.p[1] + " " + g.result + " " + g.reason + " " +
+        g.detail).toLowerCase();
+    }
+    return g.text;
+  }
+
   function applyFilter() {
     var words = $("arb-filter").value.toLowerCase().split(/\s+/).filter(Boolean);
-    shown = games.filter(function (g) {
-      var text = (g.id + " " + g.p[0] + " " + g.p[1] + " " + g.result + " " + g.reason + " " +
-        g.detail).toLowerCase();
+    shown = words.length === 0 ? games.slice() : games.filter(function (g) {
+      var text = searchText(g);
       return words.every(function (w) { return text.indexOf(w) >= 0; });
     });
     shown.sort(function (a, b) {
@@ -81,8 +91,8 @@
     body.replaceChildren(rows);
     $("arb-count").textContent = shown.length + " of " + games.length + " games";
     $("arb-page").textContent = "page " + (page + 1) + " of " + pages;
-    $("arb-prev").disabled = page === 0;
-    $("arb-next").disabled = page >= pages - 1;
+    $("arb-first-page").disabled = $("arb-prev").disabled = page === 0;
+    $("arb-next").disabled = $("arb-last-page").disabled = page >= pages - 1;
     root.querySelectorAll("#arb-table th").forEach(function (th) {
       th.classList.toggle("arb-sorted", th.dataset.sort === sortKey);
       th.classList.toggle("arb-up", th.dataset.sort === sortKey && sortUp);
@@ -92,17 +102,55 @@
   // The replay: a game's line is parsed when it is opened, into every position of the game.
   var game = null, ply = 0, timer = null;
 
-  // The games' lines of block `k`, inflated once: a promise.
+  // Each block's script calls this with its number, its games' ids and its games' lines
+  // deflated and in base64.
+  window.arbiterReplayBlock = function (k, ids, data) {
+    arrived[k] = { ids: ids, data: data };
+  };
+
+  function blockFile(k) {
+    return index.replays + String(k).padStart(6, "0") + ".js";
+  }
+
+  // Loads the script of block `k`: a promise of what it handed arbiterReplayBlock.
+  function loadBlock(k) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      var file = blockFile(k);
+      script.onload = function () {
+        script.remove();
+        var got = arrived[k];
+        delete arrived[k];
+        if (got) {
+          // Which blocks the page has loaded, in order: for whoever inspects the page.
+          loaded.push(k);
+          root.dataset.loadedBlocks = loaded.join(" ");
+          resolve(got);
+        } else reject(new Error(file + " does not hold the replays of block " + k));
+      };
+      script.onerror = function () {
+        script.remove();
+        reject(new Error(file + " could not be read: the replays are files beside the page, " +
+          "in its folder " + index.replays + "; keep (or copy) the report's folder whole"));
+      };
+      script.src = file;
+      document.head.appendChild(script);
+    });
+  }
+
+  // The games' lines of block `k`, loaded and inflated once: a promise.
   function block(k) {
     if (inflated[k]) return inflated[k];
-    if (blocks === null) {
-      blocks = $("arb-games-replays").textContent.split("\n");
-      if (blocks[0] === "") blocks.shift();
-    }
-    var text = atob(blocks[k]), bytes = new Uint8Array(text.length);
-    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    inflated[k] = new Response(stream).text().then(function (t) { return t.split("\n"); });
+    inflated[k] = loadBlock(k).then(function (got) {
+      var text = atob(got.data), bytes = new Uint8Array(text.length);
+      for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+      return new Response(stream).text().then(function (t) {
+        return { ids: got.ids, lines: t.split("\n") };
+      });
+    });
+    // A block that failed is tried again the next time one of its games is opened.
+    inflated[k].catch(function () { delete inflated[k]; });
     return inflated[k];
   }
 
@@ -269,12 +317,26 @@
     var ticket = ++opening;
     var panel = $("arb-replay");
     panel.dataset.game = "";
-    block(Math.floor(line / PER_BLOCK)).then(function (lines) {
+    var k = Math.floor(line / PER_BLOCK);
+    block(k).then(function (got) {
+      var at = line % PER_BLOCK;
+      // A block written for another journal (the page kept, its folder rewritten).
+      if (got.ids[at] !== games[line].id) {
+        throw new Error(blockFile(k) + " holds game " + got.ids[at] + " where this page " +
+          "lists game " + games[line].id + ": it was written with another report; reload " +
+          "the page");
+      }
       // A game opened after this one wins.
-      if (ticket === opening) showGame(line, decode(lines[line % PER_BLOCK]));
-    }, function (e) {
+      if (ticket === opening) showGame(line, decode(got.lines[at]));
+    }).catch(function (e) {
+      if (ticket !== opening) return;
+      game = null;
+      $("arb-board").replaceChildren();
+      $("arb-moves").replaceChildren();
+      $("arb-legend").replaceChildren();
       panel.hidden = false;
-      $("arb-result").textContent = "This browser cannot read the replays: " + e;
+      $("arb-title").textContent = "Game " + games[line].id;
+      $("arb-result").textContent = "The replay cannot be read: " + (e && e.message || e);
       $("arb-result").className = "arb-error";
     });
   }
@@ -321,6 +383,8 @@
   });
   $("arb-prev").addEventListener("click", function () { page--; drawList(); });
   $("arb-next").addEventListener("click", function () { page++; drawList(); });
+  $("arb-first-page").addEventListener("click", function () { page = 0; drawList(); });
+  $("arb-last-page").addEventListener("click", function () { page = Infinity; drawList(); });
   root.querySelector("#arb-table tbody").addEventListener("click", function (e) {
     var tr = e.target.closest("tr");
     if (tr && tr.dataset.line !== undefined) {

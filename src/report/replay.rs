@@ -9,9 +9,12 @@
 //! (a refused move, another verdict, another last board) is reported on that game instead
 //! of a board.
 //!
-//! Pages of thousands of games stay quick: the list is a small table of numbers and
-//! strings, and each game's plies are embedded as one compact string (its first view, then
-//! per ply only the cells that changed) that the page parses only when the game is opened.
+//! Pages of a hundred thousand games stay quick: the page holds only the list, a small
+//! table of numbers and strings; each game's plies are one compact string (its first view,
+//! then per ply only the cells that changed), deflated with the rest of its block of games
+//! into a script beside the page ([`REPLAYS_DIR`]) that the page loads only when one of
+//! the block's games is opened. Blocks are replayed in parallel and written as they are
+//! made, so a report holds the replays of a few blocks at a time, however many games.
 
 use crate::error::{Error, ReplayError};
 use crate::games::openings::{OpeningKind, play_opening};
@@ -56,6 +59,26 @@ pub struct Replay {
 /// Replays `record` under the rules of `game` (the game of the record's plan), checking
 /// every step against the record.
 pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayError> {
+    let mut out = Replay {
+        plies: Vec::new(),
+        views: Vec::new(),
+    };
+    replay_each(game, record, |ply, view| {
+        out.plies.extend(ply);
+        out.views.push(view);
+    })?;
+    Ok(out)
+}
+
+/// [`replay`], handing each position to `step` as it is reached rather than keeping them
+/// all (a long game's views take megabytes): first `(None, start)`, then for each ply
+/// `(Some(ply), position after it)`. On an error, the steps handed so far are not the
+/// whole game.
+fn replay_each<G: Game>(
+    game: &G,
+    record: &GameRecord,
+    mut step: impl FnMut(Option<Ply>, BoardView),
+) -> Result<(), ReplayError> {
     let fail = |ply: usize, message: String| ReplayError { ply, message };
     if record.game != game.name() {
         return Err(fail(
@@ -75,10 +98,10 @@ pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayEr
             ),
         ));
     }
-    let mut out = Replay {
-        plies: Vec::new(),
-        views: vec![game.view(&state)],
-    };
+    // The last position handed over, and the plies so far.
+    let mut last = game.view(&state);
+    step(None, last.clone());
+    let mut plies = 0usize;
     if let (OpeningKind::Moves { .. }, Value::Array(opening)) = (game.openings(), &record.opening) {
         for wire in opening {
             let side = game.role_name(game.side_to_move(&state)).to_string();
@@ -88,15 +111,17 @@ pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayEr
             let view = game.view(&state);
             // A move the referee's checks refused after playing it (one that ends the
             // game) stays on the board, as it did in the game.
-            if played.is_ok() || view != *out.views.last().expect("one view at least") {
-                out.plies.push(Ply {
+            if played.is_ok() || view != last {
+                let ply = Ply {
                     side,
                     reply: wire.clone(),
                     verdict: OPENING.to_string(),
                     reason: None,
                     time_ms: None,
-                });
-                out.views.push(view);
+                };
+                plies += 1;
+                last = view.clone();
+                step(Some(ply), view);
             }
             if played.is_err() {
                 break;
@@ -104,7 +129,7 @@ pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayEr
         }
     }
     for (i, mv) in record.moves.iter().enumerate() {
-        let at = out.plies.len();
+        let at = plies;
         let mover = game.role_name(game.side_to_move(&state));
         if mv.side != mover {
             return Err(fail(
@@ -166,26 +191,27 @@ pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayEr
                 }
             },
         }
-        out.plies.push(Ply {
+        let ply = Ply {
             side: mv.side.clone(),
             reply: mv.reply.clone(),
             verdict: mv.verdict.clone(),
             reason: mv.reason.clone(),
             time_ms: Some(mv.time_ms),
-        });
-        out.views.push(game.view(&state));
+        };
+        plies += 1;
+        step(Some(ply), game.view(&state));
     }
     let last = game.encode_board(&state);
     if last != record.final_board {
         return Err(fail(
-            out.plies.len(),
+            plies,
             format!(
                 "the replay ends on {last}, the record on {}",
                 record.final_board
             ),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Replays every game of a journal under its plan's rules, one record at a time, handing
@@ -205,123 +231,239 @@ pub fn for_each_replay(
     })
 }
 
+/// The folder, inside a report's folder, that holds the page's replays: one script per
+/// block of [`GAMES_PER_BLOCK`] games, `000000.js`, `000001.js`, ... in journal order.
+pub const REPLAYS_DIR: &str = "replays";
+
+/// The file of block `block` inside [`REPLAYS_DIR`].
+pub fn block_file(block: usize) -> String {
+    format!("{block:06}.js")
+}
+
 /// The game browser as one HTML fragment: `<section id="games">` with its own style and
 /// script (every rule and name scoped to it), the list of every game of `journal` and the
-/// replay panel. It needs no network and no other file. The DOM it draws is described in
-/// docs/OUTPUTS.md (tests read the board back from it).
-pub fn section(plan: &Plan, journal: &Path) -> Result<String, Error> {
-    Ok(section_reading(plan, |visit| for_each_record(journal, visit))?.0)
+/// replay panel. The replays themselves are written beside the page, into
+/// `out/`[`REPLAYS_DIR`], block by block as they are made, so that neither this process
+/// nor the page holds every game's replay: the page loads a block's file when one of its
+/// games is opened. The DOM it draws is described in docs/OUTPUTS.md (tests read the
+/// board back from it).
+pub fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<String, Error> {
+    Ok(section_reading(plan, out, |visit| for_each_record(journal, visit))?.0)
 }
 
 /// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
-/// ([`section`]) from one reading of it.
-pub fn load_and_section(journal: &Path) -> Result<(Loaded, String), Error> {
+/// ([`section`], its replays written into `out`) from one reading of it.
+pub fn load_and_section(journal: &Path, out: &Path) -> Result<(Loaded, String), Error> {
     let Some(plan) = read_plan(journal) else {
         // Whatever is wrong with the header, the whole reading says it.
         let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
-        let games = section(&loaded.plan, journal)?;
+        let games = section(&loaded.plan, journal, out)?;
         return Ok((loaded, games));
     };
-    let (games, loaded) = section_reading(&plan, |visit| load_visiting(journal, visit))?;
+    let (games, loaded) = section_reading(&plan, out, |visit| load_visiting(journal, visit))?;
     Ok((loaded, games))
 }
 
 /// [`section`] of the games `read` hands its visitor, and what `read` returns.
 fn section_reading<R>(
     plan: &Plan,
+    out: &Path,
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
 ) -> Result<(String, R), Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
-    let mut list = GameList::default();
-    let (kinds, (replays, read)) = with_game!(settings, plan.seed, |game| {
-        replay_blocks(&game, plan, &mut list, read).map(|done| (game.view_kinds(), done))
+    let folder = out.join(REPLAYS_DIR);
+    std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
+        path: folder.clone(),
+        source,
     })?;
-    let index = json!({
+    let mut list = GameList::default();
+    let (kinds, (blocks, read)) = with_game!(settings, plan.seed, |game| {
+        replay_blocks(&game, plan, &folder, &mut list, read).map(|done| (game.view_kinds(), done))
+    })?;
+    remove_stale_blocks(&folder, blocks)?;
+    let head = json!({
         "game": plan.game,
         "games_per_block": GAMES_PER_BLOCK,
+        "replays": format!("{REPLAYS_DIR}/"),
+        "blocks": blocks,
         "roles": plan.roles,
         "kinds": kinds,
         "names": list.names.strings,
         "reasons": list.reasons.strings,
-        "games": list.rows,
-    });
+    })
+    .to_string();
+    // The rows are spliced in as the text they were kept as: a page of 100,000 games
+    // would take tens of megabytes as a tree of JSON values.
+    let index = format!(
+        "{},\"games\":[{}]}}",
+        head.strip_suffix('}').expect("a JSON object"),
+        list.rows
+    );
     let html = format!(
         "<section id=\"games\" class=\"arb-games\">\n<style>\n{css}</style>\n{body}\
          <script type=\"application/json\" id=\"arb-games-index\">{index}</script>\n\
-         <script type=\"text/plain\" id=\"arb-games-replays\">\n{replays}</script>\n\
          <script>\n{js}</script>\n</section>\n",
         css = include_str!("replay.css"),
         body = include_str!("replay.html"),
-        index = script_safe(&index.to_string()),
+        index = script_safe(&index),
         js = include_str!("replay.js"),
     );
     Ok((html, read))
 }
 
-/// Blocks of games being replayed at once: enough to keep every core busy, few enough
-/// that the records held in memory stay a small part of a big journal.
-const BLOCKS_IN_FLIGHT: usize = 16;
+/// Removes from the replays' folder what an earlier report left there and this one did
+/// not write: the files of blocks past the `blocks` written (a journal started afresh may
+/// be shorter), and temporary files of a write that was cut short. Only names this module
+/// writes are touched.
+fn remove_stale_blocks(folder: &Path, blocks: usize) -> Result<(), Error> {
+    let io = |path: &Path, source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(folder).map_err(|e| io(folder, e))? {
+        let entry = entry.map_err(|e| io(folder, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let (number, temporary) = match name.strip_prefix('.') {
+            Some(rest) => (rest.strip_suffix(".js.tmp"), true),
+            None => (name.strip_suffix(".js"), false),
+        };
+        let Some(number) =
+            number.filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let past = number.parse::<usize>().map_or(true, |n| n >= blocks);
+        if temporary || past {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+        }
+    }
+    Ok(())
+}
 
-/// One block's game rows and its line of replays.
-type DoneBlock = (Vec<ListRow>, String);
+/// Games replayed by one task: a block's games are replayed by several tasks, so that the
+/// records waiting to be replayed are few (a record in memory takes about 400 bytes a ply,
+/// a hundred times its journal line).
+const GAMES_PER_TASK: usize = 8;
 
-/// The replay blocks of every game `read` hands its visitor (one line each, see
-/// [`Blocks`]), each game's row added to `list` in that order, and what `read` returned.
-/// This thread reads while blocks of [`GAMES_PER_BLOCK`] games are replayed, encoded and
-/// deflated on rayon's threads; they are put back in order as they come.
+/// Tasks under way or waiting to be put back in order, at most: enough to keep every core
+/// busy while this thread reads, few enough that the records and replays held stay a few
+/// megabytes however long the journal.
+fn tasks_in_flight() -> usize {
+    2 * rayon::current_num_threads().max(1)
+}
+
+/// What a task hands back.
+enum Done {
+    /// Task `n`'s games replayed: their rows, ids and lines (each ended by a newline).
+    Replayed(usize, Vec<ListRow>, Vec<u8>),
+    /// A block's file written, or why not.
+    Written(Result<(), Error>),
+}
+
+/// Replays every game `read` hands its visitor and writes the replays into `folder`, a
+/// file per block of [`GAMES_PER_BLOCK`] games in journal order ([`block_file`]); each
+/// game's row is added to `list` in that order. Returns the blocks written and what `read`
+/// returned. This thread reads while tasks of [`GAMES_PER_TASK`] games are replayed and
+/// encoded on rayon's threads; their games are put back in order as they come, and each
+/// whole block is deflated and written by another task. Reading waits while
+/// [`tasks_in_flight`] tasks are unfinished or out of order, so memory stays bounded.
 fn replay_blocks<G: Game, R>(
     game: &G,
     plan: &Plan,
+    folder: &Path,
     list: &mut GameList,
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
-) -> Result<(String, R), Error> {
-    let encode = |games: Vec<(u64, GameRecord)>| -> DoneBlock {
-        let mut block = Blocks::default();
+) -> Result<(usize, R), Error> {
+    let replay_task = |games: Vec<(u64, GameRecord)>| -> (Vec<ListRow>, Vec<u8>) {
+        let mut lines = Vec::new();
         let rows = games
-            .iter()
+            .into_iter()
             .map(|(id, record)| {
-                let replayed = replay(game, record);
-                block.push(&encode_game(record, &replayed));
-                ListRow::of(plan, *id, record)
+                lines.extend_from_slice(encode_game(game, &record).as_bytes());
+                lines.push(b'\n');
+                ListRow::of(plan, id, &record)
             })
             .collect();
-        (rows, block.finish())
+        (rows, lines)
     };
-    let mut text = String::new();
-    let mut next = 0usize;
-    let mut waiting: std::collections::BTreeMap<usize, DoneBlock> = Default::default();
-    let mut emit = |n: usize, done: DoneBlock, list: &mut GameList| {
-        waiting.insert(n, done);
-        while let Some((rows, line)) = waiting.remove(&next) {
-            rows.into_iter().for_each(|row| list.push(row));
-            text.push_str(&line);
-            next += 1;
-        }
-        next
+    let write_task = |n: usize, ids: Vec<u64>, lines: Vec<u8>| -> Result<(), Error> {
+        super::write_atomic(
+            &folder.join(block_file(n)),
+            block_script(n, &ids, &lines).as_bytes(),
+        )
     };
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, DoneBlock)>();
-    let read = rayon::in_place_scope(|scope| {
-        let mut sent = 0usize;
-        let mut emitted = 0usize;
-        let mut batch = Vec::with_capacity(GAMES_PER_BLOCK);
+    let in_flight = tasks_in_flight();
+    let (tx, rx) = std::sync::mpsc::channel::<Done>();
+    let (blocks, read, failed) = rayon::in_place_scope(|scope| {
+        // Tasks sent; tasks whose games are in `list`; block files being written.
+        let (mut sent, mut emitted, mut writing) = (0usize, 0usize, 0usize);
+        let mut failed: Option<Error> = None;
+        let mut waiting: std::collections::BTreeMap<usize, (Vec<ListRow>, Vec<u8>)> =
+            Default::default();
+        // The block being gathered, in order: its games' ids and lines.
+        let (mut blocks, mut ids, mut lines) = (0usize, Vec::new(), Vec::new());
+        let write = |ids: &mut Vec<u64>, lines: &mut Vec<u8>, blocks: &mut usize| {
+            let (tx, n) = (tx.clone(), *blocks);
+            let (ids, lines) = (std::mem::take(ids), std::mem::take(lines));
+            let write_task = &write_task;
+            // The receiver outlives every task: it is read until all have come.
+            scope.spawn(move |_| {
+                let _ = tx.send(Done::Written(write_task(n, ids, lines)));
+            });
+            *blocks += 1;
+        };
+        // Takes one task's answer: its games are put in order, whole blocks written.
+        let mut take = |done: Done, emitted: &mut usize, writing: &mut usize| match done {
+            Done::Written(result) => {
+                *writing -= 1;
+                if let Err(e) = result {
+                    failed.get_or_insert(e);
+                }
+            }
+            Done::Replayed(n, rows, text) => {
+                waiting.insert(n, (rows, text));
+                while let Some((rows, text)) = waiting.remove(emitted) {
+                    *emitted += 1;
+                    let mut at = 0;
+                    for row in rows {
+                        ids.push(row.id);
+                        list.push(row);
+                        // One line per game, in order.
+                        let end = text[at..]
+                            .iter()
+                            .position(|&b| b == b'\n')
+                            .map_or(text.len(), |i| at + i + 1);
+                        lines.extend_from_slice(&text[at..end]);
+                        at = end;
+                        if ids.len() == GAMES_PER_BLOCK {
+                            write(&mut ids, &mut lines, &mut blocks);
+                            *writing += 1;
+                        }
+                    }
+                }
+            }
+        };
+        let mut batch = Vec::with_capacity(GAMES_PER_TASK);
         let send = |batch: Vec<(u64, GameRecord)>, sent: &mut usize| {
             let (tx, n) = (tx.clone(), *sent);
-            let encode = &encode;
+            let replay_task = &replay_task;
             scope.spawn(move |_| {
-                // The receiver outlives every block: it is read until all have come.
-                let _ = tx.send((n, encode(batch)));
+                let (rows, lines) = replay_task(batch);
+                let _ = tx.send(Done::Replayed(n, rows, lines));
             });
             *sent += 1;
         };
         let read = read(&mut |id, record| {
             batch.push((id, record));
-            if batch.len() == GAMES_PER_BLOCK {
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(GAMES_PER_BLOCK));
+            if batch.len() == GAMES_PER_TASK {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(GAMES_PER_TASK));
                 send(full, &mut sent);
-                // Bounded: wait for the oldest blocks before reading on.
-                while sent - emitted >= BLOCKS_IN_FLIGHT {
-                    let Ok((n, done)) = rx.recv() else { break };
-                    emitted = emit(n, done, list);
+                // Bounded: wait for the oldest tasks before reading on.
+                while sent - emitted + writing >= in_flight {
+                    let Ok(done) = rx.recv() else { break };
+                    take(done, &mut emitted, &mut writing);
                 }
             }
             Ok(())
@@ -330,13 +472,29 @@ fn replay_blocks<G: Game, R>(
             send(batch, &mut sent);
         }
         while emitted < sent {
-            let Ok((n, done)) = rx.recv() else { break };
-            emitted = emit(n, done, list);
+            let Ok(done) = rx.recv() else { break };
+            take(done, &mut emitted, &mut writing);
         }
-        read
+        if !ids.is_empty() {
+            write(&mut ids, &mut lines, &mut blocks);
+            writing += 1;
+        }
+        while writing > 0 {
+            let Ok(Done::Written(result)) = rx.recv() else {
+                break;
+            };
+            writing -= 1;
+            if let Err(e) = result {
+                failed.get_or_insert(e);
+            }
+        }
+        (blocks, read, failed)
     });
     let read = read?;
-    Ok((text, read))
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok((blocks, read))
 }
 
 /// JSON text that can sit inside a `<script>` element: `<` only ever occurs inside JSON
@@ -345,52 +503,31 @@ fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
 }
 
-/// Games per compressed block of replays: few enough that opening a game inflates little,
-/// enough that deflate finds what games share (a Asalto league's replays shrink about
-/// fifteenfold).
-const GAMES_PER_BLOCK: usize = 64;
+/// Games per block of replays (one file each): few enough that opening a game loads and
+/// inflates little, enough that deflate finds what games share (an Asalto league's
+/// replays shrink about fifteenfold).
+pub const GAMES_PER_BLOCK: usize = 64;
 
-/// The replays of a page: one line per block of [`GAMES_PER_BLOCK`] games, the games' lines
-/// deflated (zlib) and in base64, which a browser inflates with its own
-/// `DecompressionStream`.
-#[derive(Default)]
-struct Blocks {
-    text: String,
-    pending: Vec<u8>,
-    games: usize,
-}
+/// The function a block's script calls, defined by the page: `(block, ids, data)`.
+pub const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
 
-impl Blocks {
-    fn push(&mut self, line: &str) {
-        self.pending.extend_from_slice(line.as_bytes());
-        self.pending.push(b'\n');
-        self.games += 1;
-        if self.games.is_multiple_of(GAMES_PER_BLOCK) {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        use base64::Engine;
-        use std::io::Write;
-        if self.pending.is_empty() {
-            return;
-        }
-        let mut deflate =
-            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        // Writing into memory cannot fail.
-        deflate.write_all(&self.pending).expect("in-memory deflate");
-        let bytes = deflate.finish().expect("in-memory deflate");
-        self.text
-            .push_str(&base64::engine::general_purpose::STANDARD.encode(bytes));
-        self.text.push('\n');
-        self.pending.clear();
-    }
-
-    fn finish(mut self) -> String {
-        self.flush();
-        self.text
-    }
+/// The script of block `n` holding the games `ids` whose lines are `lines`: one call
+/// `arbiterReplayBlock(n, [ids], "DATA")`, DATA the lines deflated (zlib) and in base64,
+/// which the browser inflates with its own `DecompressionStream`. A script rather than
+/// data: a page opened from the disk may load scripts beside it but not fetch files.
+fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
+    use base64::Engine;
+    use std::io::Write;
+    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into memory cannot fail.
+    deflate.write_all(lines).expect("in-memory deflate");
+    let bytes = deflate.finish().expect("in-memory deflate");
+    let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
+    format!(
+        "{BLOCK_CALLBACK}({n},[{}],\"{}\");\n",
+        ids.join(","),
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }
 
 /// Strings a page holds once and refers to by index.
@@ -418,7 +555,8 @@ impl Strings {
 struct GameList {
     names: Strings,
     reasons: Strings,
-    rows: Vec<Value>,
+    /// The rows as JSON text, comma-separated: a few dozen bytes per game.
+    rows: String,
 }
 
 /// What the game list shows of one game, before its names are made indices.
@@ -452,157 +590,36 @@ impl ListRow {
 
 impl GameList {
     fn push(&mut self, row: ListRow) {
-        self.rows.push(json!([
-            row.id,
+        use std::fmt::Write;
+        if !self.rows.is_empty() {
+            self.rows.push(',');
+        }
+        let (first, second) = (
             self.names.id(&row.players[0]),
             self.names.id(&row.players[1]),
-            row.winner,
-            self.reasons.id(&row.reason),
-            row.rounds,
-            row.detail,
-        ]));
-    }
-}
-
-/// Whether two cells are drawn alike: a game's kinds are a few static names, so most
-/// cells compare by address, and most labels are empty.
-fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool {
-    (std::ptr::eq(a.kind, b.kind) || a.kind == b.kind)
-        && a.label.len() == b.label.len()
-        && (a.label.is_empty() || a.label == b.label)
-}
-
-/// One game's replay as the page decodes it when the game is opened:
-/// `[cols, cells, strings, start cells, start caption, plies, error]`. `cells` lists the
-/// distinct `[kind, label]` cells, `strings` the captions, roles, verdicts and reasons;
-/// the start is a cell index per grid cell. Each ply is `[role, reply, verdict, reason,
-/// time_ms, caption, changes]`, `changes` being `[grid cell, cell, ...]` pairs, or
-/// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
-/// `null` cells and its error as `[ply, message]`.
-fn encode_game(record: &GameRecord, replayed: &Result<Replay, ReplayError>) -> String {
-    // A game draws a handful of distinct cells: a short list searched in order beats a
-    // map with a key built per lookup.
-    let mut cells: Vec<crate::games::view::Cell> = Vec::new();
-    let mut strings = Strings::default();
-    let mut cell_id =
-        |c: &crate::games::view::Cell| match cells.iter().position(|known| same_cell(known, c)) {
-            Some(i) => i,
-            None => {
-                cells.push(c.clone());
-                cells.len() - 1
-            }
-        };
-    // The plies first: they name the cells and strings the tables before them list.
-    let mut plies = String::from("[");
-    let mut scratch = Vec::new();
-    let mut encode_ply = |strings: &mut Strings, ply: &Ply, caption: i64, changes: &str| {
-        use std::fmt::Write;
-        if plies.len() > 1 {
-            plies.push(',');
-        }
-        // In this order, as the tables have always listed them.
-        let side = strings.id(&ply.side);
-        let verdict = strings.id(&ply.verdict);
-        let reason = ply.reason.as_deref().map_or(-1, |r| strings.id(r) as i64);
+        );
+        let reason = self.reasons.id(&row.reason);
         // Writing into memory cannot fail.
-        let _ = write!(plies, "[{side},");
-        scratch.clear();
-        serde_json::to_writer(&mut scratch, &ply.reply).expect("a reply always serializes");
-        let reply = String::from_utf8_lossy(&scratch);
-        if reply.chars().count() > REPLY_CHARS {
-            let cut: String = reply.chars().take(REPLY_CHARS).collect();
-            plies.push_str(&json_string(&format!("{cut}…")));
-        } else {
-            plies.push_str(&reply);
-        }
-        let _ = write!(plies, ",{verdict},{reason},");
-        scratch.clear();
-        // serde_json writes the time as the page always had it (`12.0`, `null`).
-        serde_json::to_writer(
-            &mut scratch,
-            &ply.time_ms.map(|t| (t * 10.0).round() / 10.0),
-        )
-        .expect("a number always serializes");
-        plies.push_str(&String::from_utf8_lossy(&scratch));
-        let _ = write!(plies, ",{caption},{changes}]");
-    };
-    let numbers = |list: &[usize]| {
-        use std::fmt::Write;
-        let mut text = String::with_capacity(2 + 4 * list.len());
-        text.push('[');
-        for (i, n) in list.iter().enumerate() {
-            if i > 0 {
-                text.push(',');
-            }
-            let _ = write!(text, "{n}");
-        }
-        text.push(']');
-        text
-    };
-    let (cols, start, caption, error) = match replayed {
-        Ok(replay) => {
-            let first = &replay.views[0];
-            let start: Vec<usize> = first.cells.iter().map(&mut cell_id).collect();
-            let caption = strings.id(&first.caption);
-            let mut flat = Vec::new();
-            for (ply, pair) in replay.plies.iter().zip(replay.views.windows(2)) {
-                let (before, after) = (&pair[0], &pair[1]);
-                let changes = if (before.rows, before.cols) == (after.rows, after.cols) {
-                    flat.clear();
-                    for (i, (a, b)) in before.cells.iter().zip(&after.cells).enumerate() {
-                        if !same_cell(a, b) {
-                            flat.push(i);
-                            flat.push(cell_id(b));
-                        }
-                    }
-                    numbers(&flat)
-                } else {
-                    let all: Vec<usize> = after.cells.iter().map(&mut cell_id).collect();
-                    format!("{{\"cells\":{},\"cols\":{}}}", numbers(&all), after.cols)
-                };
-                let caption = strings.id(&after.caption) as i64;
-                encode_ply(&mut strings, ply, caption, &changes);
-            }
-            (
-                first.cols,
-                numbers(&start),
-                caption as i64,
-                "null".to_string(),
-            )
-        }
-        Err(e) => {
-            for m in &record.moves {
-                let ply = Ply {
-                    side: m.side.clone(),
-                    reply: m.reply.clone(),
-                    verdict: m.verdict.clone(),
-                    reason: m.reason.clone(),
-                    time_ms: Some(m.time_ms),
-                };
-                encode_ply(&mut strings, &ply, -1, "[]");
-            }
-            (
-                0,
-                "null".to_string(),
-                -1,
-                format!("[{},{}]", e.ply, json_string(&e.message)),
-            )
-        }
-    };
-    plies.push(']');
-    let cells: Vec<String> = cells
-        .iter()
-        .map(|c| format!("[{},{}]", json_string(c.kind), json_string(&c.label)))
-        .collect();
-    let strings: Vec<String> = strings.strings.iter().map(|s| json_string(s)).collect();
-    format!(
-        "[{cols},[{}],[{}],{start},{caption},{plies},{error}]",
-        cells.join(","),
-        strings.join(",")
-    )
+        let _ = write!(
+            self.rows,
+            "[{},{first},{second},{},{reason},{},{}]",
+            row.id,
+            row.winner,
+            row.rounds,
+            json_string(&row.detail)
+        );
+    }
 }
 
 /// `text` as a JSON string.
 fn json_string(text: &str) -> String {
     serde_json::to_string(text).expect("a string always serializes")
 }
+
+#[path = "replay_encode.rs"]
+mod encode;
+use encode::encode_game;
+
+#[cfg(test)]
+#[path = "replay_tests.rs"]
+mod tests;

@@ -424,6 +424,77 @@ fn chromium_steps_through_games_and_draws_the_journal_positions() {
     assert!(png.len() > 10_000, "{} bytes", png.len());
 }
 
+/// Waits until the replay panel shows game `id` or says why it cannot: the panel's
+/// result line.
+fn wait_for_panel(tab: &Tab, id: u64) -> String {
+    let said = eval_json_awaiting(
+        tab,
+        &format!(
+            "new Promise(done => {{ const t = performance.now(); (function poll() {{ \
+             const panel = document.getElementById('arb-replay'); \
+             const result = document.getElementById('arb-result'); \
+             if (panel.dataset.game === '{id}' || result.className === 'arb-error') \
+             done(JSON.stringify(result.textContent)); \
+             else if (performance.now() - t > 60000) done('null'); \
+             else setTimeout(poll, 2); }})(); }})"
+        ),
+        true,
+    );
+    said.as_str()
+        .unwrap_or_else(|| panic!("game {id}: the panel never answered"))
+        .to_string()
+}
+
+#[test]
+fn chromium_loads_each_block_of_replays_from_its_file_beside_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    // 140 games: three blocks, two pages of the list.
+    let asalto = builtin_league(
+        dir.path(),
+        "asalto",
+        &["--pairs", "70", "--round-limit", "20"],
+        &["builtin:random", "builtin:greedy"],
+    );
+    let replays = replays_of(&asalto);
+    assert_eq!(replays.len(), 140);
+    let page = make_page(&asalto);
+    let browser = browser(profile.path());
+    let tab = open(&browser, &page);
+    // No block is loaded before a game is opened.
+    let scripts = "JSON.stringify(document.getElementById('games').dataset.loadedBlocks || '')";
+    assert_eq!(eval_json(&tab, scripts), "");
+    // The first game, then a game of the last block, reached on the list's last page.
+    let (first, record, replay) = &replays[0];
+    walk(&tab, *first, record, replay);
+    click(&tab, "#arb-last-page");
+    let (last, record, replay) = replays.last().expect("a last game");
+    walk(&tab, *last, record, replay);
+    assert_eq!(
+        eval_json(&tab, scripts),
+        "0 2",
+        "only the blocks of the games opened are loaded"
+    );
+
+    // A block file missing: the panel says which and why, and the game opens once the
+    // file is back.
+    let (middle, record, replay) = &replays[70];
+    let file = page.parent().unwrap().join("replays/000001.js");
+    let kept = dir.path().join("kept.js");
+    std::fs::rename(&file, &kept).unwrap();
+    click(&tab, "#arb-first-page");
+    let said = {
+        click(&tab, &format!("#games #arb-table tr[data-game='{middle}']"));
+        wait_for_panel(&tab, *middle)
+    };
+    assert!(
+        said.contains("replays/000001.js could not be read"),
+        "the panel says: {said}"
+    );
+    std::fs::rename(&kept, &file).unwrap();
+    walk(&tab, *middle, record, replay);
+}
+
 /// Writes the README's screenshot, docs/report.png: an Asalto game in mid-replay. Run on
 /// demand: `cargo test --test integration replay_page::readme_screenshot -- --ignored`.
 #[test]

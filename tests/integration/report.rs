@@ -457,34 +457,71 @@ bots = [
     }
 }
 
+/// Every file of the report folder `dir` (the plots, the page, the replays), by its path
+/// inside it.
+fn report_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+            }
+        }
+    }
+    files
+}
+
 #[test]
-fn a_league_past_the_replay_limit_of_a_run_gets_a_page_that_says_how_to_have_its_replays() {
+fn a_runs_own_report_replays_every_game_beside_its_page_as_arbiter_report_does() {
     let dir = tempfile::tempdir().unwrap();
-    let games = read(&data("league").join("games.jsonl")).lines().count() - 1;
-    assert!(games > 1, "the fixed league has games");
-    let out = dir.path().join("limited");
-    let index = arbiter::report::write_report(
-        &data("league"),
-        &out,
-        arbiter::report::Replays::UpTo(games - 1),
-    )
-    .unwrap();
-    let html = read(&index);
+    let league = dir.path().join("league");
+    // 140 games: three blocks of replays, the last one partial.
+    let (code, _, stderr) = run(arbiter()
+        .args(["league", "--game", "asalto", "--quiet", "--pairs", "70"])
+        .args(["--round-limit", "20", "--out"])
+        .arg(&league)
+        .args(["builtin:random", "builtin:greedy"]));
+    assert_eq!(code, 0, "{stderr}");
+    let own = league.join("report");
+    let replays = own.join("replays");
+    let mut blocks: Vec<String> = std::fs::read_dir(&replays)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    blocks.sort();
+    assert_eq!(blocks, ["000000.js", "000001.js", "000002.js"]);
+    let html = read(&own.join("index.html"));
     assert!(
-        !html.contains("arb-games-index"),
-        "no game browser past the limit"
+        !html.contains("arbiter report</code>"),
+        "the run's page has every game's replay"
     );
     assert!(
-        html.contains(&format!("{games} games: more than the"))
-            && html.contains("<code>arbiter report</code>"),
-        "the page says why and how to have the replays"
+        html.contains("\"replays\":\"replays/\""),
+        "the page loads them"
     );
-    // At the limit, every game is replayed.
-    let index = arbiter::report::write_report(
-        &data("league"),
-        &dir.path().join("at_limit"),
-        arbiter::report::Replays::UpTo(games),
-    )
-    .unwrap();
-    assert!(read(&index).contains("arb-games-index"));
+    // `arbiter report` writes the same files: the run's report is made the same way.
+    let other = dir.path().join("other");
+    let (code, _, stderr) = run(arbiter()
+        .arg("report")
+        .arg(&league)
+        .arg("--out")
+        .arg(&other));
+    assert_eq!(code, 0, "{stderr}");
+    let (own, other) = (report_files(&own), report_files(&other));
+    assert_eq!(
+        own.keys().collect::<Vec<_>>(),
+        other.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &own {
+        assert!(
+            *bytes == other[path],
+            "{} differs between the run's report and arbiter report's",
+            path.display()
+        );
+    }
 }
