@@ -50,6 +50,31 @@ pub struct Standing {
     pub elo_high: f64,
 }
 
+impl Standing {
+    /// The row of `bot` before any game.
+    pub fn empty(bot: &str) -> Standing {
+        Standing {
+            rank: 0,
+            bot: bot.to_string(),
+            games: 0,
+            wins: 0,
+            losses: 0,
+            ties: 0,
+            points: 0.0,
+            rate: 0.0,
+            mark: None,
+            illegal_moves: 0,
+            blocked_turns: 0,
+            timeouts: 0,
+            errors: 0,
+            by_role: [(0, 0); 2],
+            elo: 0.0,
+            elo_low: 0.0,
+            elo_high: 0.0,
+        }
+    }
+}
+
 /// The league table and the fitted role advantage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeagueTable {
@@ -195,28 +220,7 @@ pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Ve
 /// Points are counts times the points of a result: the same numbers as summing game by
 /// game, since league points are whole or half numbers, whose sums are exact.
 pub fn standings_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Standing> {
-    let mut rows: Vec<Standing> = bots
-        .iter()
-        .map(|bot| Standing {
-            rank: 0,
-            bot: bot.clone(),
-            games: 0,
-            wins: 0,
-            losses: 0,
-            ties: 0,
-            points: 0.0,
-            rate: 0.0,
-            mark: None,
-            illegal_moves: 0,
-            blocked_turns: 0,
-            timeouts: 0,
-            errors: 0,
-            by_role: [(0, 0); 2],
-            elo: 0.0,
-            elo_low: 0.0,
-            elo_high: 0.0,
-        })
-        .collect();
+    let mut rows: Vec<Standing> = bots.iter().map(|bot| Standing::empty(bot)).collect();
     let index = |name: &str| bots.iter().position(|b| b == name);
     for ((first, second), c) in counts.iter() {
         for (seat, player) in [first, second].into_iter().enumerate() {

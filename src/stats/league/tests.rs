@@ -219,28 +219,7 @@ mod per_game {
     use super::super::*;
 
     pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
-        let mut rows: Vec<Standing> = bots
-            .iter()
-            .map(|bot| Standing {
-                rank: 0,
-                bot: bot.clone(),
-                games: 0,
-                wins: 0,
-                losses: 0,
-                ties: 0,
-                points: 0.0,
-                rate: 0.0,
-                mark: None,
-                illegal_moves: 0,
-                blocked_turns: 0,
-                timeouts: 0,
-                errors: 0,
-                by_role: [(0, 0); 2],
-                elo: 0.0,
-                elo_low: 0.0,
-                elo_high: 0.0,
-            })
-            .collect();
+        let mut rows: Vec<Standing> = bots.iter().map(|bot| Standing::empty(bot)).collect();
         let index = |name: &str| bots.iter().position(|b| b == name);
         for game in games {
             for seat in 0..2 {
