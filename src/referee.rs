@@ -86,6 +86,8 @@ pub fn seat_seed(game_seed: u64, side: Side) -> u64 {
 /// [`play_started`] plays the game from it. A tournament starts a game's bots ahead of
 /// time this way, while another game is still in play.
 pub struct Handshake<G: Game> {
+    /// The start position in the protocol's encoding (before the opening).
+    start_board: Value,
     /// The position after the opening.
     state: G::State,
     /// The names the bots announced, or why the game ended before its first turn.
@@ -116,6 +118,7 @@ pub fn start_game<G: Game>(
     let [first, second] = players;
     let mut seats: [&mut dyn Player<G>; 2] = [first, second];
     let mut state = game.start_position(config.start);
+    let start_board = game.encode_board(&state);
     // Tournaments check openings before any game; one that fails here is no result of the
     // bots, so the game is a tie that says why.
     let started = match play_opening(game, &mut state, &config.opening) {
@@ -126,7 +129,11 @@ pub fn start_game<G: Game>(
         )),
         Ok(()) => start_both(game, &mut seats, config),
     };
-    Handshake { state, started }
+    Handshake {
+        start_board,
+        state,
+        started,
+    }
 }
 
 /// The rest of [`play_game`] once [`start_game`] started the same `players` under the
@@ -141,8 +148,11 @@ pub fn play_started<G: Game>(
 ) -> GameRecord {
     let [first, second] = players;
     let mut seats: [&mut dyn Player<G>; 2] = [first, second];
-    let Handshake { mut state, started } = handshake;
-    let start_board = game.encode_board(&game.start_position(config.start));
+    let Handshake {
+        start_board,
+        mut state,
+        started,
+    } = handshake;
     let mut moves = Vec::new();
     let mut illegal = [0u32; 2];
     // The opening's plies are the game's: they count for a round limit and in `plies`.

@@ -68,10 +68,6 @@ def to_wire(value, depth=0):
     integers, anything with __index__) ints, so a move comes out as [[r, c], ...]. Anything
     else is passed on as what it is (None, a string, a float, a dict) for the referee to
     count as the illegal move it is."""
-    if depth == 0:
-        plain = plain_move(value)
-        if plain is not None:
-            return plain
     if depth > MAX_DEPTH:
         return repr(value)[:200]
     if value is None or isinstance(value, (bool, str)):

@@ -101,9 +101,7 @@ impl Placement {
                 former,
                 _claim: file,
             };
-            let mut set = CpuSet::new();
-            set.set(cpu);
-            sched_setaffinity(None, &set).ok()?;
+            sched_setaffinity(None, &placement.set()).ok()?;
             return Some(placement);
         }
         None

@@ -201,8 +201,8 @@ impl<G: Game> Player<G> for ProcessPlayer {
         else {
             return false;
         };
-        run.placed = true;
-        placement.place_tree(run.pgid.as_raw_nonzero().get()) > 0
+        run.placed = placement.place_tree(run.pgid.as_raw_nonzero().get()) > 0;
+        run.placed
     }
 
     fn finish(&mut self, end: &EndInfo) -> BotLog {
