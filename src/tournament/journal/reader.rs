@@ -149,42 +149,27 @@ pub struct Listing {
 }
 
 /// The fields of a summary kept in a [`Listing`], in order (all but the replay digest,
-/// which only the count of distinct pairs reads, and which was counted).
-type ListedOut<'a> = (
+/// which only the count of distinct pairs reads, and which was counted): written with
+/// borrowed strings (`S` = `&str`), read back owned (`S` = `String`).
+type Listed<S> = (
     u64,
     u64,
-    [&'a str; 2],
-    [&'a str; 2],
+    [S; 2],
+    [S; 2],
     Option<usize>,
-    &'a str,
+    S,
     u32,
     [u32; 2],
     [u32; 2],
     [f64; 2],
     [f64; 2],
     u64,
-    &'a str,
-    &'a str,
-);
-type ListedIn = (
-    u64,
-    u64,
-    [String; 2],
-    [String; 2],
-    Option<usize>,
-    String,
-    u32,
-    [u32; 2],
-    [u32; 2],
-    [f64; 2],
-    [f64; 2],
-    u64,
-    String,
-    String,
+    S,
+    S,
 );
 
 fn listed_line(g: &GameSummary) -> String {
-    let fields: ListedOut = (
+    let fields: Listed<&str> = (
         g.id,
         g.pair,
         [g.players[0].as_str(), g.players[1].as_str()],
@@ -221,7 +206,7 @@ fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
         seed,
         detail,
         opening,
-    ): ListedIn = serde_json::from_slice(text).map_err(|e| e.to_string())?;
+    ): Listed<String> = serde_json::from_slice(text).map_err(|e| e.to_string())?;
     Ok(GameSummary {
         id,
         players: players.map(|p| shared(&p)),
@@ -237,7 +222,7 @@ fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
         detail: own(detail),
         pair,
         opening: own(opening),
-        // Not kept: see `ListedOut`.
+        // Not kept: see `Listed`.
         replay: [0; 12],
     })
 }
