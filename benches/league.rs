@@ -127,6 +127,8 @@ fn child(jobs: usize, games: u32, bots: Bots) {
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),
+        replays: false,
+        chores: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let cpu = cpu_seconds();

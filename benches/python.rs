@@ -185,6 +185,8 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),
+        replays: false,
+        chores: None,
     };
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     tournament::run(

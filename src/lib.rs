@@ -15,6 +15,7 @@ pub mod games;
 pub mod graders;
 pub mod record;
 pub mod referee;
+pub mod replay;
 pub mod report;
 pub mod stats;
 pub mod tournament;

@@ -216,18 +216,53 @@ fn play<G: Builtins>(
 ) -> Result<i32, Error> {
     let stop = graceful_stop();
     let mut progress = Progress::new(quiet, anchor);
+    let report_dir = t.out.join(report::REPORT_DIR);
+    // The game browser, made from the games as the workers replay them when this run
+    // plays the journal from its first game; a resumed journal's earlier games are
+    // replayed from it by the report instead.
+    let mut browser = None;
     let summary = tournament::run(game, rules, t, &stop, &mut |event| {
+        match &event {
+            tournament::LeagueEvent::Started {
+                already_done: 0, ..
+            } if t.replays => {
+                browser = Some(report::replay::Browser::new(
+                    &report_dir,
+                    game.view_kinds(),
+                    t.chores.clone(),
+                )?);
+            }
+            tournament::LeagueEvent::GameFinished {
+                replay: Some(replay),
+                ..
+            } => {
+                if let Some(browser) = &mut browser {
+                    browser.push(replay);
+                }
+            }
+            _ => {}
+        }
         progress.show(&t.out, event)
     })?;
     progress.finish();
     let interrupted = summary.interrupted;
     let (finished, total, played) = (summary.finished, summary.total, summary.played);
     let distinct = summary.distinct;
-    // The tables and the report are made from the journal afresh: the run's own copy of
-    // every game goes first, so a large league never holds two.
-    drop(summary);
-    let rebuilt = report::rebuild_tables(&t.out, None, anchor, &t.out.join(report::REPORT_DIR))?;
-    say!("{}", rebuilt.text);
+    // The tables and the report are made from what the run counted and listed of every
+    // game of the journal, which is not read again.
+    let (text, index) = report::write_counted(
+        &t.out,
+        report::Counted {
+            plan: &summary.plan,
+            tally: &summary.tally,
+            listing: summary.listing,
+        },
+        None,
+        anchor,
+        &report_dir,
+        browser,
+    )?;
+    say!("{text}");
     if let Some(text) = report::left_out_text(&t.left_out) {
         say!("{text}");
     }
@@ -255,7 +290,7 @@ fn play<G: Builtins>(
             t.out.join(report::marks::FEEDBACK_DIR).display()
         );
     }
-    say!("{}", super::report::written(&rebuilt.index));
+    say!("{}", super::report::written(&index));
     if interrupted {
         note!("interrupted: rerun the same command to resume");
         return Ok(130);

@@ -109,6 +109,7 @@ impl<'a> Progress<'a> {
                 done,
                 total,
                 leader,
+                ..
             } => {
                 if !self.quiet {
                     let line = format!(

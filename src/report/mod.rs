@@ -61,37 +61,30 @@ pub fn rebuild_tables(
     // decides: those are held (at most twice its --max-pairs). Any other journal is
     // counted as it is read, and read again for the tables that list every game.
     let sprt = journal::read_plan(&journal_path).is_none_or(|plan| plan.sprt.is_some());
-    let (loaded, counted) = if sprt {
-        (journal::load(&journal_path)?, None)
-    } else {
+    if !sprt {
         let mut tally = Tally::default();
-        let (loaded, lines) = journal::load_counting(&journal_path, &mut |g| tally.add(g))?;
-        (loaded, Some((tally, lines)))
-    };
-    let names: Vec<&str> = loaded.plan.bots.iter().map(|b| b.name.as_str()).collect();
-    if let Some(anchor) = anchor {
-        check_anchor(anchor, &names)?;
-    }
-    let listed = match non_scoring {
-        Some(list) => {
-            for name in list {
-                check_bot_name(name, &names)?;
-            }
-            list.to_vec()
-        }
-        None => loaded.plan.non_scoring(),
-    };
-    let model = match counted {
-        Some((tally, lines)) => Report::of_tally(
-            &loaded.plan,
-            &tally,
-            GameSource::Journal(lines),
-            &listed,
-            (None, 0),
+        let (loaded, listing) = journal::load_counting(&journal_path, &mut |g| tally.add(g))?;
+        let (text, index) = write_counted(
+            dir,
+            Counted {
+                plan: &loaded.plan,
+                tally: &tally,
+                listing,
+            },
+            non_scoring,
             anchor,
-        ),
-        None => model_of(&loaded, &listed, anchor, &journal_path)?,
-    };
+            report_dir,
+            None,
+        )?;
+        return Ok(Rebuilt {
+            loaded,
+            text,
+            index,
+        });
+    }
+    let loaded = journal::load(&journal_path)?;
+    let listed = left_out_of_marks(&loaded.plan, non_scoring, anchor)?;
+    let model = model_of(&loaded, &listed, anchor, &journal_path)?;
     write_all_tables(dir, &model)?;
     let index = write_report_files(&model, &journal_path, report_dir)?;
     let text = terminal::results_text(&model);
@@ -101,6 +94,77 @@ pub fn rebuild_tables(
         text,
         index,
     })
+}
+
+/// The results of every game of a tournament folder's journal, counted: by a run as it
+/// played them, or by a reading of the journal.
+pub struct Counted<'a> {
+    pub plan: &'a journal::Plan,
+    pub tally: &'a Tally,
+    /// The games listed, in schedule order.
+    pub listing: journal::Listing,
+}
+
+/// Writes every table of the tournament folder `dir` and its report (into `report_dir`)
+/// from the `counted` results of its journal, as [`rebuild_tables`] does, and returns the
+/// results as the terminal shows them and the report's page. The report's game browser
+/// is `browser` when it was handed every game of the journal in order (a run that
+/// replayed the games it played from the journal's first), else made by replaying the
+/// journal.
+pub fn write_counted(
+    dir: &Path,
+    counted: Counted<'_>,
+    non_scoring: Option<&[String]>,
+    anchor: Option<&Anchor>,
+    report_dir: &Path,
+    browser: Option<replay::Browser>,
+) -> Result<(String, PathBuf), Error> {
+    let Counted {
+        plan,
+        tally,
+        listing,
+    } = counted;
+    let listed = left_out_of_marks(plan, non_scoring, anchor)?;
+    let model = Report::of_tally(
+        plan,
+        tally,
+        GameSource::Journal(listing),
+        &listed,
+        (None, 0),
+        anchor,
+    );
+    write_all_tables(dir, &model)?;
+    let games = match browser {
+        // Handed each game the run appended to a journal it started: the journal's games
+        // when they are as many.
+        Some(browser) if browser.games() == tally.games => browser.finish(plan)?,
+        _ => replay::section(plan, &dir.join(journal::JOURNAL_FILE), report_dir)?,
+    };
+    let index = write_files(&model, report_dir, &games)?;
+    Ok((terminal::results_text(&model), index))
+}
+
+/// The bots the marks leave out under `plan`: `non_scoring` when given (each must be one
+/// of the plan's bots), else the plan's non-scoring bots; `anchor`, when given, must name
+/// one of the plan's bots too.
+fn left_out_of_marks(
+    plan: &journal::Plan,
+    non_scoring: Option<&[String]>,
+    anchor: Option<&Anchor>,
+) -> Result<Vec<String>, Error> {
+    let names: Vec<&str> = plan.bots.iter().map(|b| b.name.as_str()).collect();
+    if let Some(anchor) = anchor {
+        check_anchor(anchor, &names)?;
+    }
+    match non_scoring {
+        Some(list) => {
+            for name in list {
+                check_bot_name(name, &names)?;
+            }
+            Ok(list.to_vec())
+        }
+        None => Ok(plan.non_scoring()),
+    }
 }
 
 /// Writes every table of `report` into the tournament folder `dir`: the CSV tables, and

@@ -1,218 +1,29 @@
 //! The game browser of the report page: every game of a journal in a list, and a replay
-//! that draws the board of the game opened, ply by ply.
-//!
-//! A record is replayed exactly as the referee played it: from the plan's start position
-//! for the record's start number, through the opening (played move by move the way the
-//! referee plays it), then each reply by its verdict (a legal move is played, an illegal
-//! reply gets the game's penalty, a failure ends the game). Every position is drawn with
-//! [`Game::view`], so this module names no game. A replay that disagrees with the record
-//! (a refused move, another verdict, another last board) is reported on that game instead
-//! of a board.
+//! that draws the board of the game opened, ply by ply (each game replayed by
+//! [`crate::replay`]).
 //!
 //! Pages of a hundred thousand games stay quick: the page holds only the list, a small
 //! table of numbers and strings; each game's plies are one compact string (its first view,
 //! then per ply only the cells that changed), deflated with the rest of its block of games
 //! into a script beside the page ([`REPLAYS_DIR`]) that the page loads only when one of
-//! the block's games is opened. Blocks are replayed in parallel and written as they are
-//! made, so a report holds the replays of a few blocks at a time, however many games.
+//! the block's games is opened. A [`Browser`] takes the games in journal order and writes
+//! each whole block on a thread of its own, so a report holds the replays of a few blocks
+//! at a time, however many games. A run hands it each game replayed on the worker that
+//! played it; a report of a journal replays its games in parallel ([`section`]).
+
+pub use crate::replay::{OPENING, Ply, Replay, Replayed, replay};
 
 use crate::error::{Error, ReplayError};
-use crate::games::openings::{OpeningKind, play_opening};
+use crate::games::Game;
 use crate::games::registry::{GameSettings, with_game};
-use crate::games::view::BoardView;
-use crate::games::{Game, ReasonCode};
+use crate::games::view::CellKind;
 use crate::record::GameRecord;
+use crate::replay::{GameRow, Strings, json_string};
+use crate::tournament::chores::Chores;
 use crate::tournament::journal::{Loaded, Plan, for_each_record, load_visiting, read_plan};
-use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::path::Path;
-
-/// The verdict given to the plies of an opening in a replay: played by the referee before
-/// the bots were asked.
-pub const OPENING: &str = "opening";
-
-/// The longest reply shown in a move list, in characters: a bot can send anything.
-const REPLY_CHARS: usize = 120;
-
-/// One turn of a replay.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ply {
-    /// The mover's role.
-    pub side: String,
-    /// What was sent (for an opening ply, the opening's move).
-    pub reply: Value,
-    /// The record's verdict (`move`, `huff`, `illegal`, `failed`), or [`OPENING`].
-    pub verdict: String,
-    /// The illegal-move or failure reason.
-    pub reason: Option<String>,
-    /// The reply's time; `None` for an opening ply.
-    pub time_ms: Option<f64>,
-}
-
-/// A replayed game: `views[0]` is the start, `views[i + 1]` the position after `plies[i]`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Replay {
-    pub plies: Vec<Ply>,
-    pub views: Vec<BoardView>,
-}
-
-/// Replays `record` under the rules of `game` (the game of the record's plan), checking
-/// every step against the record.
-pub fn replay<G: Game>(game: &G, record: &GameRecord) -> Result<Replay, ReplayError> {
-    let mut out = Replay {
-        plies: Vec::new(),
-        views: Vec::new(),
-    };
-    replay_each(game, record, |ply, view| {
-        out.plies.extend(ply);
-        out.views.push(view);
-    })?;
-    Ok(out)
-}
-
-/// [`replay`], handing each position to `step` as it is reached rather than keeping them
-/// all (a long game's views take megabytes): first `(None, start)`, then for each ply
-/// `(Some(ply), position after it)`. On an error, the steps handed so far are not the
-/// whole game.
-fn replay_each<G: Game>(
-    game: &G,
-    record: &GameRecord,
-    mut step: impl FnMut(Option<Ply>, BoardView),
-) -> Result<(), ReplayError> {
-    let fail = |ply: usize, message: String| ReplayError { ply, message };
-    if record.game != game.name() {
-        return Err(fail(
-            0,
-            format!("a {} record replayed as {}", record.game, game.name()),
-        ));
-    }
-    let mut state = game.start_position(record.start);
-    if !record.start_board.is_null() && game.encode_board(&state) != record.start_board {
-        return Err(fail(
-            0,
-            format!(
-                "the plan's start {} is {}, the record's {}",
-                record.start,
-                game.encode_board(&state),
-                record.start_board
-            ),
-        ));
-    }
-    // The last position handed over, and the plies so far.
-    let mut last = game.view(&state);
-    step(None, last.clone());
-    let mut plies = 0usize;
-    if let (OpeningKind::Moves { .. }, Value::Array(opening)) = (game.openings(), &record.opening) {
-        for wire in opening {
-            let side = game.role_name(game.side_to_move(&state)).to_string();
-            // One move at a time, with the referee's own checks: an opening that failed
-            // there (a `bad_opening` game) stops here at the same move.
-            let played = play_opening(game, &mut state, std::slice::from_ref(wire));
-            let view = game.view(&state);
-            // A move the referee's checks refused after playing it (one that ends the
-            // game) stays on the board, as it did in the game.
-            if played.is_ok() || view != last {
-                let ply = Ply {
-                    side,
-                    reply: wire.clone(),
-                    verdict: OPENING.to_string(),
-                    reason: None,
-                    time_ms: None,
-                };
-                plies += 1;
-                last = view.clone();
-                step(Some(ply), view);
-            }
-            if played.is_err() {
-                break;
-            }
-        }
-    }
-    for (i, mv) in record.moves.iter().enumerate() {
-        let at = plies;
-        let mover = game.role_name(game.side_to_move(&state));
-        if mv.side != mover {
-            return Err(fail(
-                at,
-                format!("the record has {} moving, the rules {mover}", mv.side),
-            ));
-        }
-        match mv.verdict.as_str() {
-            "failed" => {
-                if i + 1 != record.moves.len() {
-                    return Err(fail(at, "a failure that does not end the game".into()));
-                }
-            }
-            "illegal" => match game.parse_move(&state, &mv.reply) {
-                Err(why) => {
-                    let code = crate::referee::illegal_code(game, &state, &why);
-                    game.play_illegal(&mut state, &why);
-                    // Records written before blocked turns had their own code give the
-                    // move's own reason there.
-                    if let Some(reason) = &mv.reason
-                        && reason != code
-                        && reason != why.code()
-                    {
-                        return Err(fail(
-                            at,
-                            format!("{} is illegal for {code}, not {reason}", mv.reply),
-                        ));
-                    }
-                }
-                Ok(_) => {
-                    return Err(fail(
-                        at,
-                        format!("the record calls {} illegal; the rules take it", mv.reply),
-                    ));
-                }
-            },
-            verdict => match game.parse_move(&state, &mv.reply) {
-                Ok(checked) if game.move_kind(&checked) == verdict => {
-                    game.play(&mut state, &checked);
-                }
-                Ok(checked) => {
-                    return Err(fail(
-                        at,
-                        format!(
-                            "the record calls {} a {verdict}, the rules a {}",
-                            mv.reply,
-                            game.move_kind(&checked)
-                        ),
-                    ));
-                }
-                Err(why) => {
-                    return Err(fail(
-                        at,
-                        format!(
-                            "the record plays {}, which the rules refuse: {why}",
-                            mv.reply
-                        ),
-                    ));
-                }
-            },
-        }
-        let ply = Ply {
-            side: mv.side.clone(),
-            reply: mv.reply.clone(),
-            verdict: mv.verdict.clone(),
-            reason: mv.reason.clone(),
-            time_ms: Some(mv.time_ms),
-        };
-        plies += 1;
-        step(Some(ply), game.view(&state));
-    }
-    let last = game.encode_board(&state);
-    if last != record.final_board {
-        return Err(fail(
-            plies,
-            format!(
-                "the replay ends on {last}, the record on {}",
-                record.final_board
-            ),
-        ));
-    }
-    Ok(())
-}
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Replays every game of a journal under its plan's rules, one record at a time, handing
 /// `visit` the game's id, its record and its replay (or why it does not replay).
@@ -271,44 +82,196 @@ fn section_reading<R>(
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
 ) -> Result<(String, R), Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
-    let folder = out.join(REPLAYS_DIR);
-    std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
-        path: folder.clone(),
-        source,
+    let (browser, read) = with_game!(settings, plan.seed, |game| {
+        let mut browser = Browser::new(out, game.view_kinds(), None)?;
+        let read = replay_in_parallel(&game, plan, &mut browser, read);
+        // The blocks written so far are waited for, whatever the reading gave.
+        let made = browser.finish(plan);
+        read.and_then(|read| made.map(|html| (html, read)))
     })?;
-    let mut list = GameList::default();
-    let (kinds, (blocks, read)) = with_game!(settings, plan.seed, |game| {
-        replay_blocks(&game, plan, &folder, &mut list, read).map(|done| (game.view_kinds(), done))
-    })?;
-    remove_stale_blocks(&folder, blocks)?;
-    let head = json!({
-        "game": plan.game,
-        "games_per_block": GAMES_PER_BLOCK,
-        "replays": format!("{REPLAYS_DIR}/"),
-        "blocks": blocks,
-        "roles": plan.roles,
-        "kinds": kinds,
-        "names": list.names.strings,
-        "reasons": list.reasons.strings,
-    })
-    .to_string();
-    // The rows are spliced in as the text they were kept as: a page of 100,000 games
-    // would take tens of megabytes as a tree of JSON values.
-    let index = format!(
-        "{},\"games\":[{}]}}",
-        head.strip_suffix('}').expect("a JSON object"),
-        list.rows
-    );
-    let html = format!(
-        "<section id=\"games\" class=\"arb-games\">\n<style>\n{css}</style>\n{body}\
-         <script type=\"application/json\" id=\"arb-games-index\">{index}</script>\n\
-         <script>\n{js}</script>\n</section>\n",
-        css = include_str!("replay.css"),
-        body = include_str!("replay.html"),
-        index = script_safe(&index),
-        js = include_str!("replay.js"),
-    );
-    Ok((html, read))
+    Ok((browser, read))
+}
+
+/// The game browser being made from games handed in journal order ([`Browser::push`]):
+/// the list grows by a row a game, and each whole block of [`GAMES_PER_BLOCK`] games is
+/// deflated and written into [`REPLAYS_DIR`] as a chore of a run's game threads, or as a
+/// task on rayon's, while games still come; at most [`BLOCKS_WAITING`] blocks wait to be
+/// written, a block past them being written at once by the thread that filled it.
+pub struct Browser {
+    folder: PathBuf,
+    kinds: &'static [CellKind],
+    list: GameList,
+    /// The block being gathered: its games' ids and lines.
+    ids: Vec<u64>,
+    lines: Vec<u8>,
+    /// Blocks filled so far.
+    blocks: usize,
+    /// Who writes the blocks: a run's game threads, else rayon's.
+    chores: Option<Arc<Chores>>,
+    writing: Arc<Writing>,
+}
+
+/// The blocks handed over and not yet written, and the first failure to write one.
+#[derive(Default)]
+struct Writing {
+    state: Mutex<(usize, Option<Error>)>,
+    written: Condvar,
+}
+
+impl Writing {
+    fn state(&self) -> std::sync::MutexGuard<'_, (usize, Option<Error>)> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Writes block `n` of `ids` and `lines` into `folder`, keeping the first failure.
+    fn write(&self, folder: &Path, n: usize, ids: &[u64], lines: &[u8]) {
+        let script = block_script(n, ids, lines);
+        if let Err(e) = super::write_atomic(&folder.join(block_file(n)), script.as_bytes()) {
+            self.state().1.get_or_insert(e);
+        }
+    }
+}
+
+/// Blocks handed over and waiting to be written, at most: gathering goes on while they
+/// are deflated, and what is held stays a few blocks.
+const BLOCKS_WAITING: usize = 2;
+
+impl Browser {
+    /// A browser writing its replays into `out/`[`REPLAYS_DIR`] for a game whose cells
+    /// are drawn as `kinds`, its blocks written as `chores` when given (a run's game
+    /// threads do them between games), else on rayon's threads.
+    pub fn new(
+        out: &Path,
+        kinds: &'static [CellKind],
+        chores: Option<Arc<Chores>>,
+    ) -> Result<Browser, Error> {
+        let folder = out.join(REPLAYS_DIR);
+        std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
+            path: folder.clone(),
+            source,
+        })?;
+        Ok(Browser {
+            folder,
+            kinds,
+            list: GameList::default(),
+            ids: Vec::new(),
+            lines: Vec::new(),
+            blocks: 0,
+            chores,
+            writing: Arc::default(),
+        })
+    }
+
+    /// Adds the next game in journal order.
+    pub fn push(&mut self, game: &Replayed) {
+        self.list.push(&game.row);
+        self.ids.push(game.row.id);
+        self.lines.extend_from_slice(game.line.as_bytes());
+        self.lines.push(b'\n');
+        if self.ids.len() == GAMES_PER_BLOCK {
+            self.write_block();
+        }
+    }
+
+    /// Hands the block gathered so far over to be written, or writes it now when
+    /// [`BLOCKS_WAITING`] blocks are waiting.
+    fn write_block(&mut self) {
+        let (n, ids, lines) = (
+            self.blocks,
+            std::mem::take(&mut self.ids),
+            std::mem::take(&mut self.lines),
+        );
+        self.blocks += 1;
+        {
+            let mut state = self.writing.state();
+            if state.0 < BLOCKS_WAITING {
+                state.0 += 1;
+                drop(state);
+                let (writing, folder) = (self.writing.clone(), self.folder.clone());
+                let chore = move || {
+                    writing.write(&folder, n, &ids, &lines);
+                    writing.state().0 -= 1;
+                    writing.written.notify_all();
+                };
+                match &self.chores {
+                    Some(chores) => chores.add(Box::new(chore)),
+                    None => rayon::spawn(chore),
+                }
+                return;
+            }
+        }
+        self.writing.write(&self.folder, n, &ids, &lines);
+    }
+
+    /// Waits until every block handed over is written (doing the chores still waiting,
+    /// should no game thread be left to), and returns the first failure to write one.
+    fn wait_for_blocks(&self) -> Result<(), Error> {
+        if let Some(chores) = &self.chores {
+            chores.do_waiting();
+        }
+        let mut state = self.writing.state();
+        while state.0 > 0 {
+            state = self
+                .writing
+                .written
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        state.1.take().map_or(Ok(()), Err)
+    }
+
+    /// The games handed so far.
+    pub fn games(&self) -> usize {
+        self.blocks * GAMES_PER_BLOCK + self.ids.len()
+    }
+
+    /// Writes the last block, waits for every block to be on the disk, removes what an
+    /// earlier report left in the folder and this one did not write, and returns the game
+    /// browser's HTML for the journal of `plan`.
+    pub fn finish(mut self, plan: &Plan) -> Result<String, Error> {
+        if !self.ids.is_empty() {
+            self.write_block();
+        }
+        self.wait_for_blocks()?;
+        remove_stale_blocks(&self.folder, self.blocks)?;
+        let head = json!({
+            "game": plan.game,
+            "games_per_block": GAMES_PER_BLOCK,
+            "replays": format!("{REPLAYS_DIR}/"),
+            "blocks": self.blocks,
+            "roles": plan.roles,
+            "kinds": self.kinds,
+            "names": self.list.names.strings,
+            "reasons": self.list.reasons.strings,
+        })
+        .to_string();
+        // The rows are spliced in as the text they were kept as: a page of 100,000 games
+        // would take tens of megabytes as a tree of JSON values.
+        let index = format!(
+            "{},\"games\":[{}]}}",
+            head.strip_suffix('}').expect("a JSON object"),
+            self.list.rows
+        );
+        self.list = GameList::default();
+        Ok(format!(
+            "<section id=\"games\" class=\"arb-games\">\n<style>\n{css}</style>\n{body}\
+             <script type=\"application/json\" id=\"arb-games-index\">{index}</script>\n\
+             <script>\n{js}</script>\n</section>\n",
+            css = include_str!("replay.css"),
+            body = include_str!("replay.html"),
+            index = script_safe(&index),
+            js = include_str!("replay.js"),
+        ))
+    }
+}
+
+impl Drop for Browser {
+    /// A browser given up (a failed run) still waits for the blocks it handed over.
+    fn drop(&mut self) {
+        let _ = self.wait_for_blocks();
+    }
 }
 
 /// Removes from the replays' folder what an earlier report left there and this one did
@@ -342,120 +305,58 @@ fn remove_stale_blocks(folder: &Path, blocks: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Games replayed by one task: a block's games are replayed by several tasks, so that the
-/// records waiting to be replayed are few (a record in memory takes about 400 bytes a ply,
-/// a hundred times its journal line). Two, not eight: a 100,000-game league's run then
-/// peaked at 35 MB instead of 42 MB, and two cores replayed 1.34x as fast as one instead
-/// of 1.15x, the tasks put back in order sooner.
+/// Games replayed by one task: the records waiting to be replayed are few (a record in
+/// memory takes about 400 bytes a ply, a hundred times its journal line). Two, not eight:
+/// a 100,000-game report then peaked at 35 MB instead of 42 MB, and two cores replayed
+/// 1.34x as fast as one instead of 1.15x, the tasks put back in order sooner.
 const GAMES_PER_TASK: usize = 2;
 
 /// Tasks under way or waiting to be put back in order, at most: enough to keep every core
 /// busy while this thread reads, few enough that the records and replays held stay a few
 /// megabytes however long the journal. (Eight per core replayed 12,000 games 1.29x as fast
-/// on two cores as on one, against 1.15x, but a 100,000-game league then peaked at 62 MB
+/// on two cores as on one, against 1.15x, but a 100,000-game report then peaked at 62 MB
 /// instead of 42 MB: a record in memory takes about 400 bytes a ply.)
 fn tasks_in_flight() -> usize {
     2 * rayon::current_num_threads().max(1)
 }
 
-/// What a task hands back.
-enum Done {
-    /// Task `n`'s games replayed: their rows, ids and lines (each ended by a newline).
-    Replayed(usize, Vec<ListRow>, Vec<u8>),
-    /// A block's file written, or why not.
-    Written(Result<(), Error>),
-}
-
-/// Replays every game `read` hands its visitor and writes the replays into `folder`, a
-/// file per block of [`GAMES_PER_BLOCK`] games in journal order ([`block_file`]); each
-/// game's row is added to `list` in that order. Returns the blocks written and what `read`
-/// returned. This thread reads while tasks of [`GAMES_PER_TASK`] games are replayed and
-/// encoded on rayon's threads; their games are put back in order as they come, and each
-/// whole block is deflated and written by another task. Reading waits while
-/// [`tasks_in_flight`] tasks are unfinished or out of order, so memory stays bounded.
-fn replay_blocks<G: Game, R>(
+/// Replays every game `read` hands its visitor, in tasks of [`GAMES_PER_TASK`] games on
+/// rayon's threads while this thread reads, and hands them to `browser` in the order read.
+/// Reading waits while [`tasks_in_flight`] tasks are unfinished or out of order, so memory
+/// stays bounded. Returns what `read` returned.
+fn replay_in_parallel<G: Game, R>(
     game: &G,
     plan: &Plan,
-    folder: &Path,
-    list: &mut GameList,
+    browser: &mut Browser,
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
-) -> Result<(usize, R), Error> {
-    let replay_task = |games: Vec<(u64, GameRecord)>| -> (Vec<ListRow>, Vec<u8>) {
-        let mut lines = Vec::new();
-        let rows = games
+) -> Result<R, Error> {
+    let replay_task = |games: Vec<(u64, GameRecord)>| -> Vec<Replayed> {
+        games
             .into_iter()
-            .map(|(id, record)| {
-                lines.extend_from_slice(encode_game(game, &record).as_bytes());
-                lines.push(b'\n');
-                ListRow::of(plan, id, &record)
-            })
-            .collect();
-        (rows, lines)
-    };
-    let write_task = |n: usize, ids: Vec<u64>, lines: Vec<u8>| -> Result<(), Error> {
-        super::write_atomic(
-            &folder.join(block_file(n)),
-            block_script(n, &ids, &lines).as_bytes(),
-        )
+            .map(|(id, record)| Replayed::of(game, &plan.roles, id, &record))
+            .collect()
     };
     let in_flight = tasks_in_flight();
-    let (tx, rx) = std::sync::mpsc::channel::<Done>();
-    let (blocks, read, failed) = rayon::in_place_scope(|scope| {
-        // Tasks sent; tasks whose games are in `list`; block files being written.
-        let (mut sent, mut emitted, mut writing) = (0usize, 0usize, 0usize);
-        let mut failed: Option<Error> = None;
-        let mut waiting: std::collections::BTreeMap<usize, (Vec<ListRow>, Vec<u8>)> =
-            Default::default();
-        // The block being gathered, in order: its games' ids and lines.
-        let (mut blocks, mut ids, mut lines) = (0usize, Vec::new(), Vec::new());
-        let write = |ids: &mut Vec<u64>, lines: &mut Vec<u8>, blocks: &mut usize| {
-            let (tx, n) = (tx.clone(), *blocks);
-            let (ids, lines) = (std::mem::take(ids), std::mem::take(lines));
-            let write_task = &write_task;
-            // The receiver outlives every task: it is read until all have come.
-            scope.spawn(move |_| {
-                let _ = tx.send(Done::Written(write_task(n, ids, lines)));
-            });
-            *blocks += 1;
-        };
-        // Takes one task's answer: its games are put in order, whole blocks written.
-        let mut take = |done: Done, emitted: &mut usize, writing: &mut usize| match done {
-            Done::Written(result) => {
-                *writing -= 1;
-                if let Err(e) = result {
-                    failed.get_or_insert(e);
-                }
-            }
-            Done::Replayed(n, rows, text) => {
-                waiting.insert(n, (rows, text));
-                while let Some((rows, text)) = waiting.remove(emitted) {
-                    *emitted += 1;
-                    let mut at = 0;
-                    for row in rows {
-                        ids.push(row.id);
-                        list.push(row);
-                        // One line per game, in order.
-                        let end = text[at..]
-                            .iter()
-                            .position(|&b| b == b'\n')
-                            .map_or(text.len(), |i| at + i + 1);
-                        lines.extend_from_slice(&text[at..end]);
-                        at = end;
-                        if ids.len() == GAMES_PER_BLOCK {
-                            write(&mut ids, &mut lines, &mut blocks);
-                            *writing += 1;
-                        }
-                    }
-                }
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Replayed>)>();
+    rayon::in_place_scope(|scope| {
+        // Tasks sent; tasks whose games are in the browser.
+        let (mut sent, mut emitted) = (0usize, 0usize);
+        let mut waiting: std::collections::BTreeMap<usize, Vec<Replayed>> = Default::default();
+        // Takes one task's games: they are put in order as they come.
+        let mut take = |(n, games): (usize, Vec<Replayed>), emitted: &mut usize| {
+            waiting.insert(n, games);
+            while let Some(games) = waiting.remove(emitted) {
+                *emitted += 1;
+                games.iter().for_each(|game| browser.push(game));
             }
         };
         let mut batch = Vec::with_capacity(GAMES_PER_TASK);
         let send = |batch: Vec<(u64, GameRecord)>, sent: &mut usize| {
             let (tx, n) = (tx.clone(), *sent);
             let replay_task = &replay_task;
+            // The receiver outlives every task: it is read until all have come.
             scope.spawn(move |_| {
-                let (rows, lines) = replay_task(batch);
-                let _ = tx.send(Done::Replayed(n, rows, lines));
+                let _ = tx.send((n, replay_task(batch)));
             });
             *sent += 1;
         };
@@ -465,9 +366,9 @@ fn replay_blocks<G: Game, R>(
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(GAMES_PER_TASK));
                 send(full, &mut sent);
                 // Bounded: wait for the oldest tasks before reading on.
-                while sent - emitted + writing >= in_flight {
+                while sent - emitted >= in_flight {
                     let Ok(done) = rx.recv() else { break };
-                    take(done, &mut emitted, &mut writing);
+                    take(done, &mut emitted);
                 }
             }
             Ok(())
@@ -477,28 +378,10 @@ fn replay_blocks<G: Game, R>(
         }
         while emitted < sent {
             let Ok(done) = rx.recv() else { break };
-            take(done, &mut emitted, &mut writing);
+            take(done, &mut emitted);
         }
-        if !ids.is_empty() {
-            write(&mut ids, &mut lines, &mut blocks);
-            writing += 1;
-        }
-        while writing > 0 {
-            let Ok(Done::Written(result)) = rx.recv() else {
-                break;
-            };
-            writing -= 1;
-            if let Err(e) = result {
-                failed.get_or_insert(e);
-            }
-        }
-        (blocks, read, failed)
-    });
-    let read = read?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    Ok((blocks, read))
+        read
+    })
 }
 
 /// JSON text that can sit inside a `<script>` element: `<` only ever occurs inside JSON
@@ -534,24 +417,6 @@ fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
     )
 }
 
-/// Strings a page holds once and refers to by index.
-#[derive(Default)]
-struct Strings {
-    strings: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl Strings {
-    fn id(&mut self, text: &str) -> usize {
-        if let Some(&i) = self.index.get(text) {
-            return i;
-        }
-        self.strings.push(text.to_string());
-        self.index.insert(text.to_string(), self.strings.len() - 1);
-        self.strings.len() - 1
-    }
-}
-
 /// The rows of the game list: `[id, first player, second player, winner seat (-1 for a
 /// tie), reason, rounds, detail]`, players and reasons as indices into their tables; a
 /// game's length in rounds, as every other output gives it.
@@ -563,37 +428,8 @@ struct GameList {
     rows: String,
 }
 
-/// What the game list shows of one game, before its names are made indices.
-struct ListRow {
-    id: u64,
-    players: [String; 2],
-    winner: i64,
-    reason: String,
-    rounds: u32,
-    detail: String,
-}
-
-impl ListRow {
-    fn of(plan: &Plan, id: u64, record: &GameRecord) -> ListRow {
-        let role = |i: usize| plan.roles.get(i).cloned().unwrap_or_default();
-        let player = |i: usize| record.players.get(&role(i)).cloned().unwrap_or_default();
-        ListRow {
-            id,
-            players: [player(0), player(1)],
-            winner: record
-                .winner
-                .as_ref()
-                .and_then(|w| plan.roles.iter().position(|r| r == w))
-                .map_or(-1, |i| i as i64),
-            reason: record.reason.clone(),
-            rounds: record.rounds,
-            detail: crate::record::short_detail(record),
-        }
-    }
-}
-
 impl GameList {
-    fn push(&mut self, row: ListRow) {
+    fn push(&mut self, row: &GameRow) {
         use std::fmt::Write;
         if !self.rows.is_empty() {
             self.rows.push(',');
@@ -614,15 +450,6 @@ impl GameList {
         );
     }
 }
-
-/// `text` as a JSON string.
-fn json_string(text: &str) -> String {
-    serde_json::to_string(text).expect("a string always serializes")
-}
-
-#[path = "replay_encode.rs"]
-mod encode;
-use encode::encode_game;
 
 #[cfg(test)]
 #[path = "replay_tests.rs"]

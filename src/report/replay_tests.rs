@@ -1,6 +1,7 @@
 //! Tests of the report's replays: written block by block, stale blocks removed.
 
 use super::*;
+use serde_json::Value;
 
 /// The block files in `folder`, by their names alone.
 fn block_files(folder: &Path) -> usize {

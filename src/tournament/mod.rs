@@ -7,6 +7,7 @@
 //! whoever runs it (the CLI) shows them and writes the tables; a tournament never writes
 //! a table or a report itself.
 
+pub mod chores;
 pub mod compact;
 pub mod journal;
 pub mod merge;
@@ -23,6 +24,7 @@ use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
+use crate::replay::Replayed;
 use crate::stats::league::{self, LeagueTable, Scoring};
 use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
@@ -95,6 +97,13 @@ pub struct Tournament {
     pub shard: Option<Shard>,
     /// Entries of its submissions folders that are not bots, kept in the plan.
     pub left_out: Vec<journal::LeftOut>,
+    /// Each game replayed for the report's game browser on the worker that played it,
+    /// while its record is in memory: [`LeagueEvent::GameFinished`] carries it.
+    pub replays: bool,
+    /// Work the game threads do between games, handed to them by whoever runs the
+    /// tournament (the report's blocks of replays); what is left when the last game ends
+    /// is done before the run returns.
+    pub chores: Option<std::sync::Arc<chores::Chores>>,
 }
 
 /// How often a run hands out its results so far while games finish ([`LeagueEvent::Results`]):
@@ -115,6 +124,8 @@ pub enum LeagueEvent<'a> {
         done: usize,
         total: usize,
         leader: Option<(&'a str, f64)>,
+        /// The game replayed, when the tournament asks for replays.
+        replay: Option<&'a Replayed>,
     },
     /// The SPRT after a pair it newly counted.
     PairCounted(&'a SprtStatus),
@@ -145,6 +156,12 @@ pub struct RunSummary {
     pub interrupted: bool,
     /// Pairs that were not a replay of an earlier pair.
     pub distinct: DistinctPairs,
+    /// The plan the journal holds.
+    pub plan: Plan,
+    /// Every game of the journal counted, and listed for the tables that list each game:
+    /// what the tables are made of, without reading the journal again.
+    pub tally: Tally,
+    pub listing: journal::Listing,
 }
 
 impl Tournament {
@@ -234,8 +251,13 @@ pub fn run<G: Builtins>(
     // per game until it ends.
     drop(fixtures);
     let pending: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
-    // The results are counted, never held: what lists every game reads the journal.
+    // The results are counted, never held; what lists every game reads them back from
+    // the listing, a short line a game on the disk.
     let tally = Tally::of(&summaries);
+    let mut listing = journal::ListingWriter::new(&tournament.out)?;
+    for summary in &summaries {
+        listing.add(summary)?;
+    }
     drop(summaries);
     on_event(LeagueEvent::Started {
         total,
@@ -276,6 +298,7 @@ pub fn run<G: Builtins>(
             journal.append_line(&game.line)?;
             let summary = &game.summary;
             tally.add(summary);
+            listing.add(summary)?;
             played += 1;
             let finished = tally.games;
             for seat in 0..2 {
@@ -302,6 +325,7 @@ pub fn run<G: Builtins>(
                 done: finished,
                 total,
                 leader,
+                replay: game.replay.as_ref(),
             })?;
             if last_results.elapsed() >= RESULTS_EVERY {
                 on_event(LeagueEvent::Counted {
@@ -313,6 +337,9 @@ pub fn run<G: Builtins>(
             Ok(())
         },
     )?;
+    if let Some(chores) = &tournament.chores {
+        chores.do_waiting();
+    }
     journal.sync()?;
     on_event(LeagueEvent::Counted {
         plan: &plan,
@@ -329,6 +356,9 @@ pub fn run<G: Builtins>(
         total,
         interrupted: tally.games < total,
         distinct: tally.distinct(),
+        plan,
+        tally,
+        listing: listing.finish()?,
     })
 }
 
@@ -462,17 +492,26 @@ pub(crate) fn open<G: Builtins>(
 pub(crate) struct Finished {
     pub line: String,
     pub summary: GameSummary,
+    pub replay: Option<Replayed>,
 }
 
 impl Finished {
     /// The game as a journal in format `version` keeps it: its line, and the summary of
     /// the record as that journal gives it back (times rounded as the format keeps them),
-    /// so the tables a run writes are the ones `arbiter table` rebuilds.
-    fn of(fixture: &Fixture, mut record: GameRecord, version: u32) -> Finished {
+    /// so the tables a run writes are the ones `arbiter table` rebuilds; replayed from
+    /// that same record when `replays` asks, as a report of the journal would replay it.
+    fn of<G: Builtins>(
+        game: &G,
+        fixture: &Fixture,
+        mut record: GameRecord,
+        version: u32,
+        replays: bool,
+    ) -> Finished {
         journal::keep(version, &mut record);
         Finished {
             line: journal::line(version, fixture.id, &record),
             summary: GameSummary::of(fixture.id, &record),
+            replay: replays.then(|| Replayed::of(game, &game.roles(), fixture.id, &record)),
         }
     }
 }

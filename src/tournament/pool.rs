@@ -131,10 +131,21 @@ pub(crate) fn play_pool<G: Builtins>(
                                 if cancelled {
                                     break;
                                 }
-                                let finished =
-                                    result.map(|r| (fixture, Finished::of(&fixture, r, version)));
+                                let finished = result.map(|r| {
+                                    let finished = Finished::of(
+                                        game,
+                                        &fixture,
+                                        r,
+                                        version,
+                                        tournament.replays,
+                                    );
+                                    (fixture, finished)
+                                });
                                 if tx.send(finished).is_err() {
                                     break;
+                                }
+                                if let Some(chores) = &tournament.chores {
+                                    chores.do_waiting();
                                 }
                             }
                             // Games started ahead and never played: their bots are killed

@@ -215,6 +215,8 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
         openings: tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),
+        replays: false,
+        chores: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let mut seen_ahead = Vec::new();

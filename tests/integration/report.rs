@@ -525,3 +525,91 @@ fn a_runs_own_report_replays_every_game_beside_its_page_as_arbiter_report_does()
         );
     }
 }
+
+/// Every file of the tournament folder `dir` is the same as what `arbiter table` rebuilds
+/// from its journal alone, in a copy of it: the tables and the report a run writes from
+/// what it counted, listed and replayed as it played are the journal's.
+fn assert_run_outputs_are_the_journals(dir: &Path) {
+    let copy = tempfile::tempdir().unwrap();
+    let rebuilt = copy.path().join("copy");
+    std::fs::create_dir(&rebuilt).unwrap();
+    std::fs::copy(dir.join("games.jsonl"), rebuilt.join("games.jsonl")).unwrap();
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&rebuilt));
+    assert_eq!(code, 0, "arbiter table: {stderr}");
+    let (mut ran, rebuilt) = (report_files(dir), report_files(&rebuilt));
+    // The run's lock, which only a run takes.
+    ran.remove(Path::new("games.lock"));
+    assert_eq!(
+        ran.keys().collect::<Vec<_>>(),
+        rebuilt.keys().collect::<Vec<_>>(),
+        "the same files"
+    );
+    for (path, bytes) in &ran {
+        assert!(
+            *bytes == rebuilt[path],
+            "{} differs between the run's folder and arbiter table's:\n{}",
+            path.display(),
+            String::from_utf8_lossy(&bytes[..bytes.len().min(400)])
+        );
+    }
+}
+
+/// The ids of the games the page lists, in order.
+fn listed_games(report: &Path) -> Vec<u64> {
+    let html = read(&report.join("index.html"));
+    let start = html.find("id=\"arb-games-index\">").expect("the index") + 21;
+    let end = start + html[start..].find("</script>").expect("its end");
+    let index: serde_json::Value = serde_json::from_str(&html[start..end]).expect("JSON");
+    index["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|row| row[0].as_u64().expect("an id"))
+        .collect()
+}
+
+#[test]
+fn a_runs_tables_and_report_are_those_its_journal_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    for jobs in ["1", "2"] {
+        let league = dir.path().join(format!("league-{jobs}"));
+        let (code, _, stderr) = run(arbiter()
+            .args([
+                "league", "--game", "asalto", "--quiet", "--pairs", "35", "-j", jobs,
+            ])
+            .args(["--round-limit", "30", "--out"])
+            .arg(&league)
+            .args(["builtin:random", "builtin:greedy", "other=builtin:random"]));
+        assert_eq!(code, 0, "{stderr}");
+        // 210 games: four blocks of replays, made by the run's game threads.
+        assert_eq!(listed_games(&league.join("report")).len(), 210);
+        assert_run_outputs_are_the_journals(&league);
+    }
+}
+
+/// A resumed run did not play the journal's first games, so its report replays the
+/// journal; it still lists and replays every game, as the journal has them.
+#[test]
+fn a_resumed_runs_report_replays_the_games_it_did_not_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let league = dir.path().join("league");
+    let command = || {
+        let (code, _, stderr) = run(arbiter()
+            .args(["league", "--game", "asalto", "--quiet", "--pairs", "50"])
+            .args(["--round-limit", "30", "--out"])
+            .arg(&league)
+            .args(["builtin:random", "builtin:greedy"]));
+        assert_eq!(code, 0, "{stderr}");
+    };
+    command();
+    let journal = league.join("games.jsonl");
+    let text = read(&journal);
+    // The header and the first 70 games: a run stopped part way.
+    let kept: Vec<&str> = text.lines().take(71).collect();
+    std::fs::write(&journal, kept.join("\n") + "\n").unwrap();
+    std::fs::remove_dir_all(league.join("report")).unwrap();
+    command();
+    let ids = listed_games(&league.join("report"));
+    assert_eq!(ids.len(), 100);
+    assert_run_outputs_are_the_journals(&league);
+}

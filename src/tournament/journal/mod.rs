@@ -41,7 +41,9 @@ pub use format::{
     FORMAT_VERSION, LeftOut, Plan, PlanBot, PlanOpenings, PlanSprt, decode_game, encode_game, keep,
     line,
 };
-pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
+pub use reader::{
+    Listing, ListingWriter, Loaded, for_each_record, load, load_counting, load_visiting, read_plan,
+};
 pub use repair::Repair;
 pub use writer::Journal;
 

@@ -100,27 +100,14 @@ pub fn load_counting(
             source,
         });
     }
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let spill_io = |source| Error::Io {
-        path: folder.to_path_buf(),
-        source,
-    };
-    let mut spill = std::io::BufWriter::new(tempfile::tempfile_in(folder).map_err(spill_io)?);
-    let mut written: u64 = 0;
-    let mut lines = Vec::new();
-    let read = read_with(path, SUMMARY_BATCH, &summary_of, &mut |id, _, summary| {
+    let mut listing = ListingWriter::new(path.parent().unwrap_or(Path::new(".")))?;
+    let read = read_with(path, SUMMARY_BATCH, &summary_of, &mut |_, _, summary| {
         count(&summary);
-        let line = listed_line(&summary);
-        spill.write_all(line.as_bytes()).map_err(spill_io)?;
-        lines.push((id, written));
-        written += line.len() as u64;
-        Ok(())
+        listing.add(&summary)
     })?;
     let Some((version, plan, shard)) = read.header else {
         return Err(torn_header(path));
     };
-    let file = spill.into_inner().map_err(|e| spill_io(e.into_error()))?;
-    lines.sort_unstable();
     Ok((
         Loaded {
             plan,
@@ -129,12 +116,68 @@ pub fn load_counting(
             games: Vec::new(),
             repair: read.tail.map(|(_, kind)| kind),
         },
-        Listing {
-            file,
-            folder: folder.to_path_buf(),
-            lines,
-        },
+        listing.finish()?,
     ))
+}
+
+/// A [`Listing`] being written, a game at a time: by [`load_counting`] as it reads a
+/// journal, or by a run as it journals each game, so that its tables need not read the
+/// journal again.
+pub struct ListingWriter {
+    spill: std::io::BufWriter<File>,
+    folder: std::path::PathBuf,
+    written: u64,
+    lines: Vec<(u64, u64)>,
+}
+
+impl ListingWriter {
+    /// A listing kept in a nameless file in `folder` (the journal's).
+    pub fn new(folder: &Path) -> Result<ListingWriter, Error> {
+        let file = tempfile::tempfile_in(folder).map_err(|source| Error::Io {
+            path: folder.to_path_buf(),
+            source,
+        })?;
+        Ok(ListingWriter {
+            spill: std::io::BufWriter::new(file),
+            folder: folder.to_path_buf(),
+            written: 0,
+            lines: Vec::new(),
+        })
+    }
+
+    /// Lists the next game (the first copy of its id: the caller keeps one).
+    pub fn add(&mut self, summary: &GameSummary) -> Result<(), Error> {
+        let line = listed_line(summary);
+        self.spill
+            .write_all(line.as_bytes())
+            .map_err(|source| Error::Io {
+                path: self.folder.clone(),
+                source,
+            })?;
+        self.lines.push((summary.id, self.written));
+        self.written += line.len() as u64;
+        Ok(())
+    }
+
+    /// The listing of the games added, in schedule order.
+    pub fn finish(self) -> Result<Listing, Error> {
+        let ListingWriter {
+            spill,
+            folder,
+            mut lines,
+            ..
+        } = self;
+        let file = spill.into_inner().map_err(|e| Error::Io {
+            path: folder.clone(),
+            source: e.into_error(),
+        })?;
+        lines.sort_unstable();
+        Ok(Listing {
+            file,
+            folder,
+            lines,
+        })
+    }
 }
 
 /// The games of a journal kept on disk by [`load_counting`], to be read again one at a

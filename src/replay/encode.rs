@@ -17,7 +17,7 @@ fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool
 /// time_ms, caption, changes]`, `changes` being `[grid cell, cell, ...]` pairs, or
 /// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
 /// `null` cells and its error as `[ply, message]`.
-pub(super) fn encode_game<G: Game>(game: &G, record: &GameRecord) -> String {
+pub fn encode_game<G: Game>(game: &G, record: &GameRecord) -> String {
     let mut encoder = Encoder::default();
     // The start, and the position before the ply being encoded: no more is kept.
     let mut start: Option<(usize, String, usize)> = None;
@@ -27,7 +27,7 @@ pub(super) fn encode_game<G: Game>(game: &G, record: &GameRecord) -> String {
             (Some(ply), Some(before)) => {
                 let changes = encoder.changes(before, &after);
                 let caption = encoder.strings.id(&after.caption) as i64;
-                encoder.ply(&ply, caption, &changes);
+                encoder.ply(ply, caption, &changes);
             }
             _ => {
                 let cells: Vec<usize> = after.cells.iter().map(|c| encoder.cell_id(c)).collect();
@@ -49,14 +49,14 @@ pub(super) fn encode_game<G: Game>(game: &G, record: &GameRecord) -> String {
             // The moves as recorded, from a fresh table of strings.
             let mut encoder = Encoder::default();
             for m in &record.moves {
-                let ply = Ply {
-                    side: m.side.clone(),
-                    reply: m.reply.clone(),
-                    verdict: m.verdict.clone(),
-                    reason: m.reason.clone(),
+                let ply = PlyOf {
+                    side: &m.side,
+                    reply: &m.reply,
+                    verdict: &m.verdict,
+                    reason: m.reason.as_deref(),
                     time_ms: Some(m.time_ms),
                 };
-                encoder.ply(&ply, -1, "[]");
+                encoder.ply(ply, -1, "[]");
             }
             let error = format!("[{},{}]", e.ply, json_string(&e.message));
             encoder.finish(0, "null", -1, &error)
@@ -108,21 +108,18 @@ impl Encoder {
         }
     }
 
-    fn ply(&mut self, ply: &Ply, caption: i64, changes: &str) {
+    fn ply(&mut self, ply: PlyOf<'_>, caption: i64, changes: &str) {
         use std::fmt::Write;
         let plies = &mut self.plies;
         plies.push(if plies.is_empty() { '[' } else { ',' });
         // In this order, as the tables have always listed them.
-        let side = self.strings.id(&ply.side);
-        let verdict = self.strings.id(&ply.verdict);
-        let reason = ply
-            .reason
-            .as_deref()
-            .map_or(-1, |r| self.strings.id(r) as i64);
+        let side = self.strings.id(ply.side);
+        let verdict = self.strings.id(ply.verdict);
+        let reason = ply.reason.map_or(-1, |r| self.strings.id(r) as i64);
         // Writing into memory cannot fail.
         let _ = write!(plies, "[{side},");
         self.scratch.clear();
-        serde_json::to_writer(&mut self.scratch, &ply.reply).expect("a reply always serializes");
+        serde_json::to_writer(&mut self.scratch, ply.reply).expect("a reply always serializes");
         let reply = String::from_utf8_lossy(&self.scratch);
         if reply.chars().count() > REPLY_CHARS {
             let cut: String = reply.chars().take(REPLY_CHARS).collect();
