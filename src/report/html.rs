@@ -32,9 +32,10 @@ const STYLE: &str = r#"
 @media print { .arbiter-report nav.ar-nav { display: none; } }
 "#;
 
-/// The whole of index.html: `plots` inlined, and `games`, the game browser of every game
-/// ([`super::replay::section`]).
-pub fn render(report: &Report, plots: &[Plot], games: &str) -> Result<String, Error> {
+/// index.html with `plots` inlined, in the two parts that go before and after the game
+/// browser of every game ([`super::replay::GamesHtml`]): a page of 100,000 games is
+/// written with its list of games streamed between them, never copied into one string.
+pub fn render(report: &Report, plots: &[Plot]) -> Result<(String, String), Error> {
     let title = tables::title(report);
     let sections = tables::sections(report);
     let mut body = String::new();
@@ -65,7 +66,6 @@ pub fn render(report: &Report, plots: &[Plot], games: &str) -> Result<String, Er
         }
         body.push_str("</section>\n");
     }
-    body.push_str(games);
     // The sections per team stay out of the bar (thirty teams would crowd it); the Teams
     // section, which the bar links, lists every team.
     let mut nav: Vec<String> = sections
@@ -74,15 +74,16 @@ pub fn render(report: &Report, plots: &[Plot], games: &str) -> Result<String, Er
         .map(|s| format!("<a href=\"#{}\">{}</a>", s.id, escape(&s.title)))
         .collect();
     nav.push("<a href=\"#games\">Games</a>".into());
-    Ok(format!(
+    let before = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <main class=\"arbiter-report\">\n<header>\n<h1>{title}</h1>\n\
-         <nav class=\"ar-nav\">{nav}</nav>\n</header>\n{body}</main>\n</body>\n</html>\n",
+         <nav class=\"ar-nav\">{nav}</nav>\n</header>\n{body}",
         title = escape(&title),
         nav = nav.join(" "),
-    ))
+    );
+    Ok((before, "</main>\n</body>\n</html>\n".to_string()))
 }
 
 fn table_html(table: &Table) -> String {

@@ -318,7 +318,7 @@ pub fn write_report_files(report: &Report, journal: &Path, out: &Path) -> Result
 }
 
 /// [`write_report_files`] with the game browser already made, its replays written.
-fn write_files(report: &Report, out: &Path, games: &str) -> Result<PathBuf, Error> {
+fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
         path: plots_dir.clone(),
@@ -331,7 +331,12 @@ fn write_files(report: &Report, out: &Path, games: &str) -> Result<PathBuf, Erro
     write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
     write_atomic(&out.join("report.tex"), latex::render(report).as_bytes())?;
     let index = out.join("index.html");
-    write_atomic(&index, html::render(report, &plots, games)?.as_bytes())?;
+    let (before, after) = html::render(report, &plots)?;
+    write_atomic_with(&index, |out| {
+        out.write_all(before.as_bytes())?;
+        games.write(out)?;
+        out.write_all(after.as_bytes())
+    })?;
     Ok(index)
 }
 

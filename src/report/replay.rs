@@ -58,13 +58,13 @@ pub fn block_file(block: usize) -> String {
 /// nor the page holds every game's replay: the page loads a block's file when one of its
 /// games is opened. The DOM it draws is described in docs/OUTPUTS.md (tests read the
 /// board back from it).
-pub fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<String, Error> {
+pub fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<GamesHtml, Error> {
     Ok(section_reading(plan, out, |visit| for_each_record(journal, visit))?.0)
 }
 
 /// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
 /// ([`section`], its replays written into `out`) from one reading of it.
-pub fn load_and_section(journal: &Path, out: &Path) -> Result<(Loaded, String), Error> {
+pub fn load_and_section(journal: &Path, out: &Path) -> Result<(Loaded, GamesHtml), Error> {
     let Some(plan) = read_plan(journal) else {
         // Whatever is wrong with the header, the whole reading says it.
         let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
@@ -80,7 +80,7 @@ fn section_reading<R>(
     plan: &Plan,
     out: &Path,
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
-) -> Result<(String, R), Error> {
+) -> Result<(GamesHtml, R), Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     let (browser, read) = with_game!(settings, plan.seed, |game| {
         let mut browser = Browser::new(out, game.view_kinds(), None)?;
@@ -230,13 +230,13 @@ impl Browser {
     /// Writes the last block, waits for every block to be on the disk, removes what an
     /// earlier report left in the folder and this one did not write, and returns the game
     /// browser's HTML for the journal of `plan`.
-    pub fn finish(mut self, plan: &Plan) -> Result<String, Error> {
+    pub fn finish(mut self, plan: &Plan) -> Result<GamesHtml, Error> {
         if !self.ids.is_empty() {
             self.write_block();
         }
         self.wait_for_blocks()?;
         remove_stale_blocks(&self.folder, self.blocks)?;
-        let head = json!({
+        let mut head = json!({
             "game": plan.game,
             "games_per_block": GAMES_PER_BLOCK,
             "replays": format!("{REPLAYS_DIR}/"),
@@ -247,23 +247,53 @@ impl Browser {
             "reasons": self.list.reasons.strings,
         })
         .to_string();
-        // The rows are spliced in as the text they were kept as: a page of 100,000 games
-        // would take tens of megabytes as a tree of JSON values.
-        let index = format!(
-            "{},\"games\":[{}]}}",
-            head.strip_suffix('}').expect("a JSON object"),
-            self.list.rows
-        );
-        self.list = GameList::default();
-        Ok(format!(
+        // The list of games goes after the other keys, as the last one.
+        head.pop().filter(|&c| c == '}').expect("a JSON object");
+        Ok(GamesHtml {
+            head,
+            rows: std::mem::take(&mut self.list.rows),
+        })
+    }
+}
+
+/// The game browser as HTML: `<section id="games">` with its own style and script (every
+/// rule and name scoped to it) and the index of every game, written out by
+/// [`GamesHtml::write`]. The rows are kept as the text they were made as, and streamed
+/// into the page: a page of 100,000 games would take tens of megabytes as a tree of JSON
+/// values, and megabytes more as copies.
+pub struct GamesHtml {
+    /// The index's JSON object but its list of games, without its closing brace.
+    head: String,
+    /// The list of games, comma-separated.
+    rows: String,
+}
+
+impl GamesHtml {
+    /// Writes the section to `out`.
+    pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write!(
+            out,
             "<section id=\"games\" class=\"arb-games\">\n<style>\n{css}</style>\n{body}\
-             <script type=\"application/json\" id=\"arb-games-index\">{index}</script>\n\
-             <script>\n{js}</script>\n</section>\n",
+             <script type=\"application/json\" id=\"arb-games-index\">",
             css = include_str!("replay.css"),
             body = include_str!("replay.html"),
-            index = script_safe(&index),
+        )?;
+        write_script_safe(out, &self.head)?;
+        out.write_all(b",\"games\":[")?;
+        write_script_safe(out, &self.rows)?;
+        write!(
+            out,
+            "]}}</script>\n<script>\n{js}</script>\n</section>\n",
             js = include_str!("replay.js"),
-        ))
+        )
+    }
+
+    /// The section as one string.
+    pub fn to_html(&self) -> String {
+        let mut bytes = Vec::new();
+        // Writing into memory cannot fail.
+        self.write(&mut bytes).expect("in-memory write");
+        String::from_utf8(bytes).expect("the section is UTF-8")
     }
 }
 
@@ -384,10 +414,19 @@ fn replay_in_parallel<G: Game, R>(
     })
 }
 
-/// JSON text that can sit inside a `<script>` element: `<` only ever occurs inside JSON
-/// strings, where `\u003c` means the same, so no `</script>` can close the element early.
-fn script_safe(json: &str) -> String {
-    json.replace('<', "\\u003c")
+/// Writes JSON text so that it can sit inside a `<script>` element: `<` only ever occurs
+/// inside JSON strings, where `\u003c` means the same, so no `</script>` can close the
+/// element early.
+fn write_script_safe(out: &mut dyn std::io::Write, json: &str) -> std::io::Result<()> {
+    let mut parts = json.split('<');
+    if let Some(first) = parts.next() {
+        out.write_all(first.as_bytes())?;
+    }
+    for part in parts {
+        out.write_all(b"\\u003c")?;
+        out.write_all(part.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Games per block of replays (one file each): few enough that opening a game loads and

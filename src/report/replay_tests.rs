@@ -53,6 +53,7 @@ fn replays_are_written_block_by_block_while_the_journal_is_read() {
     );
     assert_eq!(block_files(&folder), games.div_ceil(GAMES_PER_BLOCK));
     // Every game is listed, in order, and the page holds no replay itself.
+    let html = html.to_html();
     let start = html.find("id=\"arb-games-index\">").expect("the index") + 21;
     let end = start + html[start..].find("</script>").expect("its end");
     let index: Value = serde_json::from_str(&html[start..end]).expect("JSON");
