@@ -102,6 +102,22 @@ pub enum Command {
 }
 
 /// Runs the command line and returns the process exit code.
+/// Sets the C allocator's thresholds for handing memory back to the system: allocations
+/// from 512 KiB are mapped on their own and unmapped when freed, and free memory past
+/// 512 KiB at the top of a heap is given back. Left to itself, glibc raises both
+/// thresholds to the largest block freed so far (4 MB once a 100,000-game schedule is
+/// freed), after which each game thread keeps megabytes its games freed: a 40,000-game
+/// league peaked at 22.5 MB instead of 19.1 MB, for 4% more time in the kernel.
+fn keep_the_heap_tight() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's settings; called once, before any
+    // thread of ours starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 512 << 10);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 10);
+    }
+}
+
 pub fn main() -> i32 {
     // `arbiter confine JAIL` starts every confined bot: straight to the jail, without
     // building the whole command line's parser (a start is measured in milliseconds).
@@ -112,6 +128,7 @@ pub fn main() -> i32 {
     {
         return confine::enter(jail);
     }
+    keep_the_heap_tight();
     let cli = Cli::parse();
     // A jail is built by a single-threaded process (a user namespace needs one): before
     // any signal thread starts.

@@ -134,9 +134,11 @@ impl Writing {
     }
 }
 
-/// Blocks handed over and waiting to be written, at most: gathering goes on while they
-/// are deflated, and what is held stays a few blocks.
-const BLOCKS_WAITING: usize = 2;
+/// Blocks handed over and not yet written, at most: gathering goes on while one is
+/// deflated, and what is held stays two blocks (a block of long games is a megabyte
+/// before it is deflated). A run's game threads take a block between games, far sooner
+/// than the next block fills.
+const BLOCKS_WAITING: usize = 1;
 
 impl Browser {
     /// A browser writing its replays into `out/`[`REPLAYS_DIR`] for a game whose cells
@@ -153,9 +155,9 @@ impl Browser {
             source,
         })?;
         Ok(Browser {
+            list: GameList::new(&folder)?,
             folder,
             kinds,
-            list: GameList::default(),
             ids: Vec::new(),
             lines: Vec::new(),
             blocks: 0,
@@ -178,10 +180,13 @@ impl Browser {
     /// Hands the block gathered so far over to be written, or writes it now when
     /// [`BLOCKS_WAITING`] blocks are waiting.
     fn write_block(&mut self) {
+        // The next block is sized like this one: a growing megabyte leaves freed copies
+        // of itself behind.
+        let size = self.lines.len();
         let (n, ids, lines) = (
             self.blocks,
-            std::mem::take(&mut self.ids),
-            std::mem::take(&mut self.lines),
+            std::mem::replace(&mut self.ids, Vec::with_capacity(GAMES_PER_BLOCK)),
+            std::mem::replace(&mut self.lines, Vec::with_capacity(size)),
         );
         self.blocks += 1;
         {
@@ -251,7 +256,7 @@ impl Browser {
         head.pop().filter(|&c| c == '}').expect("a JSON object");
         Ok(GamesHtml {
             head,
-            rows: std::mem::take(&mut self.list.rows),
+            rows: self.list.finish(&self.folder)?,
         })
     }
 }
@@ -264,8 +269,8 @@ impl Browser {
 pub struct GamesHtml {
     /// The index's JSON object but its list of games, without its closing brace.
     head: String,
-    /// The list of games, comma-separated.
-    rows: String,
+    /// The list of games, comma-separated, in a nameless file: a few dozen bytes a game.
+    rows: std::fs::File,
 }
 
 impl GamesHtml {
@@ -280,7 +285,19 @@ impl GamesHtml {
         )?;
         write_script_safe(out, &self.head)?;
         out.write_all(b",\"games\":[")?;
-        write_script_safe(out, &self.rows)?;
+        let mut rows = &self.rows;
+        std::io::Seek::rewind(&mut rows)?;
+        let mut rows = std::io::BufReader::with_capacity(1 << 16, rows);
+        loop {
+            let chunk = std::io::BufRead::fill_buf(&mut rows)?;
+            if chunk.is_empty() {
+                break;
+            }
+            let n = chunk.len();
+            // The rows are written as UTF-8 text and `<` is one byte: any cut keeps it whole.
+            write_script_safe_bytes(out, chunk)?;
+            std::io::BufRead::consume(&mut rows, n);
+        }
         write!(
             out,
             "]}}</script>\n<script>\n{js}</script>\n</section>\n",
@@ -418,13 +435,18 @@ fn replay_in_parallel<G: Game, R>(
 /// inside JSON strings, where `\u003c` means the same, so no `</script>` can close the
 /// element early.
 fn write_script_safe(out: &mut dyn std::io::Write, json: &str) -> std::io::Result<()> {
-    let mut parts = json.split('<');
+    write_script_safe_bytes(out, json.as_bytes())
+}
+
+/// [`write_script_safe`] of JSON text's bytes.
+fn write_script_safe_bytes(out: &mut dyn std::io::Write, json: &[u8]) -> std::io::Result<()> {
+    let mut parts = json.split(|&b| b == b'<');
     if let Some(first) = parts.next() {
-        out.write_all(first.as_bytes())?;
+        out.write_all(first)?;
     }
     for part in parts {
         out.write_all(b"\\u003c")?;
-        out.write_all(part.as_bytes())?;
+        out.write_all(part)?;
     }
     Ok(())
 }
@@ -459,34 +481,66 @@ fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
 /// The rows of the game list: `[id, first player, second player, winner seat (-1 for a
 /// tie), reason, rounds, detail]`, players and reasons as indices into their tables; a
 /// game's length in rounds, as every other output gives it.
-#[derive(Default)]
 struct GameList {
     names: Strings,
     reasons: Strings,
-    /// The rows as JSON text, comma-separated: a few dozen bytes per game.
-    rows: String,
+    /// The rows as JSON text, comma-separated, kept in a nameless file beside the replays
+    /// rather than in memory: a few dozen bytes a game, megabytes for a long league.
+    rows: std::io::BufWriter<std::fs::File>,
+    listed: usize,
+    /// The first failure to write a row, reported by [`GameList::finish`].
+    failed: Option<std::io::Error>,
 }
 
 impl GameList {
+    fn new(folder: &Path) -> Result<GameList, Error> {
+        let file = tempfile::tempfile_in(folder).map_err(|source| Error::Io {
+            path: folder.to_path_buf(),
+            source,
+        })?;
+        Ok(GameList {
+            names: Strings::default(),
+            reasons: Strings::default(),
+            rows: std::io::BufWriter::new(file),
+            listed: 0,
+            failed: None,
+        })
+    }
+
     fn push(&mut self, row: &GameRow) {
-        use std::fmt::Write;
-        if !self.rows.is_empty() {
-            self.rows.push(',');
-        }
+        use std::io::Write;
         let (first, second) = (
             self.names.id(&row.players[0]),
             self.names.id(&row.players[1]),
         );
         let reason = self.reasons.id(&row.reason);
-        // Writing into memory cannot fail.
-        let _ = write!(
+        let comma = if self.listed == 0 { "" } else { "," };
+        self.listed += 1;
+        if self.failed.is_some() {
+            return;
+        }
+        let written = write!(
             self.rows,
-            "[{},{first},{second},{},{reason},{},{}]",
+            "{comma}[{},{first},{second},{},{reason},{},{}]",
             row.id,
             row.winner,
             row.rounds,
             json_string(&row.detail)
         );
+        self.failed = written.err();
+    }
+
+    /// The file of rows, written whole, or the first failure to write it (in `folder`).
+    fn finish(&mut self, folder: &Path) -> Result<std::fs::File, Error> {
+        let io = |source| Error::Io {
+            path: folder.to_path_buf(),
+            source,
+        };
+        if let Some(e) = self.failed.take() {
+            return Err(io(e));
+        }
+        std::io::Write::flush(&mut self.rows).map_err(io)?;
+        self.rows.get_ref().try_clone().map_err(io)
     }
 }
 

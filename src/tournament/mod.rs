@@ -250,11 +250,15 @@ pub fn run<G: Builtins>(
     // Only the games still to play are kept, each in 24 bytes: a long league holds one
     // per game until it ends.
     drop(fixtures);
-    let pending: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
+    let games: Vec<PendingGame> = pending.iter().map(PendingGame::of).collect();
+    // Not shadowed but dropped: a shadowed name would hold its fixtures, 40 bytes a game,
+    // until the run ends.
+    drop(pending);
+    let pending = games;
     // The results are counted, never held; what lists every game reads them back from
     // the listing, a short line a game on the disk.
     let tally = Tally::of(&summaries);
-    let mut listing = journal::ListingWriter::new(&tournament.out)?;
+    let mut listing = journal::ListingWriter::new(&tournament.out, total)?;
     for summary in &summaries {
         listing.add(summary)?;
     }
@@ -471,11 +475,8 @@ pub(crate) fn open<G: Builtins>(
         summaries.push(summary);
     }
     let fixtures = selected.unwrap_or(schedule);
-    let pending = fixtures
-        .iter()
-        .filter(|f| !done.contains(&f.id))
-        .copied()
-        .collect();
+    let mut pending = Vec::with_capacity(fixtures.len() - done.len().min(fixtures.len()));
+    pending.extend(fixtures.iter().filter(|f| !done.contains(&f.id)).copied());
     Ok(Opened {
         plan,
         fixtures,

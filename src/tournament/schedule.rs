@@ -58,7 +58,8 @@ pub fn check_size(gauntlet: bool, bots: usize, pairs: u32, what: &str) -> Result
 pub fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
     let rounds = circle_rounds(bots);
     let pairings = (bots * bots.saturating_sub(1) / 2) as u64;
-    let mut order = Vec::new();
+    // Sized at once: a growing list of 100,000 games leaves freed copies of itself behind.
+    let mut order = Vec::with_capacity(2 * pairs as usize * pairings as usize);
     for pass in 0..pairs {
         for swap in [false, true] {
             let mut pairing = 0;
@@ -79,7 +80,7 @@ pub fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
 /// The candidate (index 0) against every baseline (indices 1..), `pairs` role-swapped
 /// pairs each, baselines interleaved.
 pub fn gauntlet(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
-    let mut order = Vec::new();
+    let mut order = Vec::with_capacity(2 * pairs as usize * bots.saturating_sub(1));
     for pass in 0..pairs {
         for swap in [false, true] {
             for baseline in 1..bots {

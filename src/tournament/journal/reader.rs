@@ -100,7 +100,7 @@ pub fn load_counting(
             source,
         });
     }
-    let mut listing = ListingWriter::new(path.parent().unwrap_or(Path::new(".")))?;
+    let mut listing = ListingWriter::new(path.parent().unwrap_or(Path::new(".")), 0)?;
     let read = read_with(path, SUMMARY_BATCH, &summary_of, &mut |_, _, summary| {
         count(&summary);
         listing.add(&summary)
@@ -131,8 +131,9 @@ pub struct ListingWriter {
 }
 
 impl ListingWriter {
-    /// A listing kept in a nameless file in `folder` (the journal's).
-    pub fn new(folder: &Path) -> Result<ListingWriter, Error> {
+    /// A listing kept in a nameless file in `folder` (the journal's), of about `games`
+    /// games when known (0 when not).
+    pub fn new(folder: &Path, games: usize) -> Result<ListingWriter, Error> {
         let file = tempfile::tempfile_in(folder).map_err(|source| Error::Io {
             path: folder.to_path_buf(),
             source,
@@ -141,7 +142,9 @@ impl ListingWriter {
             spill: std::io::BufWriter::new(file),
             folder: folder.to_path_buf(),
             written: 0,
-            lines: Vec::new(),
+            // Sized at once when the number is known: a growing list of 100,000 games
+            // leaves freed copies of itself behind.
+            lines: Vec::with_capacity(games),
         })
     }
 
