@@ -172,6 +172,10 @@ pub(super) fn dispatch(
             return Ok(1);
         }
         warn_oversubscribed(tournament.jobs);
+        // The run's report is made from what its game threads replay, its blocks written
+        // by them between games.
+        tournament.replays = true;
+        tournament.chores = Some(Default::default());
         play(&game, settings.rules(), &tournament, quiet, anchor)
     })
 }

@@ -101,7 +101,6 @@ pub enum Command {
     Suite(suite::SuiteArgs),
 }
 
-/// Runs the command line and returns the process exit code.
 /// Sets the C allocator's thresholds for handing memory back to the system: allocations
 /// from 512 KiB are mapped on their own and unmapped when freed, and free memory past
 /// 512 KiB at the top of a heap is given back. Left to itself, glibc raises both
@@ -118,6 +117,7 @@ fn keep_the_heap_tight() {
     }
 }
 
+/// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     // `arbiter confine JAIL` starts every confined bot: straight to the jail, without
     // building the whole command line's parser (a start is measured in milliseconds).

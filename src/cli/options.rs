@@ -110,9 +110,9 @@ impl MatchOptions {
             openings: Openings::Standard,
             shard: None,
             left_out: Vec::new(),
-            // The run's report is made from what its workers replay.
-            replays: true,
-            chores: Some(Default::default()),
+            // Set by a run whose report is made from what its game threads replay.
+            replays: false,
+            chores: None,
         }
     }
 }

@@ -202,9 +202,9 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         openings: crate::tournament::openings::Openings::Standard,
         shard: args.shard,
         left_out,
-        // The run's report is made from what its workers replay.
-        replays: true,
-        chores: Some(Default::default()),
+        // Set by `league::dispatch`, which makes the run's report.
+        replays: false,
+        chores: None,
     };
     let mut boards = Vec::new();
     for board in t.boards.iter().flatten() {

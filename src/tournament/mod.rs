@@ -98,7 +98,8 @@ pub struct Tournament {
     /// Entries of its submissions folders that are not bots, kept in the plan.
     pub left_out: Vec<journal::LeftOut>,
     /// Each game replayed for the report's game browser on the worker that played it,
-    /// while its record is in memory: [`LeagueEvent::GameFinished`] carries it.
+    /// while its record is in memory, when the run begins the journal (a resumed one has
+    /// games this run did not replay): [`LeagueEvent::GameFinished`] carries it.
     pub replays: bool,
     /// Work the game threads do between games, handed to them by whoever runs the
     /// tournament (the report's blocks of replays); what is left when the last game ends
@@ -298,6 +299,9 @@ pub fn run<G: Builtins>(
         &next_fixture,
         stop,
         journal.version(),
+        // A journal begun earlier is replayed whole by the report: its earlier games were
+        // not replayed here.
+        tournament.replays && tally.games == 0,
         &mut |fixture, game| {
             journal.append_line(&game.line)?;
             let summary = &game.summary;

@@ -47,7 +47,8 @@ fn games_ahead(tournament: &Tournament) -> usize {
 
 /// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
 /// `tournament.jobs` threads of a dedicated pool, until it returns `None` or `stop` is
-/// set, and hands each finished game to `consume` on the calling thread as it ends.
+/// set, and hands each finished game to `consume` on the calling thread as it ends (with
+/// its replay, made on the worker, when `replays` asks: [`Finished::of`]).
 /// Games cancelled by `stop` are dropped. An error from `consume` stops the run.
 ///
 /// Each game gets fresh bots, started and handshaken before its first turn as ever; but
@@ -65,6 +66,7 @@ pub(crate) fn play_pool<G: Builtins>(
     next_fixture: &(dyn Fn(usize) -> Option<Fixture> + Sync),
     stop: &Arc<AtomicBool>,
     version: u32,
+    replays: bool,
     consume: &mut dyn FnMut(Fixture, Finished) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let jobs = tournament.jobs.max(1);
@@ -132,13 +134,8 @@ pub(crate) fn play_pool<G: Builtins>(
                                     break;
                                 }
                                 let finished = result.map(|r| {
-                                    let finished = Finished::of(
-                                        game,
-                                        &fixture,
-                                        r,
-                                        version,
-                                        tournament.replays,
-                                    );
+                                    let finished =
+                                        Finished::of(game, &fixture, r, version, replays);
                                     (fixture, finished)
                                 });
                                 if tx.send(finished).is_err() {

@@ -114,6 +114,7 @@ pub fn run<G: Builtins>(
             &next_fixture,
             stop,
             version,
+            false,
             &mut |_, game| {
                 if counter.status.verdict != Verdict::Inconclusive {
                     return Ok(());
