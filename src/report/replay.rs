@@ -116,6 +116,9 @@ pub struct Browser {
 struct Writing {
     state: Mutex<(usize, Option<Error>)>,
     written: Condvar,
+    /// Buffers of blocks written, emptied for the next blocks: a block of long games is a
+    /// megabyte, which a fresh buffer would take from the system page by page each time.
+    spare: Mutex<Vec<Vec<u8>>>,
 }
 
 impl Writing {
@@ -125,12 +128,31 @@ impl Writing {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Writes block `n` of `ids` and `lines` into `folder`, keeping the first failure.
-    fn write(&self, folder: &Path, n: usize, ids: &[u64], lines: &[u8]) {
-        let script = block_script(n, ids, lines);
+    /// Writes block `n` of `ids` and `lines` into `folder`, keeping the first failure,
+    /// and keeps the emptied buffer of `lines` for a later block.
+    fn write(&self, folder: &Path, n: usize, ids: &[u64], mut lines: Vec<u8>) {
+        let script = block_script(n, ids, &lines);
         if let Err(e) = super::write_atomic(&folder.join(block_file(n)), script.as_bytes()) {
             self.state().1.get_or_insert(e);
         }
+        lines.clear();
+        let mut spare = self
+            .spare
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if spare.len() <= BLOCKS_WAITING {
+            spare.push(lines);
+        }
+    }
+
+    /// An empty buffer for a block's lines: a spare one, else one of `size` bytes.
+    fn buffer(&self, size: usize) -> Vec<u8> {
+        let spare = self
+            .spare
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        spare.unwrap_or_else(|| Vec::with_capacity(size))
     }
 }
 
@@ -180,13 +202,12 @@ impl Browser {
     /// Hands the block gathered so far over to be written, or writes it now when
     /// [`BLOCKS_WAITING`] blocks are waiting.
     fn write_block(&mut self) {
-        // The next block is sized like this one: a growing megabyte leaves freed copies
-        // of itself behind.
-        let size = self.lines.len();
+        // The next block goes into a spare buffer, or one sized like this one's.
+        let next = self.writing.buffer(self.lines.len());
         let (n, ids, lines) = (
             self.blocks,
             std::mem::replace(&mut self.ids, Vec::with_capacity(GAMES_PER_BLOCK)),
-            std::mem::replace(&mut self.lines, Vec::with_capacity(size)),
+            std::mem::replace(&mut self.lines, next),
         );
         self.blocks += 1;
         {
@@ -196,7 +217,7 @@ impl Browser {
                 drop(state);
                 let (writing, folder) = (self.writing.clone(), self.folder.clone());
                 let chore = move || {
-                    writing.write(&folder, n, &ids, &lines);
+                    writing.write(&folder, n, &ids, lines);
                     writing.state().0 -= 1;
                     writing.written.notify_all();
                 };
@@ -207,7 +228,7 @@ impl Browser {
                 return;
             }
         }
-        self.writing.write(&self.folder, n, &ids, &lines);
+        self.writing.write(&self.folder, n, &ids, lines);
     }
 
     /// Waits until every block handed over is written (doing the chores still waiting,
