@@ -306,7 +306,7 @@ pub fn run<G: Builtins>(
             journal.append_line(&game.line)?;
             let summary = &game.summary;
             tally.add(summary);
-            listing.add(summary)?;
+            listing.add_line(summary.id, &game.listed)?;
             played += 1;
             let finished = tally.games;
             for seat in 0..2 {
@@ -497,13 +497,16 @@ pub(crate) fn open<G: Builtins>(
 pub(crate) struct Finished {
     pub line: String,
     pub summary: GameSummary,
+    /// The summary's line of the run's listing ([`journal::listed_line`]).
+    pub listed: String,
     pub replay: Option<Replayed>,
 }
 
 impl Finished {
     /// The game as a journal in format `version` keeps it: its line, and the summary of
-    /// the record as that journal gives it back (times rounded as the format keeps them),
-    /// so the tables a run writes are the ones `arbiter table` rebuilds; replayed from
+    /// the record as that journal gives it back (times rounded as the format keeps them)
+    /// with its line of the listing, so the tables a run writes are the ones
+    /// `arbiter table` rebuilds; replayed from
     /// that same record when `replays` asks, as a report of the journal would replay it.
     fn of<G: Builtins>(
         game: &G,
@@ -513,9 +516,11 @@ impl Finished {
         replays: bool,
     ) -> Finished {
         journal::keep(version, &mut record);
+        let summary = GameSummary::of(fixture.id, &record);
         Finished {
             line: journal::line(version, fixture.id, &record),
-            summary: GameSummary::of(fixture.id, &record),
+            listed: journal::listed_line(&summary),
+            summary,
             replay: replays.then(|| Replayed::of(game, &game.roles(), fixture.id, &record)),
         }
     }

@@ -42,7 +42,8 @@ pub use format::{
     line,
 };
 pub use reader::{
-    Listing, ListingWriter, Loaded, for_each_record, load, load_counting, load_visiting, read_plan,
+    Listing, ListingWriter, Loaded, for_each_record, listed_line, load, load_counting,
+    load_visiting, read_plan,
 };
 pub use repair::Repair;
 pub use writer::Journal;

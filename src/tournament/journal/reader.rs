@@ -150,14 +150,19 @@ impl ListingWriter {
 
     /// Lists the next game (the first copy of its id: the caller keeps one).
     pub fn add(&mut self, summary: &GameSummary) -> Result<(), Error> {
-        let line = listed_line(summary);
+        self.add_line(summary.id, &listed_line(summary))
+    }
+
+    /// [`ListingWriter::add`] of game `id` whose [`listed_line`] is `line`, made by the
+    /// caller (a run makes it on the game thread that played the game).
+    pub fn add_line(&mut self, id: u64, line: &str) -> Result<(), Error> {
         self.spill
             .write_all(line.as_bytes())
             .map_err(|source| Error::Io {
                 path: self.folder.clone(),
                 source,
             })?;
-        self.lines.push((summary.id, self.written));
+        self.lines.push((id, self.written));
         self.written += line.len() as u64;
         Ok(())
     }
@@ -214,7 +219,8 @@ type Listed<S> = (
     S,
 );
 
-fn listed_line(g: &GameSummary) -> String {
+/// A game's line of a [`Listing`].
+pub fn listed_line(g: &GameSummary) -> String {
     let fields: Listed<&str> = (
         g.id,
         g.pair,
