@@ -242,9 +242,18 @@ pub(crate) struct Strings {
     index: HashMap<String, usize>,
 }
 
+/// Strings up to which a table is searched in order rather than hashed: a game's table
+/// holds its roles, verdicts and a few captions, and each ply looks up three of them.
+const SEARCHED_IN_ORDER: usize = 16;
+
 impl Strings {
     pub(crate) fn id(&mut self, text: &str) -> usize {
-        if let Some(&i) = self.index.get(text) {
+        let known = if self.strings.len() <= SEARCHED_IN_ORDER {
+            self.strings.iter().position(|s| s == text)
+        } else {
+            self.index.get(text).copied()
+        };
+        if let Some(i) = known {
             return i;
         }
         self.strings.push(text.to_string());
