@@ -54,6 +54,8 @@ pub struct ProcessPlayer {
     role: String,
     name: Option<String>,
     limit: Duration,
+    /// The turn line being sent, kept to be written into again: no allocation a ply.
+    line: Vec<u8>,
 }
 
 impl ProcessPlayer {
@@ -64,6 +66,7 @@ impl ProcessPlayer {
             role: String::new(),
             name: None,
             limit: Duration::from_secs(10),
+            line: Vec::new(),
         }
     }
 
@@ -144,16 +147,13 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 elapsed: at.saturating_duration_since(started),
             };
         }
-        let role = game.role_name(game.side_to_move(state)).to_string();
         // The move limit comes from the hello this bot was given; the referee holds the
         // authoritative value and re-checks `elapsed` against it.
         let limit = self.limit;
+        self.line.clear();
+        game.write_turn(state, &mut self.line);
         let sent = Instant::now();
-        run.send(&ToBot::Turn {
-            role,
-            board: game.encode_board(state),
-            fields: game.turn_fields(state),
-        });
+        run.send_line(&self.line);
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
         let (at, reply) = match run.next(deadline) {

@@ -88,10 +88,13 @@ pub fn classify<T: DeserializeOwned + Tagged>(line: &str) -> Incoming<T> {
     let line = line.trim();
     // Fast path: a well-formed message, read straight into its type. Anything else takes
     // the slow path, which says what is wrong.
-    if line.starts_with('{')
-        && let Ok(message) = serde_json::from_str::<T>(line)
-    {
-        return Incoming::Message(message);
+    if line.starts_with('{') {
+        if let Some(message) = T::quick(line) {
+            return Incoming::Message(message);
+        }
+        if let Ok(message) = serde_json::from_str::<T>(line) {
+            return Incoming::Message(message);
+        }
     }
     // JSON allows what serde_json cannot hold: a lone surrogate escape (Python's
     // `json.dumps` writes one for a string from undecodable bytes) is read as U+FFFD, as
@@ -212,6 +215,15 @@ pub trait Tagged: Sized {
         let _ = (kind, why);
         None
     }
+
+    /// The direction's most frequent message read from `line` by a quicker route than the
+    /// tagged enum's, which buffers the whole object before it looks at its `type`; `None`
+    /// leaves the line to the usual route. Where it gives a message, it is the one the
+    /// usual route gives.
+    fn quick(line: &str) -> Option<Self> {
+        let _ = line;
+        None
+    }
 }
 
 impl Tagged for ToBot {
@@ -224,6 +236,23 @@ pub const UNDECODABLE_MOVE_PREFIX: &str = "<undecodable move:";
 
 impl Tagged for FromBot {
     const TYPES: &'static [&'static str] = &["ready", "move", "error"];
+
+    /// A `move`, read as a plain struct. Whatever it does not take the same way as the
+    /// tagged enum (an escaped `type`, a key twice, another type) fails here and goes the
+    /// usual route.
+    fn quick(line: &str) -> Option<Self> {
+        #[derive(Deserialize)]
+        struct MoveLine<'a> {
+            #[serde(rename = "type")]
+            kind: &'a str,
+            #[serde(rename = "move")]
+            mv: Value,
+        }
+        match serde_json::from_str::<MoveLine>(line) {
+            Ok(MoveLine { kind: "move", mv }) => Some(FromBot::Move { mv }),
+            _ => None,
+        }
+    }
 
     /// A `move` that cannot be decoded is an illegal move saying why; an `error` is still
     /// the bot's exception.
@@ -470,6 +499,48 @@ mod tests {
                 message: json!("boom")
             }),
             "{\"type\":\"error\",\"message\":\"boom\"}\n"
+        );
+    }
+
+    #[test]
+    fn the_quick_route_reads_a_move_as_the_tagged_enum_does() {
+        let lines = [
+            r#"{"type":"move","move":[[4,0],[3,0]]}"#,
+            r#"{"move":[[4,0],[3,0]],"type":"move"}"#,
+            r#"{ "type" : "move" , "move" : [ [4, 0] , [3,0] ] , "eval": {"a": [1]} }"#,
+            r#"{"type":"move","move":null}"#,
+            r#"{"type":"move","move":"e2\u0065"}"#,
+            r#"{"type":"move","move":[1e300]}"#,
+            r#"{"type":"move","move":123456789012345678901234567890}"#,
+            r#"{"type":"move","move":-0.0,"move2":1}"#,
+        ];
+        for line in lines {
+            let quick = FromBot::quick(line);
+            assert!(quick.is_some(), "{line}");
+            assert_eq!(quick, serde_json::from_str::<FromBot>(line).ok(), "{line}");
+            assert_eq!(from_bot(line), Incoming::Message(quick.unwrap()), "{line}");
+        }
+        // Left to the usual route, which reads some of them otherwise.
+        for line in [
+            r#"{"type":"move","move":1,"move":2}"#,
+            r#"{"type":"move","type":"move","move":1}"#,
+            r#"{"type":"mov\u0065","move":1}"#,
+            r#"{"type":"error","move":1}"#,
+            r#"{"type":"ready"}"#,
+            r#"{"type":"move"}"#,
+            r#"{"type":"move","move":"\ud800"}"#,
+            r#"{"type":"move","move":[1e400]}"#,
+            r#"{"type":"move","move":1} x"#,
+        ] {
+            assert_eq!(FromBot::quick(line), None, "{line}");
+        }
+        assert_eq!(
+            from_bot(r#"{"type":"mov\u0065","move":1}"#),
+            Incoming::Message(FromBot::Move { mv: json!(1) })
+        );
+        assert_eq!(
+            from_bot(r#"{"type":"move","move":1,"move":2}"#),
+            Incoming::Message(FromBot::Move { mv: json!(2) })
         );
     }
 

@@ -712,6 +712,29 @@ proptest! {
     }
 
     #[test]
+    fn the_turn_line_is_the_protocols_encoding(
+        choices in vec(any::<u32>(), 0..60),
+        illegal in 0..30u32,
+    ) {
+        let game = Asalto::default();
+        let mut state = random_position(&choices);
+        // Illegal replies show in the counters (and pass the turn).
+        for _ in 0..illegal {
+            if play_null(&game, &mut state).is_some() {
+                break;
+            }
+        }
+        let mut written = b"kept ".to_vec();
+        game.write_turn(&state, &mut written);
+        let want = crate::bots::protocol::encode(&crate::bots::protocol::ToBot::Turn {
+            role: game.role_name(state.to_move()).to_string(),
+            board: game.encode_board(&state),
+            fields: game.turn_fields(&state),
+        });
+        prop_assert_eq!(String::from_utf8(written).unwrap(), format!("kept {want}"));
+    }
+
+    #[test]
     fn encoded_boards_parse_back(choices in vec(any::<u32>(), 0..60)) {
         let game = Asalto::default();
         let state = random_position(&choices);
