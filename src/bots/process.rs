@@ -91,8 +91,9 @@ impl<G: Game> Player<G> for ProcessPlayer {
             init_limit_ms: setup.init_limit.as_millis() as u64,
             seed: setup.seed,
         });
-        let deadline = deadline_after(Instant::now(), setup.init_limit);
-        let failure = match run.next(deadline) {
+        let asked = Instant::now();
+        let deadline = deadline_after(asked, setup.init_limit);
+        let failure = match run.next(asked, deadline) {
             Got::Message(_, FromBot::Ready { name }) => {
                 self.name = name.clone();
                 // Until its first turn, which may be a game away when it was started
@@ -141,7 +142,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
             };
         };
         run.set_waiting(false);
-        if let Err((at, failure)) = run.drain_unsolicited() {
+        if let Err((at, failure)) = run.drain_unsolicited(started) {
             return TurnReply {
                 reply: Reply::Failed(failure),
                 elapsed: at.saturating_duration_since(started),
@@ -156,7 +157,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         run.send_line(&self.line);
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
-        let (at, reply) = match run.next(deadline) {
+        let (at, reply) = match run.next(sent, deadline) {
             Got::Message(at, FromBot::Move { mv }) => (at, Reply::Wire(mv)),
             Got::Message(at, FromBot::Error { message }) => {
                 (at, Reply::Failed(run.exception(&message)))

@@ -266,6 +266,15 @@ fn board_encodings() {
 }
 
 #[test]
+fn decimals_are_written_as_json_writes_them() {
+    for n in [0, 7, 10, 99, 1000, 4_294_967_295u32] {
+        let mut out = b"x".to_vec();
+        push_decimal(n, &mut out);
+        assert_eq!(out, format!("x{}", json!(n)).into_bytes());
+    }
+}
+
+#[test]
 fn game_identity() {
     let game = Asalto::default();
     assert_eq!(game.name(), "asalto");
