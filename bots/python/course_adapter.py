@@ -46,10 +46,15 @@ def open_protocol():
     return proto_in, out_fd
 
 
+NULL_MOVE = '{"type":"move","move":null}\n'
+
+
 def move_line(value):
-    """The `move` line for the usual reply, a list or tuple of (row, col) pairs of ints;
-    None for anything else, which `to_wire` then converts with care. The line is what
-    json.dumps would write, without spaces."""
+    """The `move` line for the usual reply, a list or tuple of (row, col) pairs of ints,
+    or None (what a blocked side usually returns); None for anything else, which `to_wire`
+    then converts with care. The line is what json.dumps would write, without spaces."""
+    if value is None:
+        return NULL_MOVE
     kind = type(value)
     if kind is not list and kind is not tuple:
         return None
