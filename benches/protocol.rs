@@ -58,12 +58,9 @@ fn us(d: Duration) -> String {
 
 /// The line the referee sends for the start position.
 fn turn_line(game: &Asalto) -> String {
-    let state = game.initial();
-    protocol::encode(&ToBot::Turn {
-        role: game.role_name(game.side_to_move(&state)).to_string(),
-        board: game.encode_board(&state),
-        fields: game.turn_fields(&state),
-    })
+    let mut line = Vec::new();
+    game.write_turn(&game.initial(), &mut line);
+    String::from_utf8(line).expect("a turn line is UTF-8")
 }
 
 fn raw_echo(line: &str, moves: usize) -> Vec<Duration> {
@@ -191,18 +188,17 @@ fn serve_in_memory(game: &Asalto, line: &str, moves: usize) -> Duration {
     elapsed / moves as u32
 }
 
-/// The referee's own work per turn without any pipe: encode the turn, classify a reply.
+/// The referee's own work per turn without any pipe: write the turn into the buffer it
+/// keeps (as `ProcessPlayer::turn` does), classify a reply.
 fn referee_in_memory(game: &Asalto, moves: usize) -> Duration {
     let state = game.initial();
     let reply = r#"{"type":"move","move":[[4,0],[3,0]]}"#;
+    let mut line = Vec::new();
     let t = Instant::now();
     for _ in 0..moves {
-        let line = protocol::encode(&ToBot::Turn {
-            role: game.role_name(game.side_to_move(&state)).to_string(),
-            board: game.encode_board(&state),
-            fields: game.turn_fields(&state),
-        });
-        std::hint::black_box(line);
+        line.clear();
+        game.write_turn(&state, &mut line);
+        std::hint::black_box(&line);
         let got = protocol::classify::<protocol::FromBot>(std::hint::black_box(reply));
         std::hint::black_box(got);
     }

@@ -54,6 +54,8 @@ pub struct ProcessPlayer {
     role: String,
     name: Option<String>,
     limit: Duration,
+    /// The turn line being sent, kept to be written into again: no allocation a ply.
+    line: Vec<u8>,
 }
 
 impl ProcessPlayer {
@@ -64,6 +66,7 @@ impl ProcessPlayer {
             role: String::new(),
             name: None,
             limit: Duration::from_secs(10),
+            line: Vec::new(),
         }
     }
 
@@ -88,8 +91,9 @@ impl<G: Game> Player<G> for ProcessPlayer {
             init_limit_ms: setup.init_limit.as_millis() as u64,
             seed: setup.seed,
         });
-        let deadline = deadline_after(Instant::now(), setup.init_limit);
-        let failure = match run.next(deadline) {
+        let asked = Instant::now();
+        let deadline = deadline_after(asked, setup.init_limit);
+        let failure = match run.next(asked, deadline) {
             Got::Message(_, FromBot::Ready { name }) => {
                 self.name = name.clone();
                 // Until its first turn, which may be a game away when it was started
@@ -138,25 +142,22 @@ impl<G: Game> Player<G> for ProcessPlayer {
             };
         };
         run.set_waiting(false);
-        if let Err((at, failure)) = run.drain_unsolicited() {
+        if let Err((at, failure)) = run.drain_unsolicited(started) {
             return TurnReply {
                 reply: Reply::Failed(failure),
                 elapsed: at.saturating_duration_since(started),
             };
         }
-        let role = game.role_name(game.side_to_move(state)).to_string();
         // The move limit comes from the hello this bot was given; the referee holds the
         // authoritative value and re-checks `elapsed` against it.
         let limit = self.limit;
+        self.line.clear();
+        game.write_turn(state, &mut self.line);
         let sent = Instant::now();
-        run.send(&ToBot::Turn {
-            role,
-            board: game.encode_board(state),
-            fields: game.turn_fields(state),
-        });
+        run.send_line(&self.line);
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
-        let (at, reply) = match run.next(deadline) {
+        let (at, reply) = match run.next(sent, deadline) {
             Got::Message(at, FromBot::Move { mv }) => (at, Reply::Wire(mv)),
             Got::Message(at, FromBot::Error { message }) => {
                 (at, Reply::Failed(run.exception(&message)))

@@ -12,6 +12,7 @@ use super::protocol::{self, FromBot, Incoming, LineRead, MAX_LINE_BYTES, PROTOCO
 use crate::engines::{Builtins, Engine};
 use crate::games::{Game, Side};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
@@ -29,6 +30,9 @@ pub fn serve<G: Builtins>(
     let mut engine: Option<Box<dyn Engine<G>>> = None;
     let mut budget = Duration::from_secs(1);
     let mut line = Vec::new();
+    // Kept between turns: the board's text and the reply are written into them again.
+    let mut board = String::new();
+    let mut reply = Vec::new();
     loop {
         match protocol::read_line_bounded(&mut input, &mut line, MAX_LINE_BYTES)? {
             LineRead::Eof => return Ok(()),
@@ -36,19 +40,28 @@ pub fn serve<G: Builtins>(
             LineRead::Line => {}
         }
         let text = String::from_utf8_lossy(&line);
-        // Fast path for the message that comes every move.
-        if let Ok(turn) = serde_json::from_str::<TurnLine>(&text)
-            && turn.kind == "turn"
-        {
+        // Fast path for the message that comes every move: its rows borrowed from the
+        // line where they are plain strings (every game but Hinger's), else as JSON.
+        let turn = match serde_json::from_str::<RowsTurn>(&text) {
+            Ok(turn) if turn.kind == "turn" => Some((turn.role, Board::Rows(turn.board))),
+            _ => match serde_json::from_str::<TurnLine>(&text) {
+                Ok(turn) if turn.kind == "turn" => {
+                    Some((Cow::Owned(turn.role), Board::Json(turn.board)))
+                }
+                _ => None,
+            },
+        };
+        if let Some((role, rows)) = turn {
             let Some(engine) = engine.as_mut() else {
                 return send_error(&mut output, "a `turn` before `hello`".to_string());
             };
+            let state = position(game, &role, &rows, &mut board);
             if play_turn(
                 game,
                 engine.as_mut(),
                 budget,
-                &turn.role,
-                &turn.board,
+                state,
+                &mut reply,
                 &mut output,
             )? {
                 continue;
@@ -99,11 +112,21 @@ pub fn serve<G: Builtins>(
                     },
                 )?;
             }
-            ToBot::Turn { role, board, .. } => {
+            ToBot::Turn {
+                role, board: rows, ..
+            } => {
                 let Some(engine) = engine.as_mut() else {
                     return send_error(&mut output, "a `turn` before `hello`".to_string());
                 };
-                if !play_turn(game, engine.as_mut(), budget, &role, &board, &mut output)? {
+                let state = position(game, &role, &Board::Json(rows), &mut board);
+                if !play_turn(
+                    game,
+                    engine.as_mut(),
+                    budget,
+                    state,
+                    &mut reply,
+                    &mut output,
+                )? {
                     return Ok(());
                 }
             }
@@ -121,44 +144,94 @@ struct TurnLine {
     board: Value,
 }
 
-/// Answers one turn. A position that cannot be read is answered with an `error`, which
-/// ends the game: `Ok(false)`.
+/// [`TurnLine`] for a board of plain strings, borrowed from the line: no JSON values are
+/// built. A line it cannot read so (escapes, another board) is read as a [`TurnLine`].
+#[derive(serde::Deserialize)]
+struct RowsTurn<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(borrow)]
+    board: Vec<&'a str>,
+}
+
+/// A `turn`'s board as it came.
+enum Board<'a> {
+    Rows(Vec<&'a str>),
+    Json(Value),
+}
+
+impl Board<'_> {
+    /// The board as the text of a board file, appended to `out`: the rows joined with
+    /// newlines.
+    fn text(&self, out: &mut String) -> Result<(), String> {
+        match self {
+            Board::Rows(rows) => {
+                for (i, row) in rows.iter().enumerate() {
+                    if i > 0 {
+                        out.push('\n');
+                    }
+                    out.push_str(row);
+                }
+            }
+            Board::Json(Value::String(s)) => out.push_str(s),
+            Board::Json(Value::Array(rows)) => {
+                let rows = rows
+                    .iter()
+                    .map(row_text)
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or("the board is not a list of rows (strings, or lists of numbers)")?;
+                out.push_str(&rows.join("\n"));
+            }
+            Board::Json(_) => return Err("the board is neither a string nor a list of rows".into()),
+        }
+        Ok(())
+    }
+}
+
+/// Answers one turn, in the position it describes. A position that cannot be read is
+/// answered with an `error`, which ends the game: `Ok(false)`.
 fn play_turn<G: Game>(
     game: &G,
     engine: &mut dyn Engine<G>,
     budget: Duration,
-    role: &str,
-    board: &Value,
+    state: Result<G::State, String>,
+    reply: &mut Vec<u8>,
     output: &mut impl Write,
 ) -> io::Result<bool> {
-    let state = match position(game, role, board) {
+    let state = match state {
         Ok(state) => state,
         Err(why) => return send_error(output, why).map(|()| false),
     };
     // With no legal move the engine has nothing to choose: `null` answers the turn, and
     // the referee counts it as the illegal move any reply would be.
-    let reply = engine
+    let mv = engine
         .choose(game, &state, budget)
         .map_or(Value::Null, |mv| game.move_to_wire(&mv));
-    send(output, &FromBot::Move { mv: reply }).map(|()| true)
+    // The bytes of `protocol::encode(&FromBot::Move { mv })`, in a buffer kept for the
+    // next turn.
+    reply.clear();
+    reply.extend_from_slice(b"{\"type\":\"move\",\"move\":");
+    serde_json::to_writer(&mut *reply, &mv)?;
+    reply.extend_from_slice(b"}\n");
+    output.write_all(reply)?;
+    output.flush().map(|()| true)
 }
 
-/// The position a `turn` message describes.
-fn position<G: Game>(game: &G, role: &str, board: &Value) -> Result<G::State, String> {
+/// The position a `turn` message describes; `text` holds the board's text after.
+fn position<G: Game>(
+    game: &G,
+    role: &str,
+    board: &Board,
+    text: &mut String,
+) -> Result<G::State, String> {
     let side: Side = game
         .side_named(role)
         .ok_or_else(|| format!("unknown role `{role}` for {}", game.name()))?;
-    let text = match board {
-        Value::String(s) => s.clone(),
-        Value::Array(rows) => rows
-            .iter()
-            .map(row_text)
-            .collect::<Option<Vec<_>>>()
-            .ok_or("the board is not a list of rows (strings, or lists of numbers)")?
-            .join("\n"),
-        _ => return Err("the board is neither a string nor a list of rows".into()),
-    };
-    game.parse_board(&text, side)
+    text.clear();
+    board.text(text)?;
+    game.parse_board(text, side)
         .map_err(|e| format!("cannot read the board: {e}"))
 }
 
@@ -312,6 +385,22 @@ mod tests {
                 json!({"type":"ready","name":"plays"}),
                 json!({"type":"move","move":5}),
                 json!({"type":"move","move":-2}),
+            ]
+        );
+    }
+
+    #[test]
+    fn escaped_strings_are_read_as_well_as_plain_ones() {
+        let input = format!(
+            "{HELLO}\n{}\n{}\n",
+            r#"{"type":"turn","role":"nor\u0074h","board":["to-move:4"]}"#,
+            r#"{"type":"turn","role":"north","board":["x","to-move:\u0033"],"ply":1}"#,
+        );
+        assert_eq!(
+            run("plays", &input)[1..],
+            [
+                json!({"type":"move","move":4}),
+                json!({"type":"move","move":3})
             ]
         );
     }

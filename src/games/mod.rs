@@ -154,6 +154,18 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn encode_board(&self, state: &Self::State) -> Value;
     /// Further game-specific fields of a `turn` message (ply, counters).
     fn turn_fields(&self, state: &Self::State) -> Map<String, Value>;
+    /// The protocol's `turn` line for `state` (newline included), appended to `out`: the
+    /// role to move, [`Game::encode_board`] and [`Game::turn_fields`], as
+    /// [`wire::write_turn`] writes them. A game may write the same bytes without building
+    /// the JSON values first: the referee sends one every ply.
+    fn write_turn(&self, state: &Self::State, out: &mut Vec<u8>) {
+        wire::write_turn(
+            self.role_name(self.side_to_move(state)),
+            &self.encode_board(state),
+            &self.turn_fields(state),
+            out,
+        );
+    }
     /// A label for a checked move in records: `move` unless the game has special kinds
     /// (Asalto: `huff`).
     fn move_kind(&self, _mv: &Self::Move) -> &'static str {

@@ -1,6 +1,26 @@
-//! Reading bots' replies: helpers every game's move parser shares.
+//! The JSON of the protocol's game-specific parts: the `turn` line every game sends, and
+//! helpers every game's move parser shares to read bots' replies.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// The `turn` line (newline included) for the side `role` to move on `board` with the game's
+/// further `fields`, appended to `out`: `{"type":"turn","role":…,"board":…,` then the fields
+/// in their map's (sorted) order. The bytes are those of `bots::protocol::ToBot::Turn`
+/// encoded by serde, whose fields are flattened the same way.
+pub fn write_turn(role: &str, board: &Value, fields: &Map<String, Value>, out: &mut Vec<u8>) {
+    // Writing into a Vec cannot fail, and these values have string keys only.
+    out.extend_from_slice(b"{\"type\":\"turn\",\"role\":");
+    let _ = serde_json::to_writer(&mut *out, role);
+    out.extend_from_slice(b",\"board\":");
+    let _ = serde_json::to_writer(&mut *out, board);
+    for (key, value) in fields {
+        out.push(b',');
+        let _ = serde_json::to_writer(&mut *out, key);
+        out.push(b':');
+        let _ = serde_json::to_writer(&mut *out, value);
+    }
+    out.extend_from_slice(b"}\n");
+}
 
 /// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
 pub fn excerpt(v: &Value) -> String {
@@ -74,6 +94,37 @@ pub fn integer_pair(reply: &Value) -> Result<(&Value, &Value), PairError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_turn_is_written_as_serde_encodes_the_protocols_turn() {
+        use crate::bots::protocol::{ToBot, encode};
+        let cases = [
+            (
+                "rebel",
+                json!(["  ...  ", "R\"\\\u{1}é"]),
+                json!({"ply": 3, "illegal": {"rebel": 1, "officer": 0}}),
+            ),
+            ("first", json!([[1, 0, 2], [3, -4]]), json!({})),
+            (
+                "b",
+                json!("a string board"),
+                json!({"z": null, "a": [1.5, true], "ü": "x"}),
+            ),
+        ];
+        for (role, board, fields) in cases {
+            let serde_json::Value::Object(fields) = fields else {
+                unreachable!()
+            };
+            let mut out = Vec::new();
+            write_turn(role, &board, &fields, &mut out);
+            let want = encode(&ToBot::Turn {
+                role: role.into(),
+                board,
+                fields,
+            });
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
+    }
 
     #[test]
     fn integers_are_told_from_floats_whatever_their_size() {

@@ -303,3 +303,73 @@ fn a_forked_child_does_not_outlive_the_game() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The adapter reads a turn exactly as arbiter writes it for Asalto by a quicker route than
+/// json.loads; any other spelling of the same turn must get the same reply, and a line
+/// that only looks like a turn must be skipped as before.
+#[test]
+fn a_turn_gets_the_same_reply_however_it_is_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("Echo.py");
+    std::fs::write(
+        &bot,
+        "class Player:\n\
+         \x20   def play_rebel(self, board):\n\
+         \x20       return [(len(board), len(board[0])), (''.join(board[2]).count('R'), ord(board[1][2]))]\n\
+         \x20   def play_officer(self, board):\n\
+         \x20       board[0][0] = 'x'\n\
+         \x20       return [[-1, sum(row.count('O') for row in board)]]\n",
+    )
+    .unwrap();
+    let spec = course(bot);
+    let rows = r#"["  ...  ","  O.O  ","RR...RR","RRRRRRR","RRRRRRR","  RRR  ","  RRR  "]"#;
+    let exact = |role: &str, ply: &str| {
+        format!(
+            r#"{{"type":"turn","role":"{role}","board":{rows},"illegal":{{"officer":0,"rebel":12}},"ply":{ply}}}"#
+        )
+    };
+    let hello = r#"{"type":"hello","protocol":1,"game":"asalto","role":"rebel","time_limit_ms":1000,"init_limit_ms":1000,"seed":1}"#;
+    let lines = [
+        hello.to_string(),
+        exact("rebel", "0"),
+        exact("officer", "907"),
+        // The same turns spelled otherwise: keys reordered, spaces, escapes, no counters.
+        format!(r#"{{"board":{rows},"type":"turn","ply":0,"role":"rebel"}}"#),
+        format!(r#"{{ "type": "turn", "role": "offic\u0065r", "board": {rows} }}"#),
+        exact("rebel", "0").replace("RRRRRRR", "RRRR\\u0052RR"),
+        // Not JSON (a leading zero): skipped, as json.loads refuses it.
+        exact("rebel", "01"),
+        exact("officer", "1").replace("\"ply\":1}", "\"ply\":1,\"x\":[]}"),
+    ];
+    let mut child = std::process::Command::new(&spec.program)
+        .args(&spec.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = lines.join("\n") + "\n";
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rebel = json!({"type": "move", "move": [[7, 7], [4, 79]]});
+    let officer = json!({"type": "move", "move": [[-1, 2]]});
+    assert_eq!(
+        replies,
+        [
+            json!({"type": "ready", "name": "Echo"}),
+            rebel.clone(),
+            officer.clone(),
+            rebel.clone(),
+            officer.clone(),
+            rebel,
+            officer,
+        ]
+    );
+}

@@ -36,12 +36,12 @@ pub(super) enum Got {
 }
 
 impl Running {
-    /// The next message from the bot's stdout, waiting until `until` at most; chatter is
-    /// kept in the chatter log and skipped, for as long as `chatter_until` allows. With
-    /// `watch_exit`, the wait also ends when the bot exits.
+    /// The next message from the bot's stdout, waiting until `until` at most (`None`: not
+    /// at all); chatter is kept in the chatter log and skipped, for as long as
+    /// `chatter_until` allows. With `watch_exit`, the wait also ends when the bot exits.
     pub(super) fn read_event(
         &mut self,
-        until: Instant,
+        until: Option<Instant>,
         chatter_until: Instant,
         watch_exit: bool,
     ) -> Option<(Instant, Event)> {
@@ -51,7 +51,10 @@ impl Running {
                 .as_ref()
                 .filter(|_| watch_exit)
                 .map(|fd| fd.as_fd());
-            let piece = self.out.next(until, exit)?;
+            let piece = match until {
+                Some(until) => self.out.next(until, exit)?,
+                None => self.out.try_next()?,
+            };
             let at = Instant::now();
             let event = match piece {
                 Piece::Line(line) => {
@@ -80,13 +83,15 @@ impl Running {
         }
     }
 
-    /// Waits for the next message until `deadline`, watching for the bot's exit. Each
-    /// outcome carries the moment it was seen: the line's arrival, the exit, the end of
-    /// output, the failed write, the deadline; the diagnosis of a failure (exit status,
-    /// stderr) comes after and is not charged to the bot.
-    pub(super) fn next(&mut self, deadline: Instant) -> Got {
+    /// Waits for the next message, asked for at `asked`, until `deadline`, watching for the
+    /// bot's exit. Each outcome carries the moment it was seen: the line's arrival, the
+    /// exit, the end of output, the failed write, the deadline; the diagnosis of a failure
+    /// (exit status, stderr) comes after and is not charged to the bot.
+    pub(super) fn next(&mut self, asked: Instant, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
-        let asked = Instant::now();
+        // The clock is read once a wait came back empty: a reply usually comes at the
+        // first look, and reading the clock is a good part of a turn's own work.
+        let mut now = asked;
         let spin = self.quick && !self.placed && super::spawn::core_to_spare();
         self.out
             .set_spin(if spin { pipe::SPIN } else { Duration::ZERO });
@@ -98,9 +103,8 @@ impl Running {
                 let why = format!("cannot write to the bot's stdin: {e}");
                 return Got::Gone(at, self.gone(&why));
             }
-            let now = Instant::now();
             if exited_at.is_none() && look && self.exit_status().is_some() {
-                exited_at = Some(now);
+                exited_at = Some(Instant::now());
             }
             look = true;
             if let Some(at) = exited_at
@@ -118,7 +122,7 @@ impl Running {
                 None if watch => deadline,
                 None => deadline.min(now + POLL),
             };
-            if let Some((at, event)) = self.read_event(until, until, watch) {
+            if let Some((at, event)) = self.read_event(Some(until), until, watch) {
                 self.quick = at.saturating_duration_since(asked) <= pipe::SPIN;
                 return match event {
                     Event::Message(m) => Got::Message(at, m),
@@ -127,20 +131,21 @@ impl Running {
                     Event::Eof => Got::Gone(at, self.gone("the bot closed its stdout")),
                 };
             }
+            now = Instant::now();
         }
     }
 
-    /// Messages that arrived while it was not the bot's turn. An `error` or the bot's
-    /// death counts, with the moment it was seen; replies nobody asked for are noted in
-    /// the chatter log and dropped.
-    pub(super) fn drain_unsolicited(&mut self) -> Result<(), (Instant, Failure)> {
-        let budget = Instant::now() + DRAIN_BUDGET;
+    /// Messages that arrived while it was not the bot's turn, which starts at `since`. An
+    /// `error` or the bot's death counts, with the moment it was seen; replies nobody
+    /// asked for are noted in the chatter log and dropped.
+    pub(super) fn drain_unsolicited(&mut self, since: Instant) -> Result<(), (Instant, Failure)> {
+        let budget = since + DRAIN_BUDGET;
         loop {
             if let Ok((at, e)) = self.write_errors.try_recv() {
                 let why = format!("cannot write to the bot's stdin: {e}");
                 return Err((at, self.gone(&why)));
             }
-            match self.read_event(Instant::now(), budget, false) {
+            match self.read_event(None, budget, false) {
                 Some((at, Event::Message(FromBot::Error { message }))) => {
                     return Err((at, self.exception(&message)));
                 }

@@ -240,19 +240,23 @@ impl Running {
     /// Sends one message to the bot: at once when the pipe takes it, else the rest
     /// through the writer thread. A dead pipe shows up as a write error.
     pub(super) fn send(&self, message: &ToBot) {
+        self.send_line(protocol::encode(message).as_bytes());
+    }
+
+    /// Sends one protocol line (newline included), as [`Running::send`] does.
+    pub(super) fn send_line(&self, bytes: &[u8]) {
         let Some(end) = &self.to_stdin else {
             return;
         };
-        let bytes = protocol::encode(message).into_bytes();
         let rest = if end.pending.load(Ordering::SeqCst) == 0 {
-            match pipe::write_now(&end.pipe, &bytes) {
+            match pipe::write_now(&end.pipe, bytes) {
                 Ok(n) if n == bytes.len() => return,
                 Ok(n) => bytes[n..].to_vec(),
                 // The writer meets the same error and reports it.
-                Err(_) => bytes,
+                Err(_) => bytes.to_vec(),
             }
         } else {
-            bytes
+            bytes.to_vec()
         };
         end.pending.fetch_add(1, Ordering::SeqCst);
         let _ = end.queue.send(rest);

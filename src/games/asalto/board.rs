@@ -390,17 +390,23 @@ impl State {
     /// The seven rows as the protocol sends them (`R`, `O`, `.`, space off the board).
     pub fn rows(&self) -> [String; SIZE] {
         std::array::from_fn(|r| {
-            (0..SIZE)
-                .map(|c| match Point::new(r, c) {
-                    None => ' ',
-                    Some(p) => match self.piece_at(p) {
-                        Some(Piece::Rebel) => 'R',
-                        Some(Piece::Officer) => 'O',
-                        None => '.',
-                    },
-                })
-                .collect()
+            let mut row = Vec::with_capacity(SIZE);
+            self.write_row(r, &mut row);
+            // Only ASCII cells are written.
+            String::from_utf8(row).unwrap_or_default()
         })
+    }
+
+    /// Row `r` as in [`State::rows`], appended to `out`.
+    pub fn write_row(&self, r: usize, out: &mut Vec<u8>) {
+        out.extend((0..SIZE).map(|c| match Point::new(r, c) {
+            None => b' ',
+            Some(p) => match self.piece_at(p) {
+                Some(Piece::Rebel) => b'R',
+                Some(Piece::Officer) => b'O',
+                None => b'.',
+            },
+        }));
     }
 
     /// The board with row and column labels, for people.
@@ -462,19 +468,22 @@ pub fn parse_rows(text: &str, to_move: Side) -> Result<State, BoardError> {
     let (mut rebels, mut officers) = (0u64, 0u64);
     for (r, line) in lines.iter().take(SIZE).enumerate() {
         let n = r + 1;
-        let chars: Vec<char> = line.chars().collect();
-        if let Some(extra) = chars.iter().skip(SIZE).position(|&ch| ch != ' ') {
+        // A bot rebuilds the position from every turn's rows: no allocation per row.
+        let mut chars = line.chars();
+        let mut cells = [' '; SIZE];
+        for (cell, ch) in cells.iter_mut().zip(&mut chars) {
+            *cell = ch;
+        }
+        if let Some((extra, ch)) = chars.enumerate().find(|&(_, ch)| ch != ' ') {
             return Err(err(
                 n,
                 format!(
-                    "line too long: {:?} at column {} (a row has {SIZE} cells)",
-                    chars[SIZE + extra],
+                    "line too long: {ch:?} at column {} (a row has {SIZE} cells)",
                     SIZE + extra + 1
                 ),
             ));
         }
-        for c in 0..SIZE {
-            let ch = chars.get(c).copied().unwrap_or(' ');
+        for (c, &ch) in cells.iter().enumerate() {
             // Only an error needs the place spelled out (this runs for every cell).
             let at = || format!("column {} (point [{r},{c}])", c + 1);
             match (Point::new(r, c), ch) {

@@ -266,6 +266,15 @@ fn board_encodings() {
 }
 
 #[test]
+fn decimals_are_written_as_json_writes_them() {
+    for n in [0, 7, 10, 99, 1000, 4_294_967_295u32] {
+        let mut out = b"x".to_vec();
+        push_decimal(n, &mut out);
+        assert_eq!(out, format!("x{}", json!(n)).into_bytes());
+    }
+}
+
+#[test]
 fn game_identity() {
     let game = Asalto::default();
     assert_eq!(game.name(), "asalto");
@@ -709,6 +718,29 @@ proptest! {
             let rows = state.rows().join("\n");
             prop_assert_eq!(game.parse_board(&rows, REBELS), Ok(state));
         }
+    }
+
+    #[test]
+    fn the_turn_line_is_the_protocols_encoding(
+        choices in vec(any::<u32>(), 0..60),
+        illegal in 0..30u32,
+    ) {
+        let game = Asalto::default();
+        let mut state = random_position(&choices);
+        // Illegal replies show in the counters (and pass the turn).
+        for _ in 0..illegal {
+            if play_null(&game, &mut state).is_some() {
+                break;
+            }
+        }
+        let mut written = b"kept ".to_vec();
+        game.write_turn(&state, &mut written);
+        let want = crate::bots::protocol::encode(&crate::bots::protocol::ToBot::Turn {
+            role: game.role_name(state.to_move()).to_string(),
+            board: game.encode_board(&state),
+            fields: game.turn_fields(&state),
+        });
+        prop_assert_eq!(String::from_utf8(written).unwrap(), format!("kept {want}"));
     }
 
     #[test]
