@@ -95,7 +95,7 @@ fn section_reading<R>(
 /// The game browser being made from games handed in journal order ([`Browser::push`]):
 /// the list grows by a row a game, and each whole block of [`GAMES_PER_BLOCK`] games is
 /// deflated and written into [`REPLAYS_DIR`] as a chore of a run's game threads, or as a
-/// task on rayon's, while games still come; at most [`BLOCKS_WAITING`] blocks wait to be
+/// task on rayon's, while games still come; a few blocks at most wait to be
 /// written, a block past them being written at once by the thread that filled it.
 pub struct Browser {
     folder: PathBuf,
@@ -119,6 +119,8 @@ struct Writing {
     /// Buffers of blocks written, emptied for the next blocks: a block of long games is a
     /// megabyte, which a fresh buffer would take from the system page by page each time.
     spare: Mutex<Vec<Vec<u8>>>,
+    /// Blocks handed over and not yet written, at most.
+    waiting_at_most: usize,
 }
 
 impl Writing {
@@ -140,7 +142,7 @@ impl Writing {
             .spare
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if spare.len() <= BLOCKS_WAITING {
+        if spare.len() <= self.waiting_at_most {
             spare.push(lines);
         }
     }
@@ -156,11 +158,18 @@ impl Writing {
     }
 }
 
-/// Blocks handed over and not yet written, at most: gathering goes on while one is
-/// deflated, and what is held stays two blocks (a block of long games is a megabyte
-/// before it is deflated). A run's game threads take a block between games, far sooner
-/// than the next block fills.
+/// Blocks handed over and not yet written, at most, when a run's game threads write
+/// them: gathering goes on while one is deflated, and what is held stays two blocks (a
+/// block of long games is a megabyte before it is deflated). The game threads take a
+/// block between games, far sooner than the next block fills.
 const BLOCKS_WAITING: usize = 1;
+
+/// [`BLOCKS_WAITING`] when rayon's threads write the blocks of a journal's report: one
+/// per thread, as a journal is read far faster than a run plays, and a block written by
+/// the reading thread itself is a block not read meanwhile.
+fn blocks_waiting_on_rayon() -> usize {
+    rayon::current_num_threads().max(BLOCKS_WAITING)
+}
 
 impl Browser {
     /// A browser writing its replays into `out/`[`REPLAYS_DIR`] for a game whose cells
@@ -183,8 +192,14 @@ impl Browser {
             ids: Vec::new(),
             lines: Vec::new(),
             blocks: 0,
+            writing: Arc::new(Writing {
+                waiting_at_most: match chores {
+                    Some(_) => BLOCKS_WAITING,
+                    None => blocks_waiting_on_rayon(),
+                },
+                ..Writing::default()
+            }),
             chores,
-            writing: Arc::default(),
         })
     }
 
@@ -200,7 +215,7 @@ impl Browser {
     }
 
     /// Hands the block gathered so far over to be written, or writes it now when
-    /// [`BLOCKS_WAITING`] blocks are waiting.
+    /// as many blocks as may wait are waiting ([`BLOCKS_WAITING`]).
     fn write_block(&mut self) {
         // The next block goes into a spare buffer, or one sized like this one's.
         let next = self.writing.buffer(self.lines.len());
@@ -212,7 +227,7 @@ impl Browser {
         self.blocks += 1;
         {
             let mut state = self.writing.state();
-            if state.0 < BLOCKS_WAITING {
+            if state.0 < self.writing.waiting_at_most {
                 state.0 += 1;
                 drop(state);
                 let (writing, folder) = (self.writing.clone(), self.folder.clone());

@@ -415,12 +415,17 @@ fn read_at(
     path: &Path,
     visit: &mut dyn FnMut(u64, u64, GameRecord) -> Result<(), Error>,
 ) -> Result<Read, Error> {
-    // One line at a time: a whole record can be large.
-    read_with(path, 1, &decode_game, visit)
+    // A few lines at a time, decoded at once on every core: a whole record can be large,
+    // and a report that replays every game would wait on one thread decoding them.
+    read_with(path, RECORD_BATCH, &decode_game, visit)
 }
 
 /// Makes a game line's value of the journal's format and the line's text.
 type Decode<T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync;
+
+/// Game lines decoded at once when whole records are handed on: one per core, and a few
+/// records held (a long game's is hundreds of kilobytes).
+const RECORD_BATCH: usize = 4;
 
 /// Game lines decoded at once when only their summaries are kept: enough to keep every
 /// core busy, a few hundred kilobytes of lines.
