@@ -22,13 +22,17 @@ const BROKEN_BOT: &str =
 
 /// The example course bot `name` (random_bot, greedy_bot) slowed down by `pause` seconds a
 /// move, written into `dir` as `file`, beside the random bot that the greedy one imports:
-/// the folder in every bot's command line marks the bot's processes.
+/// the folder in every bot's command line marks the bot's processes. Its random choices are
+/// seeded, so that a test's results do not hang on a lucky game (an SPRT whose unseeded
+/// greedy bot drew two pairs against the random one once gave H0).
 fn slowed_course_bot(dir: &Path, name: &str, file: &str, pause: f64) -> String {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples");
     std::fs::copy(examples.join("random_bot.py"), dir.join("random_bot.py")).unwrap();
     let source = read(&examples.join(format!("{name}.py")));
     let slowed = format!(
-        "{source}\n\nimport time as _time\n_Fast = Player\n\n\nclass Player(_Fast):\n    \
+        "{source}\n\nimport random as _random\nimport time as _time\n_Fast = Player\n\n\n\
+         class Player(_Fast):\n    def __init__(self):\n        _Fast.__init__(self)\n        \
+         self.rng = _random.Random(7)\n\n    \
          def play_rebel(self, board):\n        _time.sleep({pause})\n        \
          return _Fast.play_rebel(self, board)\n\n    def play_officer(self, board):\n        \
          _time.sleep({pause})\n        return _Fast.play_officer(self, board)\n"
