@@ -510,6 +510,58 @@ fn without_a_cgroup_a_signal_to_play_kills_helpers_in_their_own_session() {
     );
 }
 
+/// A jailed bot's namespace is born in the bot's cgroup: the helper that builds the jail
+/// (the bot's leader, arbiter's own code) is never moved there, a move that would make the
+/// kernel wait for an RCU grace period on every bot's start.
+#[test]
+fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
+    let copy = zoo_copy();
+    let roots = [copy.path().to_path_buf()];
+    let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
+    let mut cmd = arbiter();
+    cmd.args(["play", "--rebel", &script("sleeper.py")])
+        .args(["--officer", "builtin:random"]);
+    let (mut child, sleeper) = start_until_running(cmd, "sleeper.py", &roots);
+    let cgroup_of = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let bots = format!("/arbiter-{}-bot-", child.id());
+    let sleepers = cgroup_of(sleeper);
+    let helpers: Vec<i32> = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+        .unwrap()
+        .flatten()
+        .map(|task| std::fs::read_to_string(task.path().join("children")).unwrap_or_default() + " ")
+        .collect::<String>()
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).any(|arg| arg == b"confine"))
+        })
+        .collect();
+    let helper_cgroups: Vec<String> = helpers.iter().map(|&pid| cgroup_of(pid)).collect();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(sleeper).unwrap(),
+        rustix::process::Signal::KILL,
+    );
+    if !sleepers.contains(&bots) {
+        eprintln!("no cgroups for bots here (not root, or no cgroup2): skipped");
+        return;
+    }
+    assert_eq!(helpers.len(), 1, "one jail helper: {helper_cgroups:?}");
+    assert!(
+        !helper_cgroups[0].contains(&bots),
+        "the helper was moved into the bot's cgroup: {helper_cgroups:?}, the bot's {sleepers}"
+    );
+}
+
 /// An arbiter killed with SIGKILL cannot clean up: its bots stay, in their cgroups, until
 /// the next run that makes cgroups there kills them and removes the cgroups.
 #[test]

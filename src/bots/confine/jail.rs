@@ -3,7 +3,8 @@
 //! the kernel refused and nothing started half confined:
 //!
 //! 1. (namespaces) new user, mount, pid, network, IPC and UTS namespaces; the caller's uid
-//!    mapped to itself; a fork, so that the bot is pid 1 of its own pid namespace;
+//!    mapped to itself; a fork, so that the bot is pid 1 of its own pid namespace, born in
+//!    the bot's cgroup where it has one;
 //! 2. (namespaces) a new root on a tmpfs: the system folders and the bot's runtime bound
 //!    read-only, its private folder read-write (also `/tmp`), a fresh `/proc`, a minimal
 //!    `/dev`; `pivot_root` into it, the old root detached, the new root made read-only;
@@ -44,6 +45,10 @@ pub struct Jail {
     pub run_as: Option<u32>,
     pub program: String,
     pub args: Vec<String>,
+    /// The bot's cgroup (namespaces only): the namespace's first process is born in it,
+    /// and with it everything the bot starts. `None`: the referee moved this process in.
+    #[serde(default)]
+    pub cgroup: Option<PathBuf>,
 }
 
 /// The system folders every bot may read: programs, libraries, configuration.
@@ -116,6 +121,17 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
     // Root makes the namespaces directly and gives the bot another uid after the mounts;
     // anyone else makes a user namespace first, mapping their own ids to themselves.
     let as_root = jail.run_as.is_some();
+    // Opened before the mount namespace changes, where its path means what the referee
+    // meant.
+    let cgroup = jail.cgroup.as_ref().and_then(|path| {
+        use rustix::fs::{Mode, OFlags};
+        rustix::fs::open(
+            path.as_path(),
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .ok()
+    });
     let mut flags = F::NEWNS | F::NEWPID | F::NEWNET | F::NEWIPC | F::NEWUTS;
     if !as_root {
         flags |= F::NEWUSER;
@@ -145,7 +161,7 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
         "make a pipe",
         rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC),
     )?;
-    match fork("fork into the pid namespace")? {
+    match fork_in(cgroup.as_ref(), "fork into the pid namespace")? {
         None => {}
         Some(init) => {
             drop(status_w);
@@ -165,6 +181,23 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
         }
         Some(bot) => be_init(bot, status_w),
     }
+}
+
+/// [`fork`], the child born in `cgroup` where there is one and the kernel lets it: else
+/// it is born where this process is, as a bot without a cgroup (whose processes the sweep
+/// by group and token still finds).
+fn fork_in(
+    cgroup: Option<&std::os::fd::OwnedFd>,
+    what: &str,
+) -> Result<Option<libc::pid_t>, StepFailed> {
+    use std::os::fd::AsFd;
+    if let Some(dir) = cgroup {
+        // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
+        if let Ok(child) = unsafe { super::cgroup::fork_into(dir.as_fd()) } {
+            return Ok(child);
+        }
+    }
+    fork(what)
 }
 
 fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {

@@ -77,7 +77,7 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     // level this machine gives (bots::confine), which applies its limits itself.
     let level = crate::bots::confine::level_for(confine.sandbox)
         .map_err(|why| Failure::new(FailureKind::Spawn, why))?;
-    let prepared = match level {
+    let mut prepared = match level {
         Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
             let what = match e.kind() {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
@@ -88,6 +88,18 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
             Failure::new(FailureKind::Spawn, format!("{what}: {e}"))
         })?),
         None => None,
+    };
+    let cgroup = BotCgroup::create();
+    // A jail with namespaces forks the bot's first process anyway: born in the cgroup, it
+    // spares the move into it.
+    let born_in_jail = match (&mut prepared, &cgroup) {
+        (Some(prepared), Some(cgroup))
+            if prepared.jail.level == super::Level::Namespaces && cgroup::born_into_works() =>
+        {
+            prepared.jail.cgroup = Some(cgroup.path().to_path_buf());
+            true
+        }
+        _ => false,
     };
     let mut cmd = match &prepared {
         Some(prepared) => prepared.command().map_err(|e| {
@@ -124,8 +136,10 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         uid: jail.as_ref().map(|sb| sb.uid),
         no_network: jail.is_some() && sandbox::network_isolation_works(),
     };
-    let cgroup = BotCgroup::create();
-    let join = cgroup.as_ref().map(BotCgroup::procs_fd);
+    let join = cgroup
+        .as_ref()
+        .filter(|_| !born_in_jail)
+        .map(BotCgroup::procs_fd);
     let cpus = *crate::bots::placement::process_cpus();
     // SAFETY: join, unplace_child and confine_child make raw system calls only (no
     // allocation, no locks). The cgroup is joined first, while the child may still write

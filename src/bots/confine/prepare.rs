@@ -203,6 +203,7 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
             run_as,
             program,
             args,
+            cgroup: None,
         },
         env,
         _folder: folder,
