@@ -373,3 +373,35 @@ fn a_turn_gets_the_same_reply_however_it_is_spelled() {
         ]
     );
 }
+
+/// The adapter imports `traceback` only when a bot raises: where the import fails then
+/// (the bot broke it), the exception is still reported, by its type and message.
+#[test]
+fn a_bot_raising_after_breaking_the_traceback_import_still_loses_by_exception() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("no_traceback_bot.py");
+    std::fs::write(
+        &file,
+        r#"import sys
+
+
+class Player:
+    def play_rebel(self, board):
+        sys.modules["traceback"] = None
+        raise RuntimeError("raised with traceback unimportable")
+
+    def play_officer(self, board):
+        return self.play_rebel(board)
+"#,
+    )
+    .unwrap();
+    let record = play(course(file), course(example("random_bot.py")), 6);
+    assert_eq!(record.reason, "exception", "{record:?}");
+    assert_eq!(record.winner.as_deref(), Some("officer"));
+    let detail = record.detail.unwrap_or_default();
+    assert!(detail.contains("Traceback unavailable"), "{detail}");
+    assert!(
+        detail.contains("RuntimeError: raised with traceback unimportable"),
+        "{detail}"
+    );
+}
