@@ -238,9 +238,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let place = tempfile::Builder::new()
-        .prefix("arbiter-build-")
-        .tempdir()
+    let place = crate::bots::confine::leftovers::private_folder("build", &std::env::temp_dir())
         .map_err(|e| format!("cannot make a folder for the build: {e}"))?;
     let (out, home) = (place.path().join("out"), place.path().join("home"));
     for folder in [&out, &home] {

@@ -545,12 +545,13 @@ fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
         })
         .collect();
     let helper_cgroups: Vec<String> = helpers.iter().map(|&pid| cgroup_of(pid)).collect();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // Ended as a user would end it, so that it cleans up after itself.
     let _ = rustix::process::kill_process(
-        rustix::process::Pid::from_raw(sleeper).unwrap(),
-        rustix::process::Signal::KILL,
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
     );
+    child.wait().unwrap();
+    assert_no_stray("sleeper.py", &roots);
     if !sleepers.contains(&bots) {
         eprintln!("no cgroups for bots here (not root, or no cgroup2): skipped");
         return;
@@ -562,8 +563,9 @@ fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
     );
 }
 
-/// An arbiter killed with SIGKILL cannot clean up: its bots stay, in their cgroups, until
-/// the next run that makes cgroups there kills them and removes the cgroups.
+/// An arbiter killed with SIGKILL cannot clean up: its bots stay, in their cgroups, and
+/// their jails' folders (copies of their files, what they wrote) stay, until the next run
+/// that makes cgroups and jails there kills them and removes the cgroups and the folders.
 #[test]
 fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
     let copy = zoo_copy();
@@ -575,6 +577,19 @@ fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
     let (mut child, sleeper) = start_until_running(cmd, "sleeper.py", &roots);
     child.kill().unwrap();
     child.wait().unwrap();
+    let jails = || -> Vec<std::path::PathBuf> {
+        let prefix = format!("arbiter-bot-{}-", child.id());
+        [Path::new("/var/tmp").to_path_buf(), std::env::temp_dir()]
+            .iter()
+            .flat_map(|base| std::fs::read_dir(base).into_iter().flatten().flatten())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path())
+            .collect()
+    };
+    assert!(
+        !jails().is_empty(),
+        "the killed run's jail folder is not where it was looked for"
+    );
     let cgroup = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap_or_default();
     let Some(path) = cgroup
         .lines()
@@ -613,4 +628,9 @@ fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
         .filter(|dir| Path::new(dir).exists())
         .collect();
     assert!(left.is_empty(), "cgroup {name} left: {left:?}");
+    assert_eq!(
+        jails(),
+        Vec::<std::path::PathBuf>::new(),
+        "jail folders left"
+    );
 }

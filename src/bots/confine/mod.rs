@@ -19,6 +19,7 @@
 pub mod cgroup;
 pub mod jail;
 mod launch;
+pub mod leftovers;
 mod prepare;
 pub mod sandbox;
 

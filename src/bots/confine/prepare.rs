@@ -51,9 +51,7 @@ impl Prepared {
 /// the arguments naming them point at the copies.
 pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let run_as = rustix::process::geteuid().is_root().then_some(NOBODY);
-    let folder = tempfile::Builder::new()
-        .prefix("arbiter-bot-")
-        .tempdir_in(base())?;
+    let folder = super::leftovers::private_folder("bot", &base())?;
     let origin = match &command.cwd {
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,

@@ -207,9 +207,7 @@ pub struct RunFolder {
 
 impl RunFolder {
     pub fn new(prefix: &str) -> std::io::Result<RunFolder> {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("arbiter-{prefix}-"))
-            .tempdir()?;
+        let dir = crate::bots::confine::leftovers::private_folder(prefix, &std::env::temp_dir())?;
         Ok(RunFolder { dir })
     }
     pub fn path(&self) -> &Path {

@@ -1,0 +1,106 @@
+//! The private folders a run makes for its bots (a jail's folder, a console program's run
+//! folder, a build's output) carry the run's pid in their names: a run killed by SIGKILL
+//! cannot remove its own, so the next run that makes folders of the same kind in the same
+//! place removes those of runs that are gone, as it does with their cgroups
+//! ([`super::cgroup`]). A folder holds copies of a bot's files and whatever the bot wrote,
+//! up to its file limit: left alone, every killed run would leave them in `/var/tmp`.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// A new private folder (mode 0700) of `kind` in `base`, named
+/// `arbiter-KIND-PID-RANDOM`, removed when dropped. The first time this run makes one of
+/// `kind` in `base`, the folders of that kind that runs now gone left there are removed.
+pub fn private_folder(kind: &str, base: &Path) -> io::Result<tempfile::TempDir> {
+    static CLEARED: Mutex<BTreeSet<(String, PathBuf)>> = Mutex::new(BTreeSet::new());
+    let first = CLEARED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert((kind.to_string(), base.to_path_buf()));
+    if first {
+        clear_dead_runs(kind, base);
+    }
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(&format!("arbiter-{kind}-{}-", std::process::id()))
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(base)
+}
+
+/// Removes the folders of `kind` in `base` whose run is gone: named with the pid of a
+/// process that no longer exists, and owned by this process's user (another user's, if
+/// any, are theirs to remove).
+pub fn clear_dead_runs(kind: &str, base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    let prefix = format!("arbiter-{kind}-");
+    let me = rustix::process::geteuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Not followed if it is a link: only a real folder of this user's is removed.
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if meta.is_dir() && meta.uid() == me {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_of_runs_that_are_gone_are_removed_and_the_rest_kept() {
+        let base = tempfile::tempdir().unwrap();
+        // A pid no process has: above the kernel's limit.
+        let gone = base.path().join("arbiter-bot-4194305-abc123");
+        std::fs::create_dir_all(gone.join("home/deep")).unwrap();
+        std::fs::write(gone.join("home/deep/file"), "x").unwrap();
+        let alive = base
+            .path()
+            .join(format!("arbiter-bot-{}-def456", std::process::id()));
+        let parent = base.path().join("arbiter-bot-1-ghi789");
+        let other_kind = base.path().join("arbiter-build-4194305-jkl012");
+        let unnamed = base.path().join("arbiter-bot-mno345");
+        let link = base.path().join("arbiter-bot-4194306-link");
+        for dir in [&alive, &parent, &other_kind, &unnamed] {
+            std::fs::create_dir(dir).unwrap();
+        }
+        std::os::unix::fs::symlink(&alive, &link).unwrap();
+        clear_dead_runs("bot", base.path());
+        assert!(!gone.exists(), "a gone run's folder stays");
+        for kept in [&alive, &parent, &other_kind, &unnamed] {
+            assert!(kept.exists(), "{} was removed", kept.display());
+        }
+        assert!(link.symlink_metadata().is_ok() && alive.exists());
+    }
+
+    #[test]
+    fn a_private_folder_is_named_after_its_run_and_closed_to_others() {
+        let base = tempfile::tempdir().unwrap();
+        let folder = private_folder("test", base.path()).unwrap();
+        let name = folder.path().file_name().unwrap().to_string_lossy();
+        assert!(
+            name.starts_with(&format!("arbiter-test-{}-", std::process::id())),
+            "{name}"
+        );
+        let mode = std::fs::metadata(folder.path()).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+}
