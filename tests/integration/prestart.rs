@@ -87,8 +87,10 @@ fn timeless(mut record: GameRecord) -> GameRecord {
         while let Some(at) = rest.find("arbiter-bot-") {
             let (head, tail) = rest.split_at(at + "arbiter-bot-".len());
             out.push_str(head);
-            out.push_str("XXXXXX");
-            rest = tail.get(6..).unwrap_or_default();
+            out.push_str("PID-XXXXXX");
+            // `PID-RANDOM`: up to the folder's end.
+            let end = tail.find('/').unwrap_or(tail.len());
+            rest = &tail[end..];
         }
         out + rest
     };
