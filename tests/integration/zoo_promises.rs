@@ -510,32 +510,49 @@ fn without_a_cgroup_a_signal_to_play_kills_helpers_in_their_own_session() {
     );
 }
 
+/// `arbiter play` of the zoo's sleeper against a built-in, once the sleeper sleeps: the
+/// zoo's copy, its root, arbiter, and the sleeper's pid.
+fn play_until_the_sleeper_sleeps() -> (
+    tempfile::TempDir,
+    [std::path::PathBuf; 1],
+    std::process::Child,
+    i32,
+) {
+    let copy = zoo_copy();
+    let roots = [copy.path().to_path_buf()];
+    let sleeper = format!("python3 -u {}", copy.path().join("sleeper.py").display());
+    let mut cmd = arbiter();
+    cmd.args(["play", "--rebel", &sleeper])
+        .args(["--officer", "builtin:random"]);
+    let (child, pid) = start_until_running(cmd, "sleeper.py", &roots);
+    (copy, roots, child, pid)
+}
+
+/// The cgroup (v2) of process `pid`, as `/proc` shows it; empty if none is shown.
+fn cgroup_of(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// A jailed bot's namespace is born in the bot's cgroup: the helper that builds the jail
 /// (the bot's leader, arbiter's own code) is never moved there, a move that would make the
 /// kernel wait for an RCU grace period on every bot's start.
 #[test]
 fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
-    let copy = zoo_copy();
-    let roots = [copy.path().to_path_buf()];
-    let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
-    let mut cmd = arbiter();
-    cmd.args(["play", "--rebel", &script("sleeper.py")])
-        .args(["--officer", "builtin:random"]);
-    let (mut child, sleeper) = start_until_running(cmd, "sleeper.py", &roots);
-    let cgroup_of = |pid: i32| {
-        std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("0::"))
-            .unwrap_or_default()
-            .to_string()
-    };
+    let (copy, roots, mut child, sleeper) = play_until_the_sleeper_sleeps();
     let bots = format!("/arbiter-{}-bot-", child.id());
     let sleepers = cgroup_of(sleeper);
     let helpers: Vec<i32> = std::fs::read_dir(format!("/proc/{}/task", child.id()))
         .unwrap()
         .flatten()
-        .map(|task| std::fs::read_to_string(task.path().join("children")).unwrap_or_default() + " ")
+        .map(|task| {
+            let children = std::fs::read_to_string(task.path().join("children"));
+            children.unwrap_or_default() + " "
+        })
         .collect::<String>()
         .split_whitespace()
         .filter_map(|pid| pid.parse().ok())
@@ -568,13 +585,8 @@ fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
 /// that makes cgroups and jails there kills them and removes the cgroups and the folders.
 #[test]
 fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
-    let copy = zoo_copy();
-    let roots = [copy.path().to_path_buf()];
+    let (copy, roots, mut child, sleeper) = play_until_the_sleeper_sleeps();
     let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
-    let mut cmd = arbiter();
-    cmd.args(["play", "--rebel", &script("sleeper.py")])
-        .args(["--officer", "builtin:random"]);
-    let (mut child, sleeper) = start_until_running(cmd, "sleeper.py", &roots);
     child.kill().unwrap();
     child.wait().unwrap();
     let jails = || -> Vec<std::path::PathBuf> {
@@ -590,20 +602,15 @@ fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
         !jails().is_empty(),
         "the killed run's jail folder is not where it was looked for"
     );
-    let cgroup = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap_or_default();
-    let Some(path) = cgroup
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .filter(|p| p.contains(&format!("/arbiter-{}-bot-", child.id())))
-        .map(str::to_string)
-    else {
+    let path = cgroup_of(sleeper);
+    if !path.contains(&format!("/arbiter-{}-bot-", child.id())) {
         let _ = rustix::process::kill_process(
             rustix::process::Pid::from_raw(sleeper).unwrap(),
             rustix::process::Signal::KILL,
         );
         eprintln!("no cgroups for bots here (not root, or no cgroup2): skipped");
         return;
-    };
+    }
     assert!(
         !pythons_running("sleeper.py", &roots).is_empty(),
         "survives a SIGKILLed arbiter"
