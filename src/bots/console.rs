@@ -185,7 +185,10 @@ impl<G: Game> Player<G> for ConsolePlayer {
 
 /// A built C# project: the command that runs it, and the private folder holding the build
 /// (removed with it).
-type Build = (CommandSpec, std::sync::Arc<tempfile::TempDir>);
+type Build = (
+    CommandSpec,
+    std::sync::Arc<crate::bots::confine::leftovers::PrivateFolder>,
+);
 
 /// The C# projects built in this run, by folder and confinement: a folder is built once,
 /// whatever the number of games it plays.

@@ -31,6 +31,8 @@ pub fn install() {
                 "\nstopping: finished games are in the journal; rerun to resume (Ctrl-C again to quit now)"
             );
         } else {
+            // Exiting at once, nothing is dropped: the bots' private folders go here.
+            crate::bots::confine::leftovers::remove_live();
             std::process::exit(EXIT_ON_SIGNAL);
         }
     });

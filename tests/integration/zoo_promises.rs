@@ -418,7 +418,8 @@ fn start_until_running(
 /// `arbiter ARGS` running `sleeper` (a zoo script and its arguments: one that sleeps on
 /// its turn) and `polite.py` (from a fresh copy of the zoo, in the order `bots` gives them:
 /// `--rebel`/`--officer` flags or positional bots), ended by `signals` sent one after the
-/// other once the sleeper sleeps: arbiter exits and no bot or helper survives.
+/// other once the sleeper sleeps: arbiter exits, and no bot or helper survives, nor any
+/// bot's private folder.
 fn signals_end_command_and_its_bots(
     command: &[&str],
     sleeper: &str,
@@ -455,6 +456,19 @@ fn signals_end_command_and_its_bots(
     for bot in [sleeper_file, "polite.py"] {
         crate::zoo::assert_no_stray(bot, &roots);
     }
+    let left = jail_folders_of(child.id());
+    assert!(left.is_empty(), "{command:?} on {signals:?} left {left:?}");
+}
+
+/// The jail folders of the arbiter run with pid `run`, where arbiter makes them.
+fn jail_folders_of(run: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("arbiter-bot-{run}-");
+    [Path::new("/var/tmp").to_path_buf(), std::env::temp_dir()]
+        .iter()
+        .flat_map(|base| std::fs::read_dir(base).into_iter().flatten().flatten())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect()
 }
 
 #[test]
@@ -589,15 +603,7 @@ fn the_bots_of_an_arbiter_killed_with_sigkill_are_killed_by_the_next_run() {
     let script = |name: &str| format!("python3 -u {}", copy.path().join(name).display());
     child.kill().unwrap();
     child.wait().unwrap();
-    let jails = || -> Vec<std::path::PathBuf> {
-        let prefix = format!("arbiter-bot-{}-", child.id());
-        [Path::new("/var/tmp").to_path_buf(), std::env::temp_dir()]
-            .iter()
-            .flat_map(|base| std::fs::read_dir(base).into_iter().flatten().flatten())
-            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-            .map(|e| e.path())
-            .collect()
-    };
+    let jails = || jail_folders_of(child.id());
     assert!(
         !jails().is_empty(),
         "the killed run's jail folder is not where it was looked for"

@@ -4,6 +4,7 @@
 //! place removes those of runs that are gone, as it does with their cgroups
 //! ([`super::cgroup`]). A folder holds copies of a bot's files and whatever the bot wrote,
 //! up to its file limit: left alone, every killed run would leave them in `/var/tmp`.
+//! A run that exits at once on a signal removes the folders it holds ([`remove_live`]).
 
 use std::collections::BTreeSet;
 use std::io;
@@ -11,10 +12,48 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// The private folders this run holds, for [`remove_live`].
+static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+fn live() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A private folder of this run, removed when dropped.
+#[derive(Debug)]
+pub struct PrivateFolder {
+    dir: tempfile::TempDir,
+}
+
+impl PrivateFolder {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for PrivateFolder {
+    fn drop(&mut self) {
+        // Removed before it leaves the list, under its lock: a run exiting on a signal
+        // meanwhile either removes it itself or finds it gone.
+        let mut live = live();
+        let _ = std::fs::remove_dir_all(self.dir.path());
+        live.remove(self.dir.path());
+    }
+}
+
+/// Removes every private folder this run holds: for a run about to exit without
+/// unwinding (a second Ctrl-C), once its bots were killed. Takes a lock, so not for a
+/// signal context.
+pub fn remove_live() {
+    for path in live().iter() {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
 /// A new private folder (mode 0700) of `kind` in `base`, named
 /// `arbiter-KIND-PID-RANDOM`, removed when dropped. The first time this run makes one of
 /// `kind` in `base`, the folders of that kind that runs now gone left there are removed.
-pub fn private_folder(kind: &str, base: &Path) -> io::Result<tempfile::TempDir> {
+pub fn private_folder(kind: &str, base: &Path) -> io::Result<PrivateFolder> {
     static CLEARED: Mutex<BTreeSet<(String, PathBuf)>> = Mutex::new(BTreeSet::new());
     let first = CLEARED
         .lock()
@@ -24,10 +63,14 @@ pub fn private_folder(kind: &str, base: &Path) -> io::Result<tempfile::TempDir> 
         clear_dead_runs(kind, base);
     }
     use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
+    // Made and listed under the list's lock, for the same reason.
+    let mut live = live();
+    let dir = tempfile::Builder::new()
         .prefix(&format!("arbiter-{kind}-{}-", std::process::id()))
         .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir_in(base)
+        .tempdir_in(base)?;
+    live.insert(dir.path().to_path_buf());
+    Ok(PrivateFolder { dir })
 }
 
 /// Removes the folders of `kind` in `base` whose run is gone: named with the pid of a
@@ -102,5 +145,9 @@ mod tests {
         );
         let mode = std::fs::metadata(folder.path()).unwrap().mode() & 0o777;
         assert_eq!(mode, 0o700);
+        let path = folder.path().to_path_buf();
+        assert!(live().contains(&path));
+        drop(folder);
+        assert!(!path.exists() && !live().contains(&path));
     }
 }

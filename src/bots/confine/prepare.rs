@@ -22,7 +22,7 @@ pub struct Prepared {
     pub jail: Jail,
     /// The environment the bot starts with, whole.
     pub env: BTreeMap<String, String>,
-    _folder: tempfile::TempDir,
+    _folder: super::leftovers::PrivateFolder,
 }
 
 impl Prepared {

@@ -202,7 +202,7 @@ impl Ran {
 /// A private folder for one run's files: a fresh name nobody can guess, mode 0700, removed
 /// when dropped.
 pub struct RunFolder {
-    dir: tempfile::TempDir,
+    dir: crate::bots::confine::leftovers::PrivateFolder,
 }
 
 impl RunFolder {
