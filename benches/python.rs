@@ -20,7 +20,10 @@
 //!
 //! Run: cargo bench --bench python. Knobs: `BENCH_PAIRS` (role-swapped pairs of games,
 //! default 10), `BENCH_ROUNDS` (default 3), `BENCH_PYTHON` (default python3, resolved to the
-//! interpreter's own path).
+//! interpreter's own path), `BENCH_SANDBOX` (how arbiter confines the bots, as
+//! `--sandbox` takes it: default `auto`, as a league does; `none`, with `ARBITER_CGROUP=off`
+//! (a bot without a jail joins its cgroup by a move, which costs more than the jail), shows
+//! what confinement costs).
 
 use arbiter::bots::spec::{BotSpec, Confinement};
 use arbiter::games::asalto::Asalto;
@@ -114,7 +117,7 @@ fn through_arbiter(python: &str, fixtures: &[Fixture]) -> Vec<Played> {
                     file: file.to_path_buf(),
                     python: Some(python.to_string()),
                 };
-                arbiter::bots::open_player_in(&spec, &game, None, &env, Confinement::default())
+                arbiter::bots::open_player_in(&spec, &game, None, &env, confinement())
                     .expect("a course bot")
             };
             let (mut rebel, mut officer) = (seat(&f.rebel), seat(&f.officer));
@@ -168,7 +171,7 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
             },
             cwd: None,
             env: env.clone(),
-            confine: Confinement::default(),
+            confine: confinement(),
             non_scoring: false,
         })
         .collect();
@@ -297,6 +300,16 @@ fn interpreter(python: &str) -> String {
     }
 }
 
+/// How the bots are confined: `$BENCH_SANDBOX`, as `--sandbox` takes it (default `auto`).
+fn confinement() -> Confinement {
+    let mode = env_or("BENCH_SANDBOX", "auto".to_string());
+    Confinement {
+        sandbox: arbiter::bots::spec::SandboxMode::parse(&mode)
+            .unwrap_or_else(|| panic!("BENCH_SANDBOX={mode}: not a --sandbox mode")),
+        ..Confinement::default()
+    }
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -352,6 +365,10 @@ fn main() {
         "python bench: {games} Asalto games ({pairs} role-swapped pairs), seeded course-style random vs greedy, {rounds} rounds, medians"
     );
     println!("  interpreter: {python}");
+    println!(
+        "  arbiter's bots confined by --sandbox {}",
+        env_or("BENCH_SANDBOX", "auto".to_string())
+    );
     println!("  load (1, 5, 15 min) at the start: {}", uptime());
     let (mut arb, mut per, mut one) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
