@@ -7,6 +7,7 @@ use crate::common::{arbiter, read, run, served};
 use crate::zoo::{
     MOVE_MS, Played, assert_no_stray, lost_by, play, pythons_running, zoo_case, zoo_copy, zoo_dir,
 };
+use arbiter::bots::cgroup::cgroup_of;
 use arbiter::bots::protocol::UNDECODABLE_MOVE_PREFIX;
 use arbiter::bots::python::course_command;
 use arbiter::bots::spec::Limits;
@@ -540,16 +541,6 @@ fn play_until_the_sleeper_sleeps() -> (
         .args(["--officer", "builtin:random"]);
     let (child, pid) = start_until_running(cmd, "sleeper.py", &roots);
     (copy, roots, child, pid)
-}
-
-/// The cgroup (v2) of process `pid`, as `/proc` shows it; empty if none is shown.
-fn cgroup_of(pid: i32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// A jailed bot's namespace is born in the bot's cgroup: the helper that builds the jail

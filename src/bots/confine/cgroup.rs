@@ -332,18 +332,20 @@ fn own_cgroup() -> Option<PathBuf> {
     })
 }
 
+/// The cgroup (v2) of process `pid` as `/proc` shows it (relative to the hierarchy's
+/// root); empty if it shows none.
+pub fn cgroup_of(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .unwrap_or_default()
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn cgroup_of(pid: libc::pid_t) -> String {
-        std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("0::"))
-            .unwrap_or_default()
-            .to_string()
-    }
 
     #[test]
     fn a_process_forked_into_a_bot_cgroup_is_born_there_and_killed_with_it() {
