@@ -519,3 +519,90 @@ fn have_jdk_quietly() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// The cgroup2 folder of this process's own cgroup, if the tests can make cgroups in it.
+fn own_cgroup_folder() -> Option<PathBuf> {
+    let own = read(Path::new("/proc/self/cgroup"))
+        .lines()
+        .find_map(|l| l.strip_prefix("0::").map(str::to_string))?;
+    ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+        .iter()
+        .map(|mount| Path::new(mount).join(own.trim_start_matches('/')))
+        // cgroup2's own file (the root cgroup has no `cgroup.kill`).
+        .find(|dir| dir.join("cgroup.controllers").exists())
+}
+
+/// An ordinary user whose cgroup was delegated to them (as systemd delegates a user's
+/// service) gets a cgroup per bot, and each jailed bot is born in its own: the jail makes
+/// its user namespace first, and the kernel still lets it start a process in the cgroup.
+#[test]
+fn an_ordinary_users_jailed_bot_is_born_in_a_cgroup_of_the_users_delegated_one() {
+    if !as_nobody() {
+        eprintln!("not root, or nobody cannot run arbiter here: skipped");
+        return;
+    }
+    let Some(own) = own_cgroup_folder() else {
+        eprintln!("no cgroup2 hierarchy to delegate from here: skipped");
+        return;
+    };
+    let delegated = own.join(format!("arbiter-test-delegated-{}", std::process::id()));
+    if std::fs::create_dir(&delegated).is_err() {
+        eprintln!("cannot make a cgroup under {}: skipped", own.display());
+        return;
+    }
+    for file in [
+        "",
+        "cgroup.procs",
+        "cgroup.threads",
+        "cgroup.subtree_control",
+    ] {
+        std::os::unix::fs::chown(delegated.join(file), Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let dir = test_dir();
+    let record = dir.path().join("game.json");
+    let mut cmd = arbiter_cmd(
+        &[
+            "play",
+            "--rebel",
+            "sh -c 'grep 0:: /proc/self/cgroup >&2; exit 3'",
+            "--officer",
+            "builtin:random",
+            "--record",
+            &record.to_string_lossy(),
+        ],
+        &[],
+    );
+    let procs = std::fs::OpenOptions::new()
+        .write(true)
+        .open(delegated.join("cgroup.procs"))
+        .unwrap();
+    let procs_fd = std::os::fd::AsRawFd::as_raw_fd(&procs);
+    // SAFETY: one raw write, before setpriv makes arbiter run as nobody.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+            let fd = std::os::fd::BorrowedFd::borrow_raw(procs_fd);
+            rustix::io::write(fd, b"0").map(|_| ()).map_err(Into::into)
+        });
+    }
+    let (code, stdout, stderr) = run(&mut cmd);
+    drop(procs);
+    let left: Vec<PathBuf> = std::fs::read_dir(&delegated)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    let _ = std::fs::remove_dir(&delegated);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(left.is_empty(), "bot cgroups left: {left:?}");
+    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+    let log = record["logs"]["rebel"]["stderr"]
+        .as_str()
+        .unwrap_or_default();
+    let name = delegated.file_name().unwrap().to_string_lossy();
+    assert!(
+        log.lines()
+            .any(|l| l.contains(&format!("/{name}/arbiter-")) && l.contains("-bot-")),
+        "the bot is not in a bot cgroup of the delegated one: {log}"
+    );
+}
