@@ -184,8 +184,9 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
 }
 
 /// [`fork`], the child born in `cgroup` where there is one and the kernel lets it: else
-/// it is born where this process is, as a bot without a cgroup (whose processes the sweep
-/// by group and token still finds).
+/// it is born where this process is, outside any bot cgroup, like the bot whose move into
+/// its cgroup failed. Either way this child is the pid namespace's first process, and
+/// when it ends the kernel ends every process the bot started.
 fn fork_in(
     cgroup: Option<&std::os::fd::OwnedFd>,
     what: &str,
