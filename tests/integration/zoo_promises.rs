@@ -548,7 +548,8 @@ fn play_until_the_sleeper_sleeps() -> (
 /// kernel wait for an RCU grace period on every bot's start.
 #[test]
 fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
-    let (copy, roots, mut child, sleeper) = play_until_the_sleeper_sleeps();
+    // The zoo's copy is kept until the end: the sleeper runs from it.
+    let (_copy, roots, mut child, sleeper) = play_until_the_sleeper_sleeps();
     let bots = format!("/arbiter-{}-bot-", child.id());
     let sleepers = cgroup_of(sleeper);
     let helpers: Vec<i32> = std::fs::read_dir(format!("/proc/{}/task", child.id()))
