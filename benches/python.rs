@@ -11,7 +11,9 @@
 //! 3. the baseline's moves alone: one Python process for every game, so that the
 //!    difference from (2) is the baseline's own start-up per game;
 //! 4. as a league plays them: `arbiter league` of the two bots at -j 1 (the next games'
-//!    bots started while one is played), against (2) for the same games.
+//!    bots started while one is played), against (2) for the same games;
+//! 5. one 1000-round game through `arbiter play`, the command line with all its start-up
+//!    (its confinement probes, its bots' jails), against (2) for the same game.
 //!
 //! Every game must come out the same (every reply, the winner) in (1) and (2), or the
 //! bench stops: the comparison is of the same work. The three are run in turns, `ROUNDS`
@@ -33,6 +35,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod support;
 
 const SEED_VAR: &str = "ASALTO_BENCH_SEED";
 
@@ -310,6 +314,81 @@ fn confinement() -> Confinement {
     }
 }
 
+/// Part 5: greedy rebels against random officers through `arbiter play` and through the
+/// baseline, in turns, `3 * rounds` times each. A jailed bot gets arbiter's environment
+/// for bots, without `$ASALTO_BENCH_SEED`: both sides play the bots seeded "0", a game that
+/// runs to the round limit.
+fn one_game_through_play(
+    python: &str,
+    script: &Path,
+    dir: &Path,
+    greedy: &Path,
+    random: &Path,
+    rounds: usize,
+) {
+    let bin = support::arbiter_binary();
+    let record = dir.join("play.json");
+    let play = || {
+        let status = Command::new(&bin)
+            .current_dir(dir)
+            .args(["play", "--python", python, "--rebel"])
+            .arg(greedy)
+            .arg("--officer")
+            .arg(random)
+            .arg("--record")
+            .arg(&record)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("arbiter play runs");
+        assert!(status.success(), "arbiter play: {status}");
+    };
+    let fixture = Fixture {
+        rebel: greedy.to_path_buf(),
+        officer: random.to_path_buf(),
+        seed: 0,
+    };
+    let (mut through_play, mut baseline) = (Vec::new(), Vec::new());
+    for _ in 0..3 * rounds {
+        let started = Instant::now();
+        play();
+        through_play.push(started.elapsed().as_secs_f64());
+        let started = Instant::now();
+        let base = run_baseline(baseline_command(python, script, &fixture, 1));
+        baseline.push(started.elapsed().as_secs_f64());
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&record).expect("the record"))
+            .expect("the record is JSON");
+        let played = Played {
+            moves: v["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| m["reply"].clone())
+                .collect(),
+            winner: v["winner"].as_str().map(str::to_string),
+            wall: None,
+        };
+        assert!(
+            played.same_game(&base[0]),
+            "arbiter play and the baseline played different games"
+        );
+    }
+    let plies = serde_json::from_str::<Value>(&std::fs::read_to_string(&record).unwrap()).unwrap()
+        ["plies"]
+        .as_u64()
+        .unwrap_or(0);
+    let (a, b) = (median(through_play), median(baseline));
+    println!(
+        "  one game through arbiter play (the command line, its start-up included; greedy rebels, random officers, {plies} plies), medians of {}:",
+        3 * rounds
+    );
+    println!(
+        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall; target: at most 1.05x",
+        a * 1000.0,
+        b * 1000.0,
+        a / b
+    );
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -477,6 +556,8 @@ fn main() {
             (a - p) * 1e6 / plies as f64
         );
     }
+
+    one_game_through_play(&python, &script, &dir, &greedy, &random, rounds);
 
     // As a league plays them: the same two games (one seed, both role orders) again and
     // again, the next games' bots started while one is played.
