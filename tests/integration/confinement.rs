@@ -606,3 +606,38 @@ fn an_ordinary_users_jailed_bot_is_born_in_a_cgroup_of_the_users_delegated_one()
         "the bot is not in a bot cgroup of the delegated one: {log}"
     );
 }
+
+/// Root's bots run as nobody: at level 2 a program behind a folder closed to other users
+/// (a Python under /root/.pyenv) cannot start, and the failure says why and what to do.
+#[test]
+fn at_level_two_roots_bot_behind_a_closed_folder_fails_saying_why() {
+    if !rustix::process::getuid().is_root() {
+        eprintln!("not root: skipped");
+        return;
+    }
+    let closed = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(closed.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let bot = closed.path().join("bot.sh");
+    std::fs::write(&bot, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let record = closed.path().join("game.json");
+    let (code, stdout, stderr) = run(std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["play", "--sandbox", "landlock", "--rebel"])
+        .arg(&bot)
+        .args(["--officer", "builtin:random", "--record"])
+        .arg(&record));
+    if stderr.contains("cannot be confined") || stderr.contains("--sandbox landlock:") {
+        eprintln!("no level 2 here: skipped ({stderr})");
+        return;
+    }
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+    assert_eq!(record["reason"], "crash", "{record}");
+    let detail = record["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("Permission denied")
+            && detail.contains("a bot started by root runs as uid 65534")
+            && detail.contains("every folder above them must be open to other users"),
+        "{detail}"
+    );
+}

@@ -103,7 +103,34 @@ fn enter_steps(jail: &Jail) -> Result<std::convert::Infallible, StepFailed> {
     // SAFETY: NUL-ended strings and a NULL-ended array that outlive the call.
     unsafe { libc::execvp(program.as_ptr(), pointers.as_ptr()) };
     let err = io::Error::last_os_error();
-    Err(StepFailed(format!("cannot run `{}`: {err}", jail.program)))
+    let why = match jail.run_as {
+        Some(id) if err.kind() == io::ErrorKind::PermissionDenied => {
+            closed_to_the_bots_user(jail, id)
+        }
+        _ => String::new(),
+    };
+    Err(StepFailed(format!(
+        "cannot run `{}`: {err}{why}",
+        jail.program
+    )))
+}
+
+/// Why a bot started by root cannot run its program: it runs as `id`, never as root, and
+/// at level 2 it reaches the program where it is, through folders that may be closed to
+/// other users (a Python under `/root/.pyenv`); in a new root those folders are made open.
+fn closed_to_the_bots_user(jail: &Jail, id: u32) -> String {
+    let place = match jail.level {
+        Level::Landlock => {
+            "at this level (Landlock and seccomp, no namespaces) it reaches the program \
+             where it is, so the program, its runtime and every folder above them must be \
+             open to other users"
+        }
+        Level::Namespaces => "so the program and its runtime must be readable by other users",
+    };
+    format!(
+        " (a bot started by root runs as uid {id}, not as root; {place}: install them \
+         elsewhere, e.g. under /opt or /usr/local, or run arbiter as an ordinary user)"
+    )
 }
 
 fn cstring(text: &str) -> Result<CString, StepFailed> {
