@@ -76,7 +76,7 @@ pub fn private_folder(kind: &str, base: &Path) -> io::Result<PrivateFolder> {
 /// Removes the folders of `kind` in `base` whose run is gone: named with the pid of a
 /// process that no longer exists, and owned by this process's user (another user's, if
 /// any, are theirs to remove).
-pub fn clear_dead_runs(kind: &str, base: &Path) {
+fn clear_dead_runs(kind: &str, base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
     };
