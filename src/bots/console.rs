@@ -16,7 +16,8 @@
 //! `COMMAND name` gives the bot's display name; it is asked once per game with a bounded
 //! wait, and a failure there only leaves the bot unnamed.
 
-use super::process::once::{Exit, RunFolder, run_once, run_once_then};
+use super::confine::leftovers::private_folder;
+use super::process::once::{Exit, run_once, run_once_then};
 use super::spec::{CommandSpec, Confinement, DEFAULT_BUILD_S, SandboxMode};
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
@@ -86,7 +87,7 @@ impl ConsolePlayer {
             return failed(FailureKind::Spawn, why);
         };
         self.moves += 1;
-        let folder = match RunFolder::new("console") {
+        let folder = match private_folder("console", &std::env::temp_dir()) {
             Ok(f) => f,
             Err(e) => return failed(FailureKind::Spawn, format!("cannot make a folder: {e}")),
         };

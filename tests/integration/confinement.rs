@@ -522,9 +522,10 @@ fn have_jdk_quietly() -> bool {
 
 /// The cgroup2 folder of this process's own cgroup, if the tests can make cgroups in it.
 fn own_cgroup_folder() -> Option<PathBuf> {
-    let own = read(Path::new("/proc/self/cgroup"))
-        .lines()
-        .find_map(|l| l.strip_prefix("0::").map(str::to_string))?;
+    let own = arbiter::bots::cgroup::cgroup_of(std::process::id() as i32);
+    if own.is_empty() {
+        return None;
+    }
     ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
         .iter()
         .map(|mount| Path::new(mount).join(own.trim_start_matches('/')))

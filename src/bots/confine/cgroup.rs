@@ -281,9 +281,8 @@ fn joined(probe: &BotCgroup) -> bool {
         return false;
     };
     let name = name.to_string_lossy();
-    String::from_utf8_lossy(&seen.stdout)
-        .lines()
-        .any(|l| l.starts_with("0::") && l.ends_with(&format!("/{name}")))
+    v2_path(&String::from_utf8_lossy(&seen.stdout))
+        .is_some_and(|p| p.ends_with(&format!("/{name}")))
 }
 
 /// Kills what is left in the bots' cgroups of arbiter processes that are gone (killed by
@@ -301,7 +300,7 @@ fn clear_dead_runs(parent: &Path) {
         else {
             continue;
         };
-        if Path::new(&format!("/proc/{pid}")).exists() {
+        if !super::leftovers::run_is_gone(pid) {
             continue;
         }
         let path = entry.path();
@@ -317,7 +316,7 @@ fn clear_dead_runs(parent: &Path) {
 /// The folder of this process's cgroup on the cgroup2 hierarchy.
 fn own_cgroup() -> Option<PathBuf> {
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let own = cgroups.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let own = v2_path(&cgroups)?;
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     mounts.lines().find_map(|line| {
         // id parent dev root mountpoint options [optional...] - fstype source options
@@ -335,12 +334,13 @@ fn own_cgroup() -> Option<PathBuf> {
 /// The cgroup (v2) of process `pid` as `/proc` shows it (relative to the hierarchy's
 /// root); empty if it shows none.
 pub fn cgroup_of(pid: i32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .unwrap_or_default()
-        .to_string()
+    let listing = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+    v2_path(&listing).unwrap_or_default().to_string()
+}
+
+/// The cgroup2 path in a `/proc/PID/cgroup` listing: its `0::` line.
+fn v2_path(listing: &str) -> Option<&str> {
+    listing.lines().find_map(|l| l.strip_prefix("0::"))
 }
 
 #[cfg(test)]

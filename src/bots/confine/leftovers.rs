@@ -19,15 +19,16 @@ fn live() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A private folder of this run, removed when dropped.
+/// A private folder of this run: a fresh name nobody can guess, mode 0700, removed when
+/// dropped.
 #[derive(Debug)]
 pub struct PrivateFolder {
-    dir: tempfile::TempDir,
+    path: PathBuf,
 }
 
 impl PrivateFolder {
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.path
     }
 }
 
@@ -36,14 +37,20 @@ impl Drop for PrivateFolder {
         // Removed before it leaves the list, under its lock: a run exiting on a signal
         // meanwhile either removes it itself or finds it gone.
         let mut live = live();
-        let _ = std::fs::remove_dir_all(self.dir.path());
-        live.remove(self.dir.path());
+        let _ = std::fs::remove_dir_all(&self.path);
+        live.remove(&self.path);
     }
 }
 
+/// Whether the arbiter run with pid `pid` is gone: no process has that pid (a folder or
+/// cgroup named after it is litter).
+pub(crate) fn run_is_gone(pid: u32) -> bool {
+    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// Removes every private folder this run holds: for a run about to exit without
-/// unwinding (a second Ctrl-C), once its bots were killed. Takes a lock, so not for a
-/// signal context.
+/// unwinding (on a signal), once its bots were killed. Takes a lock, so not for a signal
+/// context.
 pub fn remove_live() {
     for path in live().iter() {
         let _ = std::fs::remove_dir_all(path);
@@ -65,12 +72,13 @@ pub fn private_folder(kind: &str, base: &Path) -> io::Result<PrivateFolder> {
     use std::os::unix::fs::PermissionsExt;
     // Made and listed under the list's lock, for the same reason.
     let mut live = live();
-    let dir = tempfile::Builder::new()
+    let path = tempfile::Builder::new()
         .prefix(&format!("arbiter-{kind}-{}-", std::process::id()))
         .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir_in(base)?;
-    live.insert(dir.path().to_path_buf());
-    Ok(PrivateFolder { dir })
+        .tempdir_in(base)?
+        .keep();
+    live.insert(path.clone());
+    Ok(PrivateFolder { path })
 }
 
 /// Removes the folders of `kind` in `base` whose run is gone: named with the pid of a
@@ -91,7 +99,7 @@ fn clear_dead_runs(kind: &str, base: &Path) {
         else {
             continue;
         };
-        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+        if !run_is_gone(pid) {
             continue;
         }
         // Not followed if it is a link: only a real folder of this user's is removed.

@@ -198,19 +198,3 @@ impl Ran {
         }
     }
 }
-
-/// A private folder for one run's files: a fresh name nobody can guess, mode 0700, removed
-/// when dropped.
-pub struct RunFolder {
-    dir: crate::bots::confine::leftovers::PrivateFolder,
-}
-
-impl RunFolder {
-    pub fn new(prefix: &str) -> std::io::Result<RunFolder> {
-        let dir = crate::bots::confine::leftovers::private_folder(prefix, &std::env::temp_dir())?;
-        Ok(RunFolder { dir })
-    }
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
