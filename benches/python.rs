@@ -13,7 +13,11 @@
 //! 4. as a league plays them: `arbiter league` of the two bots at -j 1 (the next games'
 //!    bots started while one is played), against (2) for the same games;
 //! 5. one 1000-round game through `arbiter play`, the command line with all its start-up
-//!    (its confinement probes, its bots' jails), against (2) for the same game.
+//!    (its confinement probes, its bots' jails), against (2) for the same game; then the
+//!    same game between the same bots made to think longer (`BENCH_THINK` times, default
+//!    15: about 0.3 ms a move, as course bots take);
+//! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
+//!    protocol itself, a course bot behind the adapter, two course bots.
 //!
 //! Every game must come out the same (every reply, the winner) in (1) and (2), or the
 //! bench stops: the comparison is of the same work. The three are run in turns, `ROUNDS`
@@ -21,7 +25,7 @@
 //! its bots') is printed too, as it moves less than wall time on a busy machine.
 //!
 //! Run: cargo bench --bench python. Knobs: `BENCH_PAIRS` (role-swapped pairs of games,
-//! default 10), `BENCH_ROUNDS` (default 3), `BENCH_PYTHON` (default python3, resolved to the
+//! default 10), `BENCH_ROUNDS` (default 3), `BENCH_THINK` (default 15), `BENCH_PYTHON` (default python3, resolved to the
 //! interpreter's own path), `BENCH_SANDBOX` (how arbiter confines the bots, as
 //! `--sandbox` takes it: default `auto`, as a league does; `none`, with `ARBITER_CGROUP=off`
 //! (a bot without a jail joins its cgroup by a move, which costs more than the jail), shows
@@ -318,23 +322,26 @@ fn confinement() -> Confinement {
 /// baseline, in turns, `3 * rounds` times each. A jailed bot gets arbiter's environment
 /// for bots, without `$ASALTO_BENCH_SEED`: both sides play the bots seeded "0", a game that
 /// runs to the round limit.
+/// One game through `arbiter play` against the baseline, alternated `runs` times: the
+/// medians of both, in seconds, and the game's plies. The game must come out the same both
+/// ways every time.
 fn one_game_through_play(
     python: &str,
     script: &Path,
     dir: &Path,
-    greedy: &Path,
-    random: &Path,
-    rounds: usize,
-) {
+    rebel: &Path,
+    officer: &Path,
+    runs: usize,
+) -> (f64, f64, u64) {
     let bin = support::arbiter_binary();
     let record = dir.join("play.json");
     let play = || {
         let status = Command::new(&bin)
             .current_dir(dir)
             .args(["play", "--python", python, "--rebel"])
-            .arg(greedy)
+            .arg(rebel)
             .arg("--officer")
-            .arg(random)
+            .arg(officer)
             .arg("--record")
             .arg(&record)
             .stdout(std::process::Stdio::null())
@@ -343,12 +350,12 @@ fn one_game_through_play(
         assert!(status.success(), "arbiter play: {status}");
     };
     let fixture = Fixture {
-        rebel: greedy.to_path_buf(),
-        officer: random.to_path_buf(),
+        rebel: rebel.to_path_buf(),
+        officer: officer.to_path_buf(),
         seed: 0,
     };
     let (mut through_play, mut baseline) = (Vec::new(), Vec::new());
-    for _ in 0..3 * rounds {
+    for _ in 0..runs {
         let started = Instant::now();
         play();
         through_play.push(started.elapsed().as_secs_f64());
@@ -376,16 +383,125 @@ fn one_game_through_play(
         ["plies"]
         .as_u64()
         .unwrap_or(0);
-    let (a, b) = (median(through_play), median(baseline));
+    (median(through_play), median(baseline), plies)
+}
+
+/// Course-style bots that think longer, as course teams' bots do: each move is worked out
+/// `think` times (the generator put back each time, so that the move is the one the quick
+/// bot plays) and played once. Written beside the seeded bots they wrap.
+fn thinking_bots(dir: &Path, think: u32) -> [PathBuf; 2] {
+    ["greedy", "random"].map(|kind| {
+        let path = dir.join(format!("thinking_{kind}_bot.py"));
+        let text = format!(
+            r#""""The seeded {kind} bot, thinking {think} times as long: every move is worked out
+{think} times, its generator put back before each, and played once (benches/python.rs)."""
+
+import seeded_{kind}_bot
+
+THINK = {think}
+
+
+class Player(seeded_{kind}_bot.Player):
+    def _think(self, play, board):
+        for _ in range(THINK - 1):
+            state = self.rng.getstate()
+            play([row[:] for row in board])
+            self.rng.setstate(state)
+        return play(board)
+
+    def play_rebel(self, board):
+        return self._think(super().play_rebel, board)
+
+    def play_officer(self, board):
+        return self._think(super().play_officer, board)
+"#
+        );
+        std::fs::write(&path, text).expect("a thinking bot written");
+        path
+    })
+}
+
+/// What a move costs through the pipes with Python bots, in `arbiter play` games of bots
+/// that always answer the same illegal move (so that every game runs its 1000 rounds): the
+/// referee's mean time per move (its write of the turn to its read of the reply), for a
+/// minimal Python bot that speaks the protocol itself, for a course bot behind the
+/// adapter, and for two course bots.
+fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
+    let bin = support::arbiter_binary();
+    let echo = dir.join("protocol_echo_bot.py");
+    std::fs::write(
+        &echo,
+        "import os\nlines = os.fdopen(0, 'rb')\nlines.readline()\nos.write(1, b'{\"type\":\"ready\"}\\n')\nwhile True:\n    line = lines.readline()\n    if not line or b'\"end\"' in line:\n        break\n    os.write(1, b'{\"type\":\"move\",\"move\":[[0,0],[0,1]]}\\n')\n",
+    )
+    .expect("the echo bot written");
+    let course = dir.join("same_move_bot.py");
+    std::fs::write(
+        &course,
+        "class Player:\n    def play_rebel(self, board):\n        return [(0, 0), (0, 1)]\n\n    def play_officer(self, board):\n        return [(0, 0), (0, 1)]\n",
+    )
+    .expect("the course bot written");
+    let echo_command = format!("{python} {}", echo.display());
+    let record = dir.join("moves.json");
+    // Mean µs a move per role, medians over the runs.
+    let per_move = |rebel: &str, officer: &str| -> [f64; 2] {
+        let mut seen = [Vec::new(), Vec::new()];
+        for _ in 0..runs {
+            let status = Command::new(&bin)
+                .current_dir(dir)
+                .args([
+                    "play",
+                    "--python",
+                    python,
+                    "--rebel",
+                    rebel,
+                    "--officer",
+                    officer,
+                ])
+                .arg("--record")
+                .arg(&record)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .expect("arbiter play runs");
+            assert!(status.success(), "arbiter play: {status}");
+            let v: Value =
+                serde_json::from_str(&std::fs::read_to_string(&record).expect("the record"))
+                    .expect("the record is JSON");
+            assert_eq!(
+                v["plies"], 2000,
+                "the game ran its 1000 rounds: {}",
+                v["reason"]
+            );
+            for (i, side) in ["rebel", "officer"].into_iter().enumerate() {
+                let times: Vec<f64> = v["moves"]
+                    .as_array()
+                    .expect("moves")
+                    .iter()
+                    .filter(|m| m["side"] == side)
+                    .map(|m| m["time_ms"].as_f64().expect("a move's time"))
+                    .collect();
+                seen[i].push(times.iter().sum::<f64>() * 1000.0 / times.len() as f64);
+            }
+        }
+        seen.map(median)
+    };
+    let course_file = course.display().to_string();
+    let [echo_a, echo_b] = per_move(&echo_command, &echo_command);
+    let [adapted, beside] = per_move(&course_file, &echo_command);
+    let [both_a, both_b] = per_move(&course_file, &course_file);
     println!(
-        "  one game through arbiter play (the command line, its start-up included; greedy rebels, random officers, {plies} plies), medians of {}:",
-        3 * rounds
+        "  a move's cost with Python bots (arbiter play, 2000 plies of the same illegal move; the referee's mean per move, medians of {runs}):"
     );
     println!(
-        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall; target: at most 1.05x",
-        a * 1000.0,
-        b * 1000.0,
-        a / b
+        "    two minimal Python bots speaking the protocol: {:.1} / {:.1} us",
+        echo_a, echo_b
+    );
+    println!(
+        "    a course bot behind the adapter, against a minimal bot: {adapted:.1} us (the minimal bot {beside:.1} us): the adapter adds {:.1} us",
+        adapted - beside
+    );
+    println!(
+        "    two course bots behind the adapter: {both_a:.1} / {both_b:.1} us: {:.1} us a move more than beside a minimal bot",
+        (both_a + both_b) / 2.0 - adapted
     );
 }
 
@@ -557,7 +673,41 @@ fn main() {
         );
     }
 
-    one_game_through_play(&python, &script, &dir, &greedy, &random, rounds);
+    let (a, b, plies) = one_game_through_play(&python, &script, &dir, &greedy, &random, 3 * rounds);
+    println!(
+        "  one game through arbiter play (the command line, its start-up included; greedy rebels, random officers, {plies} plies), medians of {}:",
+        3 * rounds
+    );
+    println!(
+        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall; target: at most 1.05x",
+        a * 1000.0,
+        b * 1000.0,
+        a / b
+    );
+    // The same game between bots that think as long as course bots do (a 1000-round game
+    // of two course bots took 0.68 s in the course's referee when this bench was written).
+    let think: u32 = env_or("BENCH_THINK", 15);
+    let [slow_greedy, slow_random] = thinking_bots(&dir, think);
+    let (a, b, plies) = one_game_through_play(
+        &python,
+        &script,
+        &dir,
+        &slow_greedy,
+        &slow_random,
+        3 * rounds,
+    );
+    println!(
+        "  the same game, each bot thinking {think} times as long (BENCH_THINK), {plies} plies, medians of {}:",
+        3 * rounds
+    );
+    println!(
+        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more); target: at most 1.05x",
+        a * 1000.0,
+        b * 1000.0,
+        a / b,
+        (a - b) * 1000.0
+    );
+    move_cost_with_python_bots(&python, &dir, rounds);
 
     // As a league plays them: the same two games (one seed, both role orders) again and
     // again, the next games' bots started while one is played.
