@@ -15,7 +15,8 @@
 //! 5. one 1000-round game through `arbiter play`, the command line with all its start-up
 //!    (its confinement probes, its bots' jails), against (2) for the same game; then the
 //!    same game between the same bots made to think longer (`BENCH_THINK` times, default
-//!    15: about 0.3 ms a move, as course bots take);
+//!    10: the game then takes about as long as the 1000-round game of two course bots the
+//!    project measured in the course's referee, 0.68 s);
 //! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
 //!    protocol itself, a course bot behind the adapter, two course bots.
 //!
@@ -25,11 +26,11 @@
 //! its bots') is printed too, as it moves less than wall time on a busy machine.
 //!
 //! Run: cargo bench --bench python. Knobs: `BENCH_PAIRS` (role-swapped pairs of games,
-//! default 10), `BENCH_ROUNDS` (default 3), `BENCH_THINK` (default 15), `BENCH_PYTHON` (default python3, resolved to the
-//! interpreter's own path), `BENCH_SANDBOX` (how arbiter confines the bots, as
-//! `--sandbox` takes it: default `auto`, as a league does; `none`, with `ARBITER_CGROUP=off`
-//! (a bot without a jail joins its cgroup by a move, which costs more than the jail), shows
-//! what confinement costs).
+//! default 10), `BENCH_ROUNDS` (default 3), `BENCH_THINK` (default 10), `BENCH_PYTHON`
+//! (default python3, resolved to the interpreter's own path), `BENCH_SANDBOX` (how
+//! arbiter confines the bots, as `--sandbox` takes it: default `auto`, as a league does;
+//! `none`, with `ARBITER_CGROUP=off` (a bot without a jail joins its cgroup by a move,
+//! which costs more than the jail), shows what confinement costs).
 
 use arbiter::bots::spec::{BotSpec, Confinement};
 use arbiter::games::asalto::Asalto;
@@ -684,9 +685,8 @@ fn main() {
         b * 1000.0,
         a / b
     );
-    // The same game between bots that think as long as course bots do (a 1000-round game
-    // of two course bots took 0.68 s in the course's referee when this bench was written).
-    let think: u32 = env_or("BENCH_THINK", 15);
+    // The same game between bots that think about as long as course bots do.
+    let think: u32 = env_or("BENCH_THINK", 10);
     let [slow_greedy, slow_random] = thinking_bots(&dir, think);
     let (a, b, plies) = one_game_through_play(
         &python,

@@ -59,6 +59,13 @@ def open_protocol():
 
 
 NULL_MOVE = '{"type":"move","move":null}\n'
+METHODS = {"rebel": "play_rebel", "officer": "play_officer"}
+
+
+# The `move` line of a move of N points, for the usual lengths.
+MOVE_FORMATS = {
+    n: '{"type":"move","move":[' + ",".join(["[%d,%d]"] * n) + "]}\n" for n in range(1, 17)
+}
 
 
 def move_line(value):
@@ -70,16 +77,22 @@ def move_line(value):
     kind = type(value)
     if kind is not list and kind is not tuple:
         return None
-    points = []
+    numbers = []
     for point in value:
         kind = type(point)
         if (kind is tuple or kind is list) and len(point) == 2:
             row, col = point
             if type(row) is int and type(col) is int:
-                points.append("[%d,%d]" % (row, col))
+                numbers.append(row)
+                numbers.append(col)
                 continue
         return None
-    return '{"type":"move","move":[%s]}\n' % ",".join(points)
+    line = MOVE_FORMATS.get(len(value))
+    if line is None:
+        return '{"type":"move","move":[%s]}\n' % ",".join(
+            "[%d,%d]" % pair for pair in zip(numbers[::2], numbers[1::2])
+        )
+    return line % tuple(numbers)
 
 
 def to_wire(value, depth=0):
@@ -228,8 +241,10 @@ def main():
         # Only an ASCII line can match; latin-1 decodes any line without failing.
         turn = asalto_turn(line.decode("latin-1"))
         if turn is not None:
-            role = turn[1]
-            rows = turn.groups()[1:]
+            rows = turn.groups()
+            role = rows[0]
+            name = METHODS[role]
+            rows = rows[1:]
         else:
             message = decode(line)
             if message is None:
@@ -240,12 +255,13 @@ def main():
             if kind != "turn":
                 continue
             role = message.get("role", role)
+            name = "play_" + str(role)
             rows = None
         try:
             if rows is None:
                 rows = message["board"]
-            board = [list(row) for row in rows]
-            method = getattr(player, "play_" + str(role))
+            board = list(map(list, rows))
+            method = getattr(player, name)
             result = method(board)
             reply = move_line(result)
             if reply is None:

@@ -374,6 +374,65 @@ fn a_turn_gets_the_same_reply_however_it_is_spelled() {
     );
 }
 
+/// The adapter writes the usual reply (a sequence of integer pairs) itself, a format per
+/// length: every length, short or long, must come out as the JSON the bot's value is, in
+/// the compact spelling json.dumps gives.
+#[test]
+fn a_move_of_any_length_reaches_the_referee_as_returned() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("Lengths.py");
+    std::fs::write(
+        &bot,
+        "LENGTHS = [0, 1, 2, 3, 8, 16, 17, 40]\n\
+         class Player:\n\
+         \x20   def __init__(self):\n\
+         \x20       self.turn = 0\n\
+         \x20   def play_rebel(self, board):\n\
+         \x20       n = LENGTHS[self.turn % len(LENGTHS)]\n\
+         \x20       self.turn += 1\n\
+         \x20       points = [(i - 3, 2 * i) if i % 2 else [i, -i] for i in range(n)]\n\
+         \x20       return tuple(points) if self.turn % 2 else points\n",
+    )
+    .unwrap();
+    let spec = course(bot);
+    let hello = r#"{"type":"hello","protocol":1,"game":"asalto","role":"rebel","time_limit_ms":1000,"init_limit_ms":1000,"seed":1}"#;
+    let turn = r#"{"type":"turn","role":"rebel","board":["  ...  ","  O.O  ","RR...RR","RRRRRRR","RRRRRRR","  RRR  ","  RRR  "],"illegal":{"officer":0,"rebel":0},"ply":0}"#;
+    let lengths = [0usize, 1, 2, 3, 8, 16, 17, 40];
+    let input = std::iter::once(hello)
+        .chain(lengths.iter().map(|_| turn))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    let mut child = std::process::Command::new(&spec.program)
+        .args(&spec.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect();
+    let expected: Vec<String> = lengths
+        .iter()
+        .map(|&n| {
+            let points: Vec<[i64; 2]> = (0..n as i64)
+                .map(|i| if i % 2 == 1 { [i - 3, 2 * i] } else { [i, -i] })
+                .collect();
+            let points = serde_json::to_string(&points).unwrap();
+            format!(r#"{{"type":"move","move":{points}}}"#)
+        })
+        .collect();
+    assert_eq!(lines, expected);
+}
+
 /// The adapter imports `traceback` only when a bot raises: where the import fails then
 /// (the bot broke it), the exception is still reported, by its type and message.
 #[test]
