@@ -337,18 +337,8 @@ fn one_game_through_play(
     let bin = support::arbiter_binary();
     let record = dir.join("play.json");
     let play = || {
-        let status = Command::new(&bin)
-            .current_dir(dir)
-            .args(["play", "--python", python, "--rebel"])
-            .arg(rebel)
-            .arg("--officer")
-            .arg(officer)
-            .arg("--record")
-            .arg(&record)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("arbiter play runs");
-        assert!(status.success(), "arbiter play: {status}");
+        let (rebel, officer) = (rebel.as_os_str(), officer.as_os_str());
+        play_recorded(&bin, python, dir, rebel, officer, &record)
     };
     let fixture = Fixture {
         rebel: rebel.to_path_buf(),
@@ -358,13 +348,11 @@ fn one_game_through_play(
     let (mut through_play, mut baseline) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         let started = Instant::now();
-        play();
+        let v = play();
         through_play.push(started.elapsed().as_secs_f64());
         let started = Instant::now();
         let base = run_baseline(baseline_command(python, script, &fixture, 1));
         baseline.push(started.elapsed().as_secs_f64());
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&record).expect("the record"))
-            .expect("the record is JSON");
         let played = Played {
             moves: v["moves"]
                 .as_array()
@@ -385,6 +373,31 @@ fn one_game_through_play(
         .as_u64()
         .unwrap_or(0);
     (median(through_play), median(baseline), plies)
+}
+
+/// `arbiter play` of one game in `dir`, its record written to `record` and returned.
+fn play_recorded(
+    bin: &Path,
+    python: &str,
+    dir: &Path,
+    rebel: &std::ffi::OsStr,
+    officer: &std::ffi::OsStr,
+    record: &Path,
+) -> Value {
+    let status = Command::new(bin)
+        .current_dir(dir)
+        .args(["play", "--python", python, "--rebel"])
+        .arg(rebel)
+        .arg("--officer")
+        .arg(officer)
+        .arg("--record")
+        .arg(record)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("arbiter play runs");
+    assert!(status.success(), "arbiter play: {status}");
+    serde_json::from_str(&std::fs::read_to_string(record).expect("the record"))
+        .expect("the record is JSON")
 }
 
 /// Course-style bots that think longer, as course teams' bots do: each move is worked out
@@ -447,26 +460,7 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
     let per_move = |rebel: &str, officer: &str| -> [f64; 2] {
         let mut seen = [Vec::new(), Vec::new()];
         for _ in 0..runs {
-            let status = Command::new(&bin)
-                .current_dir(dir)
-                .args([
-                    "play",
-                    "--python",
-                    python,
-                    "--rebel",
-                    rebel,
-                    "--officer",
-                    officer,
-                ])
-                .arg("--record")
-                .arg(&record)
-                .stdout(std::process::Stdio::null())
-                .status()
-                .expect("arbiter play runs");
-            assert!(status.success(), "arbiter play: {status}");
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(&record).expect("the record"))
-                    .expect("the record is JSON");
+            let v = play_recorded(&bin, python, dir, rebel.as_ref(), officer.as_ref(), &record);
             assert_eq!(
                 v["plies"], 2000,
                 "the game ran its 1000 rounds: {}",

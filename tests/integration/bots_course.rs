@@ -304,6 +304,21 @@ fn a_forked_child_does_not_outlive_the_game() {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// What the adapter writes to stdout for `input`, run directly (no referee).
+fn adapter_output(spec: &CommandSpec, input: &str) -> String {
+    let mut child = std::process::Command::new(&spec.program)
+        .args(&spec.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+    drop(stdin);
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
 /// The adapter reads a turn exactly as arbiter writes it for Asalto by a quicker route than
 /// json.loads; any other spelling of the same turn must get the same reply, and a line
 /// that only looks like a turn must be skipped as before.
@@ -341,20 +356,7 @@ fn a_turn_gets_the_same_reply_however_it_is_spelled() {
         exact("rebel", "01"),
         exact("officer", "1").replace("\"ply\":1}", "\"ply\":1,\"x\":[]}"),
     ];
-    let mut child = std::process::Command::new(&spec.program)
-        .args(&spec.args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let input = lines.join("\n") + "\n";
-    let mut stdin = child.stdin.take().unwrap();
-    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let replies: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
+    let replies: Vec<serde_json::Value> = adapter_output(&spec, &(lines.join("\n") + "\n"))
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -403,19 +405,7 @@ fn a_move_of_any_length_reaches_the_referee_as_returned() {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";
-    let mut child = std::process::Command::new(&spec.program)
-        .args(&spec.args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let lines: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
+    let lines: Vec<String> = adapter_output(&spec, &input)
         .lines()
         .skip(1)
         .map(str::to_string)
