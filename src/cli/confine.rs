@@ -70,23 +70,24 @@ pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
 /// failed and exits with the status the referee reads as a failed start.
 pub fn enter(jail: &str) -> i32 {
     use crate::bots::confine::jail;
+    // SAFETY: `arbiter confine` starts no thread.
+    unsafe { crate::bots::confine::report::take() };
     let text = match jail.strip_prefix('@') {
         Some(file) => {
             match crate::untrusted::file::read_regular_file(std::path::Path::new(file), 1 << 20) {
-                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                Err(e) => {
-                    eprintln!("arbiter confine: cannot read the jail's description {file}: {e}");
-                    return jail::SETUP_FAILED;
-                }
+                Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(e) => Err(format!("cannot read the jail's description {file}: {e}")),
             }
         }
-        None => jail.to_string(),
+        None => Ok(jail.to_string()),
     };
-    let failed = match serde_json::from_str::<jail::Jail>(&text) {
-        Ok(plan) => jail::enter(&plan).0,
-        Err(e) => format!("the jail's description: {e}"),
+    let failed = match text.map(|text| serde_json::from_str::<jail::Jail>(&text)) {
+        Ok(Ok(plan)) => jail::enter(&plan).0,
+        Ok(Err(e)) => format!("the jail's description: {e}"),
+        Err(why) => why,
     };
     eprintln!("arbiter confine: {failed}");
+    crate::bots::confine::report::say(&failed);
     jail::SETUP_FAILED
 }
 

@@ -3,7 +3,7 @@
 use crate::bots::confine;
 
 pub fn run() -> i32 {
-    let layers = confine::layers();
+    let layers = confine::verify();
     let yes_no = |r: &Result<(), String>| match r {
         Ok(()) => "yes".to_string(),
         Err(e) => format!("no ({e})"),

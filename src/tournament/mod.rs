@@ -528,6 +528,9 @@ impl Finished {
 
 /// The confinement a bot program gets here, as the plan records it.
 fn sandbox_level(mode: SandboxMode) -> Result<String, String> {
+    // What the trials find now, not a finding kept from an earlier run: this is the level
+    // the plan holds a resumed run to.
+    crate::bots::confine::verify();
     Ok(match crate::bots::confine::level_for(mode)? {
         Some(level) => level.name().to_string(),
         None => mode.name().to_string(),

@@ -189,3 +189,23 @@ pub fn negative_zeros(text: &str) -> Vec<String> {
     }
     found
 }
+
+/// What a run left in the temporary folder `tmp`, but for the one thing it keeps there by
+/// design: the jail trials' finding (`arbiter-confinement-UID/found`), kept for the runs
+/// that follow on this boot. Anything else in that folder counts as left.
+pub fn left_in_temp(tmp: &Path) -> Vec<String> {
+    let mut left = Vec::new();
+    for entry in std::fs::read_dir(tmp).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("arbiter-confinement-") && entry.path().is_dir() {
+            for kept in std::fs::read_dir(entry.path()).unwrap().flatten() {
+                if kept.file_name() != "found" {
+                    left.push(format!("{name}/{}", kept.file_name().to_string_lossy()));
+                }
+            }
+        } else {
+            left.push(name);
+        }
+    }
+    left
+}

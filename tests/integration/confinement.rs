@@ -631,14 +631,149 @@ fn at_level_two_roots_bot_behind_a_closed_folder_fails_saying_why() {
         eprintln!("no level 2 here: skipped ({stderr})");
         return;
     }
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The bot never started: no evidence, and the jail's own words say why.
+    assert_eq!(code, 1, "{stdout}{stderr}");
     let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
-    assert_eq!(record["reason"], "crash", "{record}");
+    assert_eq!(record["reason"], "spawn_failed", "{record}");
     let detail = record["detail"].as_str().unwrap_or_default();
     assert!(
-        detail.contains("Permission denied")
+        detail.contains("cannot start the bot in its jail")
+            && detail.contains("Permission denied")
             && detail.contains("a bot started by root runs as uid 65534")
             && detail.contains("every folder above them must be open to other users"),
         "{detail}"
     );
+}
+
+/// `arbiter play` of `rebel` against a built-in, as an ordinary user, with `env` added; the
+/// exit code, what it printed and the game's record.
+fn play_against_builtin(
+    dir: &Path,
+    rebel: &str,
+    env: &[(&str, &str)],
+) -> (i32, String, serde_json::Value) {
+    let record = dir.join("game.json");
+    let args = [
+        "play",
+        "--rebel",
+        rebel,
+        "--officer",
+        "builtin:random",
+        "--record",
+        &record.to_string_lossy(),
+    ];
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, env));
+    let text = format!("{stdout}{stderr}");
+    let record = std::fs::read_to_string(&record)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| panic!("no record: {text}"));
+    (code, text, record)
+}
+
+/// A program that cannot start inside its jail never started: the game is no evidence
+/// (exit 1) and the jail's own words say why, not a crash with an empty stderr.
+#[test]
+fn a_program_that_cannot_start_in_its_jail_is_a_spawn_failure_saying_why() {
+    let dir = test_dir();
+    let bot = dir.path().join("bot.sh");
+    std::fs::write(&bot, "#!/opt/no-such-interpreter\nprint('never')\n").unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_to_arbiter(dir.path());
+    let (code, text, record) = play_against_builtin(dir.path(), &bot.to_string_lossy(), &[]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(record["reason"], "spawn_failed", "{record}");
+    let detail = record["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("cannot start the bot in its jail")
+            && detail.contains("bot.sh")
+            && detail.contains("No such file or directory"),
+        "{detail}"
+    );
+}
+
+/// Only the jail can say that it failed: a bot that prints what a failed jail prints and
+/// exits with its status is a bot that crashed, and the game counts.
+#[test]
+fn a_bot_faking_its_jails_failure_is_a_crash() {
+    let dir = test_dir();
+    let bot = dir.path().join("bot.sh");
+    std::fs::write(
+        &bot,
+        "#!/bin/sh\necho 'arbiter confine: unshare(user, mount, pid, network, ipc, uts namespaces): Operation not permitted' >&2\nexit 125\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_to_arbiter(dir.path());
+    let (code, text, record) = play_against_builtin(dir.path(), &bot.to_string_lossy(), &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(record["reason"], "crash", "{record}");
+    assert_eq!(record["winner"], "officer", "{record}");
+}
+
+/// A run keeps what the jail trials found (namespaces work) for the runs after it. When
+/// that no longer holds, the jail says so, the run forgets the finding, runs the trials
+/// and starts the bot at the level they find: the game is played, not lost by a bot that
+/// could not start. The machine's refusal is played by a stand-in for the program that
+/// builds jails, which refuses namespaces once a file beside it says so.
+#[test]
+fn a_kept_finding_that_no_longer_holds_is_tried_again_and_the_bot_started_at_the_level_found() {
+    let dir = test_dir();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let stand_in = dir.path().join("arbiter-stand-in");
+    std::fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/bash\n\
+             # As `arbiter confine @FILE`, but refusing jails with namespaces while `refuse` is here.\n\
+             here=$(dirname \"$0\")\n\
+             if [ -e \"$here/refuse\" ] && grep -q '\"level\":\"namespaces\"' \"${{2#@}}\"; then\n\
+             \x20 why='unshare(user, mount, pid, network, ipc, uts namespaces): Operation not permitted (the test refuses)'\n\
+             \x20 echo \"arbiter confine: $why\" >&2\n\
+             \x20 if [ -n \"$ARBITER_JAIL_REPORT_FD\" ]; then printf '%s' \"$why\" >&\"$ARBITER_JAIL_REPORT_FD\"; fi\n\
+             \x20 exit 125\n\
+             fi\n\
+             exec {} \"$@\"\n",
+            shell_quote(env!("CARGO_BIN_EXE_arbiter"))
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_to_arbiter(dir.path());
+    let uid = match as_nobody() {
+        true => NOBODY,
+        false => rustix::process::getuid().as_raw(),
+    };
+    let found = tmp.join(format!("arbiter-confinement-{uid}/found"));
+    let env = [
+        ("ARBITER_EXE", stand_in.to_str().unwrap()),
+        ("TMPDIR", tmp.to_str().unwrap()),
+    ];
+    let bot = served("random");
+    let (code, text, record) = play_against_builtin(dir.path(), &bot, &env);
+    if text.contains("cannot be confined") {
+        eprintln!("no confinement here: skipped ({text})");
+        return;
+    }
+    assert_eq!(code, 0, "{text}");
+    assert!(record["plies"].as_u64().unwrap_or(0) > 0, "{record}");
+    if !found.exists() {
+        eprintln!("namespaces do not work here, so nothing was kept: skipped ({text})");
+        return;
+    }
+
+    std::fs::write(dir.path().join("refuse"), "").unwrap();
+    let (code, text, record) = play_against_builtin(dir.path(), &bot, &env);
+    assert_eq!(code, 0, "{text}");
+    assert_ne!(record["reason"], "spawn_failed", "{record}");
+    assert!(record["plies"].as_u64().unwrap_or(0) > 0, "{record}");
+    assert!(
+        !found.exists(),
+        "the finding that no longer holds is forgotten"
+    );
+    // The trials of that run found level 2: it is not kept, and the next run tries again.
+    let (code, text, _) = play_against_builtin(dir.path(), &bot, &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(!found.exists());
 }

@@ -200,7 +200,7 @@ fn a_never_ending_build_ends_at_its_deadline_and_writes_nothing_outside_its_fold
         assert_eq!(record["reason"], "spawn_failed", "{record}");
     }
     assert!(!home.join("planted").exists(), "the build wrote into HOME");
-    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    let left = left_in_temp(&tmp);
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     crate::bots_common::assert_no_process_with(&dotnet.to_string_lossy());
 }
@@ -399,10 +399,8 @@ fn check_never_runs_code_planted_in_a_shared_temporary_folder() {
     let done = run_bounded(arbiter_cmd(&args, &env), Duration::from_secs(60));
     assert_eq!(done.code, 0, "{}{}", done.out, done.err);
     assert!(!ran.exists(), "the planted code ran");
-    let left: Vec<String> = std::fs::read_dir(&tmp)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let left: Vec<String> = left_in_temp(&tmp)
+        .into_iter()
         .filter(|n| n != "arbiter-check")
         .collect();
     assert!(

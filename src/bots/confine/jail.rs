@@ -1,6 +1,7 @@
 //! Inside the door: what `arbiter confine` does between being started for a bot and
 //! `exec`ing the bot's program. One small step per layer, each failing loudly with what
-//! the kernel refused and nothing started half confined:
+//! the kernel refused (on stderr and on the jail's report pipe, [`super::report`]) and
+//! nothing started half confined:
 //!
 //! 1. (namespaces) new user, mount, pid, network, IPC and UTS namespaces; the caller's uid
 //!    mapped to itself; a fork, so that the bot is pid 1 of its own pid namespace, born in
@@ -256,6 +257,7 @@ fn release_stdio() {
 /// pid 1 of the namespace: reaps every orphan, and when the bot ends, hands its wait status
 /// on and exits (taking the rest of the namespace with it).
 fn be_init(bot: libc::pid_t, status_w: std::os::fd::OwnedFd) -> ! {
+    super::report::let_go();
     release_stdio();
     loop {
         let mut status = 0;
@@ -274,6 +276,7 @@ fn be_init(bot: libc::pid_t, status_w: std::os::fd::OwnedFd) -> ! {
 /// The helper, outside the namespace: waits for its init and ends as the bot did: the same
 /// exit code, or the same signal.
 fn pass_on_the_end(init: libc::pid_t, status_r: std::os::fd::OwnedFd) -> ! {
+    super::report::let_go();
     release_stdio();
     let mut own = 0;
     loop {

@@ -4,6 +4,7 @@
 
 use super::Prepared;
 use super::cgroup::{self, BotCgroup};
+use super::report::{self, JailReport};
 use super::sandbox::{self, ChildPlan, Sandbox};
 use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
 use crate::bots::{Failure, FailureKind};
@@ -25,6 +26,8 @@ pub struct Launch {
     pub jail: Option<Prepared>,
     /// The bot's cgroup, where one can be made.
     pub cgroup: Option<BotCgroup>,
+    /// A jailed bot's report pipe: whether its jail was built (see [`JailReport::word`]).
+    pub report: Option<JailReport>,
 }
 
 fn absolute(path: &std::path::Path) -> std::path::PathBuf {
@@ -140,12 +143,28 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         .as_ref()
         .filter(|_| !born_in_jail)
         .map(BotCgroup::procs_fd);
+    let report = match &prepared {
+        Some(_) => Some(JailReport::new().map_err(|e| {
+            Failure::new(
+                FailureKind::Spawn,
+                format!("cannot make the jail's report pipe: {e}"),
+            )
+        })?),
+        None => None,
+    };
+    let report_fd = report.as_ref().and_then(JailReport::write_fd);
+    if let Some(fd) = report_fd {
+        cmd.env(report::VAR, fd.to_string());
+    }
     let cpus = *crate::bots::placement::process_cpus();
-    // SAFETY: join, unplace_child and confine_child make raw system calls only (no
-    // allocation, no locks). The cgroup is joined first, while the child may still write
+    // SAFETY: report::pass_on, join, unplace_child and confine_child make raw system
+    // calls only (no allocation, no locks). The cgroup is joined first, while the child may still write
     // its files.
     unsafe {
         cmd.pre_exec(move || {
+            if let Some(fd) = report_fd {
+                report::pass_on(fd)?;
+            }
             crate::bots::placement::unplace_child(&cpus);
             if let Some(procs) = join {
                 cgroup::join(procs);
@@ -159,5 +178,6 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         sandbox: jail,
         jail: prepared,
         cgroup,
+        report,
     })
 }

@@ -15,16 +15,24 @@
 //!   but the bot sees the machine's processes.
 //! - Level 3: neither. An untrusted bot is refused unless `--sandbox none` says to run it as
 //!   the user.
+//!
+//! The level is found by trials, jails of each level starting `true`, once per run; a
+//! finding of level 1 is kept for the runs that follow on the same boot ([`kept`]), and a
+//! jail that fails to build says why on its report pipe ([`report`]), which makes a run
+//! whose kept finding no longer holds try again.
 
 pub mod cgroup;
 pub mod jail;
+mod kept;
 mod launch;
 pub mod leftovers;
 mod prepare;
+pub mod report;
 pub mod sandbox;
 
 pub use launch::{Launch, launch};
 pub use prepare::{Prepared, prepare};
+pub use report::JailReport;
 
 use super::spec::SandboxMode;
 use serde::{Deserialize, Serialize};
@@ -110,36 +118,88 @@ impl Layers {
     }
 }
 
-/// The layers this machine gives, probed once per run by starting `true` in a jail of
-/// each level.
+/// The layers this machine gives: what the jail trials found earlier on this boot, kept
+/// for the runs that follow ([`kept`]), else the trials' own ([`tried`]).
 pub fn layers() -> &'static Layers {
-    static LAYERS: OnceLock<Layers> = OnceLock::new();
-    LAYERS.get_or_init(|| {
-        let landlock = landlock_abi();
-        let (user_namespaces, seccomp) = match helper_program() {
-            None => {
-                let why = "the arbiter program that builds jails is not found (set ARBITER_EXE)";
-                (Err(why.to_string()), Err(why.to_string()))
-            }
-            // Both trials at once: each is mostly waiting for a process, and together they
-            // come before a run's first bot (a single game's `arbiter play`: 15 ms of 220).
-            Some(_) => std::thread::scope(|scope| {
-                let landlock = scope.spawn(|| try_level(Level::Landlock));
-                let namespaces = try_level(Level::Namespaces);
-                let landlock = landlock
-                    .join()
-                    .unwrap_or_else(|_| Err("the trial panicked".to_string()));
-                (namespaces, landlock)
-            }),
-        };
-        Layers {
-            user_namespaces,
-            landlock,
-            // The level-2 trial applies Landlock and the seccomp filter: what it says
-            // stands for the filter (a Landlock failure is named by the version query).
-            seccomp,
-        }
+    static RECALLED: OnceLock<Option<Layers>> = OnceLock::new();
+    if let Some(tried) = TRIED.get() {
+        return tried;
+    }
+    match RECALLED.get_or_init(recalled) {
+        Some(recalled) => recalled,
+        None => tried(),
+    }
+}
+
+/// The trials' own finding, never a kept one: for what a run writes down as the level its
+/// bots were confined at (a league's plan), and for `arbiter doctor`.
+pub fn verify() -> &'static Layers {
+    tried()
+}
+
+/// After a bot's jail failed to build: whether the level it was started at came from a
+/// kept finding, which is then forgotten and replaced by what the trials find now. The
+/// bot is then worth starting again (once); else its failure stands.
+pub(crate) fn recheck() -> bool {
+    if TRIED.get().is_some() {
+        return false;
+    }
+    kept::forget();
+    tried();
+    true
+}
+
+static TRIED: OnceLock<Layers> = OnceLock::new();
+
+/// Level 1, as a finding kept on this boot says (only that finding is kept).
+fn recalled() -> Option<Layers> {
+    let helper = helper_program()?;
+    let landlock = landlock_abi().ok()?;
+    kept::recall(&helper).then_some(Layers {
+        user_namespaces: Ok(()),
+        landlock: Ok(landlock),
+        seccomp: Ok(()),
     })
+}
+
+/// The layers found by starting `true` in a jail of each level, once per run; a finding of
+/// level 1 is kept for the runs that follow.
+fn tried() -> &'static Layers {
+    TRIED.get_or_init(|| {
+        let layers = trials();
+        if layers.level() == Some(Level::Namespaces)
+            && let Some(helper) = helper_program()
+        {
+            kept::keep(&helper);
+        }
+        layers
+    })
+}
+
+fn trials() -> Layers {
+    let landlock = landlock_abi();
+    let (user_namespaces, seccomp) = match helper_program() {
+        None => {
+            let why = "the arbiter program that builds jails is not found (set ARBITER_EXE)";
+            (Err(why.to_string()), Err(why.to_string()))
+        }
+        // Both trials at once: each is mostly waiting for a process.
+        Some(_) => std::thread::scope(|scope| {
+            let landlock = scope.spawn(|| try_level(Level::Landlock));
+            let namespaces = try_level(Level::Namespaces);
+            let landlock = landlock
+                .join()
+                .unwrap_or_else(|_| Err("the trial panicked".to_string()));
+            (namespaces, landlock)
+        }),
+    };
+    Layers {
+        user_namespaces,
+        landlock,
+        // The level-2 trial applies Landlock and the seccomp filter: what it says
+        // stands for the filter (a Landlock failure is named by the version query).
+        seccomp,
+    }
 }
 
 /// The level `mode` asks for on this machine: `None` for a bot that is not jailed

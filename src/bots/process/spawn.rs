@@ -129,6 +129,17 @@ pub(super) struct Running {
 
 impl Running {
     pub(super) fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
+        match Running::spawn_once(command) {
+            // The level came from a finding kept on this boot that no longer holds: the
+            // trials ran again, and the bot starts again at the level they found.
+            Err(Started::JailFailed(_)) if crate::bots::confine::recheck() => {
+                Running::spawn_once(command).map_err(Started::failure)
+            }
+            started => started.map_err(Started::failure),
+        }
+    }
+
+    fn spawn_once(command: &CommandSpec) -> Result<Running, Started> {
         reaper::become_subreaper();
         // The confinement (limits, uid, jail, cgroup) is arranged by its own room.
         let Launch {
@@ -137,7 +148,8 @@ impl Running {
             sandbox: jail,
             jail: prepared,
             cgroup,
-        } = crate::bots::confine::launch(command)?;
+            report,
+        } = crate::bots::confine::launch(command).map_err(Started::Failed)?;
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -149,21 +161,27 @@ impl Running {
                 Some(dir) => format!(" in `{}`", dir.display()),
                 None => String::new(),
             };
-            Failure::new(
+            Started::Failed(Failure::new(
                 FailureKind::Spawn,
                 format!("cannot start `{}`{place}: {e}", command.program),
-            )
+            ))
         })?;
         let pgid = Pid::from_child(&child);
         registry.insert(pgid.as_raw_nonzero().get());
         drop(registry);
+        if let Some(report) = report
+            && let Err(why) = report.word()
+        {
+            let _ = abandon(&mut child, pgid, String::new());
+            return Err(Started::JailFailed(why));
+        }
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
-            return Err(abandon(
+            return Err(Started::Failed(abandon(
                 &mut child,
                 pgid,
                 "the bot's pipes are missing".into(),
-            ));
+            )));
         };
         let out = pipe::Reader::new(stdout, MAX_LINE_BYTES)
             .and_then(|out| pipe::nonblocking_stdin(&stdin).map(|()| out));
@@ -177,7 +195,7 @@ impl Running {
             Ok(out) => out,
             Err(e) => {
                 let why = format!("cannot set up the bot's pipes: {e}");
-                return Err(abandon(&mut child, pgid, why));
+                return Err(Started::Failed(abandon(&mut child, pgid, why)));
             }
         };
         LIVE_BOTS.fetch_add(1, Ordering::Relaxed);
@@ -216,10 +234,10 @@ impl Running {
             });
         if let Err(e) = spawned {
             run.kill();
-            return Err(Failure::new(
+            return Err(Started::Failed(Failure::new(
                 FailureKind::Spawn,
                 format!("cannot start a helper thread: {e}"),
-            ));
+            )));
         }
         Ok(run)
     }
@@ -260,6 +278,26 @@ impl Running {
         };
         end.pending.fetch_add(1, Ordering::SeqCst);
         let _ = end.queue.send(rest);
+    }
+}
+
+/// Why a bot process did not start.
+enum Started {
+    /// Its jail failed to build (or its program to start in it), as the jail's report
+    /// pipe says.
+    JailFailed(String),
+    Failed(Failure),
+}
+
+impl Started {
+    fn failure(self) -> Failure {
+        match self {
+            Started::JailFailed(why) => Failure::new(
+                FailureKind::Spawn,
+                format!("cannot start the bot in its jail: {why}"),
+            ),
+            Started::Failed(failure) => failure,
+        }
     }
 }
 
