@@ -335,7 +335,8 @@ fn one_game_through_play(
     runs: usize,
 ) -> (f64, f64, u64) {
     let bin = support::arbiter_binary();
-    let record = dir.join("play.json");
+    // Beside the bots' folder, not in it: a confined bot's folder is copied at its start.
+    let record = dir.with_extension("records").join("play.json");
     let play = || {
         let (rebel, officer) = (rebel.as_os_str(), officer.as_os_str());
         play_recorded(&bin, python, dir, rebel, officer, &record)
@@ -455,7 +456,7 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
     )
     .expect("the course bot written");
     let echo_command = format!("{python} {}", echo.display());
-    let record = dir.join("moves.json");
+    let record = dir.with_extension("records").join("moves.json");
     // Mean µs a move per role, medians over the runs.
     let per_move = |rebel: &str, officer: &str| -> [f64; 2] {
         let mut seen = [Vec::new(), Vec::new()];
@@ -514,6 +515,7 @@ fn main() {
     // own folder, so the bench plays from one folder holding both (and the baseline).
     let dir = std::env::temp_dir().join(format!("arbiter-python-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("the bench's folder");
+    std::fs::create_dir_all(dir.with_extension("records")).expect("the records' folder");
     for from in [
         root.join("benches/baseline"),
         root.join("bots/python/examples"),
@@ -749,4 +751,6 @@ fn main() {
         wl / wb
     );
     println!("  load (1, 5, 15 min) at the end: {}", uptime());
+    let _ = std::fs::remove_dir_all(dir.with_extension("records"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
