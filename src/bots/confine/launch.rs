@@ -158,8 +158,8 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     }
     let cpus = *crate::bots::placement::process_cpus();
     // SAFETY: report::pass_on, join, unplace_child and confine_child make raw system
-    // calls only (no allocation, no locks). The cgroup is joined first, while the child may still write
-    // its files.
+    // calls only (no allocation, no locks). The cgroup is joined first, while the child
+    // may still write its files.
     unsafe {
         cmd.pre_exec(move || {
             if let Some(fd) = report_fd {
