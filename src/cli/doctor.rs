@@ -40,6 +40,12 @@ pub fn run() -> i32 {
                 level.name(),
                 level.caveat().map(|c| format!(": {c}")).unwrap_or_default()
             );
+            if let Some(file) = confine::kept_finding() {
+                say!(
+                    "the runs that follow on this boot take this finding from {} instead of trying again",
+                    file.display()
+                );
+            }
             0
         }
         None => {

@@ -311,6 +311,16 @@ fn doctor_says_what_this_machine_gives_and_exits_by_it() {
     // Where this machine gives level 1, a league says so too (tested above).
     if stdout.contains("user namespaces: yes") {
         assert!(stdout.contains("level 1 (namespaces)"), "{stdout}");
+        // The trials it ran found level 1: kept for the runs that follow, and said where.
+        let uid = match as_nobody() {
+            true => NOBODY,
+            false => rustix::process::getuid().as_raw(),
+        };
+        let kept = std::env::temp_dir().join(format!("arbiter-confinement-{uid}/found"));
+        assert!(
+            stdout.contains(&format!("this finding from {}", kept.display())),
+            "{stdout}"
+        );
     }
 }
 

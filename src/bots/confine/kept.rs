@@ -107,6 +107,12 @@ pub(super) fn recall(helper: &Path) -> bool {
     folder().is_some_and(|dir| recall_in(&dir, helper))
 }
 
+/// Where the finding is kept, when one is kept that holds now.
+pub(super) fn kept_at(helper: &Path) -> Option<PathBuf> {
+    let dir = folder()?;
+    recall_in(&dir, helper).then(|| dir.join(FILE))
+}
+
 /// Keeps the finding that jails with namespaces work.
 pub(super) fn keep(helper: &Path) {
     if let Some(dir) = folder() {

@@ -149,6 +149,11 @@ pub(crate) fn recheck() -> bool {
     true
 }
 
+/// The file that keeps this boot's finding for the runs that follow, when one holds now.
+pub fn kept_finding() -> Option<PathBuf> {
+    kept::kept_at(&helper_program()?)
+}
+
 static TRIED: OnceLock<Layers> = OnceLock::new();
 
 /// Level 1, as a finding kept on this boot says (only that finding is kept).
