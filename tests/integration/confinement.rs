@@ -787,3 +787,75 @@ fn a_kept_finding_that_no_longer_holds_is_tried_again_and_the_bot_started_at_the
     assert_eq!(code, 0, "{text}");
     assert!(!found.exists());
 }
+
+/// The folder that keeps the trials' finding is used only when it is the running user's
+/// alone: one planted by another user (here root, for arbiter running as nobody) is
+/// neither read nor written, and the run plays on after its own trials.
+#[test]
+fn a_finding_folder_planted_by_another_user_is_neither_read_nor_written() {
+    if !as_nobody() {
+        eprintln!("arbiter does not run as nobody here: skipped");
+        return;
+    }
+    let dir = test_dir();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    give_to_arbiter(dir.path());
+    // Root's, open to all: what another user could leave in a shared /tmp.
+    let planted = tmp.join(format!("arbiter-confinement-{NOBODY}"));
+    std::fs::create_dir(&planted).unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::write(planted.join("found"), "namespaces planted\n").unwrap();
+    let env = [("TMPDIR", tmp.to_str().unwrap())];
+    let (code, text, record) = play_against_builtin(dir.path(), &served("random"), &env);
+    assert_eq!(code, 0, "{text}");
+    assert!(record["plies"].as_u64().unwrap_or(0) > 0, "{record}");
+    assert_eq!(read(&planted.join("found")), "namespaces planted\n");
+    assert_eq!(
+        std::fs::read_dir(&planted).unwrap().count(),
+        1,
+        "nothing written there"
+    );
+}
+
+/// What tells `arbiter confine` where its report pipe is never reaches the bot.
+#[test]
+fn a_jailed_bot_does_not_inherit_the_report_pipes_name() {
+    let dir = test_dir();
+    let bot = dir.path().join("EnvSpy.py");
+    std::fs::write(
+        &bot,
+        "import os, sys\n\
+         class Player:\n\
+         \x20   def __init__(self):\n\
+         \x20       sys.stderr.write('ENV %s\\n' % ' '.join(sorted(os.environ)))\n\
+         \x20   def play_rebel(self, board):\n\
+         \x20       return None\n\
+         \x20   def play_officer(self, board):\n\
+         \x20       return None\n",
+    )
+    .unwrap();
+    give_to_arbiter(dir.path());
+    let record = dir.path().join("game.json");
+    let args = [
+        "play",
+        "--rebel",
+        &bot.to_string_lossy(),
+        "--officer",
+        "builtin:random",
+        "--record",
+        &record.to_string_lossy(),
+    ];
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+    let logged = record["logs"]["rebel"]["stderr"]
+        .as_str()
+        .unwrap_or_default();
+    let env = logged
+        .lines()
+        .find(|l| l.starts_with("ENV "))
+        .unwrap_or_else(|| panic!("no ENV line: {record}"));
+    assert!(env.contains("PATH"), "{env}");
+    assert!(!env.contains("ARBITER_JAIL_REPORT_FD"), "{env}");
+}
