@@ -376,6 +376,65 @@ fn a_turn_gets_the_same_reply_however_it_is_spelled() {
     );
 }
 
+/// The adapter reads the hello exactly as arbiter writes it without the json module, and
+/// writes `ready` itself for a plain name: any other spelling of the hello must give the
+/// same role, a line that is no JSON object is skipped before it, and a name that needs
+/// escaping comes out as json.dumps writes it.
+#[test]
+fn a_hello_gets_the_same_role_however_it_is_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("Roles.py");
+    std::fs::write(
+        &bot,
+        "class Player:\n\
+         \x20   name = 'Zo\u{eb} \"the\" bot\\\\'\n\
+         \x20   def play_rebel(self, board):\n\
+         \x20       return [(1, 1), (1, 2)]\n\
+         \x20   def play_officer(self, board):\n\
+         \x20       return [(2, 2), (2, 3)]\n",
+    )
+    .unwrap();
+    let spec = course(bot);
+    let rows = r#"["  ...  ","  O.O  ","RR...RR","RRRRRRR","RRRRRRR","  RRR  ","  RRR  "]"#;
+    // A turn without a role: the bot plays the role its hello gave.
+    let turn = format!(r#"{{"type":"turn","board":{rows}}}"#);
+    let officer = r#"{"type":"move","move":[[2,2],[2,3]]}"#;
+    let rebel = r#"{"type":"move","move":[[1,1],[1,2]]}"#;
+    let ready = r#"{"type":"ready","name":"Zo\u00eb \"the\" bot\\"}"#;
+    for (hello, played) in [
+        (
+            r#"{"type":"hello","protocol":1,"game":"asalto","role":"officer","time_limit_ms":1000,"init_limit_ms":1000,"seed":7}"#,
+            officer,
+        ),
+        (
+            r#"{"seed":7,"role":"rebel","type":"hello","protocol":1,"game":"asalto"}"#,
+            rebel,
+        ),
+        (
+            r#"{ "type": "hello", "protocol": 1, "game": "asalto", "role": "offic\u0065r" }"#,
+            officer,
+        ),
+        // A leading zero is no JSON: as json.loads would, the adapter does not take it.
+        (
+            r#"{"type":"hello","protocol":1,"game":"asalto","role":"rebel","time_limit_ms":01,"init_limit_ms":1,"seed":1}"#,
+            "",
+        ),
+    ] {
+        let input = format!("not json\n{hello}\n{turn}\n");
+        let out = adapter_output(&spec, &input);
+        let lines: Vec<&str> = out.lines().collect();
+        if played.is_empty() {
+            // The turn is then taken as the first message and the role is unknown.
+            assert!(
+                !lines.contains(&rebel) && !lines.contains(&officer),
+                "{out}"
+            );
+            continue;
+        }
+        assert_eq!(lines, [ready, played], "for {hello}");
+    }
+}
+
 /// The adapter writes the usual reply (a sequence of integer pairs) itself, a format per
 /// length: every length, short or long, must come out as the JSON the bot's value is, in
 /// the compact spelling json.dumps gives.
