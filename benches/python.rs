@@ -30,7 +30,9 @@
 //! (default python3, resolved to the interpreter's own path), `BENCH_SANDBOX` (how
 //! arbiter confines the bots, as `--sandbox` takes it: default `auto`, as a league does;
 //! `none`, with `ARBITER_CGROUP=off` (a bot without a jail joins its cgroup by a move,
-//! which costs more than the jail), shows what confinement costs).
+//! which costs more than the jail), shows what confinement costs), `BENCH_ARBITER` (the
+//! arbiter program of parts 5 and 6, default this tree's release build: an earlier
+//! commit's build gives the same figures before a change).
 
 use arbiter::bots::spec::{BotSpec, Confinement};
 use arbiter::games::asalto::Asalto;

@@ -3,8 +3,18 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The release `arbiter` binary, built if needed.
+/// The release `arbiter` binary, built if needed; or `$BENCH_ARBITER`, another build of
+/// it (an earlier commit's, say), for the figures a bench takes of the command line.
 pub fn arbiter_binary() -> PathBuf {
+    if let Some(other) = std::env::var_os("BENCH_ARBITER").filter(|p| !p.is_empty()) {
+        let other = PathBuf::from(other);
+        assert!(
+            other.is_file(),
+            "BENCH_ARBITER: {} is missing",
+            other.display()
+        );
+        return other;
+    }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
