@@ -836,19 +836,8 @@ fn a_jailed_bot_does_not_inherit_the_report_pipes_name() {
     )
     .unwrap();
     give_to_arbiter(dir.path());
-    let record = dir.path().join("game.json");
-    let args = [
-        "play",
-        "--rebel",
-        &bot.to_string_lossy(),
-        "--officer",
-        "builtin:random",
-        "--record",
-        &record.to_string_lossy(),
-    ];
-    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+    let (code, text, record) = play_against_builtin(dir.path(), &bot.to_string_lossy(), &[]);
+    assert_eq!(code, 0, "{text}");
     let logged = record["logs"]["rebel"]["stderr"]
         .as_str()
         .unwrap_or_default();
