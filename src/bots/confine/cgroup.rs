@@ -234,13 +234,19 @@ fn usable_parent() -> Option<&'static Parent> {
         .as_ref()
 }
 
+/// A cgroup's folder, opened as [`fork_into`] takes it.
+pub fn open_folder(path: &Path) -> io::Result<OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    Ok(rustix::fs::open(
+        path,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
+}
+
 /// Whether a process can be born in `probe`: one is, and exits at once.
 fn born_in(probe: &BotCgroup) -> bool {
-    let Ok(dir) = rustix::fs::open(
-        &probe.path,
-        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    ) else {
+    let Ok(dir) = open_folder(&probe.path) else {
         return false;
     };
     // SAFETY: the child makes one async-signal-safe call, `_exit`.

@@ -151,15 +151,10 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
     let as_root = jail.run_as.is_some();
     // Opened before the mount namespace changes, where its path means what the referee
     // meant.
-    let cgroup = jail.cgroup.as_ref().and_then(|path| {
-        use rustix::fs::{Mode, OFlags};
-        rustix::fs::open(
-            path.as_path(),
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .ok()
-    });
+    let cgroup = jail
+        .cgroup
+        .as_ref()
+        .and_then(|path| super::cgroup::open_folder(path).ok());
     let mut flags = F::NEWNS | F::NEWPID | F::NEWNET | F::NEWIPC | F::NEWUTS;
     if !as_root {
         flags |= F::NEWUSER;

@@ -119,7 +119,7 @@ impl Layers {
 }
 
 /// The layers this machine gives: what the jail trials found earlier on this boot, kept
-/// for the runs that follow ([`kept`]), else the trials' own ([`tried`]).
+/// for the runs that follow ([`kept`]), else the trials' own ([`verify`]).
 pub fn layers() -> &'static Layers {
     static RECALLED: OnceLock<Option<Layers>> = OnceLock::new();
     if let Some(tried) = TRIED.get() {
@@ -127,14 +127,8 @@ pub fn layers() -> &'static Layers {
     }
     match RECALLED.get_or_init(recalled) {
         Some(recalled) => recalled,
-        None => tried(),
+        None => verify(),
     }
-}
-
-/// The trials' own finding, never a kept one: for what a run writes down as the level its
-/// bots were confined at (a league's plan), and for `arbiter doctor`.
-pub fn verify() -> &'static Layers {
-    tried()
 }
 
 /// After a bot's jail failed to build: whether the level it was started at came from a
@@ -145,7 +139,7 @@ pub(crate) fn recheck() -> bool {
         return false;
     }
     kept::forget();
-    tried();
+    verify();
     true
 }
 
@@ -167,9 +161,11 @@ fn recalled() -> Option<Layers> {
     })
 }
 
-/// The layers found by starting `true` in a jail of each level, once per run; a finding of
-/// level 1 is kept for the runs that follow.
-fn tried() -> &'static Layers {
+/// The trials' own finding, never a kept one: the layers found by starting `true` in a jail
+/// of each level, once per run; a finding of level 1 is kept for the runs that follow. For
+/// what a run writes down as the level its bots were confined at (a league's plan), and
+/// for `arbiter doctor`.
+pub fn verify() -> &'static Layers {
     TRIED.get_or_init(|| {
         let layers = trials();
         if layers.level() == Some(Level::Namespaces)

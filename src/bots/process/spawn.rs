@@ -172,16 +172,12 @@ impl Running {
         if let Some(report) = report
             && let Err(why) = report.word()
         {
-            let _ = abandon(&mut child, pgid, String::new());
-            return Err(Started::JailFailed(why));
+            return Err(abandon(&mut child, pgid, Started::JailFailed(why)));
         }
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
-            return Err(Started::Failed(abandon(
-                &mut child,
-                pgid,
-                "the bot's pipes are missing".into(),
-            )));
+            let why = Failure::new(FailureKind::Spawn, "the bot's pipes are missing");
+            return Err(abandon(&mut child, pgid, Started::Failed(why)));
         };
         let out = pipe::Reader::new(stdout, MAX_LINE_BYTES)
             .and_then(|out| pipe::nonblocking_stdin(&stdin).map(|()| out));
@@ -195,7 +191,8 @@ impl Running {
             Ok(out) => out,
             Err(e) => {
                 let why = format!("cannot set up the bot's pipes: {e}");
-                return Err(Started::Failed(abandon(&mut child, pgid, why)));
+                let why = Started::Failed(Failure::new(FailureKind::Spawn, why));
+                return Err(abandon(&mut child, pgid, why));
             }
         };
         LIVE_BOTS.fetch_add(1, Ordering::Relaxed);
@@ -301,13 +298,13 @@ impl Started {
     }
 }
 
-/// Kills and reaps a bot that could not be set up; the spawn failure that says why.
-fn abandon(child: &mut Child, pgid: Pid, why: String) -> Failure {
+/// Kills and reaps a bot that could not be set up; `why`, passed on.
+fn abandon(child: &mut Child, pgid: Pid, why: Started) -> Started {
     let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
     let _ = child.kill();
     let _ = child.wait();
     leaders().remove(&pgid.as_raw_nonzero().get());
-    Failure::new(FailureKind::Spawn, why)
+    why
 }
 
 fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
