@@ -136,8 +136,8 @@ _json = None
 
 
 def json_module():
-    """The json module, imported the first time a message needs it: the usual hello, turns
-    and replies never do, and the import is over a millisecond of every start."""
+    """The json module, imported the first time a message needs it: the usual hello, turns,
+    replies and end never do, and the import is over a millisecond of a bot's start or end."""
     global _json
     if _json is None:
         import json
@@ -189,6 +189,11 @@ ASALTO_TURN = re.compile(
     + _COUNT
     + r"\}\r?\n?"
 )
+
+
+# The start of arbiter's `end`: the game is over and the adapter exits, which needs nothing
+# from the rest of the line, so the json module is not imported for it (see `json_module`).
+END_START = b'{"type":"end",'
 
 
 class Protocol:
@@ -291,6 +296,8 @@ def main():
             role = rows[0]
             name = METHODS[role]
             rows = rows[1:]
+        elif line.startswith(END_START):
+            return 0
         else:
             message = decode(line)
             if message is None:

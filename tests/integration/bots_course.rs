@@ -513,3 +513,75 @@ class Player:
         "{detail}"
     );
 }
+
+/// A game as arbiter writes it, from `hello` to `end`, goes by the adapter without the
+/// json module: its import is over a millisecond of each bot's start, and of each bot's
+/// end, which the referee waits for. After `end` the adapter answers nothing more.
+#[test]
+fn a_game_as_arbiter_writes_it_never_imports_json_in_the_adapter() {
+    use arbiter::bots::protocol::{ToBot, encode};
+    use arbiter::games::Game;
+    use arbiter::games::asalto::Asalto;
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("Steady.py");
+    std::fs::write(
+        &bot,
+        "class Player:\n\
+         \x20   def play_rebel(self, board):\n\
+         \x20       return [(4, 0), (3, 0)]\n\
+         \x20   def play_officer(self, board):\n\
+         \x20       return ((2, 2), (2, 3))\n",
+    )
+    .unwrap();
+    let game = Asalto::default();
+    let mut input = encode(&ToBot::Hello {
+        protocol: arbiter::bots::protocol::PROTOCOL_VERSION,
+        game: "asalto".into(),
+        role: "rebel".into(),
+        time_limit_ms: 10_000,
+        init_limit_ms: 10_000,
+        seed: 3,
+    });
+    let mut turn = Vec::new();
+    game.write_turn(&game.initial(), &mut turn);
+    let turn = String::from_utf8(turn).unwrap();
+    input.push_str(&turn);
+    input.push_str(&turn);
+    input.push_str(&encode(&ToBot::End {
+        result: "tie".into(),
+        reason: "a \"quoted\" reason".into(),
+    }));
+    // Nothing after the end is answered.
+    input.push_str(&turn);
+    let spec = course(bot);
+    let mut child = std::process::Command::new(&spec.program)
+        .args(["-X", "importtime"])
+        .args(&spec.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    let rebel = r#"{"type":"move","move":[[4,0],[3,0]]}"#;
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("{{\"type\":\"ready\",\"name\":\"Steady\"}}\n{rebel}\n{rebel}\n")
+    );
+    let imports = String::from_utf8(out.stderr).unwrap();
+    let imported: Vec<&str> = imports
+        .lines()
+        .filter_map(|line| line.rsplit('|').next())
+        .map(str::trim)
+        .collect();
+    // The import log is there: the adapter's own `re` is in it.
+    assert!(imported.contains(&"re"), "{imports}");
+    assert!(
+        !imported
+            .iter()
+            .any(|m| *m == "json" || m.starts_with("json.")),
+        "the adapter imported json:\n{imports}"
+    );
+}
