@@ -166,7 +166,7 @@ pub fn play_started<G: Game>(
     let (outcome, detail, announced) = match started {
         Err((outcome, detail, announced)) => (outcome, Some(detail), announced),
         Ok(announced) => {
-            // Held until the bots are finished: the thread gets its CPUs back after.
+            // The CPU stays claimed until the bots are finished.
             placement = place_seats(&mut seats);
             on_event(Event::Started { state: &state });
             let (outcome, detail) = play_turns(
@@ -191,6 +191,11 @@ pub fn play_started<G: Game>(
         },
         reason: outcome.reason.to_string(),
     };
+    // The bots are finished side by side on the CPUs of the process; the game's CPU stays
+    // claimed until they are.
+    if let Some(placement) = &placement {
+        placement.unpin();
+    }
     let finished = both(&mut seats, |seat, side| seat.finish(&end(side)));
     drop(placement);
     let mut logs = BTreeMap::new();

@@ -121,42 +121,63 @@ impl Placement {
     /// game's CPU. Returns how many threads were placed; a process that is gone or
     /// refuses is skipped.
     pub fn place_tree(&self, root: i32) -> usize {
-        let set = self.set();
-        let mut placed = 0;
-        let mut pending = vec![root];
-        // Bounded: a bot that forks without end cannot keep the referee here.
-        let mut budget = 4096;
-        while let Some(pid) = pending.pop() {
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        set_tree(root, &self.set())
+    }
+
+    /// Gives the calling thread its former CPUs back while the game's CPU stays claimed:
+    /// for the end of a game, so that the referee's work for one bot's end and the other
+    /// bot's exit need not queue on one CPU (dropping the placement does the same, and
+    /// releases the claim).
+    pub fn unpin(&self) {
+        let _ = sched_setaffinity(None, &self.former);
+    }
+}
+
+/// Puts the process `root` and everything it started back on every CPU of the process, as
+/// a bot starts: for a placed bot at the end of its game, so that the exits of a game's
+/// processes (each unmapping an interpreter's memory) need not queue on one CPU. Returns
+/// how many threads were moved.
+pub fn unplace_tree(root: i32) -> usize {
+    set_tree(root, process_cpus())
+}
+
+/// Sets the CPUs of `root` and of everything it started (every thread of each); a process
+/// that is gone or refuses is skipped. Returns how many threads were set.
+fn set_tree(root: i32, set: &CpuSet) -> usize {
+    let mut placed = 0;
+    let mut pending = vec![root];
+    // Bounded: a bot that forks without end cannot keep the referee here.
+    let mut budget = 4096;
+    while let Some(pid) = pending.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            budget -= 1;
+            if budget == 0 {
+                return placed;
+            }
+            let Some(tid) = task
+                .file_name()
+                .to_str()
+                .and_then(|t| t.parse::<i32>().ok())
+                .and_then(Pid::from_raw)
+            else {
                 continue;
             };
-            for task in tasks.flatten() {
-                budget -= 1;
-                if budget == 0 {
-                    return placed;
-                }
-                let Some(tid) = task
-                    .file_name()
-                    .to_str()
-                    .and_then(|t| t.parse::<i32>().ok())
-                    .and_then(Pid::from_raw)
-                else {
-                    continue;
-                };
-                if sched_setaffinity(Some(tid), &set).is_ok() {
-                    placed += 1;
-                }
-                if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {
-                    pending.extend(
-                        children
-                            .split_whitespace()
-                            .filter_map(|c| c.parse::<i32>().ok()),
-                    );
-                }
+            if sched_setaffinity(Some(tid), set).is_ok() {
+                placed += 1;
+            }
+            if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {
+                pending.extend(
+                    children
+                        .split_whitespace()
+                        .filter_map(|c| c.parse::<i32>().ok()),
+                );
             }
         }
-        placed
     }
+    placed
 }
 
 impl Drop for Placement {
@@ -254,6 +275,20 @@ mod tests {
             .unwrap();
         assert_eq!(cpus_of(Pid::from_raw(pid)), vec![placement.cpu()]);
         assert_eq!(cpus_of(Pid::from_raw(sleep)), vec![placement.cpu()]);
+        // At the game's end the tree gets every CPU of the process back, and the thread
+        // its own, while the CPU stays claimed.
+        let all: Vec<usize> = (0..CpuSet::MAX_CPU)
+            .filter(|&c| process_cpus().is_set(c))
+            .collect();
+        assert!(unplace_tree(pid) >= 2);
+        assert_eq!(cpus_of(Pid::from_raw(pid)), all);
+        assert_eq!(cpus_of(Pid::from_raw(sleep)), all);
+        placement.unpin();
+        assert_eq!(cpus_of(None), all);
+        assert!(
+            Placement::take().is_none_or(|other| other.cpu() != placement.cpu()),
+            "the game's CPU was claimed again before its placement was dropped"
+        );
         let _ = child.kill();
         let _ = child.wait();
         let _ = rustix::process::kill_process(

@@ -213,6 +213,11 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 ..BotLog::default()
             };
         };
+        if run.placed {
+            // Its exit (an interpreter unmapping its memory) need not wait for the other
+            // bot's on the game's CPU.
+            super::placement::unplace_tree(run.pgid.as_raw_nonzero().get());
+        }
         run.shut_down(Some(end));
         let stderr = run.stderr_text(Duration::from_millis(100));
         let chatter = lock(&run.chatter).text();
