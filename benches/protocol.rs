@@ -4,7 +4,10 @@
 //!    `arbiter bot random` as the subprocess) against a raw pipe echo between two processes
 //!    (a `cat` child: write one turn-sized line, read it back), measured in the same run;
 //!    each also with both processes on one CPU, as the referee places a game's bots
-//!    beside itself (`arbiter::bots::placement`): the protocol then never spins.
+//!    beside itself (`arbiter::bots::placement`): the protocol then never spins. Then the
+//!    same placed round trip with a bot that does no work (this bench's own program,
+//!    answering every turn with the same move, unread): the protocol's own cost, the
+//!    referee's side and the pipes, without a bot's thinking.
 //! 2. Games per second, built-in random against random: both as `arbiter bot random`
 //!    subprocesses through the referee, and both in-process.
 //!
@@ -97,11 +100,57 @@ fn echo_with(child: &mut std::process::Child, line: &str, moves: usize) -> Vec<D
 /// Round trips as in a game: the bot and the bench's thread placed on one CPU, as the
 /// referee places a game's bots beside itself.
 fn placed_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> Vec<Duration> {
-    protocol_round_trips_with(bin, game, moves, true)
+    protocol_round_trips_with(random_bot(bin), game, moves, true)
 }
 
 fn protocol_round_trips(bin: &std::path::Path, game: &Asalto, moves: usize) -> Vec<Duration> {
-    protocol_round_trips_with(bin, game, moves, false)
+    protocol_round_trips_with(random_bot(bin), game, moves, false)
+}
+
+fn random_bot(bin: &std::path::Path) -> CommandSpec {
+    CommandSpec::new(bin.to_string_lossy())
+        .arg("bot")
+        .arg("random")
+}
+
+/// Set in this bench's own program started as a bot that does no work ([`idle_bot`]).
+const IDLE_BOT_VAR: &str = "PROTOCOL_BENCH_IDLE_BOT";
+
+/// A bot that does no work: it answers the first line with `ready` and every other line
+/// with the same move, unread, until `end`. Through `ProcessPlayer::turn`, placed, its
+/// round trip is the protocol's own cost (the referee's encoding, pipes and reading)
+/// without a bot's thinking, against the raw echo.
+fn idle_bot() -> ! {
+    let mut input = std::io::stdin().lock();
+    let mut out = std::io::stdout().lock();
+    let mut line = Vec::with_capacity(512);
+    let mut ready = false;
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.starts_with(br#"{"type":"end""#) {
+            break;
+        }
+        let reply: &[u8] = match ready {
+            false => b"{\"type\":\"ready\"}\n",
+            true => b"{\"type\":\"move\",\"move\":[[4,0],[3,0]]}\n",
+        };
+        ready = true;
+        if out.write_all(reply).and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+    std::process::exit(0)
+}
+
+fn idle_bot_command() -> CommandSpec {
+    let me = std::env::current_exe().expect("the bench's own program");
+    let mut command = CommandSpec::new(me.to_string_lossy());
+    command.env.insert(IDLE_BOT_VAR.into(), "1".into());
+    command
 }
 
 /// The raw echo with `cat` and the bench's thread on one CPU.
@@ -120,23 +169,19 @@ fn placed_raw_echo(line: &str, moves: usize) -> Vec<Duration> {
 }
 
 fn protocol_round_trips_with(
-    bin: &std::path::Path,
+    bot: CommandSpec,
     game: &Asalto,
     moves: usize,
     placed: bool,
 ) -> Vec<Duration> {
-    let mut player = ProcessPlayer::new(
-        CommandSpec::new(bin.to_string_lossy())
-            .arg("bot")
-            .arg("random"),
-    );
+    let mut player = ProcessPlayer::new(bot);
     let setup = Setup {
         side: Side::First,
         move_limit: Duration::from_secs(10),
         init_limit: Duration::from_secs(10),
         seed: 1,
     };
-    Player::<Asalto>::start(&mut player, game, &setup).expect("arbiter bot random starts");
+    Player::<Asalto>::start(&mut player, game, &setup).expect("the bot starts");
     let placement = placed.then(|| Placement::take().expect("a CPU to place the game on"));
     if let Some(placement) = &placement {
         assert!(Player::<Asalto>::place(&mut player, placement));
@@ -237,6 +282,9 @@ fn games_per_second(game: &Asalto, spec: &BotSpec, games: usize) -> (f64, u64) {
 }
 
 fn main() {
+    if std::env::var_os(IDLE_BOT_VAR).is_some() {
+        idle_bot();
+    }
     // `cargo bench` passes `--bench`; nothing to filter here.
     let moves: usize = env_or("BENCH_MOVES", 5000);
     let games: usize = env_or("BENCH_GAMES", 40);
@@ -284,6 +332,18 @@ fn main() {
         us(placed.median),
         us(placed.p99)
     );
+    let idle = stats(protocol_round_trips_with(
+        idle_bot_command(),
+        &game,
+        moves,
+        true,
+    ));
+    println!(
+        "| protocol, placed, with a bot that does no work (the protocol's own cost) | {} | {} | {} |",
+        us(idle.mean),
+        us(idle.median),
+        us(idle.p99)
+    );
     println!();
     let ratio = |a: &Stats, b: &Stats| {
         format!(
@@ -299,6 +359,10 @@ fn main() {
         ratio(&placed, &raw_placed)
     );
     println!("- unplaced protocol / raw echo: {}", ratio(&proto, &raw));
+    println!(
+        "- the protocol's own cost (a bot that does no work, placed) / raw echo on one CPU: {}",
+        ratio(&idle, &raw_placed)
+    );
     println!();
     println!("Where the protocol's time goes, per move, without pipes:");
     println!(
