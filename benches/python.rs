@@ -16,7 +16,8 @@
 //!    (its confinement probes, its bots' jails), against (2) for the same game; then the
 //!    same game between the same bots made to think longer (`BENCH_THINK` times, default
 //!    10: the game then takes about as long as the 1000-round game of two course bots the
-//!    project measured in the course's referee, 0.68 s);
+//!    project measured in the course's referee, 0.68 s); then a short game (random
+//!    rebels, soon captured) of the quick bots and of the thinking ones;
 //! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
 //!    protocol itself, a course bot behind the adapter, two course bots.
 //!
@@ -712,6 +713,26 @@ fn main() {
         a / b,
         (a - b) * 1000.0
     );
+    // Short games (the random rebels are soon captured), where start-up and end weigh
+    // most: the quick bots, then the bots that think.
+    for (label, rebel, officer) in [
+        ("quick", &random, &greedy),
+        ("thinking", &slow_random, &slow_greedy),
+    ] {
+        let (a, b, plies) =
+            one_game_through_play(&python, &script, &dir, rebel, officer, 3 * rounds);
+        println!(
+            "  a short game through arbiter play, {label} bots (random rebels, greedy officers, {plies} plies), medians of {}:",
+            3 * rounds
+        );
+        println!(
+            "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more); target: at most 1.10x",
+            a * 1000.0,
+            b * 1000.0,
+            a / b,
+            (a - b) * 1000.0
+        );
+    }
     move_cost_with_python_bots(&python, &dir, rounds);
 
     // As a league plays them: the same two games (one seed, both role orders) again and
