@@ -83,6 +83,7 @@ fn config(seed: u64) -> MatchConfig {
         start: seed,
         opening: Vec::new(),
         cancel: None,
+        two_cpus: false,
     }
 }
 

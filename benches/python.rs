@@ -21,6 +21,10 @@
 //! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
 //!    protocol itself, a course bot behind the adapter, two course bots.
 //!
+//! Parts 5 and 6 run `arbiter play`, which puts each bot on a CPU of its own when two are
+//! free (`arbiter::referee::pair`); parts 1 and 4 play as a league does, a game's bots on
+//! one CPU.
+//!
 //! Every game must come out the same (every reply, the winner) in (1) and (2), or the
 //! bench stops: the comparison is of the same work. The three are run in turns, `ROUNDS`
 //! times, and each figure is the median; the CPU time (user + system, arbiter's own and

@@ -6,7 +6,7 @@
 //! answer arrived), adjudicates failures, and reports each turn as an [`Event`].
 
 use crate::bots::placement::Placement;
-use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup};
+use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::openings::{OpeningKind, play_opening};
 use crate::games::{Game, Outcome, Side};
 use crate::record::{BotLogRecord, GameRecord, MoveRecord};
@@ -16,6 +16,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+pub mod pair;
+
+/// Asks a side's bot for its move in a position.
+type TurnOf<'t, G> = dyn FnMut(Side, &<G as Game>::State) -> TurnReply<<G as Game>::Move> + 't;
 
 /// The reason of a game stopped from outside (Ctrl-C): such a game is not a result.
 pub const CANCELLED: &str = "cancelled";
@@ -33,6 +38,10 @@ pub struct MatchConfig {
     pub opening: Vec<Value>,
     /// When set, the game stops before the next turn with the reason `cancelled`.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Two bot processes may be played on two CPUs, when a second one no other game holds
+    /// is free ([`pair`]): for one game at a time (`arbiter play`); a league keeps to one
+    /// CPU a game, its spare CPUs starting the next games' bots.
+    pub two_cpus: bool,
 }
 
 impl MatchConfig {
@@ -52,6 +61,7 @@ impl Default for MatchConfig {
             start: 0,
             opening: Vec::new(),
             cancel: None,
+            two_cpus: false,
         }
     }
 }
@@ -169,16 +179,29 @@ pub fn play_started<G: Game>(
             // The CPU stays claimed until the bots are finished.
             placement = place_seats(&mut seats);
             on_event(Event::Started { state: &state });
-            let (outcome, detail) = play_turns(
-                game,
-                &mut seats,
-                config,
-                &mut state,
-                &mut moves,
-                &mut illegal,
-                &mut plies,
-                on_event,
-            );
+            let mut play = |turn_of: &mut TurnOf<'_, G>| {
+                play_turns(
+                    game,
+                    turn_of,
+                    config,
+                    &mut state,
+                    &mut moves,
+                    &mut illegal,
+                    &mut plies,
+                    on_event,
+                )
+            };
+            let paired = config.two_cpus
+                && placement.is_some()
+                && seats.iter().all(|seat| !seat.in_process());
+            let played = match paired {
+                true => pair::play(game, &mut seats, &mut play),
+                false => None,
+            };
+            let (outcome, detail) = match played {
+                Some(played) => played,
+                None => play(&mut |side, position| seats[side.index()].turn(game, position)),
+            };
             (outcome, detail, announced)
         }
     };
@@ -330,10 +353,11 @@ fn place_seats<G: Game>(seats: &mut [&mut dyn Player<G>; 2]) -> Option<Placement
     placed.then_some(placement)
 }
 
+/// The turns until the game ends; `turn_of` asks a side's bot.
 #[allow(clippy::too_many_arguments)]
 fn play_turns<G: Game>(
     game: &G,
-    seats: &mut [&mut dyn Player<G>; 2],
+    turn_of: &mut TurnOf<'_, G>,
     config: &MatchConfig,
     state: &mut G::State,
     moves: &mut Vec<MoveRecord>,
@@ -352,7 +376,7 @@ fn play_turns<G: Game>(
         // referee does the same): its reply is then illegal, and the game's policy for an
         // illegal reply applies; a failure loses as on any turn.
         let side = game.side_to_move(state);
-        let turn = seats[side.index()].turn(game, state);
+        let turn = turn_of(side, state);
         let time_ms = turn.elapsed.as_secs_f64() * 1000.0;
         let reply = match turn.reply {
             // A late answer is no answer: the limit holds for every kind of bot.

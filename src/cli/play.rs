@@ -144,6 +144,8 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         move_limit: Duration::from_millis(args.play.limit_ms),
         init_limit: Duration::from_millis(args.play.init_limit_ms),
         seed: args.play.seed,
+        // One game: it may have a CPU for each bot.
+        two_cpus: true,
         ..MatchConfig::default()
     };
     let [first, second] = &mut players[..] else {

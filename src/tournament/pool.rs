@@ -237,6 +237,8 @@ fn seat_fixture<G: Builtins>(
         start: fixture.start,
         opening,
         cancel: Some(stop.clone()),
+        // A league's spare CPUs start the next games' bots.
+        two_cpus: false,
     };
     let handshake = start_game(game, [first.as_mut(), second.as_mut()], &config);
     Ok(Seated {

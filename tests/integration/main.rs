@@ -35,6 +35,7 @@ mod shard;
 mod sprt;
 mod submissions;
 mod suite;
+mod two_cpus;
 mod zoo;
 mod zoo_java;
 mod zoo_promises;

@@ -203,8 +203,11 @@ fn rec_stderr(record: &serde_json::Value, role: &str) -> String {
         .to_string()
 }
 
+/// `arbiter play`, one game, puts each bot program on a CPU of its own for the game (two
+/// being free: the claims are this test's own), where it runs; spread, they may use every
+/// CPU. (A league's game keeps its bots on one CPU: the next test.)
 #[test]
-fn a_games_bots_share_one_cpu_with_the_referee_unless_spread() {
+fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores < 2 {
         eprintln!("one CPU: nothing to place");
@@ -252,14 +255,73 @@ fn a_games_bots_share_one_cpu_with_the_referee_unless_spread() {
         if spread {
             assert_eq!(allowed, [all.join(",").as_str()].into(), "{turns:?}");
         } else {
-            // One CPU for the whole game, the same for both bots, and they run on it.
-            assert_eq!(allowed.len(), 1, "{turns:?}");
-            let cpu = allowed.iter().next().unwrap().to_string();
-            assert!(!cpu.contains(','), "{turns:?}");
-            assert!(
-                turns.iter().flatten().all(|(_, here)| *here == cpu),
-                "{turns:?}"
-            );
+            // One CPU for each bot for the whole game, not the other's, and it runs on it.
+            let cpus: Vec<&str> = turns
+                .iter()
+                .map(|bot| {
+                    let (cpu, _) = &bot[0];
+                    assert!(!cpu.contains(','), "{turns:?}");
+                    assert!(
+                        bot.iter()
+                            .all(|(allowed, here)| allowed == cpu && here == cpu),
+                        "{turns:?}"
+                    );
+                    cpu.as_str()
+                })
+                .collect();
+            assert_ne!(cpus[0], cpus[1], "both bots on one CPU: {turns:?}");
         }
+    }
+}
+
+/// A league's game keeps both its bots on one CPU with the referee (its spare CPUs start
+/// the next games' bots), where `arbiter play` would give each its own.
+#[test]
+fn a_league_game_keeps_its_bots_on_one_cpu() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        eprintln!("one CPU: nothing to place");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("reporter.py");
+    std::fs::write(&bot, CPU_REPORTER).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/bots/python/examples/random_bot.py"
+        ),
+        dir.path().join("random_bot.py"),
+    )
+    .unwrap();
+    let out = dir.path().join("league");
+    let (a, b) = (
+        format!("a={}", bot.display()),
+        format!("b={}", bot.display()),
+    );
+    let mut cmd = crate::league::league_cmd(
+        &out,
+        &["--pairs", "1", "-j", "1", "--round-limit", "20"],
+        &[&a, &b],
+    );
+    // Claims of this test's own, as above.
+    let (code, stdout, stderr) = run(cmd.env("TMPDIR", dir.path()));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let records = journal_records(&out);
+    assert_eq!(records.len(), 2);
+    for (_, record) in records {
+        let record = serde_json::to_value(&record).unwrap();
+        let turns = cpus_per_turn(&record);
+        assert!(
+            turns.iter().all(|t| t.len() >= 10),
+            "each bot reports every turn: {turns:?}"
+        );
+        let allowed: std::collections::BTreeSet<&str> = turns
+            .iter()
+            .flatten()
+            .map(|(allowed, _)| allowed.as_str())
+            .collect();
+        assert_eq!(allowed.len(), 1, "{turns:?}");
+        assert!(!allowed.first().unwrap().contains(','), "{turns:?}");
     }
 }
