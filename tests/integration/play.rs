@@ -179,6 +179,22 @@ class Player(random_bot.Player):
         return super().play_officer(board)
 "#;
 
+/// A folder holding [`CPU_REPORTER`] and the example bot it plays as; the reporter's path.
+fn cpu_reporter() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("reporter.py");
+    std::fs::write(&bot, CPU_REPORTER).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/bots/python/examples/random_bot.py"
+        ),
+        dir.path().join("random_bot.py"),
+    )
+    .unwrap();
+    (dir, bot)
+}
+
 /// Per role, the (allowed CPUs, CPU) lines the bot wrote.
 fn cpus_per_turn(record: &serde_json::Value) -> Vec<Vec<(String, String)>> {
     ["rebel", "officer"]
@@ -194,6 +210,27 @@ fn cpus_per_turn(record: &serde_json::Value) -> Vec<Vec<(String, String)>> {
                 .collect()
         })
         .collect()
+}
+
+/// Per role, the (allowed CPUs, CPU) lines, checked to be one a turn or more; and every
+/// CPU set either bot said it may use.
+type Reported = (
+    Vec<Vec<(String, String)>>,
+    std::collections::BTreeSet<String>,
+);
+
+fn reported_cpus(record: &serde_json::Value) -> Reported {
+    let turns = cpus_per_turn(record);
+    assert!(
+        turns.iter().all(|t| t.len() >= 10),
+        "each bot reports every turn: {turns:?}"
+    );
+    let allowed = turns
+        .iter()
+        .flatten()
+        .map(|(allowed, _)| allowed.clone())
+        .collect();
+    (turns, allowed)
 }
 
 fn rec_stderr(record: &serde_json::Value, role: &str) -> String {
@@ -213,17 +250,7 @@ fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
         eprintln!("one CPU: nothing to place");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("reporter.py");
-    std::fs::write(&bot, CPU_REPORTER).unwrap();
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/bots/python/examples/random_bot.py"
-        ),
-        dir.path().join("random_bot.py"),
-    )
-    .unwrap();
+    let (dir, bot) = cpu_reporter();
     let all: Vec<String> = (0..cores).map(|c| c.to_string()).collect();
     for spread in [false, true] {
         let record = dir.path().join(format!("spread-{spread}.json"));
@@ -242,18 +269,9 @@ fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
         let (code, _, stderr) = run(&mut cmd);
         assert_eq!(code, 0, "{stderr}");
         let rec: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
-        let turns = cpus_per_turn(&rec);
-        assert!(
-            turns.iter().all(|t| t.len() >= 10),
-            "each bot reports every turn: {turns:?}"
-        );
-        let allowed: std::collections::BTreeSet<&str> = turns
-            .iter()
-            .flatten()
-            .map(|(allowed, _)| allowed.as_str())
-            .collect();
+        let (turns, allowed) = reported_cpus(&rec);
         if spread {
-            assert_eq!(allowed, [all.join(",").as_str()].into(), "{turns:?}");
+            assert_eq!(allowed, [all.join(",")].into(), "{turns:?}");
         } else {
             // One CPU for each bot for the whole game, not the other's, and it runs on it.
             let cpus: Vec<&str> = turns
@@ -283,17 +301,7 @@ fn a_league_game_keeps_its_bots_on_one_cpu() {
         eprintln!("one CPU: nothing to place");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("reporter.py");
-    std::fs::write(&bot, CPU_REPORTER).unwrap();
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/bots/python/examples/random_bot.py"
-        ),
-        dir.path().join("random_bot.py"),
-    )
-    .unwrap();
+    let (dir, bot) = cpu_reporter();
     let out = dir.path().join("league");
     let (a, b) = (
         format!("a={}", bot.display()),
@@ -310,17 +318,7 @@ fn a_league_game_keeps_its_bots_on_one_cpu() {
     let records = journal_records(&out);
     assert_eq!(records.len(), 2);
     for (_, record) in records {
-        let record = serde_json::to_value(&record).unwrap();
-        let turns = cpus_per_turn(&record);
-        assert!(
-            turns.iter().all(|t| t.len() >= 10),
-            "each bot reports every turn: {turns:?}"
-        );
-        let allowed: std::collections::BTreeSet<&str> = turns
-            .iter()
-            .flatten()
-            .map(|(allowed, _)| allowed.as_str())
-            .collect();
+        let (turns, allowed) = reported_cpus(&serde_json::to_value(&record).unwrap());
         assert_eq!(allowed.len(), 1, "{turns:?}");
         assert!(!allowed.first().unwrap().contains(','), "{turns:?}");
     }
