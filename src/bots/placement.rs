@@ -182,7 +182,7 @@ fn set_tree(root: i32, set: &CpuSet) -> usize {
 
 impl Drop for Placement {
     fn drop(&mut self) {
-        let _ = sched_setaffinity(None, &self.former);
+        self.unpin();
     }
 }
 

@@ -156,7 +156,7 @@ pub fn play<G: Game, R>(
         };
         // Stopped however the game ends, a panic included: else the scope would wait for
         // a thread that waits for a turn.
-        let _stop = Stop(handover, worker.thread().clone());
+        let _stop = Stop(handover, worker_thread.clone());
         Some(play(&mut turn_of))
     })
 }

@@ -30,6 +30,15 @@ fn cpu_sets(stderr: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Each bot's CPUs, the same at every move it reported.
+fn bot_cpus(record: &GameRecord) -> [String; 2] {
+    ["rebel", "officer"].map(|role| {
+        let sets = cpu_sets(&record.logs[role].stderr);
+        assert_eq!(sets.len(), 1, "{role} moved between CPUs: {sets:?}");
+        sets.into_iter().next().unwrap()
+    })
+}
+
 /// A raw-protocol Python bot that plays `[[3,2],[2,2]]` after `pause` seconds from its
 /// `stall_from`th move on (never, by default), and says where it may run at each move.
 fn where_bot(stall_from: u32, pause: f64) -> (tempfile::TempDir, CommandSpec) {
@@ -128,16 +137,9 @@ fn a_game_on_two_cpus_is_the_same_game_as_on_one() {
     };
     assert_eq!(summary(&two), summary(&one));
     assert_eq!(two.plies, 30);
-    let cpus = |r: &GameRecord| {
-        ["rebel", "officer"].map(|role| {
-            let sets = cpu_sets(&r.logs[role].stderr);
-            assert_eq!(sets.len(), 1, "{role} moved between CPUs: {sets:?}");
-            sets.into_iter().next().unwrap()
-        })
-    };
-    let [a, b] = cpus(&one);
+    let [a, b] = bot_cpus(&one);
     assert_eq!(a, b, "on one CPU");
-    let [a, b] = cpus(&two);
+    let [a, b] = bot_cpus(&two);
     if all.len() >= 2 {
         assert_ne!(a, b, "on two CPUs");
     }
@@ -157,6 +159,11 @@ fn a_stalling_bot_on_the_second_cpu_loses_by_timeout() {
     assert_eq!(record.winner.as_deref(), Some("rebel"));
     // Its third move: plies 0 to 4 played, the sixth timed out.
     assert_eq!(record.plies, 6);
+    // And it stalled on the second CPU.
+    let [a, b] = bot_cpus(&record);
+    if own_cpus().len() >= 2 {
+        assert_ne!(a, b, "the game was not played on two CPUs");
+    }
     assert!(
         took < Duration::from_secs(20),
         "the game took {took:?} for a 500 ms limit"
