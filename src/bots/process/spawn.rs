@@ -17,8 +17,8 @@ use std::os::fd::OwnedFd;
 use std::process::{Child, ChildStderr, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Bot processes started and not yet dropped, in this arbiter process, less those waiting
 /// for their game's first turn (a bot started ahead of its game idles after `ready`).
@@ -87,6 +87,38 @@ pub(super) fn lock(tail: &Mutex<Tail>) -> MutexGuard<'_, Tail> {
     tail.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A bot's stderr as its helper thread drains it: the tail kept, and the stream's end told
+/// to whoever waits for it the moment the thread sees it (a bot's end is waited on after
+/// every game: looking every few milliseconds held one game in twenty-five up to 10 ms).
+pub(super) struct Stderr {
+    pub(super) tail: Arc<Mutex<Tail>>,
+    ended: Condvar,
+}
+
+impl Stderr {
+    fn new(cap: usize) -> Arc<Stderr> {
+        Arc::new(Stderr {
+            tail: Tail::new(cap),
+            ended: Condvar::new(),
+        })
+    }
+
+    fn end(&self) {
+        lock(&self.tail).closed = true;
+        self.ended.notify_all();
+    }
+
+    /// The text kept, once every holder of the pipe let go of it or `limit` passed.
+    pub(super) fn text_at_end(&self, limit: Duration) -> String {
+        let tail = lock(&self.tail);
+        let (tail, _) = self
+            .ended
+            .wait_timeout_while(tail, limit, |t| !t.closed)
+            .unwrap_or_else(|e| e.into_inner());
+        tail.text()
+    }
+}
+
 /// A started bot process and its helper threads' ends.
 pub(super) struct Running {
     pub(super) child: Child,
@@ -99,7 +131,7 @@ pub(super) struct Running {
     /// looked for periodically).
     pub(super) pidfd: Option<OwnedFd>,
     pub(super) out: pipe::Reader,
-    pub(super) stderr: Arc<Mutex<Tail>>,
+    pub(super) stderr: Arc<Stderr>,
     pub(super) chatter: Arc<Mutex<Tail>>,
     /// Set once the group got SIGKILL: nothing more is sent.
     pub(super) killed: bool,
@@ -181,7 +213,7 @@ impl Running {
         };
         let out = pipe::Reader::new(stdout, MAX_LINE_BYTES)
             .and_then(|out| pipe::nonblocking_stdin(&stdin).map(|()| out));
-        let stderr = Tail::new(STDERR_BYTES);
+        let stderr = Stderr::new(STDERR_BYTES);
         let chatter = Tail::new(CHATTER_BYTES);
         let (errors_tx, write_errors) = mpsc::channel();
         let (queue, stdin_rx) = mpsc::channel();
@@ -307,17 +339,17 @@ fn abandon(child: &mut Child, pgid: Pid, why: Started) -> Started {
     why
 }
 
-fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Tail>>) {
+fn drain_stderr(mut pipe: ChildStderr, stderr: Arc<Stderr>) {
     let mut buf = [0u8; 8192];
     loop {
-        match stderr.read(&mut buf) {
+        match pipe.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => lock(&tail).push(&buf[..n]),
+            Ok(n) => lock(&stderr.tail).push(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         }
     }
-    lock(&tail).closed = true;
+    stderr.end();
 }
 
 /// Finishes the writes the pipe did not take at once, in order, waiting for the bot to
@@ -359,5 +391,31 @@ mod tests {
         assert_eq!(t.text(), "0123456789");
         t.push(b"abcdefghijklmnopqrstuvwxyz");
         assert_eq!(t.text(), "[26 earlier bytes dropped]\nqrstuvwxyz");
+    }
+    #[test]
+    fn a_wait_for_stderr_ends_when_the_stream_does_with_all_it_said() {
+        let stderr = Stderr::new(64);
+        let writer = {
+            let stderr = stderr.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                lock(&stderr.tail).push(b"Traceback: boom\n");
+                stderr.end();
+            })
+        };
+        let started = Instant::now();
+        let text = stderr.text_at_end(Duration::from_secs(20));
+        // Woken by the end, not by the limit.
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(text, "Traceback: boom\n");
+        writer.join().unwrap();
+    }
+
+    #[test]
+    fn a_stderr_still_held_open_is_read_as_it_stands_at_the_limit() {
+        let stderr = Stderr::new(64);
+        lock(&stderr.tail).push(b"partial");
+        assert_eq!(stderr.text_at_end(Duration::from_millis(30)), "partial");
+        assert!(!lock(&stderr.tail).closed);
     }
 }

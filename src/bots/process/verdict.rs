@@ -3,12 +3,12 @@
 //! text names).
 
 use super::ERROR_MESSAGE_BYTES;
-use super::spawn::{Running, lock};
+use super::spawn::Running;
 use crate::bots::procfs;
 use crate::bots::protocol::{FromBot, truncate_front};
 use crate::bots::{Failure, FailureKind};
 use rustix::process::WaitIdStatus;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Lines in a bot's stderr or error message that tell of an allocation failure: Python,
 /// C++, Rust, C (`strerror(ENOMEM)`), Java, Go.
@@ -28,11 +28,7 @@ const FILE_SIZE_MARKERS: &[&str] = &["File too large", "EFBIG"];
 
 impl Running {
     pub(super) fn stderr_text(&self, limit: Duration) -> String {
-        let until = Instant::now() + limit;
-        while !lock(&self.stderr).closed && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        lock(&self.stderr).text()
+        self.stderr.text_at_end(limit)
     }
 
     /// Why the bot is gone: what was seen, its exit status and its last stderr lines, as
