@@ -100,8 +100,10 @@ pub fn run_once_then(
             break true;
         }
         if eof {
-            // Stdout closed but the program still runs: wait for its exit.
-            std::thread::sleep(Duration::from_millis(1).min(deadline - now));
+            // Stdout closed but the program still runs: wait for its exit, woken by it.
+            // A confined program's output ends a millisecond or so before its jail does,
+            // once a run: a console bot's every move.
+            run.wait_exit(deadline - now);
             continue;
         }
         let watch = exited_at.is_none() && run.pidfd.is_some();
@@ -196,5 +198,28 @@ impl Ran {
                 ),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_that_closes_its_stdout_and_works_on_is_waited_for_to_its_exit() {
+        let command = CommandSpec::new("sh")
+            .arg("-c")
+            .arg("echo done; exec >&-; sleep 0.3; exit 3");
+        let ran = run_once(&command, None, Duration::from_secs(20), &[]).expect("sh starts");
+        assert_eq!(ran.stdout, "done\n");
+        assert_eq!(ran.ended.as_deref(), Some("exit status 3"));
+        assert!(matches!(ran.exit, Exit::Failed(_)), "{:?}", ran.exit);
+        assert!(
+            ran.elapsed >= Duration::from_millis(300),
+            "{:?}",
+            ran.elapsed
+        );
+        // Ended by its exit, not by the deadline.
+        assert!(ran.elapsed < Duration::from_secs(10), "{:?}", ran.elapsed);
     }
 }
