@@ -66,9 +66,8 @@ fn main() {
     let mut idle = ConsolePlayer::new(console(&bin, &["grade7"]));
     let started = Instant::now();
     for _ in 0..cases {
-        // A console-bot run as the suite makes one per case (the name is asked once per
-        // case's seat too), doing no work: start-up, exit and cleanup.
-        idle.ask_name(limit).expect("starts");
+        // A console-bot run as the suite makes one per case (the name is asked at the
+        // first case only), doing no work: start-up, exit and cleanup.
         idle.ask_name(limit).expect("starts");
     }
     let startup = started.elapsed();

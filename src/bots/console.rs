@@ -13,8 +13,10 @@
 //! - a non-zero exit or a signal: `crash` (or the limit it broke); past the move limit:
 //!   `timeout`.
 //!
-//! `COMMAND name` gives the bot's display name; it is asked once per game with a bounded
-//! wait, and a failure there only leaves the bot unnamed.
+//! `COMMAND name` gives the bot's display name; it is asked with a bounded wait at the first
+//! game (or graded case) of each program in a run, and remembered for the others: a suite
+//! of 200 positions otherwise ran every program twice a case. A failure there only leaves
+//! the bot unnamed, and the name is asked again at its next game.
 
 use super::confine::leftovers::private_folder;
 use super::process::once::{Exit, run_once, run_once_then};
@@ -23,6 +25,7 @@ use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnRep
 use crate::games::Game;
 use crate::untrusted::file::ReadBack;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The longest wait for `COMMAND name`.
@@ -37,6 +40,25 @@ pub struct ConsolePlayer {
     name: Option<String>,
     stderr: String,
     moves: u32,
+}
+
+/// The names programs gave in this run: each program (command line, folder, environment
+/// and confinement alike) is asked once.
+static NAMES: Mutex<Vec<(CommandSpec, String)>> = Mutex::new(Vec::new());
+
+fn known_name(command: &CommandSpec) -> Option<String> {
+    let names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    names
+        .iter()
+        .find(|(known, _)| known == command)
+        .map(|(_, name)| name.clone())
+}
+
+fn remember_name(command: &CommandSpec, name: &str) {
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if !names.iter().any(|(known, _)| known == command) {
+        names.push((command.clone(), name.to_string()));
+    }
 }
 
 impl ConsolePlayer {
@@ -166,7 +188,13 @@ impl<G: Game> Player<G> for ConsolePlayer {
             ));
         }
         if self.name.is_none() {
+            self.name = known_name(&self.command);
+        }
+        if self.name.is_none() {
             self.name = self.ask_name(setup.init_limit.min(NAME_LIMIT))?;
+            if let Some(name) = &self.name {
+                remember_name(&self.command, name);
+            }
         }
         Ok(self.name.clone())
     }

@@ -105,6 +105,42 @@ fn a_console_bot_is_graded_and_missing_levels_are_reported() {
 }
 
 #[test]
+fn a_console_bot_is_asked_its_name_once_per_worker_not_once_per_case() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("name-runs.log");
+    let bot = dir.path().join("counting_bot.sh");
+    // A console bot that notes every `name` run, then plays as grade7.
+    std::fs::write(
+        &bot,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = name ]; then echo run >> {log}; echo counter; exit 0; fi\nexec {arbiter} console-bot grade7 \"$@\"\n",
+            log = shell_quote(log.to_str().unwrap()),
+            arbiter = shell_quote(env!("CARGO_BIN_EXE_arbiter")),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = format!("console:{}", shell_quote(bot.to_str().unwrap()));
+    let (summary, out) = suite_json(
+        &spec,
+        &root().join(SUITE),
+        &["--sandbox", "none", "--games", "0"],
+    );
+    assert_eq!(summary["total"], 16, "{out}");
+    assert_eq!(summary["passed"], 16, "{out}");
+    let runs = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    // The display name once, then at most once for each of the two workers (both may
+    // reach their first case at once); a run per case made it 17.
+    assert!(
+        (1..=3).contains(&runs),
+        "`name` ran {runs} times for 16 cases"
+    );
+}
+
+#[test]
 fn a_bad_case_file_names_the_file_and_line() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tests = dir.path().join("4/white/tests");
