@@ -52,12 +52,16 @@ pub(super) struct Tail {
 
 impl Tail {
     pub(super) fn new(cap: usize) -> Arc<Mutex<Tail>> {
-        Arc::new(Mutex::new(Tail {
+        Arc::new(Mutex::new(Tail::empty(cap)))
+    }
+
+    fn empty(cap: usize) -> Tail {
+        Tail {
             cap,
             buf: Vec::new(),
             dropped: 0,
             closed: false,
-        }))
+        }
     }
 
     pub(super) fn push(&mut self, bytes: &[u8]) {
@@ -89,16 +93,16 @@ pub(super) fn lock(tail: &Mutex<Tail>) -> MutexGuard<'_, Tail> {
 
 /// A bot's stderr as its helper thread drains it: the tail kept, and the stream's end told
 /// to whoever waits for it the moment the thread sees it (a bot's end is waited on after
-/// every game: looking every few milliseconds held one game in twenty-five up to 10 ms).
+/// every game: looking every 10 ms held about one finish in twenty-five for a whole step).
 pub(super) struct Stderr {
-    pub(super) tail: Arc<Mutex<Tail>>,
+    pub(super) tail: Mutex<Tail>,
     ended: Condvar,
 }
 
 impl Stderr {
     fn new(cap: usize) -> Arc<Stderr> {
         Arc::new(Stderr {
-            tail: Tail::new(cap),
+            tail: Mutex::new(Tail::empty(cap)),
             ended: Condvar::new(),
         })
     }
@@ -392,6 +396,7 @@ mod tests {
         t.push(b"abcdefghijklmnopqrstuvwxyz");
         assert_eq!(t.text(), "[26 earlier bytes dropped]\nqrstuvwxyz");
     }
+
     #[test]
     fn a_wait_for_stderr_ends_when_the_stream_does_with_all_it_said() {
         let stderr = Stderr::new(64);
