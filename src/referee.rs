@@ -194,9 +194,10 @@ pub fn play_started<G: Game>(
             let paired = config.two_cpus
                 && placement.is_some()
                 && seats.iter().all(|seat| !seat.in_process());
-            let played = match paired {
-                true => pair::play(game, &mut seats, &mut play),
-                false => None,
+            let played = if paired {
+                pair::play(game, &mut seats, &mut play)
+            } else {
+                None
             };
             let (outcome, detail) = match played {
                 Some(played) => played,

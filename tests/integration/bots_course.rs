@@ -306,17 +306,24 @@ fn a_forked_child_does_not_outlive_the_game() {
 
 /// What the adapter writes to stdout for `input`, run directly (no referee).
 fn adapter_output(spec: &CommandSpec, input: &str) -> String {
+    String::from_utf8(run_adapter(spec, &[], input).stdout).unwrap()
+}
+
+/// The adapter run directly on `input` (no referee), the interpreter given `python_flags`
+/// first: its exit, stdout and stderr.
+fn run_adapter(spec: &CommandSpec, python_flags: &[&str], input: &str) -> std::process::Output {
     let mut child = std::process::Command::new(&spec.program)
+        .args(python_flags)
         .args(&spec.args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
     drop(stdin);
-    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    child.wait_with_output().unwrap()
 }
 
 /// The adapter reads a turn exactly as arbiter writes it for Asalto by a quicker route than
@@ -553,17 +560,7 @@ fn a_game_as_arbiter_writes_it_never_imports_json_in_the_adapter() {
     }));
     // Nothing after the end is answered.
     input.push_str(&turn);
-    let spec = course(bot);
-    let mut child = std::process::Command::new(&spec.program)
-        .args(["-X", "importtime"])
-        .args(&spec.args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_adapter(&course(bot), &["-X", "importtime"], &input);
     assert!(out.status.success(), "{:?}", out.status);
     let rebel = r#"{"type":"move","move":[[4,0],[3,0]]}"#;
     assert_eq!(

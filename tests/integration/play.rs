@@ -195,6 +195,16 @@ fn cpu_reporter() -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, bot)
 }
 
+/// The CPUs this machine has, when there are two or more to place a game's bots on.
+fn cpus_to_place_on() -> Option<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        eprintln!("one CPU: nothing to place");
+        return None;
+    }
+    Some(cores)
+}
+
 /// Per role, the (allowed CPUs, CPU) lines the bot wrote.
 fn cpus_per_turn(record: &serde_json::Value) -> Vec<Vec<(String, String)>> {
     ["rebel", "officer"]
@@ -245,11 +255,9 @@ fn rec_stderr(record: &serde_json::Value, role: &str) -> String {
 /// CPU. (A league's game keeps its bots on one CPU: the next test.)
 #[test]
 fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if cores < 2 {
-        eprintln!("one CPU: nothing to place");
+    let Some(cores) = cpus_to_place_on() else {
         return;
-    }
+    };
     let (dir, bot) = cpu_reporter();
     let all: Vec<String> = (0..cores).map(|c| c.to_string()).collect();
     for spread in [false, true] {
@@ -296,9 +304,7 @@ fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
 /// the next games' bots), where `arbiter play` would give each its own.
 #[test]
 fn a_league_game_keeps_its_bots_on_one_cpu() {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if cores < 2 {
-        eprintln!("one CPU: nothing to place");
+    if cpus_to_place_on().is_none() {
         return;
     }
     let (dir, bot) = cpu_reporter();
