@@ -11,7 +11,7 @@
 //! Knobs: `BENCH_CASES` (default 200), `BENCH_GAMES` (console games, default 4; in-process
 //! games are 10 times as many).
 
-use arbiter::bots::console::ConsolePlayer;
+use arbiter::bots::console::ask_name;
 use arbiter::bots::open_player;
 use arbiter::bots::spec::{BotSpec, CommandSpec, Confinement};
 use arbiter::games::advance::Advance;
@@ -63,12 +63,12 @@ fn main() {
         passed += usize::from(verdict.failure.is_none());
     }
     let suite_wall = started.elapsed();
-    let mut idle = ConsolePlayer::new(console(&bin, &["grade7"]));
+    let idle = console(&bin, &["grade7"]);
     let started = Instant::now();
     for _ in 0..cases {
         // A console-bot run as the suite makes one per case (the name is asked at the
         // first case only), doing no work: start-up, exit and cleanup.
-        idle.ask_name(limit).expect("starts");
+        ask_name(&idle, limit).expect("starts");
     }
     let startup = started.elapsed();
     println!(

@@ -13,10 +13,11 @@
 //! - a non-zero exit or a signal: `crash` (or the limit it broke); past the move limit:
 //!   `timeout`.
 //!
-//! `COMMAND name` gives the bot's display name; it is asked with a bounded wait at the first
-//! game (or graded case) of each program in a run, and remembered for the others: a suite
-//! of 200 positions otherwise ran every program twice a case. A failure there only leaves
-//! the bot unnamed, and the name is asked again at its next game.
+//! `COMMAND name` gives the bot's display name; it is one of the program's runs like a move
+//! (same group, cgroup, limits and sandbox), asked with a bounded wait when the bot is
+//! named or at its first game (or graded case), and remembered for the rest of the run: a
+//! suite of 200 positions otherwise ran every program twice a case. A failure there only
+//! leaves the bot unnamed, and the name is asked again at its next game.
 
 use super::confine::leftovers::private_folder;
 use super::process::once::{Exit, run_once, run_once_then};
@@ -61,6 +62,33 @@ fn remember_name(command: &CommandSpec, name: &str) {
     }
 }
 
+/// The name `command` gives to `COMMAND name` (within [`NAME_LIMIT`]), unless this run has
+/// it already; `None` when the program gives none in time (asked again next time).
+pub fn name_of(command: &CommandSpec) -> Option<String> {
+    if let Some(name) = known_name(command) {
+        return Some(name);
+    }
+    let (name, _stderr) = ask_name(command, NAME_LIMIT).ok()?;
+    let name = name?;
+    remember_name(command, &name);
+    Some(name)
+}
+
+/// Runs `COMMAND name` as one of the program's own runs (its process group, cgroup, limits
+/// and sandbox, per `command.confine`), waiting `limit` at most: the first non-empty line
+/// of its output, if it ran cleanly, and its stderr.
+pub fn ask_name(
+    command: &CommandSpec,
+    limit: Duration,
+) -> Result<(Option<String>, String), Failure> {
+    let ran = run_once(&command.clone().arg("name"), None, limit, &[])?;
+    if ran.failure(limit).is_some() {
+        return Ok((None, ran.stderr));
+    }
+    let name = ran.stdout.lines().map(str::trim).find(|l| !l.is_empty());
+    Ok((name.map(|n| n.chars().take(64).collect()), ran.stderr))
+}
+
 impl ConsolePlayer {
     pub fn new(command: CommandSpec) -> ConsolePlayer {
         ConsolePlayer {
@@ -84,18 +112,6 @@ impl ConsolePlayer {
             }
             self.stderr.drain(..cut);
         }
-    }
-
-    /// The bot's name from `COMMAND name`, if it gives one in time.
-    pub fn ask_name(&mut self, limit: Duration) -> Result<Option<String>, Failure> {
-        let command = self.command.clone().arg("name");
-        let ran = run_once(&command, None, limit, &[])?;
-        self.keep_stderr(&ran.stderr);
-        if ran.failure(limit).is_some() {
-            return Ok(None);
-        }
-        let name = ran.stdout.lines().map(str::trim).find(|l| !l.is_empty());
-        Ok(name.map(|n| n.chars().take(64).collect()))
     }
 
     /// One move: the board file of `state` in, the move that gives the board out.
@@ -191,10 +207,12 @@ impl<G: Game> Player<G> for ConsolePlayer {
             self.name = known_name(&self.command);
         }
         if self.name.is_none() {
-            self.name = self.ask_name(setup.init_limit.min(NAME_LIMIT))?;
-            if let Some(name) = &self.name {
+            let (name, stderr) = ask_name(&self.command, setup.init_limit.min(NAME_LIMIT))?;
+            self.keep_stderr(&stderr);
+            if let Some(name) = &name {
                 remember_name(&self.command, name);
             }
+            self.name = name;
         }
         Ok(self.name.clone())
     }

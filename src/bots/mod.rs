@@ -145,12 +145,17 @@ pub trait Player<G: Game>: Send {
 }
 
 /// The name a bot goes by when none is given: a console program's answer to `COMMAND
-/// name` (asked once, bounded, in its own process group and cgroup but outside any
-/// sandbox), else the name derived from the spec.
-pub fn display_name(spec: &BotSpec) -> String {
+/// name`, else the name derived from the spec. The program is asked as it will be seated
+/// (in `cwd`, with `env`, under `confine`: a student's program runs nowhere else), once a
+/// run: its games find the answer remembered.
+pub fn display_name(
+    spec: &BotSpec,
+    cwd: Option<&std::path::Path>,
+    env: &std::collections::BTreeMap<String, String>,
+    confine: spec::Confinement,
+) -> String {
     if let BotSpec::Console(command) = spec
-        && let Ok(Some(name)) =
-            console::ConsolePlayer::new(command.clone()).ask_name(console::NAME_LIMIT)
+        && let Some(name) = console::name_of(&seat_command(command.clone(), cwd, env, confine))
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || " _-.+()".contains(c))
@@ -200,6 +205,23 @@ pub fn default_name(spec: &BotSpec) -> String {
     }
 }
 
+/// A program's command as seated: under `confine`, in `cwd` when given, with `env` added.
+fn seat_command(
+    mut command: spec::CommandSpec,
+    cwd: Option<&std::path::Path>,
+    env: &std::collections::BTreeMap<String, String>,
+    confine: spec::Confinement,
+) -> spec::CommandSpec {
+    command.confine = confine;
+    if let Some(dir) = cwd {
+        command.cwd = Some(dir.to_path_buf());
+    }
+    command
+        .env
+        .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    command
+}
+
 /// Seats the bot `spec` names: a built-in engine in-process, anything else as a subprocess
 /// (started by [`Player::start`]). An unknown built-in name is an error listing the valid ones.
 pub fn open_player<G: Builtins>(spec: &BotSpec, game: &G) -> Result<Box<dyn Player<G>>, String> {
@@ -221,16 +243,7 @@ pub fn open_player_in<G: Builtins>(
     env: &std::collections::BTreeMap<String, String>,
     confine: spec::Confinement,
 ) -> Result<Box<dyn Player<G>>, String> {
-    let seat = |mut command: spec::CommandSpec| -> spec::CommandSpec {
-        command.confine = confine;
-        if let Some(dir) = cwd {
-            command.cwd = Some(dir.to_path_buf());
-        }
-        command
-            .env
-            .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        command
-    };
+    let seat = |command| seat_command(command, cwd, env, confine);
     let program =
         |command| -> Box<dyn Player<G>> { Box::new(process::ProcessPlayer::new(seat(command))) };
     let console =

@@ -90,6 +90,7 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
         args.options.matches.play.python.as_deref(),
         &args.options.out,
         args.submissions.strict,
+        args.options.matches.play.confine.confinement(),
     )?;
     start(
         &args.options,
@@ -101,9 +102,10 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
 
 pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     let python = args.options.matches.play.python.as_deref();
-    let mut entrants = vec![cli_entrant(&args.candidate, python)?];
+    let confine = args.options.matches.play.confine.confinement();
+    let mut entrants = vec![cli_entrant(&args.candidate, python, confine)?];
     for b in &args.baseline {
-        entrants.push(cli_entrant(b, python)?);
+        entrants.push(cli_entrant(b, python, confine)?);
     }
     start(
         &args.options,

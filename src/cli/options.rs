@@ -2,7 +2,7 @@
 //! (`NAME=SPEC` or a SPEC).
 
 use super::games::GameOptions;
-use crate::bots::spec::BotSpec;
+use crate::bots::spec::{BotSpec, Confinement};
 use crate::error::Error;
 use crate::tournament::openings::{OpeningChoice, Openings};
 use crate::tournament::{Entrant, Format, Tournament};
@@ -131,6 +131,7 @@ pub(crate) fn jobs_or_cores(jobs: Option<usize>) -> usize {
 pub(crate) fn named_spec(
     text: &str,
     python: Option<&str>,
+    confine: Confinement,
 ) -> Result<(String, String, BotSpec), Error> {
     let (name, spec_text) = match text.split_once('=') {
         // `NAME=` only when NAME is a plain word: a command line may hold `=` too.
@@ -148,7 +149,8 @@ pub(crate) fn named_spec(
     if let BotSpec::Command(command) = &spec {
         check_program(&spec_text, &command.program)?;
     }
-    let name = name.unwrap_or_else(|| crate::bots::display_name(&spec));
+    let name =
+        name.unwrap_or_else(|| crate::bots::display_name(&spec, None, &BTreeMap::new(), confine));
     Ok((name, spec_text, spec))
 }
 
@@ -177,16 +179,21 @@ pub(crate) fn check_program(text: &str, program: &str) -> Result<(), Error> {
     )))
 }
 
-/// A tournament entrant as written on the command line: `NAME=SPEC` or a SPEC.
-pub(crate) fn cli_entrant(text: &str, python: Option<&str>) -> Result<Entrant, Error> {
-    let (name, spec_text, spec) = named_spec(text, python)?;
+/// A tournament entrant as written on the command line, `NAME=SPEC` or a SPEC, to run
+/// under `confine`.
+pub(crate) fn cli_entrant(
+    text: &str,
+    python: Option<&str>,
+    confine: Confinement,
+) -> Result<Entrant, Error> {
+    let (name, spec_text, spec) = named_spec(text, python, confine)?;
     Ok(Entrant {
         name,
         spec_text,
         spec,
         cwd: None,
         env: BTreeMap::new(),
-        confine: Default::default(),
+        confine,
         non_scoring: false,
     })
 }

@@ -126,13 +126,13 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     let mut names = Vec::new();
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
-        let (name, _, spec) = named_spec(text, args.play.python.as_deref())?;
+        let confine = args.play.confine.confinement();
+        let (name, _, spec) = named_spec(text, args.play.python.as_deref(), confine)?;
         if let BotSpec::Builtin(name) = &spec
             && game.builtin(name, 0).is_none()
         {
             return Err(unknown_builtin(game, name));
         }
-        let confine = args.play.confine.confinement();
         if !matches!(spec, BotSpec::Builtin(_)) {
             super::confine::check(role, &confine)?;
         }

@@ -119,18 +119,18 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             super::options::check_program(written.get_ref(), &command.program).map_err(at)?;
         }
         crate::config::check_bot_keys(&config, bot, written.get_ref(), &spec)?;
-        let name = match &bot.name {
-            Some(n) if n.get_ref().trim().is_empty() => {
-                return Err(config.error_at(n.span(), "bot name is empty"));
-            }
-            Some(n) => n.get_ref().clone(),
-            None => crate::bots::display_name(&spec),
-        };
         // A command's words are read in its working folder: the config's, unless `dir`.
         let cwd = match &bot.dir {
             Some(d) => Some(base.join(d.get_ref())),
             None if matches!(spec, crate::bots::spec::BotSpec::Command(_)) => Some(base.clone()),
             None => None,
+        };
+        let name = match &bot.name {
+            Some(n) if n.get_ref().trim().is_empty() => {
+                return Err(config.error_at(n.span(), "bot name is empty"));
+            }
+            Some(n) => n.get_ref().clone(),
+            None => crate::bots::display_name(&spec, cwd.as_deref(), &env, confine),
         };
         entrants.push(Entrant {
             name,

@@ -3,7 +3,7 @@
 
 use super::games::GameOptions;
 use super::options::{cli_entrant, jobs_or_cores, parse_spec};
-use crate::bots::spec::BotSpec;
+use crate::bots::spec::{BotSpec, Confinement};
 use crate::bots::submissions::{self, Submissions};
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -160,6 +160,7 @@ pub fn cli_entrants(
     python: Option<&str>,
     out: &Path,
     strict: bool,
+    confine: Confinement,
 ) -> Result<(Vec<Entrant>, Vec<LeftOut>), Error> {
     let mut entrants = Vec::new();
     let mut left_out = Vec::new();
@@ -175,10 +176,10 @@ pub fn cli_entrants(
                 python,
                 strict,
             )?;
-            entrants.extend(found);
+            entrants.extend(found.into_iter().map(|e| Entrant { confine, ..e }));
             left_out.extend(skipped);
         } else {
-            entrants.push(cli_entrant(text, python)?);
+            entrants.push(cli_entrant(text, python, confine)?);
         }
     }
     Ok((entrants, left_out))
@@ -250,7 +251,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
             )?;
             entrants.extend(found);
         } else {
-            entrants.push(cli_entrant(text, python)?);
+            entrants.push(cli_entrant(text, python, args.confine.confinement())?);
         }
     }
     let mut names = std::collections::HashSet::new();

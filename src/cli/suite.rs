@@ -53,8 +53,8 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
             )));
         }
     }
-    let name = crate::bots::display_name(&spec);
     let confine = args.confine.confinement();
+    let name = crate::bots::display_name(&spec, None, &Default::default(), confine);
     super::confine::check(&name, &confine)?;
     let limit = Duration::from_millis(args.limit_ms);
     let suite = grader::read_suite(&args.dir)?;

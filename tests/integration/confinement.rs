@@ -283,6 +283,57 @@ fn a_console_program_is_confined_too() {
 }
 
 #[test]
+fn a_console_programs_name_run_is_confined_like_its_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let mark = dir.path().join("named.mark");
+    // Asked its name, it tries to read the user's file and to leave a mark beside it, and
+    // names itself after what it managed; asked for a move, it keeps the board.
+    let script = dir.path().join("namer.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "if [ \"$1\" = name ]; then\n\
+               touch {mark} 2>/dev/null\n\
+               if cat {secret} >/dev/null 2>&1; then echo leaked; else echo sealed; fi\n\
+               exit 0\n\
+             fi\n\
+             cp \"$2\" \"$3\"\n",
+            mark = shell_quote(&mark.to_string_lossy()),
+            secret = shell_quote(&secret.to_string_lossy()),
+        ),
+    )
+    .unwrap();
+    give_to_arbiter(dir.path());
+    // By default, and as the user asked it: `--sandbox none` runs the name like the moves,
+    // unconfined (it was asked under the default sandbox whatever the bot's).
+    for (sandbox, name, marked) in [("auto", "sealed", false), ("none", "leaked", true)] {
+        let _ = std::fs::remove_file(&mark);
+        let record = dir.path().join(format!("game-{sandbox}.json"));
+        let (code, stdout, stderr) = arbiter_as_user(&[
+            "play",
+            "--game",
+            "advance",
+            "--white",
+            &format!("console:sh {}", script.display()),
+            "--black",
+            "builtin:grade4",
+            "--sandbox",
+            sandbox,
+            "--record",
+            &record.to_string_lossy(),
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["players"]["white"], name, "{sandbox}: {record}");
+        assert_eq!(mark.exists(), marked, "{sandbox}: the name run's mark");
+        assert_eq!(record["reason"], "illegal_move", "{sandbox}: {record}");
+    }
+}
+
+#[test]
 fn a_resume_under_another_confinement_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let (class, results, _targets, _listener) = setup(dir.path());
