@@ -11,17 +11,35 @@
 use super::procfs::{self, ProcInfo, processes};
 use rustix::process::{Pid, WaitId, WaitIdOptions, WaitOptions};
 use std::collections::BTreeSet;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 /// The bot leaders started and not yet reaped by their players (each leads its process
 /// group, so its pid is also its group's id).
 static LEADERS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
-/// The registry of bot leaders. Hold it across starting a leader and registering it, so
-/// that the reaper never takes a leader that exits at once for an orphan.
+/// Held shared by each start of a bot leader until the leader is registered, and
+/// exclusively while the reaper or a sweep tells orphans from leaders: a leader that exits
+/// at once is never taken for an orphan, and two bots' starts never wait for each other.
+static STARTS: RwLock<()> = RwLock::new(());
+
+/// The registry of bot leaders.
 pub fn leaders() -> MutexGuard<'static, BTreeSet<i32>> {
     LEADERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Hold it across starting a bot leader and registering it in [`leaders`].
+pub fn starting() -> RwLockReadGuard<'static, ()> {
+    STARTS.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The registry, with no leader's start under way.
+fn leaders_settled() -> (
+    std::sync::RwLockWriteGuard<'static, ()>,
+    MutexGuard<'static, BTreeSet<i32>>,
+) {
+    let settled = STARTS.write().unwrap_or_else(|e| e.into_inner());
+    (settled, leaders())
 }
 
 /// While some zombie child is a leader or a helper that its owner will reap, how long the
@@ -73,11 +91,14 @@ fn reap_forever() {
 
 /// Reaps every exited orphan this process inherited; how many.
 pub fn reap_inherited() -> usize {
-    let leaders = leaders();
+    let zombies = inherited_candidates(|c| c.state == 'Z');
+    if zombies.is_empty() {
+        return 0;
+    }
+    let (_settled, leaders) = leaders_settled();
     let mut reaped = 0;
-    for child in children() {
+    for child in confirmed(zombies, &leaders) {
         if child.state == 'Z'
-            && is_inherited(&child, &leaders)
             && let Some(pid) = Pid::from_raw(child.pid)
             && matches!(
                 rustix::process::waitpid(Some(pid), WaitOptions::NOHANG),
@@ -93,16 +114,41 @@ pub fn reap_inherited() -> usize {
 /// The living orphans this process inherited from bots, for a sweep that can no longer
 /// tell them by their parent.
 pub fn living_inherited() -> Vec<ProcInfo> {
-    let leaders = leaders();
-    children()
+    let living = inherited_candidates(|c| c.state != 'Z');
+    if living.is_empty() {
+        return living;
+    }
+    let (_settled, leaders) = leaders_settled();
+    confirmed(living, &leaders)
         .into_iter()
-        .filter(|c| c.state != 'Z' && is_inherited(c, &leaders))
+        .filter(|c| c.state != 'Z')
         .collect()
 }
 
-fn is_inherited(child: &ProcInfo, leaders: &BTreeSet<i32>) -> bool {
+/// The children `keep` takes that may be orphans: out of arbiter's own process group.
+/// Scanned from /proc before any lock is taken, so that bots starting meanwhile are not
+/// kept waiting; [`confirmed`] decides.
+fn inherited_candidates(keep: impl Fn(&ProcInfo) -> bool) -> Vec<ProcInfo> {
     let own_group = rustix::process::getpgrp().as_raw_nonzero().get();
-    child.pgrp != own_group && !leaders.contains(&child.pid)
+    children()
+        .into_iter()
+        .filter(|c| c.pgrp != own_group && keep(c))
+        .collect()
+}
+
+/// Of `candidates`, those that are still this process's children out of its process group
+/// and are no registered leader, as /proc shows them now. Called with no start under way,
+/// so a leader is registered by then; read again, a pid that was reaped and reused since
+/// the scan is judged as what it is now.
+fn confirmed(candidates: Vec<ProcInfo>, leaders: &BTreeSet<i32>) -> Vec<ProcInfo> {
+    let me = std::process::id() as i32;
+    let own_group = rustix::process::getpgrp().as_raw_nonzero().get();
+    candidates
+        .into_iter()
+        .filter(|c| !leaders.contains(&c.pid))
+        .filter_map(|c| procfs::proc_info(c.pid))
+        .filter(|c| c.ppid == me && c.pgrp != own_group)
+        .collect()
 }
 
 /// This process's children: from each thread's `children` list where the kernel has it,
@@ -116,5 +162,38 @@ fn children() -> Vec<ProcInfo> {
             .filter(|p| p.ppid == me)
             .collect(),
         None => processes().into_iter().filter(|p| p.ppid == me).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+    use std::time::Instant;
+
+    #[test]
+    fn a_leader_that_exits_while_its_start_is_under_way_is_left_to_its_owner() {
+        let start = starting();
+        let mut child = std::process::Command::new("true")
+            .process_group(0)
+            .spawn()
+            .expect("true starts");
+        let pid = child.id() as i32;
+        let until = Instant::now() + Duration::from_secs(5);
+        while procfs::proc_info(pid).is_none_or(|p| p.state != 'Z') {
+            assert!(Instant::now() < until, "`true` did not exit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // A zombie out of arbiter's process group, not registered yet: the reaper must
+        // wait for the start to be over before it judges it.
+        let reaper = std::thread::spawn(reap_inherited);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!reaper.is_finished(), "the reaper judged during a start");
+        leaders().insert(pid);
+        drop(start);
+        reaper.join().expect("the reaper's pass");
+        let status = child.wait().expect("the owner reaps its leader");
+        leaders().remove(&pid);
+        assert!(status.success());
     }
 }

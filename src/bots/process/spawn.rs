@@ -189,9 +189,10 @@ impl Running {
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // Registered under the lock it was started under: the reaper never sees it
-        // unregistered, even if it exits at once.
-        let mut registry = leaders();
+        // Registered before its start is over (`starting`): the reaper never sees it
+        // unregistered, even if it exits at once. Starts do not wait for each other: a
+        // game's second bot was started up to 2 ms late behind the first.
+        let starting = reaper::starting();
         let mut child = cmd.spawn().map_err(|e| {
             let place = match &command.cwd {
                 Some(dir) => format!(" in `{}`", dir.display()),
@@ -203,8 +204,8 @@ impl Running {
             ))
         })?;
         let pgid = Pid::from_child(&child);
-        registry.insert(pgid.as_raw_nonzero().get());
-        drop(registry);
+        leaders().insert(pgid.as_raw_nonzero().get());
+        drop(starting);
         if let Some(report) = report
             && let Err(why) = report.word()
         {
