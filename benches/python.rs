@@ -17,7 +17,9 @@
 //!    same game between the same bots made to think longer (`BENCH_THINK` times, default
 //!    10: the game then takes about as long as the 1000-round game of two course bots the
 //!    project measured in the course's referee, 0.68 s); then a short game (random
-//!    rebels, soon captured) of the quick bots and of the thinking ones;
+//!    rebels, soon captured) of the quick bots and of the thinking ones, each with its
+//!    floor: the baseline plus what a second interpreter started beside the first adds
+//!    (two side by side against one alone), which no referee with a process per bot beats;
 //! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
 //!    protocol itself, a course bot behind the adapter, two course bots.
 //!
@@ -515,6 +517,31 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
     );
 }
 
+/// The wall time of `python -c pass` alone, and of two started at once (both waited for),
+/// medians of `runs` alternated: what a second bot process costs a short game at least,
+/// even with no referee between them. Two interpreters side by side contend for memory
+/// and caches; on a two-CPU virtual machine each start is slower than one alone.
+fn interpreter_starts(python: &str, runs: usize) -> (f64, f64) {
+    let start = || {
+        Command::new(python)
+            .args(["-c", "pass"])
+            .spawn()
+            .expect("the interpreter starts")
+    };
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let t = Instant::now();
+        assert!(start().wait().expect("an exit").success());
+        one.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let (mut a, mut b) = (start(), start());
+        assert!(a.wait().expect("an exit").success());
+        assert!(b.wait().expect("an exit").success());
+        two.push(t.elapsed().as_secs_f64());
+    }
+    (median(one), median(two))
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -719,6 +746,7 @@ fn main() {
     );
     // Short games (the random rebels are soon captured), where start-up and end weigh
     // most: the quick bots, then the bots that think.
+    let (one, two) = interpreter_starts(&python, 3 * rounds);
     for (label, rebel, officer) in [
         ("quick", &random, &greedy),
         ("thinking", &slow_random, &slow_greedy),
@@ -736,7 +764,18 @@ fn main() {
             a / b,
             (a - b) * 1000.0
         );
+        println!(
+            "    its floor with a process per bot: the baseline plus a second interpreter's start beside the first, {:.3}x",
+            (b + two - one) / b
+        );
     }
+    println!(
+        "  an interpreter's start (`{python} -c pass`) {:.1} ms alone, {:.1} ms for two side by side ({:.3}x), medians of {}",
+        one * 1000.0,
+        two * 1000.0,
+        two / one,
+        3 * rounds
+    );
     move_cost_with_python_bots(&python, &dir, rounds);
 
     // As a league plays them: the same two games (one seed, both role orders) again and
