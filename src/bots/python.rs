@@ -4,6 +4,8 @@
 //! to its `a1_state.py`) through bots/python/hinger_adapter.py. [`adapter_for`] picks one
 //! from the game and the file's name.
 
+mod code;
+
 use super::spec::CommandSpec;
 pub use super::spec::is_agent_file;
 use std::path::{Path, PathBuf};
@@ -67,10 +69,11 @@ pub fn hinger_command(file: &Path, python: Option<&str>) -> CommandSpec {
 
 fn adapter_command(adapter: &str, file: &Path, python: Option<&str>) -> CommandSpec {
     let file = absolute(file);
-    let mut command = CommandSpec::new(python.unwrap_or(DEFAULT_PYTHON))
+    let python = python.unwrap_or(DEFAULT_PYTHON);
+    let mut command = CommandSpec::new(python)
         .arg("-u")
         .arg("-c")
-        .arg(adapter)
+        .arg(code::program(adapter, python))
         .arg(file.to_string_lossy().into_owned());
     command.cwd = file
         .parent()
@@ -100,7 +103,8 @@ mod tests {
         assert_eq!(c.program, "python3");
         assert_eq!(c.args[0], "-u");
         assert_eq!(c.args[1], "-c");
-        assert!(c.args[2].contains("def main()"));
+        // The adapter's program: a loader of its compiled code, or its source.
+        assert_eq!(c.args[2], code::program(COURSE_ADAPTER, "python3"));
         assert_eq!(c.args[3], "/league/bots/Team07.py");
         assert_eq!(c.cwd.as_deref(), Some(Path::new("/league/bots")));
         let c = course_command(Path::new("Team07.py"), Some("python3.12"));
@@ -122,9 +126,10 @@ mod tests {
         assert!(is_agent_file(Path::new("A3_Agent_final.py")));
         assert!(!is_agent_file(Path::new("a3_agent.txt")));
         let c = command_for("hinger", agent, None);
-        assert!(c.args[2].contains("def main()"));
-        assert_eq!(c.args[2], HINGER_ADAPTER);
+        assert_eq!(c.args[2], code::program(HINGER_ADAPTER, "python3"));
         assert_eq!(c.cwd.as_deref(), Some(Path::new("/t/team07")));
-        assert_eq!(command_for("asalto", team, None).args[2], COURSE_ADAPTER);
+        let course = command_for("asalto", team, None).args[2].clone();
+        assert_eq!(course, code::program(COURSE_ADAPTER, "python3"));
+        assert_ne!(course, c.args[2]);
     }
 }

@@ -20,6 +20,22 @@ pub struct CommandSpec {
     pub carried: Vec<PathBuf>,
 }
 
+/// The executable file `program` names: a path, or a bare name looked up in `PATH`.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return executable(&path).then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+}
+
 /// Resource limits for one bot process (each process it forks inherits them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {

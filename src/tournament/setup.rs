@@ -8,7 +8,7 @@
 //! so a bot file edited between two runs of one tournament is noticed on resume.
 
 use super::Entrant;
-use crate::bots::spec::BotSpec;
+use crate::bots::spec::{BotSpec, find_program};
 use crate::error::Error;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -80,22 +80,6 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// The executable file `program` names: a path, or a bare name looked up in `PATH`.
-fn find_program(program: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.contains('/') {
-        let path = PathBuf::from(program);
-        return executable(&path).then_some(path);
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(program))
-        .find(|p| executable(p))
 }
 
 /// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`

@@ -190,17 +190,28 @@ pub fn negative_zeros(text: &str) -> Vec<String> {
     found
 }
 
-/// What a run left in the temporary folder `tmp`, but for the one thing it keeps there by
-/// design: the jail trials' finding (`arbiter-confinement-UID/found`), kept for the runs
-/// that follow on this boot. Anything else in that folder counts as left.
+/// What a run left in the temporary folder `tmp`, but for what it keeps there by design
+/// for the runs that follow: the jail trials' finding (`arbiter-confinement-UID/found`)
+/// and the Python adapters' compiled code (`arbiter-python-UID/` and a SHA-256 in hex).
+/// Anything else in those folders counts as left.
 pub fn left_in_temp(tmp: &Path) -> Vec<String> {
     let mut left = Vec::new();
     for entry in std::fs::read_dir(tmp).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("arbiter-confinement-") && entry.path().is_dir() {
-            for kept in std::fs::read_dir(entry.path()).unwrap().flatten() {
-                if kept.file_name() != "found" {
-                    left.push(format!("{name}/{}", kept.file_name().to_string_lossy()));
+        let kept: Option<fn(&str) -> bool> = if name.starts_with("arbiter-confinement-") {
+            Some(|file| file == "found")
+        } else if name.starts_with("arbiter-python-") {
+            Some(|file| file.len() == 64 && file.bytes().all(|b| b.is_ascii_hexdigit()))
+        } else {
+            None
+        };
+        if let Some(kept) = kept
+            && entry.path().is_dir()
+        {
+            for file in std::fs::read_dir(entry.path()).unwrap().flatten() {
+                let file = file.file_name().to_string_lossy().into_owned();
+                if !kept(&file) {
+                    left.push(format!("{name}/{file}"));
                 }
             }
         } else {
