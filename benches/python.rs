@@ -745,17 +745,19 @@ fn main() {
         (a - b) * 1000.0
     );
     // Short games (the random rebels are soon captured), where start-up and end weigh
-    // most: the quick bots, then the bots that think.
-    let (one, two) = interpreter_starts(&python, 3 * rounds);
+    // most: the quick bots, then the bots that think. A few tens of milliseconds each, on
+    // a machine whose speed drifts by a millisecond or two: five times the runs.
+    let short_runs = 15 * rounds;
+    let (one, two) = interpreter_starts(&python, short_runs);
     for (label, rebel, officer) in [
         ("quick", &random, &greedy),
         ("thinking", &slow_random, &slow_greedy),
     ] {
         let (a, b, plies) =
-            one_game_through_play(&python, &script, &dir, rebel, officer, 3 * rounds);
+            one_game_through_play(&python, &script, &dir, rebel, officer, short_runs);
         println!(
             "  a short game through arbiter play, {label} bots (random rebels, greedy officers, {plies} plies), medians of {}:",
-            3 * rounds
+            short_runs
         );
         println!(
             "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more); target: at most 1.10x",
@@ -774,7 +776,7 @@ fn main() {
         one * 1000.0,
         two * 1000.0,
         two / one,
-        3 * rounds
+        short_runs
     );
     move_cost_with_python_bots(&python, &dir, rounds);
 
