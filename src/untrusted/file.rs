@@ -288,6 +288,25 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     trusted_dir(dir)
 }
 
+/// The folder `NAME-UID` in the system's temporary folder, where a run keeps what the runs
+/// that follow may use (the jail trials' finding, compiled adapter code): made if missing,
+/// and `None` unless it is the running user's alone ([`private_dir`]).
+pub fn kept_dir(name: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", rustix::process::getuid().as_raw()));
+    private_dir(&dir).ok()?;
+    Some(dir)
+}
+
+/// Writes `bytes` as the file `name` in `dir` whole, then renames it into place: a run
+/// reading it never sees half of it.
+pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.persist(dir.join(name)).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Whether `dir` is a folder the running user owns and nobody else can write (made 0700
 /// if it was readable by others); an error saying why not.
 pub fn trusted_dir(dir: &Path) -> std::io::Result<()> {

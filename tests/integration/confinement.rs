@@ -229,12 +229,38 @@ fn at_level_two_a_spying_course_bot_reaches_no_file_and_no_tcp() {
     assert!(!targets.mark.exists(), "no mark left in /tmp");
 }
 
+/// A file of the user's that only the user may read, in `dir`.
+fn user_secret(dir: &Path) -> PathBuf {
+    let secret = dir.join("secret.txt");
+    std::fs::write(&secret, "the user's secret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    secret
+}
+
+/// An Advance game of the console program `white` against grade4, played by an ordinary
+/// user under `--sandbox sandbox`: its record.
+fn advance_game_as_user(white: &str, sandbox: &str, record: &Path) -> serde_json::Value {
+    let (code, stdout, stderr) = arbiter_as_user(&[
+        "play",
+        "--game",
+        "advance",
+        "--white",
+        white,
+        "--black",
+        "builtin:grade4",
+        "--sandbox",
+        sandbox,
+        "--record",
+        &record.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    serde_json::from_str(&read(record)).unwrap()
+}
+
 #[test]
 fn a_console_program_is_confined_too() {
     let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret.txt");
-    std::fs::write(&secret, "the user's secret\n").unwrap();
-    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let secret = user_secret(dir.path());
     let script = dir.path().join("spy.sh");
     std::fs::write(
         &script,
@@ -253,22 +279,11 @@ fn a_console_program_is_confined_too() {
     let white = format!("console:sh {}", script.display());
     // By default (level 1 here), and at level 2, where the processes stay visible.
     for (sandbox, processes) in [("auto", "blocked"), ("landlock", "reached")] {
-        let record = dir.path().join(format!("game-{sandbox}.json"));
-        let (code, stdout, stderr) = arbiter_as_user(&[
-            "play",
-            "--game",
-            "advance",
-            "--white",
+        let record = advance_game_as_user(
             &white,
-            "--black",
-            "builtin:grade4",
-            "--sandbox",
             sandbox,
-            "--record",
-            &record.to_string_lossy(),
-        ]);
-        assert_eq!(code, 0, "{stdout}{stderr}");
-        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+            &dir.path().join(format!("game-{sandbox}.json")),
+        );
         let log = record["logs"]["white"]["stderr"]
             .as_str()
             .unwrap_or_default();
@@ -285,9 +300,7 @@ fn a_console_program_is_confined_too() {
 #[test]
 fn a_console_programs_name_run_is_confined_like_its_moves() {
     let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret.txt");
-    std::fs::write(&secret, "the user's secret\n").unwrap();
-    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let secret = user_secret(dir.path());
     let mark = dir.path().join("named.mark");
     // Asked its name, it tries to read the user's file and to leave a mark beside it, and
     // names itself after what it managed; asked for a move, it keeps the board.
@@ -311,22 +324,11 @@ fn a_console_programs_name_run_is_confined_like_its_moves() {
     // unconfined (it was asked under the default sandbox whatever the bot's).
     for (sandbox, name, marked) in [("auto", "sealed", false), ("none", "leaked", true)] {
         let _ = std::fs::remove_file(&mark);
-        let record = dir.path().join(format!("game-{sandbox}.json"));
-        let (code, stdout, stderr) = arbiter_as_user(&[
-            "play",
-            "--game",
-            "advance",
-            "--white",
+        let record = advance_game_as_user(
             &format!("console:sh {}", script.display()),
-            "--black",
-            "builtin:grade4",
-            "--sandbox",
             sandbox,
-            "--record",
-            &record.to_string_lossy(),
-        ]);
-        assert_eq!(code, 0, "{stdout}{stderr}");
-        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+            &dir.path().join(format!("game-{sandbox}.json")),
+        );
         assert_eq!(record["players"]["white"], name, "{sandbox}: {record}");
         assert_eq!(mark.exists(), marked, "{sandbox}: the name run's mark");
         assert_eq!(record["reason"], "illegal_move", "{sandbox}: {record}");

@@ -20,12 +20,7 @@ use std::path::{Path, PathBuf};
 /// folder (cleared at boot on most systems), made if missing and used only if it is ours
 /// alone.
 fn folder() -> Option<PathBuf> {
-    let dir = std::env::temp_dir().join(format!(
-        "arbiter-confinement-{}",
-        rustix::process::getuid().as_raw()
-    ));
-    crate::untrusted::file::private_dir(&dir).ok()?;
-    Some(dir)
+    crate::untrusted::file::kept_dir("arbiter-confinement")
 }
 
 /// The file of the finding, in its folder.
@@ -138,16 +133,9 @@ fn recall_in(dir: &Path, helper: &Path) -> bool {
     }
 }
 
-/// Written whole, then renamed: a run reading it never sees half of it.
 fn keep_in(dir: &Path, helper: &Path) {
-    use std::io::Write;
-    let Some(key) = key(helper) else {
-        return;
-    };
-    if let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir)
-        && temp.write_all(finding(&key).as_bytes()).is_ok()
-    {
-        let _ = temp.persist(dir.join(FILE));
+    if let Some(key) = key(helper) {
+        let _ = crate::untrusted::file::write_whole(dir, FILE, finding(&key).as_bytes());
     }
 }
 

@@ -83,12 +83,7 @@ fn loader(adapter: &str, compiled: &Compiled) -> String {
 /// The folder kept code lives in: `arbiter-python-UID` in the system's temporary folder,
 /// made if missing and used only if it is ours alone.
 fn kept_folder() -> Option<PathBuf> {
-    let dir = std::env::temp_dir().join(format!(
-        "arbiter-python-{}",
-        rustix::process::getuid().as_raw()
-    ));
-    crate::untrusted::file::private_dir(&dir).ok()?;
-    Some(dir)
+    crate::untrusted::file::kept_dir("arbiter-python")
 }
 
 /// `adapter`'s code as `python` makes it: kept in `folder` from an earlier run, else made
@@ -154,14 +149,9 @@ fn recall(folder: &Path, name: &str) -> Option<Compiled> {
     parse(body)
 }
 
-/// Written whole, then renamed: a run reading it never sees half of it.
+/// Kept for the runs that follow; a folder that takes no file only costs them a compile.
 fn keep(folder: &Path, name: &str, compiled: &Compiled) {
-    use std::io::Write;
-    if let Ok(mut temp) = tempfile::NamedTempFile::new_in(folder)
-        && temp.write_all(file_text(compiled).as_bytes()).is_ok()
-    {
-        let _ = temp.persist(folder.join(name));
-    }
+    let _ = crate::untrusted::file::write_whole(folder, name, file_text(compiled).as_bytes());
 }
 
 /// The compile run's output (also a kept file's body): the magic number in hex, then the
