@@ -34,11 +34,25 @@ impl PrivateFolder {
 
 impl Drop for PrivateFolder {
     fn drop(&mut self) {
-        // Removed before it leaves the list, under its lock: a run exiting on a signal
-        // meanwhile either removes it itself or finds it gone.
-        let mut live = live();
+        // Removed outside the list's lock, so that a game's two folders go side by side
+        // (each a few tenths of a millisecond of unlinking; under the lock, the second
+        // bot's end waited for the first's). It leaves the list only once gone: a run
+        // exiting on a signal meanwhile removes what is left of it.
         let _ = std::fs::remove_dir_all(&self.path);
+        let mut live = live();
+        remove_wholly(&self.path);
         live.remove(&self.path);
+    }
+}
+
+/// Removes `path` and everything below it, also while another thread is removing it
+/// (each may find gone what it listed, and stop): tried again while it is there.
+fn remove_wholly(path: &Path) {
+    for _ in 0..4 {
+        let _ = std::fs::remove_dir_all(path);
+        if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+            return;
+        }
     }
 }
 
@@ -53,7 +67,7 @@ pub(crate) fn run_is_gone(pid: u32) -> bool {
 /// context.
 pub fn remove_live() {
     for path in live().iter() {
-        let _ = std::fs::remove_dir_all(path);
+        remove_wholly(path);
     }
 }
 
@@ -115,6 +129,26 @@ fn clear_dead_runs(kind: &str, base: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_removed_by_its_drop_and_by_an_exit_at_once_is_gone() {
+        let base = tempfile::tempdir().unwrap();
+        for _ in 0..20 {
+            let folder = private_folder("race", base.path()).unwrap();
+            let path = folder.path().to_path_buf();
+            for i in 0..50 {
+                let dir = path.join(format!("d{}", i % 5));
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join(format!("f{i}")), "x").unwrap();
+            }
+            // The game's end drops it while the run, on a signal, removes what it holds.
+            let dropping = std::thread::spawn(move || drop(folder));
+            remove_live();
+            dropping.join().unwrap();
+            assert!(!path.exists(), "{} is left", path.display());
+            assert!(!live().contains(&path));
+        }
+    }
 
     #[test]
     fn folders_of_runs_that_are_gone_are_removed_and_the_rest_kept() {
