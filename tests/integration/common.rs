@@ -220,3 +220,23 @@ pub fn left_in_temp(tmp: &Path) -> Vec<String> {
     }
     left
 }
+
+/// `arbiter play` of an Advance game, the console program `white` against the built-in
+/// grade4, its record written to `record`, with `extra` arguments after.
+pub fn advance_against_grade4(white: &str, record: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "play",
+        "--game",
+        "advance",
+        "--white",
+        white,
+        "--black",
+        "builtin:grade4",
+        "--record",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(record.to_string_lossy().into_owned());
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}

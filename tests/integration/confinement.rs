@@ -240,19 +240,9 @@ fn user_secret(dir: &Path) -> PathBuf {
 /// An Advance game of the console program `white` against grade4, played by an ordinary
 /// user under `--sandbox sandbox`: its record.
 fn advance_game_as_user(white: &str, sandbox: &str, record: &Path) -> serde_json::Value {
-    let (code, stdout, stderr) = arbiter_as_user(&[
-        "play",
-        "--game",
-        "advance",
-        "--white",
-        white,
-        "--black",
-        "builtin:grade4",
-        "--sandbox",
-        sandbox,
-        "--record",
-        &record.to_string_lossy(),
-    ]);
+    let args = advance_against_grade4(white, record, &["--sandbox", sandbox]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = arbiter_as_user(&args);
     assert_eq!(code, 0, "{stdout}{stderr}");
     serde_json::from_str(&read(record)).unwrap()
 }

@@ -69,21 +69,9 @@ fn console_bot(dir: &Path, name: &str, body: &str) -> String {
 
 fn play_advance(dir: &Path, white: &str, extra: &[&str]) -> (Finished, serde_json::Value) {
     let record = dir.join("game.json");
-    let mut args = vec![
-        "play",
-        "--game",
-        "advance",
-        "--white",
-        white,
-        "--black",
-        "builtin:grade4",
-        "--limit-ms",
-        "2000",
-        "--record",
-    ];
-    let record_text = record.to_string_lossy().into_owned();
-    args.push(&record_text);
-    args.extend_from_slice(extra);
+    let extra = [&["--limit-ms", "2000"], extra].concat();
+    let args = advance_against_grade4(white, &record, &extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // `--sandbox user` needs root: arbiter runs as root, the bot under its own uid.
     let cmd = if extra.contains(&"--sandbox") {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
