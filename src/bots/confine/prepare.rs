@@ -397,7 +397,10 @@ fn runtime_of(
 /// A Python's real executable and its base prefix.
 type PythonRuntime = Option<(PathBuf, PathBuf)>;
 
-/// [`PythonRuntime`] of `python`, asked once per interpreter.
+/// [`PythonRuntime`] of `python`, asked once per interpreter, without `site` (`-S`): where
+/// the interpreter lives does not depend on it, and a `site` with `.pth` files, or a
+/// `sitecustomize` that prints, cost tens of milliseconds of every `arbiter play` run with a
+/// version manager's `python3`, or put its own line first.
 fn python_runtime(python: &Path) -> PythonRuntime {
     static KNOWN: Mutex<Option<HashMap<PathBuf, PythonRuntime>>> = Mutex::new(None);
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
@@ -407,6 +410,7 @@ fn python_runtime(python: &Path) -> PythonRuntime {
         .or_insert_with(|| {
             let out = Command::new(python)
                 .args([
+                    "-S",
                     "-c",
                     "import sys; print(sys.executable); print(sys.base_prefix)",
                 ])
@@ -431,4 +435,46 @@ fn chown_tree(path: &Path, id: u32) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_python_behind_a_script_is_found_without_running_its_site() {
+        let asked = |python: &Path, what: &str| -> PathBuf {
+            let out = Command::new(python)
+                .args(["-c", &format!("import sys; print(sys.{what})")])
+                .output()
+                .expect("python3 runs");
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+        };
+        let real = asked(Path::new("python3"), "executable");
+        let dir = tempfile::tempdir().unwrap();
+        // A wrapper, as a version manager's shim is, whose Python has a `sitecustomize`
+        // that prints a line of its own and takes its time.
+        let site = dir.path().join("site");
+        std::fs::create_dir(&site).unwrap();
+        std::fs::write(
+            site.join("sitecustomize.py"),
+            "import time\nprint('sitecustomize was here')\ntime.sleep(0.5)\n",
+        )
+        .unwrap();
+        let wrapper = dir.path().join("python3");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nPYTHONPATH={} exec {} \"$@\"\n",
+                site.display(),
+                real.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (executable, prefix) = python_runtime(&wrapper).expect("the wrapper's Python");
+        assert_eq!(executable, std::fs::canonicalize(&real).unwrap());
+        assert_eq!(prefix, asked(&real, "base_prefix"));
+    }
 }
