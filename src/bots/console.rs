@@ -65,13 +65,23 @@ fn remember_name(command: &CommandSpec, name: &str) {
 /// The name `command` gives to `COMMAND name` (within [`NAME_LIMIT`]), unless this run has
 /// it already; `None` when the program gives none in time (asked again next time).
 pub fn name_of(command: &CommandSpec) -> Option<String> {
+    name_within(command, NAME_LIMIT).ok()?.0
+}
+
+/// The name `command` gives, remembered from earlier in the run or asked now within
+/// `limit` (and remembered), with what the run wrote on stderr.
+fn name_within(
+    command: &CommandSpec,
+    limit: Duration,
+) -> Result<(Option<String>, String), Failure> {
     if let Some(name) = known_name(command) {
-        return Some(name);
+        return Ok((Some(name), String::new()));
     }
-    let (name, _stderr) = ask_name(command, NAME_LIMIT).ok()?;
-    let name = name?;
-    remember_name(command, &name);
-    Some(name)
+    let (name, stderr) = ask_name(command, limit)?;
+    if let Some(name) = &name {
+        remember_name(command, name);
+    }
+    Ok((name, stderr))
 }
 
 /// Runs `COMMAND name` as one of the program's own runs (its process group, cgroup, limits
@@ -204,14 +214,8 @@ impl<G: Game> Player<G> for ConsolePlayer {
             ));
         }
         if self.name.is_none() {
-            self.name = known_name(&self.command);
-        }
-        if self.name.is_none() {
-            let (name, stderr) = ask_name(&self.command, setup.init_limit.min(NAME_LIMIT))?;
+            let (name, stderr) = name_within(&self.command, setup.init_limit.min(NAME_LIMIT))?;
             self.keep_stderr(&stderr);
-            if let Some(name) = &name {
-                remember_name(&self.command, name);
-            }
             self.name = name;
         }
         Ok(self.name.clone())

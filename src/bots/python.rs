@@ -67,7 +67,7 @@ pub fn hinger_command(file: &Path, python: Option<&str>) -> CommandSpec {
     adapter_command(HINGER_ADAPTER, file, python)
 }
 
-fn adapter_command(adapter: &str, file: &Path, python: Option<&str>) -> CommandSpec {
+fn adapter_command(adapter: &'static str, file: &Path, python: Option<&str>) -> CommandSpec {
     let file = absolute(file);
     let python = python.unwrap_or(DEFAULT_PYTHON);
     let mut command = CommandSpec::new(python)

@@ -153,7 +153,8 @@ fn shlex_quote(text: &str) -> String {
 }
 
 /// The bots as written on the command line: each `NAME=SPEC`, a SPEC, or a folder of
-/// submissions (every bot in it); and the entries of those folders that are not bots.
+/// submissions (every bot in it); and the entries of those folders that are not bots. A
+/// console program named without `NAME=` is asked its name under `confine`.
 pub fn cli_entrants(
     bots: &[String],
     game: GameKind,
@@ -176,7 +177,7 @@ pub fn cli_entrants(
                 python,
                 strict,
             )?;
-            entrants.extend(found.into_iter().map(|e| Entrant { confine, ..e }));
+            entrants.extend(found);
             left_out.extend(skipped);
         } else {
             entrants.push(cli_entrant(text, python, confine)?);

@@ -38,10 +38,8 @@ impl Drop for PrivateFolder {
         // (each a few tenths of a millisecond of unlinking; under the lock, the second
         // bot's end waited for the first's). It leaves the list only once gone: a run
         // exiting on a signal meanwhile removes what is left of it.
-        let _ = std::fs::remove_dir_all(&self.path);
-        let mut live = live();
         remove_wholly(&self.path);
-        live.remove(&self.path);
+        live().remove(&self.path);
     }
 }
 

@@ -47,16 +47,15 @@ struct Compiled {
 
 /// The `-c` program that runs `adapter` under the interpreter `python`: a loader of the
 /// adapter's compiled code, or the source itself when no code can be had.
-pub fn program(adapter: &str, python: &str) -> String {
-    /// Per interpreter and adapter (its source's digest): the loader, if there is code.
-    type Loaders = BTreeMap<(String, String), Option<String>>;
+pub fn program(adapter: &'static str, python: &str) -> String {
+    /// Per interpreter and adapter (one of arbiter's own): the loader, if there is code.
+    type Loaders = BTreeMap<(String, &'static str), Option<String>>;
     static KNOWN: Mutex<Loaders> = Mutex::new(BTreeMap::new());
-    let source_digest = hex(&Sha256::digest(adapter.as_bytes()));
     // Held while the code is found or made: a game's two seats ask at once, and the first
     // run of a league has one compile, not one per seat.
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     let loader = known
-        .entry((python.to_string(), source_digest))
+        .entry((python.to_string(), adapter))
         .or_insert_with(|| {
             compiled(adapter, python, kept_folder().as_deref())
                 .map(|compiled| loader(adapter, &compiled))
