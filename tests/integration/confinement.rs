@@ -831,6 +831,115 @@ fn a_kept_finding_that_no_longer_holds_is_tried_again_and_the_bot_started_at_the
     assert!(!found.exists());
 }
 
+/// A run keeps what its cgroup probe found (processes can be born in bots' cgroups), and
+/// the runs after it make no probe cgroup: their first bot takes the first cgroup
+/// (`-bot-0`, where the probing run's took `-bot-1`). When a jail could not be born in its
+/// bot's cgroup after all, the bot is found outside it as it starts: it plays on as a bot
+/// without one, no cgroup of the run is left, and the finding is forgotten. The refusal
+/// is played by a stand-in for the program that builds jails, which takes the cgroup out
+/// of the jail's description while a file beside it says so. Run as root: the user whose
+/// runs make cgroups here.
+#[test]
+fn a_bot_born_outside_its_cgroup_plays_without_it_and_the_kept_finding_is_forgotten() {
+    if !rustix::process::getuid().is_root() {
+        eprintln!("not root: no cgroups for bots here: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let stand_in = dir.path().join("arbiter-stand-in");
+    std::fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/bash\n\
+             # As `arbiter confine @FILE`, with no cgroup to be born in while `refuse` is here.\n\
+             here=$(dirname \"$0\")\n\
+             if [ -e \"$here/refuse\" ]; then sed -i 's/\"cgroup\":\"[^\"]*\"/\"cgroup\":null/' \"${{2#@}}\"; fi\n\
+             exec {} \"$@\"\n",
+            shell_quote(env!("CARGO_BIN_EXE_arbiter"))
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let found = tmp.join("arbiter-confinement-0/cgroups");
+    // Alive while its start is checked, then out without a word.
+    let bot = "sh -c 'grep 0:: /proc/self/cgroup >&2; sleep 0.3; exit 3'";
+    let game = || {
+        let record = dir.path().join("game.json");
+        let mut cmd = arbiter();
+        cmd.args([
+            "play",
+            "--rebel",
+            bot,
+            "--officer",
+            "builtin:random",
+            "--record",
+        ])
+        .arg(&record)
+        .env("ARBITER_EXE", &stand_in)
+        .env("TMPDIR", &tmp);
+        let child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let out = child.wait_with_output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        let log = record["logs"]["rebel"]["stderr"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        (pid, log)
+    };
+    let (pid, log) = game();
+    if !found.exists() {
+        eprintln!("no bot cgroups with CLONE_INTO_CGROUP here: skipped ({log})");
+        return;
+    }
+    assert!(
+        log.contains(&format!("/arbiter-{pid}-bot-1")),
+        "the probing run's bot in the cgroup after the probe's: {log}"
+    );
+    let (pid, log) = game();
+    assert!(
+        log.contains(&format!("/arbiter-{pid}-bot-0")),
+        "a run after it makes no probe cgroup: {log}"
+    );
+    assert!(found.exists(), "the finding stays while it holds");
+
+    std::fs::write(dir.path().join("refuse"), "").unwrap();
+    let (pid, log) = game();
+    assert!(
+        log.starts_with("0::") && !log.contains("-bot-"),
+        "the stand-in's bot was born in a bot cgroup: {log}"
+    );
+    assert!(
+        !found.exists(),
+        "the finding that did not hold is forgotten"
+    );
+    let cgroup_root = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+        .into_iter()
+        .find(|m| Path::new(m).join("cgroup.controllers").exists())
+        .unwrap();
+    let own = arbiter::bots::cgroup::cgroup_of(std::process::id() as i32);
+    let parent = Path::new(cgroup_root).join(own.trim_start_matches('/'));
+    let left: Vec<String> = std::fs::read_dir(&parent)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&format!("arbiter-{pid}-")))
+        .collect();
+    assert!(left.is_empty(), "cgroups of the run left: {left:?}");
+}
+
 /// The folder that keeps the trials' finding is used only when it is the running user's
 /// alone: one planted by another user (here root, for arbiter running as nobody) is
 /// neither read nor written, and the run plays on after its own trials.

@@ -63,6 +63,11 @@ impl BotCgroup {
         &self.path
     }
 
+    /// Whether any process is in the cgroup now.
+    pub fn holds_anyone(&self) -> bool {
+        populated(&self.path)
+    }
+
     /// SIGKILLs every process in the cgroup and waits (bounded) until it is empty.
     pub fn kill(&self) {
         kill_path(&self.path);
@@ -174,12 +179,14 @@ fn populated(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The number of the next cgroup this process makes.
+static NEXT_CGROUP: AtomicU64 = AtomicU64::new(0);
+
 fn make(parent: &Path) -> io::Result<BotCgroup> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = format!(
         "arbiter-{}-bot-{}",
         std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
+        NEXT_CGROUP.fetch_add(1, Ordering::Relaxed)
     );
     let path = parent.join(name);
     std::fs::create_dir(&path)?;
@@ -210,7 +217,10 @@ struct Parent {
 
 /// arbiter's own cgroup on the cgroup2 hierarchy, if bots' cgroups can be made in it:
 /// probed once by starting a process in one, born in it where the kernel can, else
-/// `cat /proc/self/cgroup` moved in before its `exec`.
+/// `cat /proc/self/cgroup` moved in before its `exec`. That processes can be born there
+/// is kept for the runs that follow on this boot ([`super::kept`]), which skip the probe
+/// (a fork of the whole referee, half a millisecond of a one-game run's start); each bot
+/// is then checked to be in its cgroup as it starts ([`BotCgroup::holds_anyone`]).
 fn usable_parent() -> Option<&'static Parent> {
     static PARENT: OnceLock<Option<Parent>> = OnceLock::new();
     PARENT
@@ -219,6 +229,15 @@ fn usable_parent() -> Option<&'static Parent> {
                 return None;
             }
             let path = own_cgroup()?;
+            let finding = super::kept::Finding::born_into_cgroups(&path);
+            let helper = super::helper_program();
+            if helper.as_ref().is_some_and(|h| finding.recall(h)) {
+                clear_dead_runs(&path);
+                return Some(Parent {
+                    path,
+                    born_into: true,
+                });
+            }
             let probe = make(&path).ok()?;
             if !probe.path.join("cgroup.kill").exists() {
                 return None;
@@ -229,9 +248,20 @@ fn usable_parent() -> Option<&'static Parent> {
             if works {
                 clear_dead_runs(&path);
             }
+            if let (true, Some(helper)) = (born_into, &helper) {
+                finding.keep(helper);
+            }
             works.then_some(Parent { path, born_into })
         })
         .as_ref()
+}
+
+/// After a bot was found outside the cgroup it was to be born in: the kept finding that
+/// said it could be is forgotten, and the runs that follow probe again.
+pub fn born_into_failed() {
+    if let Some(parent) = usable_parent() {
+        super::kept::Finding::born_into_cgroups(&parent.path).forget();
+    }
 }
 
 /// A cgroup's folder, opened as [`fork_into`] takes it.
@@ -387,5 +417,46 @@ mod tests {
         assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
         assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL);
         assert!(!populated(cgroup.path()));
+    }
+
+    /// A run after one that found processes can be born in bots' cgroups takes that from
+    /// the kept finding and makes no probe cgroup; a bot then found outside its cgroup
+    /// makes the runs after it probe again.
+    #[test]
+    fn a_kept_finding_spares_the_probe_and_a_bot_born_outside_forgets_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        // SAFETY: set before the test starts a thread; each test is its own process
+        // under nextest.
+        unsafe { std::env::set_var("TMPDIR", tmp.path()) };
+        let Some(path) = own_cgroup() else {
+            eprintln!("no cgroup2 hierarchy here: skipped");
+            return;
+        };
+        let Some(probe) = make(&path).ok() else {
+            eprintln!("cannot make cgroups under {}: skipped", path.display());
+            return;
+        };
+        if !born_in(&probe) {
+            eprintln!(
+                "no CLONE_INTO_CGROUP into {}: skipped",
+                probe.path.display()
+            );
+            return;
+        }
+        drop(probe);
+        let helper = super::super::helper_program().expect("the arbiter program");
+        let finding = super::super::kept::Finding::born_into_cgroups(&path);
+        finding.keep(&helper);
+        let made = NEXT_CGROUP.load(Ordering::Relaxed);
+        assert!(born_into_works());
+        assert_eq!(
+            NEXT_CGROUP.load(Ordering::Relaxed),
+            made,
+            "a probe cgroup was made"
+        );
+        let bot = BotCgroup::create().expect("a bot cgroup");
+        assert!(!bot.holds_anyone(), "nobody was started in it");
+        born_into_failed();
+        assert!(!finding.recall(&helper), "the finding is forgotten");
     }
 }

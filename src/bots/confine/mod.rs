@@ -138,14 +138,14 @@ pub(crate) fn recheck() -> bool {
     if TRIED.get().is_some() {
         return false;
     }
-    kept::forget();
+    kept::Finding::namespaces().forget();
     verify();
     true
 }
 
 /// The file that keeps this boot's finding for the runs that follow, when one holds now.
 pub fn kept_finding() -> Option<PathBuf> {
-    kept::kept_at(&helper_program()?)
+    kept::Finding::namespaces().kept_at(&helper_program()?)
 }
 
 static TRIED: OnceLock<Layers> = OnceLock::new();
@@ -154,11 +154,13 @@ static TRIED: OnceLock<Layers> = OnceLock::new();
 fn recalled() -> Option<Layers> {
     let helper = helper_program()?;
     let landlock = landlock_abi().ok()?;
-    kept::recall(&helper).then_some(Layers {
-        user_namespaces: Ok(()),
-        landlock: Ok(landlock),
-        seccomp: Ok(()),
-    })
+    kept::Finding::namespaces()
+        .recall(&helper)
+        .then_some(Layers {
+            user_namespaces: Ok(()),
+            landlock: Ok(landlock),
+            seccomp: Ok(()),
+        })
 }
 
 /// The trials' own finding, never a kept one: the layers found by starting `true` in a jail
@@ -171,7 +173,7 @@ pub fn verify() -> &'static Layers {
         if layers.level() == Some(Level::Namespaces)
             && let Some(helper) = helper_program()
         {
-            kept::keep(&helper);
+            kept::Finding::namespaces().keep(&helper);
         }
         layers
     })

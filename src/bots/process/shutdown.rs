@@ -7,7 +7,7 @@ use crate::bots::cgroup;
 use crate::bots::protocol::ToBot;
 use crate::bots::reaper::{self, leaders};
 use crate::bots::sandbox;
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
+use rustix::process::{Pid, Signal, WaitIdStatus};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
@@ -92,12 +92,7 @@ impl Running {
     /// The leader's exit, if it has exited, without reaping it: while unreaped, its pid
     /// cannot be reused, so signalling the group cannot hit a stranger.
     pub(super) fn exit_status(&self) -> Option<WaitIdStatus> {
-        rustix::process::waitid(
-            WaitId::Pid(self.pgid),
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
-        )
-        .ok()
-        .flatten()
+        super::spawn::exited(self.pgid)
     }
 
     pub(super) fn wait_exit(&self, limit: Duration) -> Option<WaitIdStatus> {

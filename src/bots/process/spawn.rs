@@ -11,7 +11,7 @@ use crate::bots::reaper::{self, leaders};
 use crate::bots::sandbox::Sandbox;
 use crate::bots::spec::{CommandSpec, Limits};
 use crate::bots::{Failure, FailureKind};
-use rustix::process::{Pid, Signal};
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
 use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::process::{Child, ChildStderr, ChildStdin, Stdio};
@@ -186,6 +186,7 @@ impl Running {
             cgroup,
             report,
         } = crate::bots::confine::launch(command).map_err(Started::Failed)?;
+        let born_in_jail = prepared.as_ref().is_some_and(|p| p.jail.cgroup.is_some());
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -211,6 +212,17 @@ impl Running {
         {
             return Err(abandon(&mut child, pgid, Started::JailFailed(why)));
         }
+        // The jail was to be born in the bot's cgroup and has started (its init and the
+        // bot's program are up): a cgroup with nobody in it while the helper waits for
+        // them means the birth there failed and the bot runs outside, so it is swept as a
+        // bot without one.
+        let cgroup = match cgroup {
+            Some(c) if born_in_jail && !c.holds_anyone() && exited(pgid).is_none() => {
+                crate::bots::cgroup::born_into_failed();
+                None
+            }
+            other => other,
+        };
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
             let why = Failure::new(FailureKind::Spawn, "the bot's pipes are missing");
@@ -313,6 +325,16 @@ impl Running {
         end.pending.fetch_add(1, Ordering::SeqCst);
         let _ = end.queue.send(rest);
     }
+}
+
+/// The exit of `leader`, a child of this process, if it has exited, without reaping it.
+pub(super) fn exited(leader: Pid) -> Option<WaitIdStatus> {
+    rustix::process::waitid(
+        WaitId::Pid(leader),
+        WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+    )
+    .ok()
+    .flatten()
 }
 
 /// Why a bot process did not start.
