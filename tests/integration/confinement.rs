@@ -784,7 +784,7 @@ fn a_kept_finding_that_no_longer_holds_is_tried_again_and_the_bot_started_at_the
              if [ -e \"$here/refuse\" ] && grep -q '\"level\":\"namespaces\"' \"${{2#@}}\"; then\n\
              \x20 why='unshare(user, mount, pid, network, ipc, uts namespaces): Operation not permitted (the test refuses)'\n\
              \x20 echo \"arbiter confine: $why\" >&2\n\
-             \x20 if [ -n \"$ARBITER_JAIL_REPORT_FD\" ]; then printf '%s' \"$why\" >&\"$ARBITER_JAIL_REPORT_FD\"; fi\n\
+             \x20 if [ -n \"$ARBITER_JAIL_REPORT\" ]; then printf '%s' \"$why\" > \"$ARBITER_JAIL_REPORT\"; fi\n\
              \x20 exit 125\n\
              fi\n\
              exec {} \"$@\"\n",
@@ -970,7 +970,7 @@ fn a_finding_folder_planted_by_another_user_is_neither_read_nor_written() {
     );
 }
 
-/// What tells `arbiter confine` where its report pipe is never reaches the bot.
+/// What tells `arbiter confine` where its report is never reaches the bot.
 #[test]
 fn a_jailed_bot_does_not_inherit_the_report_pipes_name() {
     let dir = test_dir();
@@ -998,5 +998,5 @@ fn a_jailed_bot_does_not_inherit_the_report_pipes_name() {
         .find(|l| l.starts_with("ENV "))
         .unwrap_or_else(|| panic!("no ENV line: {record}"));
     assert!(env.contains("PATH"), "{env}");
-    assert!(!env.contains("ARBITER_JAIL_REPORT_FD"), "{env}");
+    assert!(!env.contains("ARBITER_JAIL_REPORT"), "{env}");
 }

@@ -1,6 +1,6 @@
 //! Inside the door: what `arbiter confine` does between being started for a bot and
 //! `exec`ing the bot's program. One small step per layer, each failing loudly with what
-//! the kernel refused (on stderr and on the jail's report pipe, [`super::report`]) and
+//! the kernel refused (on stderr and on the jail's report, [`super::report`]) and
 //! nothing started half confined:
 //!
 //! 1. (namespaces) new user, mount, pid, network, IPC and UTS namespaces; the caller's uid
@@ -50,6 +50,10 @@ pub struct Jail {
     /// and with it everything the bot starts. `None`: the referee moved this process in.
     #[serde(default)]
     pub cgroup: Option<PathBuf>,
+    /// The CPUs the bot may run on: the referee's, whatever CPU the thread that started
+    /// this helper was placed on. Empty: where the helper was started.
+    #[serde(default)]
+    pub cpus: Vec<usize>,
 }
 
 /// The system folders every bot may read: programs, libraries, configuration.
@@ -81,6 +85,12 @@ pub fn enter(jail: &Jail) -> StepFailed {
 }
 
 fn enter_steps(jail: &Jail) -> Result<std::convert::Infallible, StepFailed> {
+    if !jail.cpus.is_empty() {
+        let mut cpus = rustix::thread::CpuSet::new();
+        jail.cpus.iter().for_each(|&cpu| cpus.set(cpu));
+        // Only where it runs: a bot left on one CPU is slower, not less confined.
+        let _ = rustix::thread::sched_setaffinity(None, &cpus);
+    }
     let program = cstring(&jail.program)?;
     let mut argv = vec![program.clone()];
     for a in &jail.args {

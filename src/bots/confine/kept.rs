@@ -6,7 +6,7 @@
 //! works (level 1), and that processes can be born in bots' cgroups under arbiter's own
 //! ([`Finding::born_into_cgroups`]). A kept finding can therefore never lower a bot's
 //! confinement, whoever wrote it: at worst it claims what the machine no longer gives.
-//! A jail that then fails to build says so through its report pipe, and the run forgets
+//! A jail that then fails to build says so through its report, and the run forgets
 //! the finding, runs the trials and starts the bot again at the level they find
 //! ([`super::recheck`]); a bot whose jail could not be born in its cgroup is found outside
 //! it as it starts, is swept as a bot without one, and the finding is forgotten.

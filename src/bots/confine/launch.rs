@@ -6,7 +6,7 @@ use super::Prepared;
 use super::cgroup::{self, BotCgroup};
 use super::report::{self, JailReport};
 use super::sandbox::{self, ChildPlan, Sandbox};
-use crate::bots::spec::{CommandSpec, Limits, SandboxMode};
+use crate::bots::spec::{CommandSpec, SandboxMode};
 use crate::bots::{Failure, FailureKind};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -26,7 +26,7 @@ pub struct Launch {
     pub jail: Option<Prepared>,
     /// The bot's cgroup, where one can be made.
     pub cgroup: Option<BotCgroup>,
-    /// A jailed bot's report pipe: whether its jail was built (see [`JailReport::word`]).
+    /// A jailed bot's report: whether its jail was built (see [`JailReport::word`]).
     pub report: Option<JailReport>,
 }
 
@@ -104,6 +104,14 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         }
         _ => false,
     };
+    if let Some(prepared) = &mut prepared {
+        // Whatever CPU the thread starting it is placed on, the bot starts on every CPU
+        // the referee has: its jail's helper moves itself there.
+        let cpus = crate::bots::placement::process_cpus();
+        prepared.jail.cpus = (0..rustix::thread::CpuSet::MAX_CPU)
+            .filter(|&cpu| cpus.is_set(cpu))
+            .collect();
+    }
     let mut cmd = match &prepared {
         Some(prepared) => prepared.command().map_err(|e| {
             Failure::new(
@@ -130,48 +138,54 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     if let Some(dir) = cwd.as_ref().filter(|_| prepared.is_none()) {
         cmd.current_dir(dir);
     }
-    let plan = ChildPlan {
-        // A jail sets the limits itself, just before the bot's program starts.
-        limits: match prepared {
-            Some(_) => Limits::default(),
-            None => confine.limits,
-        },
-        uid: jail.as_ref().map(|sb| sb.uid),
-        no_network: jail.is_some() && sandbox::network_isolation_works(),
-    };
     let join = cgroup
         .as_ref()
         .filter(|_| !born_in_jail)
         .map(BotCgroup::procs_fd);
     let report = match &prepared {
-        Some(_) => Some(JailReport::new().map_err(|e| {
+        Some(prepared) => Some(prepared.report().map_err(|e| {
             Failure::new(
                 FailureKind::Spawn,
-                format!("cannot make the jail's report pipe: {e}"),
+                format!("cannot make the jail's report: {e}"),
             )
         })?),
         None => None,
     };
-    let report_fd = report.as_ref().and_then(JailReport::write_fd);
-    if let Some(fd) = report_fd {
-        cmd.env(report::VAR, fd.to_string());
+    if let Some(report) = &report {
+        cmd.env(report::VAR, report.name());
     }
-    let cpus = *crate::bots::placement::process_cpus();
-    // SAFETY: report::pass_on, join, unplace_child and confine_child make raw system
-    // calls only (no allocation, no locks). The cgroup is joined first, while the child
-    // may still write its files.
-    unsafe {
-        cmd.pre_exec(move || {
-            if let Some(fd) = report_fd {
-                report::pass_on(fd)?;
-            }
-            crate::bots::placement::unplace_child(&cpus);
-            if let Some(procs) = join {
+    match (&prepared, join) {
+        // The jail does the rest itself: with no code of ours between the helper's fork
+        // and its exec, the helper is started by posix_spawn, a vfork (see super::report).
+        (Some(_), None) => {}
+        // SAFETY: join makes one raw system call.
+        (Some(_), Some(procs)) => unsafe {
+            cmd.pre_exec(move || {
                 cgroup::join(procs);
-            }
-            sandbox::confine_child(&plan)
-        })
-    };
+                Ok(())
+            });
+        },
+        (None, join) => {
+            let plan = ChildPlan {
+                limits: confine.limits,
+                uid: jail.as_ref().map(|sb| sb.uid),
+                no_network: jail.is_some() && sandbox::network_isolation_works(),
+            };
+            let cpus = *crate::bots::placement::process_cpus();
+            // SAFETY: join, unplace_child and confine_child make raw system calls only
+            // (no allocation, no locks). The cgroup is joined first, while the child may
+            // still write its files.
+            unsafe {
+                cmd.pre_exec(move || {
+                    crate::bots::placement::unplace_child(&cpus);
+                    if let Some(procs) = join {
+                        cgroup::join(procs);
+                    }
+                    sandbox::confine_child(&plan)
+                })
+            };
+        }
+    }
     Ok(Launch {
         cmd,
         token,

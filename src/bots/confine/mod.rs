@@ -18,7 +18,7 @@
 //!
 //! The level is found by trials, jails of each level starting `true`, once per run; a
 //! finding of level 1 is kept for the runs that follow on the same boot ([`kept`]), and a
-//! jail that fails to build says why on its report pipe ([`report`]), which makes a run
+//! jail that fails to build says why on its report ([`report`]), which makes a run
 //! whose kept finding no longer holds try again.
 
 pub mod cgroup;

@@ -31,6 +31,11 @@ impl Prepared {
         &self.jail.private
     }
 
+    /// The jail's report, in the folder the bot does not reach.
+    pub fn report(&self) -> io::Result<super::JailReport> {
+        super::JailReport::new(self._folder.path())
+    }
+
     /// `arbiter confine JAIL` with the bot's environment, in its private folder.
     ///
     /// The jail's description goes in a file of the jail's folder, which the bot cannot
@@ -202,6 +207,7 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
             program,
             args,
             cgroup: None,
+            cpus: Vec::new(),
         },
         env,
         _folder: folder,

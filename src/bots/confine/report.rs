@@ -1,45 +1,58 @@
-//! The jail's report pipe: the one word the referee gets from `arbiter confine` that a bot
-//! cannot fake. The referee makes the pipe and hands its write end to the helper, named
-//! in the helper's environment; every step of the jail that fails writes why into it; the
+//! The jail's report: the one word the referee gets from `arbiter confine` that a bot
+//! cannot fake. The referee makes a FIFO in the jail's private folder, where no bot
+//! reaches, and names it in the helper's environment; the helper opens its write end
+//! first thing, close-on-exec; every step of the jail that fails writes why into it; the
 //! `exec` of the bot's program closes it. Read to its end, it says that the program
 //! started, or why the jail (not the bot) failed: a bot's own exit status or stderr,
 //! which it controls, could only claim so.
+//!
+//! A FIFO named in the environment rather than a pipe handed down: then no code of the
+//! referee's has to run between the helper's `fork` and its `exec`, so the helper is
+//! started by `posix_spawn`, a `vfork`. A `fork` copied the referee's memory map and made
+//! its other threads fault on every page they wrote until the helper's `exec`: a game's
+//! second bot took 2 ms to start beside the first.
 
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::ffi::OsStr;
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-/// Names the report pipe's descriptor in `arbiter confine`'s environment.
-pub const VAR: &str = "ARBITER_JAIL_REPORT_FD";
+/// Names the report's FIFO in `arbiter confine`'s environment.
+pub const VAR: &str = "ARBITER_JAIL_REPORT";
 
-/// The report pipe's descriptor in this process, or -1.
+/// The FIFO's name in the jail's private folder.
+const NAME: &str = "jail.report";
+
+/// The report's descriptor in this process, or -1.
 static REPORT: AtomicI32 = AtomicI32::new(-1);
 
-/// Takes the report pipe named in the environment, and its name out of the environment
-/// the bot inherits; marked close-on-exec. A descriptor that is not a pipe is left alone.
+/// Opens the report named in the environment, close-on-exec, and takes its name out of the
+/// environment the bot inherits. Anything but a FIFO that the referee reads is left alone.
 ///
 /// # Safety
 /// Only while this process is single-threaded (it changes the environment).
 pub unsafe fn take() {
-    let Some(fd) = std::env::var(VAR).ok().and_then(|v| v.parse::<i32>().ok()) else {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let Some(path) = std::env::var_os(VAR) else {
         return;
     };
     // SAFETY: the caller promises a single thread.
     unsafe { std::env::remove_var(VAR) };
-    if fd < 0 {
+    // Without a reader the open fails (ENXIO) rather than waiting for one; a link is not
+    // followed.
+    let flags = OFlags::WRONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let Ok(fd) = rustix::fs::open(Path::new(&path), flags, Mode::empty()) else {
         return;
-    }
-    // SAFETY: only inspected and flagged here; an fd that is not open fails fstat.
-    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-    let is_pipe = rustix::fs::fstat(borrowed).is_ok_and(|st| {
-        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo
-    });
-    if is_pipe && rustix::io::fcntl_setfd(borrowed, rustix::io::FdFlags::CLOEXEC).is_ok() {
-        REPORT.store(fd, Ordering::SeqCst);
+    };
+    let is_fifo = rustix::fs::fstat(&fd)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Fifo);
+    if is_fifo {
+        REPORT.store(std::os::fd::IntoRawFd::into_raw_fd(fd), Ordering::SeqCst);
     }
 }
 
-/// Says why the jail failed on the report pipe, if there is one.
+/// Says why the jail failed on the report, if there is one.
 pub fn say(why: &str) {
     let fd = REPORT.load(Ordering::SeqCst);
     if fd >= 0 {
@@ -55,9 +68,9 @@ pub fn say(why: &str) {
     }
 }
 
-/// Closes this process's end of the report pipe: one that only waits for another (the
-/// helper for the namespace's init, the init for the bot) must not hold it open, or the
-/// referee would wait for its end as well.
+/// Closes this process's end of the report: one that only waits for another (the helper
+/// for the namespace's init, the init for the bot) must not hold it open, or the referee
+/// would wait for its end as well.
 pub(super) fn let_go() {
     let fd = REPORT.swap(-1, Ordering::SeqCst);
     if fd >= 0 {
@@ -66,11 +79,10 @@ pub(super) fn let_go() {
     }
 }
 
-/// The referee's end of a jail's report pipe, and the end the helper inherits until the
-/// helper is started.
+/// The referee's end of a jail's report.
 pub struct JailReport {
     read: OwnedFd,
-    write: Option<OwnedFd>,
+    path: PathBuf,
 }
 
 /// How long the referee waits for a jail to be built: far beyond the milliseconds it
@@ -78,30 +90,33 @@ pub struct JailReport {
 const JAIL_BUILT_WITHIN: Duration = Duration::from_secs(10);
 
 impl JailReport {
-    pub(super) fn new() -> std::io::Result<JailReport> {
-        use rustix::pipe::{PipeFlags, pipe_with};
-        let (read, write) = pipe_with(PipeFlags::CLOEXEC)?;
-        // Above the standard descriptors, which the spawn sets up before it is moved.
-        let write = match write.as_raw_fd() {
-            0..=2 => rustix::io::fcntl_dupfd_cloexec(&write, 3)?,
-            _ => write,
-        };
-        Ok(JailReport {
-            read,
-            write: Some(write),
-        })
+    /// A new report in `folder`, the jail's private folder, opened for reading.
+    pub(super) fn new(folder: &Path) -> std::io::Result<JailReport> {
+        use rustix::fs::{Mode, OFlags};
+        let path = folder.join(NAME);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::FileType::Fifo,
+            Mode::RUSR | Mode::WUSR,
+            0,
+        )?;
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let read = rustix::fs::open(&path, flags, Mode::empty())?;
+        Ok(JailReport { read, path })
     }
 
-    /// The helper's end, until the helper is started.
-    pub(super) fn write_fd(&self) -> Option<i32> {
-        self.write.as_ref().map(|w| w.as_raw_fd())
+    /// What the helper is told in its environment ([`VAR`]).
+    pub(super) fn name(&self) -> &OsStr {
+        self.path.as_os_str()
     }
 
     /// Once the helper started: `Ok` when the bot's program started in its jail (the
-    /// pipe closed without a word), else why the jail failed, as the helper said it.
-    pub fn word(mut self) -> Result<(), String> {
+    /// report was opened and closed without a word), else why the jail failed, as the
+    /// helper said it. `helper` (a pidfd) ends the wait when the helper is gone without
+    /// ever opening the report.
+    pub fn word(self, helper: Option<BorrowedFd<'_>>) -> Result<(), String> {
         use rustix::event::{PollFd, PollFlags, poll};
-        self.write = None;
         let deadline = Instant::now() + JAIL_BUILT_WITHIN;
         let mut said = Vec::new();
         let mut buf = [0u8; 1024];
@@ -110,17 +125,30 @@ impl JailReport {
             if left.is_zero() {
                 return Ok(());
             }
-            let mut fds = [PollFd::new(&self.read, PollFlags::IN)];
+            // A FIFO's reader is told of a hang-up only once a writer came and went: until
+            // the helper opens it, the wait goes on (or ends with the helper).
+            let mut fds = vec![PollFd::new(&self.read, PollFlags::IN)];
+            if let Some(helper) = &helper {
+                fds.push(PollFd::new(helper, PollFlags::IN));
+            }
             let timeout = rustix::event::Timespec::try_from(left).ok();
             match poll(&mut fds, timeout.as_ref()) {
                 Ok(0) | Err(rustix::io::Errno::INTR) => continue,
                 Ok(_) => {}
                 Err(_) => return Ok(()),
             }
+            if fds[0].revents().is_empty() {
+                // The helper ended, and it never opened the report (its closing would have
+                // hung it up before its exit was told).
+                return Err(
+                    "the jail's helper ended before it opened its report (see the bot's stderr)"
+                        .to_string(),
+                );
+            }
             match rustix::io::read(&self.read, &mut buf) {
                 Ok(0) => break,
                 Ok(n) if said.len() < 4096 => said.extend_from_slice(&buf[..n]),
-                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                Ok(_) | Err(rustix::io::Errno::INTR) | Err(rustix::io::Errno::AGAIN) => {}
                 Err(_) => break,
             }
         }
@@ -131,12 +159,94 @@ impl JailReport {
     }
 }
 
-/// In the child, before `exec`: the report pipe's end kept open across it, at the number
-/// the helper is told (moving it could close a descriptor the spawn itself relies on).
-pub(super) fn pass_on(fd: i32) -> std::io::Result<()> {
-    // SAFETY: a plain system call on a descriptor of this child.
-    if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == -1 {
-        return Err(std::io::Error::last_os_error());
+impl Drop for JailReport {
+    fn drop(&mut self) {
+        // Its folder goes with the jail; the FIFO goes now, so that nothing opens it later.
+        let _ = std::fs::remove_file(&self.path);
     }
-    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+    use std::process::Command;
+    use std::time::Instant;
+
+    /// Runs `script` (sh) with the report named as the helper gets it, and reads the word.
+    fn word_after(script: &str) -> (Result<(), String>, Duration) {
+        let dir = tempfile::tempdir().unwrap();
+        let report = JailReport::new(dir.path()).unwrap();
+        let child = Command::new("sh")
+            .args(["-c", script])
+            .env(VAR, report.name())
+            .spawn()
+            .unwrap();
+        let pid = rustix::process::Pid::from_child(&child);
+        let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).unwrap();
+        let started = Instant::now();
+        let word = report.word(Some(pidfd.as_fd()));
+        let took = started.elapsed();
+        let _ = child.wait_with_output();
+        assert!(
+            std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+            "the FIFO is removed with its report"
+        );
+        (word, took)
+    }
+
+    #[test]
+    fn a_report_opened_and_closed_without_a_word_says_the_program_started() {
+        let (word, _) = word_after(r#"exec 3>"$ARBITER_JAIL_REPORT"; sleep 0.2; exec 3>&-"#);
+        assert_eq!(word, Ok(()));
+    }
+
+    #[test]
+    fn what_a_failed_step_writes_is_the_word() {
+        let (word, _) = word_after(r#"printf 'mount a tmpfs: EPERM' > "$ARBITER_JAIL_REPORT""#);
+        assert_eq!(word, Err("mount a tmpfs: EPERM".to_string()));
+    }
+
+    /// A helper that is gone without ever opening its report (it could not read its jail,
+    /// or it is another program) is a failed start, told as soon as it ends: not a wait
+    /// for the jail's whole allowance.
+    #[test]
+    fn a_helper_gone_without_opening_its_report_is_a_failed_start_at_once() {
+        let (word, took) = word_after("exit 125");
+        let why = word.expect_err("a failed start");
+        assert!(why.contains("before it opened its report"), "{why}");
+        assert!(took < Duration::from_secs(5), "waited {took:?}");
+    }
+
+    /// The helper's side takes only a FIFO the referee reads, never a link or a plain
+    /// file put there, and the name never reaches what it starts.
+    #[test]
+    fn the_helper_takes_its_fifo_and_nothing_planted_in_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, "").unwrap();
+        let report = JailReport::new(dir.path()).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&report.path, &link).unwrap();
+        for planted in [&plain, &link] {
+            // SAFETY: each test is its own process under nextest, and this one starts no
+            // thread.
+            unsafe {
+                std::env::set_var(VAR, planted);
+                take();
+            }
+            assert_eq!(REPORT.load(Ordering::SeqCst), -1, "{}", planted.display());
+            assert!(std::env::var_os(VAR).is_none());
+        }
+        unsafe {
+            std::env::set_var(VAR, report.name());
+            take();
+        }
+        assert!(REPORT.load(Ordering::SeqCst) >= 0);
+        assert!(std::env::var_os(VAR).is_none());
+        say("a step failed");
+        let_go();
+        drop(link);
+        assert_eq!(report.word(None), Err("a step failed".to_string()));
+    }
 }

@@ -13,7 +13,7 @@ use crate::bots::spec::{CommandSpec, Limits};
 use crate::bots::{Failure, FailureKind};
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
 use std::io::Read;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::process::{Child, ChildStderr, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -207,8 +207,10 @@ impl Running {
         let pgid = Pid::from_child(&child);
         leaders().insert(pgid.as_raw_nonzero().get());
         drop(starting);
+        // Before the report is read: its wait ends with the helper's exit.
+        let pidfd = rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok();
         if let Some(report) = report
-            && let Err(why) = report.word()
+            && let Err(why) = report.word(pidfd.as_ref().map(|fd| fd.as_fd()))
         {
             return Err(abandon(&mut child, pgid, Started::JailFailed(why)));
         }
@@ -254,7 +256,7 @@ impl Running {
                 pending: pending.clone(),
             }),
             write_errors,
-            pidfd: rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok(),
+            pidfd,
             out,
             stderr: stderr.clone(),
             chatter: chatter.clone(),
