@@ -7,7 +7,9 @@
 //!    beside itself (`arbiter::bots::placement`): the protocol then never spins. Then the
 //!    same placed round trip with a bot that does no work (this bench's own program,
 //!    answering every turn with the same move, unread): the protocol's own cost, the
-//!    referee's side and the pipes, without a bot's thinking.
+//!    referee's side and the pipes, without a bot's thinking. Last, that bot unplaced and
+//!    never sleeping (it polls its stdin without blocking) while the referee spins too:
+//!    no wake-up on either side, the fastest the protocol can answer on this machine.
 //! 2. Games per second, built-in random against random: both as `arbiter bot random`
 //!    subprocesses through the referee, and both in-process.
 //!
@@ -115,12 +117,18 @@ fn random_bot(bin: &std::path::Path) -> CommandSpec {
 
 /// Set in this bench's own program started as a bot that does no work ([`idle_bot`]).
 const IDLE_BOT_VAR: &str = "PROTOCOL_BENCH_IDLE_BOT";
+/// Set too, that bot never sleeps: it polls its stdin without blocking.
+const IDLE_SPIN_VAR: &str = "PROTOCOL_BENCH_IDLE_SPIN";
 
 /// A bot that does no work: it answers the first line with `ready` and every other line
 /// with the same move, unread, until `end`. Through `ProcessPlayer::turn`, placed, its
 /// round trip is the protocol's own cost (the referee's encoding, pipes and reading)
 /// without a bot's thinking, against the raw echo.
 fn idle_bot() -> ! {
+    let spin = std::env::var_os(IDLE_SPIN_VAR).is_some();
+    if spin {
+        rustix::io::ioctl_fionbio(std::io::stdin(), true).expect("a non-blocking stdin");
+    }
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     let mut line = Vec::with_capacity(512);
@@ -128,8 +136,22 @@ fn idle_bot() -> ! {
     loop {
         line.clear();
         match input.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
             Ok(_) => {}
+            // Nothing yet (a spinning bot): the part of a line read stays in `line`.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                while !line.ends_with(b"\n") {
+                    match input.read_until(b'\n', &mut line) {
+                        Ok(0) => std::process::exit(0),
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            std::hint::spin_loop()
+                        }
+                        Err(_) => std::process::exit(0),
+                    }
+                }
+            }
+            Err(_) => break,
         }
         if line.starts_with(br#"{"type":"end""#) {
             break;
@@ -146,10 +168,13 @@ fn idle_bot() -> ! {
     std::process::exit(0)
 }
 
-fn idle_bot_command() -> CommandSpec {
+fn idle_bot_command(spin: bool) -> CommandSpec {
     let me = std::env::current_exe().expect("the bench's own program");
     let mut command = CommandSpec::new(me.to_string_lossy());
     command.env.insert(IDLE_BOT_VAR.into(), "1".into());
+    if spin {
+        command.env.insert(IDLE_SPIN_VAR.into(), "1".into());
+    }
     command
 }
 
@@ -333,7 +358,7 @@ fn main() {
         us(placed.p99)
     );
     let idle = stats(protocol_round_trips_with(
-        idle_bot_command(),
+        idle_bot_command(false),
         &game,
         moves,
         true,
@@ -343,6 +368,18 @@ fn main() {
         us(idle.mean),
         us(idle.median),
         us(idle.p99)
+    );
+    let spinning = stats(protocol_round_trips_with(
+        idle_bot_command(true),
+        &game,
+        moves,
+        false,
+    ));
+    println!(
+        "| protocol, unplaced, that bot never sleeping and the referee spinning (no wake-up anywhere) | {} | {} | {} |",
+        us(spinning.mean),
+        us(spinning.median),
+        us(spinning.p99)
     );
     println!();
     let ratio = |a: &Stats, b: &Stats| {
@@ -362,6 +399,10 @@ fn main() {
     println!(
         "- the protocol's own cost (a bot that does no work, placed) / raw echo on one CPU: {}",
         ratio(&idle, &raw_placed)
+    );
+    println!(
+        "- with no wake-up anywhere (that bot never sleeping, the referee spinning) / raw echo: {}",
+        ratio(&spinning, &raw)
     );
     println!();
     println!("Where the protocol's time goes, per move, without pipes:");
