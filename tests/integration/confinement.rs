@@ -764,6 +764,20 @@ fn a_bot_faking_its_jails_failure_is_a_crash() {
     assert_eq!(record["winner"], "officer", "{record}");
 }
 
+/// A stand-in for the program that builds jails, `DIR/arbiter-stand-in`: the bash lines
+/// `body` (with `$here`, its folder, and `${2#@}`, the jail's description), then the real
+/// `arbiter confine`. Returned with `DIR/tmp`, made for its runs' kept findings.
+fn jail_stand_in(dir: &Path, body: &str) -> (PathBuf, PathBuf) {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let stand_in = dir.join("arbiter-stand-in");
+    let arbiter = shell_quote(env!("CARGO_BIN_EXE_arbiter"));
+    let script = format!("#!/bin/bash\nhere=$(dirname \"$0\")\n{body}exec {arbiter} \"$@\"\n");
+    std::fs::write(&stand_in, script).unwrap();
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (tmp, stand_in)
+}
+
 /// A run keeps what the jail trials found (namespaces work) for the runs after it. When
 /// that no longer holds, the jail says so, the run forgets the finding, runs the trials
 /// and starts the bot at the level they find: the game is played, not lost by a bot that
@@ -772,27 +786,16 @@ fn a_bot_faking_its_jails_failure_is_a_crash() {
 #[test]
 fn a_kept_finding_that_no_longer_holds_is_tried_again_and_the_bot_started_at_the_level_found() {
     let dir = test_dir();
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let stand_in = dir.path().join("arbiter-stand-in");
-    std::fs::write(
-        &stand_in,
-        format!(
-            "#!/bin/bash\n\
-             # As `arbiter confine @FILE`, but refusing jails with namespaces while `refuse` is here.\n\
-             here=$(dirname \"$0\")\n\
-             if [ -e \"$here/refuse\" ] && grep -q '\"level\":\"namespaces\"' \"${{2#@}}\"; then\n\
-             \x20 why='unshare(user, mount, pid, network, ipc, uts namespaces): Operation not permitted (the test refuses)'\n\
-             \x20 echo \"arbiter confine: $why\" >&2\n\
-             \x20 if [ -n \"$ARBITER_JAIL_REPORT\" ]; then printf '%s' \"$why\" > \"$ARBITER_JAIL_REPORT\"; fi\n\
-             \x20 exit 125\n\
-             fi\n\
-             exec {} \"$@\"\n",
-            shell_quote(env!("CARGO_BIN_EXE_arbiter"))
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (tmp, stand_in) = jail_stand_in(
+        dir.path(),
+        "# As `arbiter confine @FILE`, but refusing jails with namespaces while `refuse` is here.\n\
+         if [ -e \"$here/refuse\" ] && grep -q '\"level\":\"namespaces\"' \"${2#@}\"; then\n\
+         \x20 why='unshare(user, mount, pid, network, ipc, uts namespaces): Operation not permitted (the test refuses)'\n\
+         \x20 echo \"arbiter confine: $why\" >&2\n\
+         \x20 if [ -n \"$ARBITER_JAIL_REPORT\" ]; then printf '%s' \"$why\" > \"$ARBITER_JAIL_REPORT\"; fi\n\
+         \x20 exit 125\n\
+         fi\n",
+    );
     give_to_arbiter(dir.path());
     let uid = match as_nobody() {
         true => NOBODY,
@@ -846,22 +849,11 @@ fn a_bot_born_outside_its_cgroup_plays_without_it_and_the_kept_finding_is_forgot
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let stand_in = dir.path().join("arbiter-stand-in");
-    std::fs::write(
-        &stand_in,
-        format!(
-            "#!/bin/bash\n\
-             # As `arbiter confine @FILE`, with no cgroup to be born in while `refuse` is here.\n\
-             here=$(dirname \"$0\")\n\
-             if [ -e \"$here/refuse\" ]; then sed -i 's/\"cgroup\":\"[^\"]*\"/\"cgroup\":null/' \"${{2#@}}\"; fi\n\
-             exec {} \"$@\"\n",
-            shell_quote(env!("CARGO_BIN_EXE_arbiter"))
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (tmp, stand_in) = jail_stand_in(
+        dir.path(),
+        "# As `arbiter confine @FILE`, with no cgroup to be born in while `refuse` is here.\n\
+         if [ -e \"$here/refuse\" ]; then sed -i 's/\"cgroup\":\"[^\"]*\"/\"cgroup\":null/' \"${2#@}\"; fi\n",
+    );
     let found = tmp.join("arbiter-confinement-0/cgroups");
     // Alive while its start is checked, then out without a word.
     let bot = "sh -c 'grep 0:: /proc/self/cgroup >&2; sleep 0.3; exit 3'";
