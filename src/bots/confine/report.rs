@@ -138,8 +138,12 @@ impl JailReport {
                 Err(_) => return Ok(()),
             }
             if fds[0].revents().is_empty() {
-                // The helper ended, and it never opened the report (its closing would have
-                // hung it up before its exit was told).
+                // The helper ended with the report still open elsewhere (what it said
+                // stands), or without ever opening it (its closing would have hung the
+                // report up before its exit was told).
+                if !said.is_empty() {
+                    break;
+                }
                 return Err(
                     "the jail's helper ended before it opened its report (see the bot's stderr)"
                         .to_string(),
@@ -205,6 +209,16 @@ mod tests {
     fn what_a_failed_step_writes_is_the_word() {
         let (word, _) = word_after(r#"printf 'mount a tmpfs: EPERM' > "$ARBITER_JAIL_REPORT""#);
         assert_eq!(word, Err("mount a tmpfs: EPERM".to_string()));
+    }
+
+    /// What a step said stands when the helper ends while something it started still
+    /// holds the report open: not read as a helper that never opened it.
+    #[test]
+    fn what_was_said_stands_when_the_helper_ends_with_the_report_held_elsewhere() {
+        let (word, _) = word_after(
+            r#"(exec 3>"$ARBITER_JAIL_REPORT"; printf 'a step failed' >&3; sleep 1) >/dev/null 2>&1 & sleep 0.2"#,
+        );
+        assert_eq!(word, Err("a step failed".to_string()));
     }
 
     /// A helper that is gone without ever opening its report (it could not read its jail,
