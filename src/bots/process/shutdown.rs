@@ -151,15 +151,23 @@ impl Running {
         self.swept = true;
     }
 
-    /// `end`, stdin closed, a grace period, SIGTERM, a shorter one, SIGKILL, reap.
-    pub(super) fn shut_down(&mut self, end: Option<&EndInfo>) {
+    /// Tells a bot still running how its game ended.
+    pub(super) fn send_end(&mut self, end: &EndInfo) {
         if !self.killed {
-            if let Some(end) = end {
-                self.send(&ToBot::End {
-                    result: end.result.to_string(),
-                    reason: end.reason.clone(),
-                });
-            }
+            self.send(&ToBot::End {
+                result: end.result.to_string(),
+                reason: end.reason.clone(),
+            });
+        }
+    }
+
+    /// `end` (unless told already), stdin closed, a grace period, SIGTERM, a shorter one,
+    /// SIGKILL, reap.
+    pub(super) fn shut_down(&mut self, end: Option<&EndInfo>) {
+        if let Some(end) = end {
+            self.send_end(end);
+        }
+        if !self.killed {
             // The writer flushes what is queued, then drops the pipe: the bot sees EOF.
             self.to_stdin = None;
             if self.wait_exit(EXIT_GRACE).is_none() {
