@@ -221,7 +221,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
             // bot's on the game's CPU.
             super::placement::unplace_tree(run.pgid.as_raw_nonzero().get());
         }
-        run.shut_down(None);
+        run.shut_down();
         let stderr = run.stderr_text(Duration::from_millis(100));
         let chatter = lock(&run.chatter).text();
         BotLog {

@@ -158,7 +158,7 @@ pub fn run_once_then(
         let (base, relative) = written_folder(&run, folder);
         collect(&base.join(relative));
     }
-    run.shut_down(None);
+    run.shut_down();
     let stderr = run.stderr_text(Duration::from_millis(100));
     let stdout = lock(&stdout).text();
     Ok(Ran {

@@ -161,12 +161,9 @@ impl Running {
         }
     }
 
-    /// `end` (unless told already), stdin closed, a grace period, SIGTERM, a shorter one,
-    /// SIGKILL, reap.
-    pub(super) fn shut_down(&mut self, end: Option<&EndInfo>) {
-        if let Some(end) = end {
-            self.send_end(end);
-        }
+    /// Stdin closed (after `end`, when [`Running::send_end`] told it), a grace period,
+    /// SIGTERM, a shorter one, SIGKILL, reap.
+    pub(super) fn shut_down(&mut self) {
         if !self.killed {
             // The writer flushes what is queued, then drops the pipe: the bot sees EOF.
             self.to_stdin = None;
@@ -231,7 +228,7 @@ mod tests {
         kill_all_bots();
         let status = run.wait_exit(Duration::from_secs(2)).expect("killed");
         assert_eq!(status.terminating_signal(), Some(9));
-        run.shut_down(None);
+        run.shut_down();
         assert!(run.reaped);
         assert!(!leaders().contains(&pgid));
     }
