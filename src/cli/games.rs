@@ -7,7 +7,7 @@ use crate::games::registry::{self, GameSettings, parse_range};
 use crate::games::{BoardError, GameKind, Side};
 use std::path::{Path, PathBuf};
 
-/// Game options of every command that plays.
+// Game options of every command that plays.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GameOptions {
     /// The game.

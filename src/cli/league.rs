@@ -17,7 +17,7 @@ use crate::tournament::{self, Entrant, Format, Tournament};
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-/// Options of the tournament commands.
+// Options of the tournament commands.
 #[derive(clap::Args, Debug)]
 pub struct LeagueOptions {
     #[command(flatten)]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Options of every command that plays: limits, seed, interpreter, confinement.
+// Options of every command that plays: limits, seed, interpreter, confinement.
 #[derive(clap::Args, Debug)]
 pub struct PlayOptions {
     /// The move limit in milliseconds, measured by the referee.
@@ -29,7 +29,7 @@ pub struct PlayOptions {
     pub confine: super::confine::ConfineArgs,
 }
 
-/// How a tournament's pairs start.
+// How a tournament's pairs start.
 #[derive(clap::Args, Debug)]
 pub struct OpeningOptions {
     /// Each pair starts with N random plies drawn from the seed (0: the standard start).
@@ -71,7 +71,7 @@ impl OpeningOptions {
     }
 }
 
-/// Options of every command that plays games in parallel.
+// Options of every command that plays games in parallel.
 #[derive(clap::Args, Debug)]
 pub struct MatchOptions {
     #[command(flatten)]

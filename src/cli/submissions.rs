@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Options of the tournament commands about folders of submissions and the preflight.
+// Options of the tournament commands about folders of submissions and the preflight.
 #[derive(clap::Args, Debug, Default)]
 pub struct SubmissionOptions {
     /// Stop before any game when an entry of a submissions folder is not a bot.
@@ -27,8 +27,8 @@ pub struct SubmissionOptions {
     pub check: bool,
 }
 
-/// `check` takes what changes how a bot starts and answers, nothing about whole games
-/// (their round limit, start boards or seeds).
+// `check` takes what changes how a bot starts and answers, nothing about whole games
+// (their round limit, start boards or seeds).
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
     /// The game.
