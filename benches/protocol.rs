@@ -14,7 +14,7 @@
 //!    subprocesses through the referee, and both in-process.
 //!
 //! Run with `cargo bench --bench protocol`. It builds the release `arbiter` binary first
-//! (`cargo build --release --bin arbiter`). Knobs: `BENCH_MOVES` (round trips per
+//! (`cargo build --release --bins`). Knobs: `BENCH_MOVES` (round trips per
 //! measurement, default 5000), `BENCH_GAMES` (subprocess games, default 40; in-process
 //! games are 10 times as many).
 

@@ -5,7 +5,8 @@ plies), run in turns so that the machine's drift falls on all three alike.
 Usage: python3 benches/baseline/ab_short_game.py ARBITER_A ARBITER_B [RUNS] [PYTHON]
 
 Each ARBITER is an `arbiter` program (a build of another commit: `cargo build --release`
-in a worktree; it must be named `arbiter`, as the jail helper is the program itself).
+in a worktree; it must be named `arbiter`, and its build's `arbiter-jail`, which builds
+its bots' jails, must be beside it where the build makes one).
 Each gets its own temporary folder: a build keeps its own confinement finding and its
 own compiled adapter code there. RUNS defaults to 40 turns, PYTHON to the interpreter
 that runs this script. Prints the median wall time of `arbiter play` for each build and

@@ -66,31 +66,6 @@ pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
         .map_err(|why| Error::usage(format!("bot {name}: {why}")))
 }
 
-/// `arbiter confine JAIL`: never returns when the jail is built; else says which step
-/// failed and exits with the status the referee reads as a failed start.
-pub fn enter(jail: &str) -> i32 {
-    use crate::bots::confine::jail;
-    // SAFETY: `arbiter confine` starts no thread.
-    unsafe { crate::bots::confine::report::take() };
-    let text = match jail.strip_prefix('@') {
-        Some(file) => {
-            match crate::untrusted::file::read_regular_file(std::path::Path::new(file), 1 << 20) {
-                Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-                Err(e) => Err(format!("cannot read the jail's description {file}: {e}")),
-            }
-        }
-        None => Ok(jail.to_string()),
-    };
-    let failed = match text.map(|text| serde_json::from_str::<jail::Jail>(&text)) {
-        Ok(Ok(plan)) => jail::enter(&plan).0,
-        Ok(Err(e)) => format!("the jail's description: {e}"),
-        Err(why) => why,
-    };
-    eprintln!("arbiter confine: {failed}");
-    crate::bots::confine::report::say(&failed);
-    jail::SETUP_FAILED
-}
-
 /// `confinement: LEVEL` for a run's summary: how its bot programs were confined, and what
 /// the level does not give; `None` for a run of built-ins only.
 pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {

@@ -131,14 +131,14 @@ pub fn main() -> i32 {
         && word == "confine"
         && let Some(jail) = jail.to_str()
     {
-        return confine::enter(jail);
+        return crate::bots::confine::helper::run(jail);
     }
     keep_the_heap_tight();
     let cli = Cli::parse();
     // A jail is built by a single-threaded process (a user namespace needs one): before
     // any signal thread starts.
     if let Command::Confine { jail } = &cli.command {
-        return confine::enter(jail);
+        return crate::bots::confine::helper::run(jail);
     }
     signals::install();
     let result = match cli.command {

@@ -834,6 +834,91 @@ fn a_kept_finding_that_no_longer_holds_is_tried_again_and_the_bot_started_at_the
     assert!(!found.exists());
 }
 
+/// A build makes two programs, and each jail is built by the `arbiter-jail` beside
+/// arbiter, which starts sooner than arbiter itself. One left by another build (`cargo run`
+/// relinks arbiter alone) refuses the jail's description as being of another build: the
+/// run then builds its jails with arbiter itself, saying so once, and the game is played,
+/// not lost by a bot that could not start; at the trials as at a bot's start. The
+/// `arbiter-jail` here stands in for the one a build makes: it notes each start, then is
+/// the real one, or one of another build while a file beside it says so.
+#[test]
+fn jails_are_built_beside_arbiter_and_by_arbiter_itself_when_that_program_is_of_another_build() {
+    let dir = test_dir();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arbiter"), bin.join("arbiter")).unwrap();
+    let jail = bin.join("arbiter-jail");
+    let script = format!(
+        "#!/bin/bash\n\
+         here=$(dirname \"$0\")\n\
+         echo \"$@\" >> \"$here/starts\"\n\
+         if [ -e \"$here/other\" ]; then\n\
+         \x20 why='{}'\n\
+         \x20 echo \"arbiter confine: $why\" >&2\n\
+         \x20 if [ -n \"$ARBITER_JAIL_REPORT\" ]; then printf '%s' \"$why\" > \"$ARBITER_JAIL_REPORT\"; fi\n\
+         \x20 exit 125\n\
+         fi\n\
+         exec {} \"$@\"\n",
+        "the program that builds jails is of another build (the stand-in of one)",
+        shell_quote(env!("CARGO_BIN_EXE_arbiter-jail"))
+    );
+    std::fs::write(&jail, script).unwrap();
+    std::fs::set_permissions(&jail, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_to_arbiter(dir.path());
+    let starts = || {
+        let text = std::fs::read_to_string(bin.join("starts")).unwrap_or_default();
+        let _ = std::fs::remove_file(bin.join("starts"));
+        text.lines().count()
+    };
+    let warned = |text: &str| {
+        text.matches("is of another build than this arbiter")
+            .count()
+    };
+    let bot = served("random");
+    let exe = bin.join("arbiter");
+    let play = |tmp: &str| {
+        let tmp = dir.path().join(tmp);
+        if !tmp.exists() {
+            std::fs::create_dir(&tmp).unwrap();
+            give_to_arbiter(&tmp);
+        }
+        let env = [
+            ("ARBITER_EXE", exe.to_str().unwrap()),
+            ("TMPDIR", tmp.to_str().unwrap()),
+        ];
+        play_against_builtin(dir.path(), &bot, &env)
+    };
+
+    let (code, text, record) = play("tmp");
+    if text.contains("cannot be confined") {
+        eprintln!("no confinement here: skipped ({text})");
+        return;
+    }
+    assert_eq!(code, 0, "{text}");
+    assert!(record["plies"].as_u64().unwrap_or(0) > 0, "{record}");
+    assert_eq!(warned(&text), 0, "{text}");
+    // The trials of each level and the bot's start.
+    assert_eq!(starts(), 3, "{text}");
+
+    std::fs::write(bin.join("other"), "").unwrap();
+    // The level kept from the run before: the bot's start meets the other build.
+    let (code, text, record) = play("tmp");
+    assert_eq!(code, 0, "{text}");
+    assert_ne!(record["reason"], "spawn_failed", "{record}");
+    assert!(record["plies"].as_u64().unwrap_or(0) > 0, "{record}");
+    assert_eq!(warned(&text), 1, "{text}");
+    assert_eq!(starts(), 1, "then arbiter built the jail: {text}");
+    // No level kept: the trials meet it, and the bot starts through arbiter at once.
+    let (code, text, record) = play("fresh-tmp");
+    assert_eq!(code, 0, "{text}");
+    assert!(record["plies"].as_u64().unwrap_or(0) > 0, "{record}");
+    assert_eq!(warned(&text), 1, "{text}");
+    assert!(
+        (1..=2).contains(&starts()),
+        "only the trials met it: {text}"
+    );
+}
+
 /// A run keeps what its cgroup probe found (processes can be born in bots' cgroups), and
 /// the runs after it make no probe cgroup: their first bot takes the first cgroup
 /// (`-bot-0`, where the probing run's took `-bot-1`). When a jail could not be born in its

@@ -54,6 +54,9 @@ pub struct Jail {
     /// this helper was placed on. Empty: where the helper was started.
     #[serde(default)]
     pub cpus: Vec<usize>,
+    /// The build of the arbiter that described the jail ([`BUILD`]).
+    #[serde(default)]
+    pub build: String,
 }
 
 /// The system folders every bot may read: programs, libraries, configuration.

@@ -22,6 +22,7 @@
 //! whose kept finding no longer holds try again.
 
 pub mod cgroup;
+pub mod helper;
 pub mod jail;
 mod kept;
 mod launch;
@@ -36,9 +37,10 @@ pub use report::JailReport;
 
 use super::spec::SandboxMode;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Points the paths in `arg` that lie under `from` at the same place under `to`: `arg` is
 /// a path, or a `:`-separated list of them (a source or class path).
@@ -256,6 +258,13 @@ fn landlock_abi() -> Result<u32, String> {
 /// Starts `true` in a jail of `level`: the level works when it exits 0; else what
 /// `arbiter confine` said.
 fn try_level(level: Level) -> Result<(), String> {
+    match try_level_once(level) {
+        Err(why) if other_build_beside(&why) => try_level_once(level),
+        tried => tried,
+    }
+}
+
+fn try_level_once(level: Level) -> Result<(), String> {
     let truth = ["/usr/bin/true", "/bin/true"]
         .into_iter()
         .find(|p| std::path::Path::new(p).exists())
@@ -281,11 +290,11 @@ fn try_level(level: Level) -> Result<(), String> {
         .to_string())
 }
 
-/// The arbiter program that builds jails: `$ARBITER_EXE`, this program when it is arbiter,
-/// or the arbiter built beside it (a test binary in `target/*/deps/`).
-pub fn helper_program() -> Option<PathBuf> {
-    static HELPER: OnceLock<Option<PathBuf>> = OnceLock::new();
-    HELPER
+/// The arbiter program: `$ARBITER_EXE`, this program when it is arbiter, or the arbiter
+/// built beside it (a test binary in `target/*/deps/`).
+fn arbiter_program() -> Option<&'static Path> {
+    static ARBITER: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ARBITER
         .get_or_init(|| {
             if let Some(path) = std::env::var_os("ARBITER_EXE").filter(|p| !p.is_empty()) {
                 return Some(PathBuf::from(path));
@@ -299,7 +308,52 @@ pub fn helper_program() -> Option<PathBuf> {
                 .into_iter()
                 .find(|p| p.is_file())
         })
-        .clone()
+        .as_deref()
+}
+
+/// Set once the `arbiter-jail` beside arbiter refused a jail as being of another build.
+static OTHER_BUILD_BESIDE: AtomicBool = AtomicBool::new(false);
+
+/// The program that builds jails: the `arbiter-jail` beside the arbiter program (a build
+/// makes both; it starts sooner than arbiter, whose other commands it lacks), unless it is
+/// missing or this run found it of another build; else the arbiter program itself, as
+/// `arbiter confine`.
+pub fn helper_program() -> Option<PathBuf> {
+    static BESIDE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let arbiter = arbiter_program()?;
+    match BESIDE.get_or_init(|| jail_program_beside(arbiter)) {
+        Some(beside) if !OTHER_BUILD_BESIDE.load(Ordering::SeqCst) => Some(beside.clone()),
+        _ => Some(arbiter.to_path_buf()),
+    }
+}
+
+/// The `arbiter-jail` in the arbiter program's folder, when it is a file this user may run.
+fn jail_program_beside(arbiter: &Path) -> Option<PathBuf> {
+    let beside = arbiter.with_file_name("arbiter-jail");
+    let runnable = rustix::fs::access(&beside, rustix::fs::Access::EXEC_OK).is_ok();
+    (runnable && beside.is_file()).then_some(beside)
+}
+
+/// After a jail failed to build, saying `why`: whether the `arbiter-jail` beside arbiter
+/// may have built it and found its description of another build (`cargo run` relinks
+/// arbiter alone). From then on this run builds its jails with arbiter itself, saying so
+/// once, and the start is worth trying again.
+pub(crate) fn other_build_beside(why: &str) -> bool {
+    let Some(beside) = arbiter_program().and_then(jail_program_beside) else {
+        return false;
+    };
+    if !why.starts_with(helper::OTHER_BUILD) {
+        return false;
+    }
+    if !OTHER_BUILD_BESIDE.swap(true, Ordering::SeqCst) {
+        eprintln!(
+            "warning: {} is of another build than this arbiter: arbiter builds the jails \
+             itself this run, which starts each bot a little later (`cargo build --release` \
+             builds both)",
+            beside.display()
+        );
+    }
+    true
 }
 
 /// `arbiter confine JAIL`, as its command line (`@FILE`: the jail is described in FILE).

@@ -208,6 +208,7 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
             args,
             cgroup: None,
             cpus: Vec::new(),
+            build: super::helper::BUILD.to_string(),
         },
         env,
         _folder: folder,

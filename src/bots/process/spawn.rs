@@ -165,7 +165,14 @@ pub(super) struct Running {
 
 impl Running {
     pub(super) fn spawn(command: &CommandSpec) -> Result<Running, Failure> {
-        match Running::spawn_once(command) {
+        let mut started = Running::spawn_once(command);
+        // The `arbiter-jail` beside arbiter is of another build: arbiter builds the jail.
+        if let Err(Started::JailFailed(why)) = &started
+            && crate::bots::confine::other_build_beside(why)
+        {
+            started = Running::spawn_once(command);
+        }
+        match started {
             // The level came from a finding kept on this boot that no longer holds: the
             // trials ran again, and the bot starts again at the level they found.
             Err(Started::JailFailed(_)) if crate::bots::confine::recheck() => {

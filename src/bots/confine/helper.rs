@@ -1,0 +1,110 @@
+//! The program that builds jails, from its start to the jail's first step: the
+//! description read and checked to be of this build, then [`super::jail::enter`]; a step
+//! that fails is said on stderr and on the jail's report. Both programs a build makes run
+//! it: `arbiter-jail confine JAIL` and `arbiter confine JAIL`.
+
+use super::jail::{Jail, SETUP_FAILED, enter};
+use std::path::Path;
+
+/// This build's identity (`src/build.rs`), in every jail's description: a program that
+/// builds jails refuses a description from another build, saying [`OTHER_BUILD`].
+pub const BUILD: &str = concat!("arbiter build ", env!("ARBITER_BUILD"));
+
+/// What a program that builds jails says when the description is of another build.
+pub const OTHER_BUILD: &str = "the program that builds jails is of another build";
+
+/// `arbiter-jail confine JAIL`, the same as `arbiter confine JAIL`; else a usage error.
+pub fn main() -> i32 {
+    let mut argv = std::env::args_os().skip(1);
+    match (argv.next(), argv.next(), argv.next()) {
+        (Some(word), Some(jail), None) if word == "confine" => match jail.to_str() {
+            Some(jail) => run(jail),
+            None => run(&jail.to_string_lossy()),
+        },
+        _ => {
+            eprintln!(
+                "usage: arbiter-jail confine JAIL (arbiter starts it for each bot it confines)"
+            );
+            2
+        }
+    }
+}
+
+/// Whether `plan` was described by an arbiter of this build; else why not.
+fn of_this_build(plan: &Jail) -> Result<(), String> {
+    match plan.build == BUILD {
+        true => Ok(()),
+        false => Err(format!(
+            "{OTHER_BUILD} (`{BUILD}`, the description `{}`)",
+            plan.build
+        )),
+    }
+}
+
+/// `arbiter confine JAIL` (`@FILE`: the description is in FILE): never returns when the
+/// jail is built; else says which step failed and exits with the status the referee reads
+/// as a failed start.
+pub fn run(jail: &str) -> i32 {
+    // SAFETY: a program that builds jails starts no thread.
+    unsafe { super::report::take() };
+    let text = match jail.strip_prefix('@') {
+        Some(file) => match crate::untrusted::file::read_regular_file(Path::new(file), 1 << 20) {
+            Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(e) => Err(format!("cannot read the jail's description {file}: {e}")),
+        },
+        None => Ok(jail.to_string()),
+    };
+    let failed = match text.map(|text| serde_json::from_str::<Jail>(&text)) {
+        Ok(Ok(plan)) => match of_this_build(&plan) {
+            Ok(()) => enter(&plan).0,
+            Err(why) => why,
+        },
+        Ok(Err(e)) => format!("the jail's description: {e}"),
+        Err(why) => why,
+    };
+    eprintln!("arbiter confine: {failed}");
+    super::report::say(&failed);
+    SETUP_FAILED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bots::confine::Level;
+
+    fn described_by(build: &str) -> Jail {
+        Jail {
+            level: Level::Namespaces,
+            private: "/var/tmp/p/home".into(),
+            cwd: "/var/tmp/p/home".into(),
+            root: "/var/tmp/p/.root".into(),
+            read_only: Vec::new(),
+            hidden: Vec::new(),
+            memory_mb: None,
+            cpu_s: None,
+            file_mb: None,
+            run_as: None,
+            program: "/usr/bin/true".into(),
+            args: Vec::new(),
+            cgroup: None,
+            cpus: Vec::new(),
+            build: build.into(),
+        }
+    }
+
+    #[test]
+    fn a_description_of_another_build_or_of_none_is_refused_saying_so() {
+        assert_eq!(of_this_build(&described_by(BUILD)), Ok(()));
+        for other in ["arbiter build 0123456789abcdef", ""] {
+            let why = of_this_build(&described_by(other)).unwrap_err();
+            assert!(why.starts_with(OTHER_BUILD), "{why}");
+            assert!(why.contains(BUILD), "{why}");
+        }
+        // A description written before builds were named has none: refused too.
+        let old = serde_json::to_value(described_by("")).unwrap();
+        let mut old = old.as_object().unwrap().clone();
+        old.remove("build");
+        let plan: Jail = serde_json::from_value(serde_json::Value::Object(old)).unwrap();
+        assert!(of_this_build(&plan).is_err());
+    }
+}
