@@ -17,6 +17,11 @@ pub fn run() -> i32 {
         }
     );
     say!("seccomp: {}", yes_no(&layers.seccomp));
+    // After the trials: an `arbiter-jail` of another build is known by then.
+    match confine::helper_program() {
+        Some(program) => say!("jails are built by: {}", program.display()),
+        None => say!("jails are built by: nothing found (set ARBITER_EXE)"),
+    }
     for program in ["python3", "java", "javac", "dotnet"] {
         let found = std::env::var_os("PATH").and_then(|paths| {
             std::env::split_paths(&paths)

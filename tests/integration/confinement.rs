@@ -351,6 +351,12 @@ fn doctor_says_what_this_machine_gives_and_exits_by_it() {
     }
     let confined = stdout.contains("bots are confined at level");
     assert_eq!(code, if confined { 0 } else { 1 }, "{stdout}");
+    // The program the build makes for it, beside arbiter.
+    let builder = Path::new(env!("CARGO_BIN_EXE_arbiter")).with_file_name("arbiter-jail");
+    assert!(
+        stdout.contains(&format!("jails are built by: {}\n", builder.display())),
+        "{stdout}"
+    );
     // Where this machine gives level 1, a league says so too (tested above).
     if stdout.contains("user namespaces: yes") {
         assert!(stdout.contains("level 1 (namespaces)"), "{stdout}");
