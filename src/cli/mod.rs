@@ -126,12 +126,8 @@ fn keep_the_heap_tight() {
 pub fn main() -> i32 {
     // `arbiter confine JAIL` starts every confined bot: straight to the jail, without
     // building the whole command line's parser (a start is measured in milliseconds).
-    let mut argv = std::env::args_os().skip(1);
-    if let (Some(word), Some(jail), None) = (argv.next(), argv.next(), argv.next())
-        && word == "confine"
-        && let Some(jail) = jail.to_str()
-    {
-        return crate::bots::confine::helper::run(jail);
+    if let Some(jail) = crate::bots::confine::helper::asked_to_confine() {
+        return crate::bots::confine::helper::run(&jail);
     }
     keep_the_heap_tight();
     let cli = Cli::parse();

@@ -13,15 +13,21 @@ pub const BUILD: &str = concat!("arbiter build ", env!("ARBITER_BUILD"));
 /// What a program that builds jails says when the description is of another build.
 pub const OTHER_BUILD: &str = "the program that builds jails is of another build";
 
-/// `arbiter-jail confine JAIL`, the same as `arbiter confine JAIL`; else a usage error.
-pub fn main() -> i32 {
+/// The JAIL of the command line `confine JAIL`, the one each program that builds jails is
+/// started with; `None` for any other.
+pub fn asked_to_confine() -> Option<String> {
     let mut argv = std::env::args_os().skip(1);
     match (argv.next(), argv.next(), argv.next()) {
-        (Some(word), Some(jail), None) if word == "confine" => match jail.to_str() {
-            Some(jail) => run(jail),
-            None => run(&jail.to_string_lossy()),
-        },
-        _ => {
+        (Some(word), Some(jail), None) if word == "confine" => jail.into_string().ok(),
+        _ => None,
+    }
+}
+
+/// `arbiter-jail confine JAIL`, the same as `arbiter confine JAIL`; else a usage error.
+pub fn main() -> i32 {
+    match asked_to_confine() {
+        Some(jail) => run(&jail),
+        None => {
             eprintln!(
                 "usage: arbiter-jail confine JAIL (arbiter starts it for each bot it confines)"
             );
