@@ -127,14 +127,14 @@ pub fn main() -> i32 {
     // `arbiter confine JAIL` starts every confined bot: straight to the jail, without
     // building the whole command line's parser (a start is measured in milliseconds).
     if let Some(jail) = crate::bots::confine::helper::asked_to_confine() {
-        return crate::bots::confine::helper::run(&jail);
+        return crate::bots::confine::helper::run(&jail, false);
     }
     keep_the_heap_tight();
     let cli = Cli::parse();
     // A jail is built by a single-threaded process (a user namespace needs one): before
     // any signal thread starts.
     if let Command::Confine { jail } = &cli.command {
-        return crate::bots::confine::helper::run(jail);
+        return crate::bots::confine::helper::run(jail, false);
     }
     signals::install();
     let result = match cli.command {

@@ -1,13 +1,15 @@
 //! The program that builds jails, from its start to the jail's first step: the
-//! description read and checked to be of this build, then [`super::jail::enter`]; a step
-//! that fails is said on stderr and on the jail's report. Both programs a build makes run
-//! it: `arbiter-jail confine JAIL` and `arbiter confine JAIL`.
+//! description read (by `arbiter-jail`, checked to be of its own build), then
+//! [`super::jail::enter`]; a step that fails is said on stderr and on the jail's report.
+//! Both programs a build makes run it: `arbiter-jail confine JAIL` and, where that one is
+//! missing or of another build, `arbiter confine JAIL`.
 
 use super::jail::{Jail, SETUP_FAILED, enter};
 use std::path::Path;
 
-/// This build's identity (`src/build.rs`), in every jail's description: a program that
-/// builds jails refuses a description from another build, saying [`OTHER_BUILD`].
+/// This build's identity (`src/build.rs`), in every jail's description: `arbiter-jail`
+/// refuses a description from another build, saying [`OTHER_BUILD`]. (`arbiter confine`,
+/// what arbiter then falls back on, reads any description it can, as it always did.)
 pub const BUILD: &str = concat!("arbiter build ", env!("ARBITER_BUILD"));
 
 /// What a program that builds jails says when the description is of another build.
@@ -26,7 +28,7 @@ pub fn asked_to_confine() -> Option<String> {
 /// `arbiter-jail confine JAIL`, the same as `arbiter confine JAIL`; else a usage error.
 pub fn main() -> i32 {
     match asked_to_confine() {
-        Some(jail) => run(&jail),
+        Some(jail) => run(&jail, true),
         None => {
             eprintln!(
                 "usage: arbiter-jail confine JAIL (arbiter starts it for each bot it confines)"
@@ -36,21 +38,20 @@ pub fn main() -> i32 {
     }
 }
 
-/// Whether `plan` was described by an arbiter of this build; else why not.
-fn of_this_build(plan: &Jail) -> Result<(), String> {
-    match plan.build == BUILD {
-        true => Ok(()),
-        false => Err(format!(
+/// Why `plan` was not described by an arbiter of this build; `None` when it was.
+fn of_this_build(plan: &Jail) -> Option<String> {
+    (plan.build != BUILD).then(|| {
+        format!(
             "{OTHER_BUILD} (`{BUILD}`, the description `{}`)",
             plan.build
-        )),
-    }
+        )
+    })
 }
 
-/// `arbiter confine JAIL` (`@FILE`: the description is in FILE): never returns when the
-/// jail is built; else says which step failed and exits with the status the referee reads
-/// as a failed start.
-pub fn run(jail: &str) -> i32 {
+/// `arbiter confine JAIL` (`@FILE`: the description is in FILE), of this build only when
+/// `same_build`: never returns when the jail is built; else says which step failed and
+/// exits with the status the referee reads as a failed start.
+pub fn run(jail: &str, same_build: bool) -> i32 {
     // SAFETY: a program that builds jails starts no thread.
     unsafe { super::report::take() };
     let text = match jail.strip_prefix('@') {
@@ -61,9 +62,9 @@ pub fn run(jail: &str) -> i32 {
         None => Ok(jail.to_string()),
     };
     let failed = match text.map(|text| serde_json::from_str::<Jail>(&text)) {
-        Ok(Ok(plan)) => match of_this_build(&plan) {
-            Ok(()) => enter(&plan).0,
-            Err(why) => why,
+        Ok(Ok(plan)) => match of_this_build(&plan).filter(|_| same_build) {
+            Some(why) => why,
+            None => enter(&plan).0,
         },
         Ok(Err(e)) => format!("the jail's description: {e}"),
         Err(why) => why,
@@ -100,9 +101,9 @@ mod tests {
 
     #[test]
     fn a_description_of_another_build_or_of_none_is_refused_saying_so() {
-        assert_eq!(of_this_build(&described_by(BUILD)), Ok(()));
+        assert_eq!(of_this_build(&described_by(BUILD)), None);
         for other in ["arbiter build 0123456789abcdef", ""] {
-            let why = of_this_build(&described_by(other)).unwrap_err();
+            let why = of_this_build(&described_by(other)).unwrap();
             assert!(why.starts_with(OTHER_BUILD), "{why}");
             assert!(why.contains(BUILD), "{why}");
         }
@@ -111,6 +112,6 @@ mod tests {
         let mut old = old.as_object().unwrap().clone();
         old.remove("build");
         let plan: Jail = serde_json::from_value(serde_json::Value::Object(old)).unwrap();
-        assert!(of_this_build(&plan).is_err());
+        assert!(of_this_build(&plan).is_some());
     }
 }
