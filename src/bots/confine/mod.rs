@@ -1,9 +1,10 @@
 //! Confinement without root: the level this machine gives, chosen once per run, and the
 //! jail a bot program starts in.
 //!
-//! A confined bot is started as `arbiter confine JAIL`: arbiter itself, run again, builds the
-//! jail in a fresh single-threaded process ([`jail::enter`]) and `exec`s the bot's program in
-//! it. The referee prepares what the jail holds ([`prepare`]): the bot's private folder with
+//! A confined bot is started as `arbiter-jail confine JAIL` ([`helper`]): the build's second
+//! program, beside arbiter, builds the jail in a fresh single-threaded process
+//! ([`jail::enter`]) and `exec`s the bot's program in it; where that program is missing or
+//! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee prepares what the jail holds ([`prepare`]): the bot's private folder with
 //! a copy of its own files (never another entrant's entry file), the runtime it needs, its
 //! environment.
 //!
