@@ -54,7 +54,7 @@ pub struct Jail {
     /// this helper was placed on. Empty: where the helper was started.
     #[serde(default)]
     pub cpus: Vec<usize>,
-    /// The build of the arbiter that described the jail ([`BUILD`]).
+    /// The build of the arbiter that described the jail ([`super::helper::BUILD`]).
     #[serde(default)]
     pub build: String,
 }
