@@ -18,7 +18,7 @@
 //!   the user.
 //!
 //! The level is found by trials, jails of each level starting `true`, once per run; a
-//! finding of level 1 is kept for the runs that follow on the same boot ([`kept`]), and a
+//! finding of level 1 is kept for the runs that follow on the same boot (`kept.rs`), and a
 //! jail that fails to build says why on its report ([`report`]), which makes a run
 //! whose kept finding no longer holds try again.
 
@@ -122,7 +122,7 @@ impl Layers {
 }
 
 /// The layers this machine gives: what the jail trials found earlier on this boot, kept
-/// for the runs that follow ([`kept`]), else the trials' own ([`verify`]).
+/// for the runs that follow (`kept.rs`), else the trials' own ([`verify`]).
 pub fn layers() -> &'static Layers {
     static RECALLED: OnceLock<Option<Layers>> = OnceLock::new();
     if let Some(tried) = TRIED.get() {
