@@ -124,8 +124,8 @@ fn keep_the_heap_tight() {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    // `arbiter confine JAIL` starts every confined bot: straight to the jail, without
-    // building the whole command line's parser (a start is measured in milliseconds).
+    // `arbiter confine JAIL` starts a confined bot where `arbiter-jail` is missing or of
+    // another build: straight to the jail, without building the command line's parser.
     if let Some(jail) = crate::bots::confine::helper::asked_to_confine() {
         return crate::bots::confine::helper::run(&jail, false);
     }

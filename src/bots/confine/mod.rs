@@ -4,9 +4,9 @@
 //! A confined bot is started as `arbiter-jail confine JAIL` ([`helper`]): the build's second
 //! program, beside arbiter, builds the jail in a fresh single-threaded process
 //! ([`jail::enter`]) and `exec`s the bot's program in it; where that program is missing or
-//! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee prepares what the jail holds ([`prepare`]): the bot's private folder with
-//! a copy of its own files (never another entrant's entry file), the runtime it needs, its
-//! environment.
+//! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee
+//! prepares what the jail holds ([`prepare`]): the bot's private folder with a copy of its
+//! own files (never another entrant's entry file), the runtime it needs, its environment.
 //!
 //! - Level 1, [`Level::Namespaces`]: user, mount, pid, network, IPC and UTS namespaces, a new
 //!   read-only root with the system and the runtime, a fresh /proc, a minimal /dev; Landlock
@@ -320,19 +320,24 @@ static OTHER_BUILD_BESIDE: AtomicBool = AtomicBool::new(false);
 /// missing or this run found it of another build; else the arbiter program itself, as
 /// `arbiter confine`.
 pub fn helper_program() -> Option<PathBuf> {
-    static BESIDE: OnceLock<Option<PathBuf>> = OnceLock::new();
     let arbiter = arbiter_program()?;
-    match BESIDE.get_or_init(|| jail_program_beside(arbiter)) {
-        Some(beside) if !OTHER_BUILD_BESIDE.load(Ordering::SeqCst) => Some(beside.clone()),
+    match jail_program_beside() {
+        Some(beside) if !OTHER_BUILD_BESIDE.load(Ordering::SeqCst) => Some(beside.to_path_buf()),
         _ => Some(arbiter.to_path_buf()),
     }
 }
 
-/// The `arbiter-jail` in the arbiter program's folder, when it is a file this user may run.
-fn jail_program_beside(arbiter: &Path) -> Option<PathBuf> {
-    let beside = arbiter.with_file_name("arbiter-jail");
-    let runnable = rustix::fs::access(&beside, rustix::fs::Access::EXEC_OK).is_ok();
-    (runnable && beside.is_file()).then_some(beside)
+/// The `arbiter-jail` in the arbiter program's folder, when it is a file this user may run
+/// (looked for once a run).
+fn jail_program_beside() -> Option<&'static Path> {
+    static BESIDE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BESIDE
+        .get_or_init(|| {
+            let beside = arbiter_program()?.with_file_name("arbiter-jail");
+            let runnable = rustix::fs::access(&beside, rustix::fs::Access::EXEC_OK).is_ok();
+            (runnable && beside.is_file()).then_some(beside)
+        })
+        .as_deref()
 }
 
 /// After a jail failed to build, saying `why`: whether the `arbiter-jail` beside arbiter
@@ -340,7 +345,7 @@ fn jail_program_beside(arbiter: &Path) -> Option<PathBuf> {
 /// arbiter alone). From then on this run builds its jails with arbiter itself, saying so
 /// once, and the start is worth trying again.
 pub(crate) fn other_build_beside(why: &str) -> bool {
-    let Some(beside) = arbiter_program().and_then(jail_program_beside) else {
+    let Some(beside) = jail_program_beside() else {
         return false;
     };
     if !why.starts_with(helper::OTHER_BUILD) {
