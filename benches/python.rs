@@ -27,6 +27,10 @@
 //! free (`arbiter::referee::pair`); parts 1 and 4 play as a league does, a game's bots on
 //! one CPU.
 //!
+//! Part 5 gives, beside the ratio of the medians, each run's ratio to the baseline's run
+//! beside it: their median, with a distribution-free 95% confidence interval, says how
+//! far the machine's drift leaves a figure from its line.
+//!
 //! Every game must come out the same (every reply, the winner) in (1) and (2), or the
 //! bench stops: the comparison is of the same work. The three are run in turns, `ROUNDS`
 //! times, and each figure is the median; the CPU time (user + system, arbiter's own and
@@ -332,8 +336,8 @@ fn confinement() -> Confinement {
 }
 
 /// Part 5: one game through `arbiter play` against the baseline, alternated `runs` times:
-/// the medians of both, in seconds, and the game's plies. The game must come out the same
-/// both ways every time. A jailed bot gets arbiter's environment for bots, without
+/// both sides' times, in seconds, run by run, and the game's plies. The game must come out
+/// the same both ways every time. A jailed bot gets arbiter's environment for bots, without
 /// `$ASALTO_BENCH_SEED`: both sides play the bots seeded "0".
 fn one_game_through_play(
     python: &str,
@@ -342,7 +346,7 @@ fn one_game_through_play(
     rebel: &Path,
     officer: &Path,
     runs: usize,
-) -> (f64, f64, u64) {
+) -> (Paired, u64) {
     let bin = support::arbiter_binary();
     // Beside the bots' folder, not in it: a confined bot's folder is copied at its start.
     let record = dir.with_extension("records").join("play.json");
@@ -385,7 +389,60 @@ fn one_game_through_play(
             "arbiter play and the baseline played different games"
         );
     }
-    (median(through_play), median(baseline), plies)
+    (Paired::new(&through_play, &baseline), plies)
+}
+
+/// Alternated runs of arbiter and the baseline: the medians of each, and the ratio of each
+/// run to the baseline's run beside it. On a machine whose speed drifts, a run and its
+/// neighbour share the drift, so their ratios vary less than either side's times.
+struct Paired {
+    /// Arbiter's median, in seconds.
+    arbiter: f64,
+    /// The baseline's median, in seconds.
+    baseline: f64,
+    /// The median of the runs' ratios, and a distribution-free 95% confidence interval for
+    /// it (`None` with too few runs for one).
+    ratio: f64,
+    interval: Option<(f64, f64)>,
+    runs: usize,
+}
+
+impl Paired {
+    fn new(arbiter: &[f64], baseline: &[f64]) -> Paired {
+        let mut ratios: Vec<f64> = arbiter.iter().zip(baseline).map(|(a, b)| a / b).collect();
+        ratios.sort_by(f64::total_cmp);
+        let n = ratios.len();
+        // The interval between the k-th smallest and the k-th largest ratio holds the
+        // median with probability 1 - 2 P(B < k), B ~ Binomial(n, 1/2): the largest k
+        // that keeps that at 95% or more.
+        let below = |k: usize| {
+            statrs::distribution::Binomial::new(0.5, n as u64)
+                .map(|b| {
+                    use statrs::distribution::DiscreteCDF;
+                    if k == 0 { 0.0 } else { b.cdf(k as u64 - 1) }
+                })
+                .unwrap_or(1.0)
+        };
+        let k = (1..=n / 2).take_while(|&k| below(k) <= 0.025).last();
+        Paired {
+            arbiter: median(arbiter.to_vec()),
+            baseline: median(baseline.to_vec()),
+            ratio: ratios[n / 2],
+            interval: k.map(|k| (ratios[k - 1], ratios[n - k])),
+            runs: n,
+        }
+    }
+
+    /// `1.023x run by run (95% CI 1.004-1.041, 15 alternated runs)`.
+    fn ratio_text(&self) -> String {
+        match self.interval {
+            Some((lo, hi)) => format!(
+                "{:.3}x run by run (95% CI {lo:.3}-{hi:.3}, {} alternated runs)",
+                self.ratio, self.runs
+            ),
+            None => format!("{:.3}x run by run ({} runs)", self.ratio, self.runs),
+        }
+    }
 }
 
 /// `arbiter play` of one game in `dir`, its record written to `record`.
@@ -711,38 +768,39 @@ fn main() {
         );
     }
 
-    let (a, b, plies) = one_game_through_play(&python, &script, &dir, &greedy, &random, 3 * rounds);
+    let long_runs = 5 * rounds;
+    let (p, plies) = one_game_through_play(&python, &script, &dir, &greedy, &random, long_runs);
     println!(
-        "  one game through arbiter play (the command line, its start-up included; greedy rebels, random officers, {plies} plies), medians of {}:",
-        3 * rounds
+        "  one game through arbiter play (the command line, its start-up included; greedy rebels, random officers, {plies} plies), medians of {long_runs}:"
     );
     println!(
-        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall; target: at most 1.05x",
-        a * 1000.0,
-        b * 1000.0,
-        a / b
+        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall, {}; target: at most 1.05x",
+        p.arbiter * 1000.0,
+        p.baseline * 1000.0,
+        p.arbiter / p.baseline,
+        p.ratio_text()
     );
     // The same game between bots that think about as long as course bots do.
     let think: u32 = env_or("BENCH_THINK", 10);
     let [slow_greedy, slow_random] = thinking_bots(&dir, think);
-    let (a, b, plies) = one_game_through_play(
+    let (p, plies) = one_game_through_play(
         &python,
         &script,
         &dir,
         &slow_greedy,
         &slow_random,
-        3 * rounds,
+        long_runs,
     );
     println!(
-        "  the same game, each bot thinking {think} times as long (BENCH_THINK), {plies} plies, medians of {}:",
-        3 * rounds
+        "  the same game, each bot thinking {think} times as long (BENCH_THINK), {plies} plies, medians of {long_runs}:"
     );
     println!(
-        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more); target: at most 1.05x",
-        a * 1000.0,
-        b * 1000.0,
-        a / b,
-        (a - b) * 1000.0
+        "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more), {}; target: at most 1.05x",
+        p.arbiter * 1000.0,
+        p.baseline * 1000.0,
+        p.arbiter / p.baseline,
+        (p.arbiter - p.baseline) * 1000.0,
+        p.ratio_text()
     );
     // Short games (the random rebels are soon captured), where start-up and end weigh
     // most: the quick bots, then the bots that think. A few tens of milliseconds each, on
@@ -753,18 +811,19 @@ fn main() {
         ("quick", &random, &greedy),
         ("thinking", &slow_random, &slow_greedy),
     ] {
-        let (a, b, plies) =
-            one_game_through_play(&python, &script, &dir, rebel, officer, short_runs);
+        let (p, plies) = one_game_through_play(&python, &script, &dir, rebel, officer, short_runs);
+        let (a, b) = (p.arbiter, p.baseline);
         println!(
             "  a short game through arbiter play, {label} bots (random rebels, greedy officers, {plies} plies), medians of {}:",
             short_runs
         );
         println!(
-            "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more); target: at most 1.10x",
+            "    arbiter play {:.1} ms, baseline {:.1} ms: {:.3}x wall ({:.1} ms more), {}; target: at most 1.10x",
             a * 1000.0,
             b * 1000.0,
             a / b,
-            (a - b) * 1000.0
+            (a - b) * 1000.0,
+            p.ratio_text()
         );
         println!(
             "    its floor with a process per bot: the baseline plus a second interpreter's start beside the first, {:.3}x",
