@@ -18,9 +18,17 @@ pub fn run() -> i32 {
     );
     say!("seccomp: {}", yes_no(&layers.seccomp));
     // After the trials: an `arbiter-jail` of another build is known by then.
-    match confine::helper_program() {
-        Some(program) => say!("jails are built by: {}", program.display()),
-        None => say!("jails are built by: nothing found (set ARBITER_EXE)"),
+    match (
+        confine::helper_program(),
+        confine::jail_program_of_another_build(),
+    ) {
+        (Some(program), Some(stale)) => say!(
+            "jails are built by: {} ({} is of another build: `cargo build --release` builds both)",
+            program.display(),
+            stale.display()
+        ),
+        (Some(program), None) => say!("jails are built by: {}", program.display()),
+        (None, _) => say!("jails are built by: nothing found (set ARBITER_EXE)"),
     }
     for program in ["python3", "java", "javac", "dotnet"] {
         let found = std::env::var_os("PATH").and_then(|paths| {

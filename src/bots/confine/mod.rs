@@ -342,24 +342,23 @@ fn jail_program_beside() -> Option<&'static Path> {
 
 /// After a jail failed to build, saying `why`: whether the `arbiter-jail` beside arbiter
 /// may have built it and found its description of another build (`cargo run` relinks
-/// arbiter alone). From then on this run builds its jails with arbiter itself, saying so
-/// once, and the start is worth trying again.
+/// arbiter alone). From then on this run builds its jails with arbiter itself, and the
+/// start is worth trying again. Nothing is said: a stale `arbiter-jail` is what every
+/// `cargo run` after a change leaves, the jails arbiter builds are the same, and each bot
+/// starts a fraction of a millisecond later; `arbiter doctor` names the program that
+/// builds them, and why.
 pub(crate) fn other_build_beside(why: &str) -> bool {
-    let Some(beside) = jail_program_beside() else {
-        return false;
-    };
-    if !why.starts_with(helper::OTHER_BUILD) {
+    if jail_program_beside().is_none() || !why.starts_with(helper::OTHER_BUILD) {
         return false;
     }
-    if !OTHER_BUILD_BESIDE.swap(true, Ordering::SeqCst) {
-        eprintln!(
-            "warning: {} is of another build than this arbiter: arbiter builds the jails \
-             itself this run, which starts each bot a little later (`cargo build --release` \
-             builds both)",
-            beside.display()
-        );
-    }
+    OTHER_BUILD_BESIDE.store(true, Ordering::SeqCst);
     true
+}
+
+/// The `arbiter-jail` beside arbiter when this run found it of another build (and so
+/// builds its jails with arbiter itself).
+pub fn jail_program_of_another_build() -> Option<&'static Path> {
+    jail_program_beside().filter(|_| OTHER_BUILD_BESIDE.load(Ordering::SeqCst))
 }
 
 /// `arbiter confine JAIL`, as its command line (`@FILE`: the jail is described in FILE).
