@@ -400,9 +400,10 @@ struct Paired {
     arbiter: f64,
     /// The baseline's median, in seconds.
     baseline: f64,
-    /// The median of the runs' ratios, and a distribution-free 95% confidence interval for
-    /// it (`None` with too few runs for one).
+    /// The median of the runs' ratios.
     ratio: f64,
+    /// A distribution-free 95% confidence interval for it (`None` with too few runs for
+    /// one: fewer than 6).
     interval: Option<(f64, f64)>,
     runs: usize,
 }
@@ -415,15 +416,14 @@ impl Paired {
         // The interval between the k-th smallest and the k-th largest ratio holds the
         // median with probability 1 - 2 P(B < k), B ~ Binomial(n, 1/2): the largest k
         // that keeps that at 95% or more.
-        let below = |k: usize| {
-            statrs::distribution::Binomial::new(0.5, n as u64)
-                .map(|b| {
-                    use statrs::distribution::DiscreteCDF;
-                    if k == 0 { 0.0 } else { b.cdf(k as u64 - 1) }
-                })
-                .unwrap_or(1.0)
-        };
-        let k = (1..=n / 2).take_while(|&k| below(k) <= 0.025).last();
+        let k = statrs::distribution::Binomial::new(0.5, n as u64)
+            .ok()
+            .and_then(|b| {
+                use statrs::distribution::DiscreteCDF;
+                (1..=n / 2)
+                    .take_while(|&k| b.cdf(k as u64 - 1) <= 0.025)
+                    .last()
+            });
         Paired {
             arbiter: median(arbiter.to_vec()),
             baseline: median(baseline.to_vec()),
