@@ -9,9 +9,9 @@
 //! Besides the rate, each line gives how busy the cores were: the CPU seconds of arbiter
 //! and its bots over wall seconds times cores (on a machine shared with other work, the
 //! cores it did not get count as idle). The Python league is measured with the next
-//! games' bots started ahead (the default number of games) and without
-//! (`ARBITER_PRESTART=0`), in turns, `BENCH_ROUNDS` times; each figure is the median of
-//! its rounds.
+//! games' bots started ahead (`ARBITER_PRESTART=1`, the default while a core is left over
+//! from the games in play) and without (`ARBITER_PRESTART=0`, the default with a game on
+//! every core), in turns, `BENCH_ROUNDS` times; each figure is the median of its rounds.
 //!
 //! Run: cargo bench --bench league (it builds the release `arbiter` binary first).
 //! Knobs: `BENCH_SUBPROCESS_GAMES` (default 1000), `BENCH_PYTHON_GAMES` (default 60),
@@ -314,7 +314,7 @@ fn python_league(me: &Path, games: u32, rounds: usize, ahead: &[usize]) {
         println!("    speed-up -j 2 over -j 1: {:.2}x", rates[1] / rates[0]);
     }
     println!(
-        "  (goal: cores at least 91% busy at -j 2 with bots started ahead); load at the end {}",
+        "  (goal: cores at least 91% busy at -j 2; by default a league starts bots ahead only while a core is left over: here at -j 1, not at -j 2); load at the end {}",
         load()
     );
 }

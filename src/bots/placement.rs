@@ -20,6 +20,13 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// How many cores this process may use: its CPU set, and a cgroup's CPU quota where one
+/// is set, as the standard library counts them (read once). `-j` defaults to it.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The CPUs the process may use, as it started: bots start on all of them.
 pub fn process_cpus() -> &'static CpuSet {
     static CPUS: OnceLock<CpuSet> = OnceLock::new();

@@ -315,9 +315,7 @@ pub(crate) fn report_distinct(distinct: &tournament::openings::DistinctPairs) {
 
 /// Moves are timed by the wall clock: more games than cores steal time from bots.
 pub(crate) fn warn_oversubscribed(jobs: usize) {
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let cores = crate::bots::placement::cores();
     if jobs > cores {
         note!(
             "warning: {jobs} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other"

@@ -119,11 +119,7 @@ impl MatchOptions {
 
 /// Games at once: `jobs`, or one per core.
 pub(crate) fn jobs_or_cores(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    })
+    jobs.unwrap_or_else(crate::bots::placement::cores)
 }
 
 /// A bot as written on the command line, `NAME=SPEC` or a SPEC: its name (given, or

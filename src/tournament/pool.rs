@@ -18,11 +18,12 @@ use std::sync::mpsc;
 /// for measuring what starting ahead gains, and a way back should it ever be in the way.
 pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
 
-/// Games ahead per worker unless [`PRESTART_VAR`] says otherwise. A course bot's game can
-/// be shorter than the start-up of its two interpreters in their jails, so the next
-/// game's bots may still be starting when the game in play ends; but starting two games
-/// ahead was no faster in benches/league.rs (the start-ups then take the cores from each
-/// other and from the games in play), and keeps more bots waiting.
+/// Games ahead per worker unless [`PRESTART_VAR`] says otherwise, when the games in play
+/// leave a core idle (fewer workers than cores). A course bot's game can be shorter than
+/// the start-up of its two interpreters in their jails, so the next game's bots may still
+/// be starting when the game in play ends; but starting two games ahead was no faster in
+/// benches/league.rs (the start-ups then take the cores from each other and from the
+/// games in play), and keeps more bots waiting.
 pub const DEFAULT_AHEAD: usize = 1;
 
 /// The most games ahead per worker [`PRESTART_VAR`] may ask for.
@@ -30,7 +31,16 @@ pub const MAX_AHEAD: usize = 8;
 
 /// How many games ahead a worker starts the bots of while it plays one: none when every
 /// entrant is an engine in this process (it starts at once), else [`PRESTART_VAR`]'s
-/// number or [`DEFAULT_AHEAD`].
+/// number; by default [`DEFAULT_AHEAD`] while a core is left over from the games in play,
+/// and none when every core has a game.
+///
+/// Why none then: bots started ahead of a game wait idle until it comes, evicted from the
+/// caches by the games in play, and start up beside them; with a game on every core there
+/// is no idle core for that to use, and each game then cost more CPU. In
+/// benches/league.rs at -j 2 on 2 cores, course Python bots: 97-99 ms of CPU a game
+/// started ahead against 92-95 ms not, 19.0-19.4 games/s against 19.5-20.3 (three runs);
+/// `arbiter bot` subprocesses, 500 games: 4.20-4.35 s against 4.04-4.13 s. At -j 1 the
+/// idle core pays: 4.70 s against 5.24-5.33 s.
 fn games_ahead(tournament: &Tournament) -> usize {
     let programs = tournament
         .entrants
@@ -39,10 +49,14 @@ fn games_ahead(tournament: &Tournament) -> usize {
     if !programs {
         return 0;
     }
-    std::env::var(PRESTART_VAR)
+    let asked = std::env::var(PRESTART_VAR)
         .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map_or(DEFAULT_AHEAD, |n| n.min(MAX_AHEAD))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    match asked {
+        Some(n) => n.min(MAX_AHEAD),
+        None if tournament.jobs < crate::bots::placement::cores() => DEFAULT_AHEAD,
+        None => 0,
+    }
 }
 
 /// Plays the fixtures `next_fixture(0)`, `next_fixture(1)`, .. in that order on
@@ -52,10 +66,10 @@ fn games_ahead(tournament: &Tournament) -> usize {
 /// Games cancelled by `stop` are dropped. An error from `consume` stops the run.
 ///
 /// Each game gets fresh bots, started and handshaken before its first turn as ever; but
-/// while a worker plays a game, the bots of the worker's next games (a few: see
-/// [`games_ahead`]) are already being started, each game on a thread of its own, so that
-/// the start-up of bot programs (an interpreter, a jail) overlaps play instead of leaving
-/// the cores idle between games. The number ahead is bounded: a started bot idles after
+/// while a worker plays a game, the bots of the worker's next games (a few, when a core is
+/// left over from the games in play: see [`games_ahead`]) are already being started, each
+/// game on a thread of its own, so that the start-up of bot programs (an interpreter, a
+/// jail) overlaps play instead of leaving the cores idle between games. The number ahead is bounded: a started bot idles after
 /// `ready` until its game comes, so what starting ahead takes from the games in play is at
 /// most that many start-ups per worker at a time. A worker plays its games in the order it
 /// claimed them. Bots started ahead for a game that is never played (a stop, an SPRT

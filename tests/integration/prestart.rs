@@ -1,6 +1,8 @@
 //! Bots started ahead: while a worker plays a game, the bots of its next game are started
-//! and handshaken. The games are the games played without starting ahead, and bots
-//! started for a game that is never played (a stop, an SPRT verdict) are killed and reaped.
+//! and handshaken (by default only while a core is left over from the games in play; the
+//! tests that need it ask for it with `ARBITER_PRESTART`). The games are the games played
+//! without starting ahead, and bots started for a game that is never played (a stop, an
+//! SPRT verdict) are killed and reaped.
 
 use crate::bots_common::{assert_no_process_with, processes_with};
 use crate::common::*;
@@ -148,7 +150,9 @@ fn games_with_bots_started_ahead_are_the_games_without() {
         &bots,
         &[(PRESTART_VAR, "0")],
     );
-    let ahead = league_records(&dir.path().join("ahead"), &args, &bots, &[]);
+    // Started ahead whatever the cores (by default only while a core is left over).
+    let ahead_env = [(PRESTART_VAR, "1")];
+    let ahead = league_records(&dir.path().join("ahead"), &args, &bots, &ahead_env);
     assert_eq!(without.len(), 12);
     // The failure before `ready` is the same record whenever the bot was started.
     let failed: Vec<&str> = without.iter().map(|(_, r)| r.reason.as_str()).collect();
@@ -161,7 +165,7 @@ fn games_with_bots_started_ahead_are_the_games_without() {
 
     // At -j 2 the order of the journal is the order games end in; each game is the same.
     let args = ["--pairs", "2", "-j", "2", "--seed", "9"];
-    let mut parallel = league_records(&dir.path().join("parallel"), &args, &bots, &[]);
+    let mut parallel = league_records(&dir.path().join("parallel"), &args, &bots, &ahead_env);
     parallel.sort_by_key(|(id, _)| *id);
     assert_same_games(&parallel, &without, "-j 2");
 
@@ -169,7 +173,7 @@ fn games_with_bots_started_ahead_are_the_games_without() {
     // same as in the whole run.
     let shard_out = dir.path().join("shard");
     let args = ["--pairs", "2", "-j", "2", "--seed", "9", "--shard", "2/3"];
-    let mut shard = league_records(&shard_out, &args, &bots, &[]);
+    let mut shard = league_records(&shard_out, &args, &bots, &ahead_env);
     assert!(!shard.is_empty());
     shard.sort_by_key(|(id, _)| *id);
     let whole: Vec<(u64, GameRecord)> = without
@@ -205,6 +209,9 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
     // The bots' file names mark their processes (a confined bot sees its file at a
     // path of its own, under the same name).
     let marker = "prestart_stop_bot_";
+    // SAFETY: set before any thread of this test starts; nextest runs each test in a
+    // process of its own. Started ahead whatever the cores.
+    unsafe { std::env::set_var(PRESTART_VAR, "1") };
     let a = slowed_course_bot(dir.path(), "random_bot", "prestart_stop_bot_a.py", 0.02);
     let b = slowed_course_bot(dir.path(), "greedy_bot", "prestart_stop_bot_b.py", 0.02);
     let out: PathBuf = dir.path().join("out");
@@ -272,12 +279,14 @@ fn ctrl_c_while_the_next_games_bots_wait_leaves_no_bot_and_a_resumable_journal()
     let args = ["--pairs", "4", "-j", "1", "--limit-ms", "5000"];
     let bots = [a.as_str(), b.as_str()];
     let child = league_cmd(&out, &args, &bots)
+        .env(PRESTART_VAR, "1")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Mid-league (a game journaled), one game in play at -j 1 has two bots: more means
     // the next games' are up too.
+    let league = child.id() as i32;
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut most = 0;
     while Instant::now() < deadline {
@@ -286,8 +295,8 @@ fn ctrl_c_while_the_next_games_bots_wait_leaves_no_bot_and_a_resumable_journal()
             .unwrap_or(0);
         if journaled >= 2 {
             // The header and a game.
-            let with_a = processes_with("prestart_ctrlc_a.py").len();
-            let with_b = processes_with("prestart_ctrlc_b.py").len();
+            let with_a = bots_with("prestart_ctrlc_a.py", league);
+            let with_b = bots_with("prestart_ctrlc_b.py", league);
             most = most.max(with_a.min(with_b));
             if most >= 2 {
                 break;
@@ -317,12 +326,72 @@ fn ctrl_c_while_the_next_games_bots_wait_leaves_no_bot_and_a_resumable_journal()
         partial.iter().all(|(_, r)| r.reason != "crash"),
         "{partial:?}"
     );
-    let (code, _, stderr) = run(&mut league_cmd(&out, &args, &bots));
+    let (code, _, stderr) = run(league_cmd(&out, &args, &bots).env(PRESTART_VAR, "1"));
     assert_eq!(code, 0, "{stderr}");
     let mut ids: Vec<u64> = journal_records(&out).iter().map(|(id, _)| *id).collect();
     ids.sort();
     assert_eq!(ids, (0..8).collect::<Vec<_>>());
     assert_no_process_with("prestart_ctrlc_");
+}
+
+/// How many processes other than the arbiter process `arbiter` (whose command line names
+/// every bot) have `marker` in their command line.
+fn bots_with(marker: &str, arbiter: i32) -> usize {
+    processes_with(marker)
+        .into_iter()
+        .filter(|&p| p != arbiter)
+        .count()
+}
+
+/// The most processes of each of two bots seen at once while a league of them runs with
+/// `extra` arguments (sampled every 2 ms to its end).
+fn most_bots_at_once(dir: &Path, extra: &[&str], marker: &str) -> (usize, String) {
+    let a = slowed_course_bot(dir, "random_bot", &format!("{marker}a.py"), 0.01);
+    let b = slowed_course_bot(dir, "greedy_bot", &format!("{marker}b.py"), 0.01);
+    let out = dir.join(format!("{marker}out"));
+    let mut child = league_cmd(&out, extra, &[a.as_str(), b.as_str()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let league = child.id() as i32;
+    let mut most = 0;
+    while child.try_wait().unwrap().is_none() {
+        let with_a = bots_with(&format!("{marker}a.py"), league);
+        let with_b = bots_with(&format!("{marker}b.py"), league);
+        most = most.max(with_a.max(with_b));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(journal_records(&out).len(), 4, "{stderr}");
+    (most, stderr)
+}
+
+/// By default the bots of a worker's next game are started ahead only while the games in
+/// play leave a core idle: at -j 1 on a machine of two cores or more, the next game's bots
+/// are up beside the game in play; at the default -j (a game on every core), a bot has at
+/// most one process per game in play.
+#[test]
+fn bots_are_started_ahead_only_while_a_core_is_left_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let cores = arbiter::bots::placement::cores();
+    let (most, stderr) = most_bots_at_once(dir.path(), &["--pairs", "2"], "prestart_full_");
+    assert!(
+        most <= cores,
+        "{most} processes of one bot at once with {cores} games on {cores} cores: bots were \
+         started ahead\n{stderr}"
+    );
+    if cores >= 2 {
+        let (most, stderr) =
+            most_bots_at_once(dir.path(), &["--pairs", "2", "-j", "1"], "prestart_spare_");
+        assert!(
+            most >= 2,
+            "one game at a time on {cores} cores, and the next game's bots were never up \
+             beside it\n{stderr}"
+        );
+    }
 }
 
 #[test]
@@ -332,6 +401,7 @@ fn an_sprt_verdict_kills_the_bots_started_for_games_it_no_longer_needs() {
     let weak = slowed_course_bot(dir.path(), "random_bot", "prestart_sprt_weak.py", 0.0);
     let out = dir.path().join("sprt");
     let child = arbiter()
+        .env(PRESTART_VAR, "1")
         .args(["sprt", "--game", "asalto", "--out"])
         .arg(&out)
         .args(["--candidate", &strong, "--baseline", &weak])

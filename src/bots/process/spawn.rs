@@ -17,7 +17,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::process::{Child, ChildStderr, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Bot processes started and not yet dropped, in this arbiter process, less those waiting
@@ -28,9 +28,7 @@ pub(super) static LIVE_BOTS: AtomicUsize = AtomicUsize::new(0);
 /// there is a core for each bot alive (one game on two cores: yes; two games on two cores:
 /// no), since a spinning referee takes the core another game's bot or referee needs.
 pub(super) fn core_to_spare() -> bool {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    LIVE_BOTS.load(Ordering::Relaxed) <= cores
+    LIVE_BOTS.load(Ordering::Relaxed) <= crate::bots::placement::cores()
 }
 
 /// The referee's end of the bot's stdin: written directly while nothing is queued, else
