@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 /// The environment variable that sets how many games ahead each worker starts the bots
-/// of (`0`: none, each game's bots are started when it comes; at most [`MAX_AHEAD`]):
-/// for measuring what starting ahead gains, and a way back should it ever be in the way.
+/// of, whatever `-j` is (`0`: none, each game's bots are started when it comes; at most
+/// [`MAX_AHEAD`]): for measuring what starting ahead gains, and a way back should it ever
+/// be in the way.
 pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
 
 /// Games ahead per worker unless [`PRESTART_VAR`] says otherwise, when the games in play
@@ -34,9 +35,8 @@ pub const MAX_AHEAD: usize = 8;
 /// number; by default [`DEFAULT_AHEAD`] while a core is left over from the games in play,
 /// and none when every core has a game.
 ///
-/// Why none then: bots started ahead of a game wait idle until it comes, evicted from the
-/// caches by the games in play, and start up beside them; with a game on every core there
-/// is no idle core for that to use, and each game then cost more CPU. In
+/// Why none then: with a game on every core there is no idle core for the start-ups to
+/// use; they run beside the games in play, and each game then cost more CPU. In
 /// benches/league.rs at -j 2 on 2 cores, course Python bots: 97-99 ms of CPU a game
 /// started ahead against 92-95 ms not, 19.0-19.4 games/s against 19.5-20.3 (three runs);
 /// `arbiter bot` subprocesses, 500 games: 4.20-4.35 s against 4.04-4.13 s. At -j 1 the
@@ -69,9 +69,10 @@ fn games_ahead(tournament: &Tournament) -> usize {
 /// while a worker plays a game, the bots of the worker's next games (a few, when a core is
 /// left over from the games in play: see [`games_ahead`]) are already being started, each
 /// game on a thread of its own, so that the start-up of bot programs (an interpreter, a
-/// jail) overlaps play instead of leaving the cores idle between games. The number ahead is bounded: a started bot idles after
-/// `ready` until its game comes, so what starting ahead takes from the games in play is at
-/// most that many start-ups per worker at a time. A worker plays its games in the order it
+/// jail) overlaps play instead of leaving the cores idle between games. The number ahead
+/// is bounded: a started bot idles after `ready` until its game comes, so what starting
+/// ahead takes from the games in play is at most that many start-ups per worker at a
+/// time. A worker plays its games in the order it
 /// claimed them. Bots started ahead for a game that is never played (a stop, an SPRT
 /// verdict, an error) are killed and reaped like any bot, before the run returns.
 pub(crate) fn play_pool<G: Builtins>(
