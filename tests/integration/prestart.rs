@@ -284,28 +284,32 @@ fn ctrl_c_while_the_next_games_bots_wait_leaves_no_bot_and_a_resumable_journal()
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Mid-league (a game journaled), one game in play at -j 1 has two bots: more means
-    // the next games' are up too.
+    // Mid-league (a game journaled), one game in play at -j 1 has two bots: more, for
+    // longer than a game's end takes, means the next games' are up too.
     let league = child.id() as i32;
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut most = 0;
+    let mut both_up_since = None::<Instant>;
+    let mut waiting = false;
     while Instant::now() < deadline {
         let journaled = std::fs::read_to_string(out.join("games.jsonl"))
             .map(|t| t.lines().count())
             .unwrap_or(0);
-        if journaled >= 2 {
-            // The header and a game.
-            let with_a = bots_with("prestart_ctrlc_a.py", league);
-            let with_b = bots_with("prestart_ctrlc_b.py", league);
-            most = most.max(with_a.min(with_b));
-            if most >= 2 {
+        // The header and a game.
+        let with_a = bots_with("prestart_ctrlc_a.py", league);
+        let with_b = bots_with("prestart_ctrlc_b.py", league);
+        if journaled >= 2 && with_a.min(with_b) >= 2 {
+            let since = *both_up_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= Duration::from_millis(50) {
+                waiting = true;
                 break;
             }
+        } else {
+            both_up_since = None;
         }
         std::thread::sleep(Duration::from_millis(2));
     }
     assert!(
-        most >= 2,
+        waiting,
         "the next games' bots were never up beside the game in play"
     );
     let status = std::process::Command::new("kill")
