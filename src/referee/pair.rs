@@ -5,7 +5,7 @@
 //! Why: two bots taking turns on one CPU evict each other's caches, and a bot woken on
 //! another CPU costs tens of microseconds more on a virtual machine. Here every bot is
 //! woken on its own CPU by a thread already running there, and each bot keeps its CPU's
-//! caches: a 1000-round game of two quick course bots (moves of 20-40 µs) took 1.16 times
+//! caches: a 1000-round game of two quick course bots (moves of 20-25 µs) took 1.16 times
 //! as long on one CPU as on two (`arbiter play`, 9 alternated runs). The gain is the quick
 //! bots': for bots that think about 0.25 ms a move, one CPU and two came out the same
 //! within 1% (30 alternated runs). (For moves of a millisecond one CPU is some 15 µs a

@@ -40,7 +40,7 @@ pub const MAX_AHEAD: usize = 8;
 /// benches/league.rs at -j 2 on 2 cores, course Python bots: 97-99 ms of CPU a game
 /// started ahead against 92-95 ms not, 19.0-19.4 games/s against 19.5-20.3 (three runs);
 /// `arbiter bot` subprocesses, 500 games: 4.20-4.35 s against 4.04-4.13 s. At -j 1 the
-/// idle core pays: 4.70 s against 5.24-5.33 s.
+/// idle core pays: 4.70-4.74 s against 5.24-5.33 s.
 fn games_ahead(tournament: &Tournament) -> usize {
     let programs = tournament
         .entrants
