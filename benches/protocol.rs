@@ -10,6 +10,10 @@
 //!    referee's side and the pipes, without a bot's thinking. Last, that bot unplaced and
 //!    never sleeping (it polls its stdin without blocking) while the referee spins too:
 //!    no wake-up on either side, the fastest the protocol can answer on this machine.
+//!    Last, each of the two bots over the bare pipes, placed, without a referee: the
+//!    turn line written as it is and the reply read back unchecked. Against it, the
+//!    protocol's round trip with the same bot is what the referee's side adds, and the
+//!    bare round trip against the echo is what the bot's own work adds.
 //! 2. Games per second, built-in random against random: both as `arbiter bot random`
 //!    subprocesses through the referee, and both in-process.
 //!
@@ -176,6 +180,56 @@ fn idle_bot_command(spin: bool) -> CommandSpec {
         command.env.insert(IDLE_SPIN_VAR.into(), "1".into());
     }
     command
+}
+
+/// Round trips to the same bot as the protocol's, `arbiter bot random` (or this bench's bot
+/// that does no work), over the bare pipes: the turn line written as it is, the reply read
+/// with a blocking read, nothing checked; both on one CPU. The protocol's round trip over
+/// this one is what the referee's side adds to the bot's own.
+fn placed_bare_bot(command: CommandSpec, line: &str, moves: usize) -> Vec<Duration> {
+    let placement = Placement::take().expect("a CPU to place the bot on");
+    let cpus = format!("{}", placement.cpu());
+    let mut child = Command::new("taskset");
+    child
+        .args(["-c", &cpus, &command.program])
+        .args(&command.args);
+    for (k, v) in &command.env {
+        child.env(k, v);
+    }
+    let mut child = child
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the bot starts");
+    let hello = protocol::encode(&ToBot::Hello {
+        protocol: protocol::PROTOCOL_VERSION,
+        game: "asalto".into(),
+        role: "rebel".into(),
+        time_limit_ms: 10_000,
+        init_limit_ms: 10_000,
+        seed: 1,
+    });
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdin.write_all(hello.as_bytes()).expect("hello");
+    let mut back = String::new();
+    stdout.read_line(&mut back).expect("ready");
+    let mut samples = Vec::with_capacity(moves);
+    for i in 0..moves + moves / 10 {
+        back.clear();
+        let t = Instant::now();
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdout.read_line(&mut back).expect("read");
+        let elapsed = t.elapsed();
+        assert!(back.starts_with(r#"{"type":"move""#), "{back}");
+        if i >= moves / 10 {
+            samples.push(elapsed);
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    drop(placement);
+    samples
 }
 
 /// The raw echo with `cat` and the bench's thread on one CPU.
@@ -381,6 +435,20 @@ fn main() {
         us(spinning.median),
         us(spinning.p99)
     );
+    let bare = stats(placed_bare_bot(random_bot(&bin), &line, moves));
+    println!(
+        "| `arbiter bot random` over bare pipes, placed (no referee) | {} | {} | {} |",
+        us(bare.mean),
+        us(bare.median),
+        us(bare.p99)
+    );
+    let bare_idle = stats(placed_bare_bot(idle_bot_command(false), &line, moves));
+    println!(
+        "| the bot that does no work over bare pipes, placed (no referee) | {} | {} | {} |",
+        us(bare_idle.mean),
+        us(bare_idle.median),
+        us(bare_idle.p99)
+    );
     println!();
     let ratio = |a: &Stats, b: &Stats| {
         format!(
@@ -403,6 +471,18 @@ fn main() {
     println!(
         "- with no wake-up anywhere (that bot never sleeping, the referee spinning) / raw echo: {}",
         ratio(&spinning, &raw)
+    );
+    println!(
+        "- `arbiter bot random` over bare pipes / raw echo on one CPU (the bot's own work, no referee): {}",
+        ratio(&bare, &raw_placed)
+    );
+    println!(
+        "- placed protocol / the same bot over bare pipes (the referee's side): {}",
+        ratio(&placed, &bare)
+    );
+    println!(
+        "- a bot that does no work: placed protocol / over bare pipes: {}",
+        ratio(&idle, &bare_idle)
     );
     println!();
     println!("Where the protocol's time goes, per move, without pipes:");
