@@ -30,6 +30,7 @@ use arbiter::bots::{EndInfo, Player, Reply, Setup};
 use arbiter::games::asalto::Asalto;
 use arbiter::games::{Game, Side};
 use arbiter::referee::{MatchConfig, play_game};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -78,13 +79,28 @@ fn raw_echo(line: &str, moves: usize) -> Vec<Duration> {
         .stdout(Stdio::piped())
         .spawn()
         .expect("cat starts");
-    echo_with(&mut child, line, moves)
+    echo_with(&mut child, None, line, moves, |back| {
+        assert_eq!(back.len(), line.len())
+    })
 }
 
-fn echo_with(child: &mut std::process::Child, line: &str, moves: usize) -> Vec<Duration> {
+/// `moves` round trips (after a tenth as many unmeasured) of `line` to `child` over its
+/// pipes, each reply read back with a blocking read and handed to `check`; `hello` is sent
+/// first and its one-line answer read, unmeasured.
+fn echo_with(
+    child: &mut std::process::Child,
+    hello: Option<&str>,
+    line: &str,
+    moves: usize,
+    check: impl Fn(&str),
+) -> Vec<Duration> {
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut back = String::new();
+    if let Some(hello) = hello {
+        stdin.write_all(hello.as_bytes()).expect("hello");
+        stdout.read_line(&mut back).expect("its answer");
+    }
     let mut samples = Vec::with_capacity(moves);
     for i in 0..moves + moves / 10 {
         back.clear();
@@ -93,7 +109,7 @@ fn echo_with(child: &mut std::process::Child, line: &str, moves: usize) -> Vec<D
         stdin.flush().expect("flush");
         stdout.read_line(&mut back).expect("read");
         let elapsed = t.elapsed();
-        assert_eq!(back.len(), line.len());
+        check(&back);
         if i >= moves / 10 {
             samples.push(elapsed);
         }
@@ -182,25 +198,32 @@ fn idle_bot_command(spin: bool) -> CommandSpec {
     command
 }
 
-/// Round trips to the same bot as the protocol's, `arbiter bot random` (or this bench's bot
-/// that does no work), over the bare pipes: the turn line written as it is, the reply read
-/// with a blocking read, nothing checked; both on one CPU. The protocol's round trip over
-/// this one is what the referee's side adds to the bot's own.
-fn placed_bare_bot(command: CommandSpec, line: &str, moves: usize) -> Vec<Duration> {
-    let placement = Placement::take().expect("a CPU to place the bot on");
+/// `program` started on a CPU of its own claim (by `taskset`), the bench's thread placed
+/// on it too, with piped stdin and stdout.
+fn placed_child(
+    program: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+) -> (Placement, std::process::Child) {
+    let placement = Placement::take().expect("a CPU to place the child on");
     let cpus = format!("{}", placement.cpu());
-    let mut child = Command::new("taskset");
-    child
-        .args(["-c", &cpus, &command.program])
-        .args(&command.args);
-    for (k, v) in &command.env {
-        child.env(k, v);
-    }
-    let mut child = child
+    let child = Command::new("taskset")
+        .args(["-c", &cpus, program])
+        .args(args)
+        .envs(env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("the bot starts");
+        .expect("taskset starts the child");
+    (placement, child)
+}
+
+/// Round trips to the same bot as the protocol's, `arbiter bot random` (or this bench's bot
+/// that does no work), over the bare pipes: the turn line written as it is, the reply read
+/// with a blocking read, nothing checked but its type; both on one CPU. The protocol's
+/// round trip over this one is what the referee's side adds to the bot's own.
+fn placed_bare_bot(command: CommandSpec, line: &str, moves: usize) -> Vec<Duration> {
+    let (_placement, mut child) = placed_child(&command.program, &command.args, &command.env);
     let hello = protocol::encode(&ToBot::Hello {
         protocol: protocol::PROTOCOL_VERSION,
         game: "asalto".into(),
@@ -209,42 +232,17 @@ fn placed_bare_bot(command: CommandSpec, line: &str, moves: usize) -> Vec<Durati
         init_limit_ms: 10_000,
         seed: 1,
     });
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    stdin.write_all(hello.as_bytes()).expect("hello");
-    let mut back = String::new();
-    stdout.read_line(&mut back).expect("ready");
-    let mut samples = Vec::with_capacity(moves);
-    for i in 0..moves + moves / 10 {
-        back.clear();
-        let t = Instant::now();
-        stdin.write_all(line.as_bytes()).expect("write");
-        stdout.read_line(&mut back).expect("read");
-        let elapsed = t.elapsed();
-        assert!(back.starts_with(r#"{"type":"move""#), "{back}");
-        if i >= moves / 10 {
-            samples.push(elapsed);
-        }
-    }
-    drop(stdin);
-    let _ = child.wait();
-    drop(placement);
-    samples
+    echo_with(&mut child, Some(&hello), line, moves, |back| {
+        assert!(back.starts_with(r#"{"type":"move""#), "{back}")
+    })
 }
 
 /// The raw echo with `cat` and the bench's thread on one CPU.
 fn placed_raw_echo(line: &str, moves: usize) -> Vec<Duration> {
-    let placement = Placement::take().expect("a CPU to place the echo on");
-    let cpus = format!("{}", placement.cpu());
-    let mut child = Command::new("taskset")
-        .args(["-c", &cpus, "cat"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("taskset cat starts");
-    let samples = echo_with(&mut child, line, moves);
-    drop(placement);
-    samples
+    let (_placement, mut child) = placed_child("cat", &[], &BTreeMap::new());
+    echo_with(&mut child, None, line, moves, |back| {
+        assert_eq!(back.len(), line.len())
+    })
 }
 
 fn protocol_round_trips_with(
