@@ -381,107 +381,89 @@ fn main() {
     println!("## One move's round trip");
     println!("| path | mean | median | p99 |");
     println!("| --- | --- | --- | --- |");
-    let raw = stats(raw_echo(&line, moves));
-    println!(
-        "| raw pipe echo (`cat`) | {} | {} | {} |",
-        us(raw.mean),
-        us(raw.median),
-        us(raw.p99)
+    // Each row is printed as soon as it is measured.
+    let row = |label: &str, samples: Vec<Duration>| {
+        let s = stats(samples);
+        println!(
+            "| {label} | {} | {} | {} |",
+            us(s.mean),
+            us(s.median),
+            us(s.p99)
+        );
+        s
+    };
+    let raw = row("raw pipe echo (`cat`)", raw_echo(&line, moves));
+    let raw_placed = row(
+        "raw pipe echo (`cat`), both on one CPU",
+        placed_raw_echo(&line, moves),
     );
-    let raw_placed = stats(placed_raw_echo(&line, moves));
-    println!(
-        "| raw pipe echo (`cat`), both on one CPU | {} | {} | {} |",
-        us(raw_placed.mean),
-        us(raw_placed.median),
-        us(raw_placed.p99)
+    let proto = row(
+        "protocol: ProcessPlayer::turn with `arbiter bot random`, unplaced (spins)",
+        protocol_round_trips(&bin, &game, moves),
     );
-    let proto = stats(protocol_round_trips(&bin, &game, moves));
-    println!(
-        "| protocol: ProcessPlayer::turn with `arbiter bot random`, unplaced (spins) | {} | {} | {} |",
-        us(proto.mean),
-        us(proto.median),
-        us(proto.p99)
+    let placed = row(
+        "protocol: the same placed on one CPU, as in a game (no spin)",
+        placed_round_trips(&bin, &game, moves),
     );
-    let placed = stats(placed_round_trips(&bin, &game, moves));
-    println!(
-        "| protocol: the same placed on one CPU, as in a game (no spin) | {} | {} | {} |",
-        us(placed.mean),
-        us(placed.median),
-        us(placed.p99)
+    let idle = row(
+        "protocol, placed, with a bot that does no work (the protocol's own cost)",
+        protocol_round_trips_with(idle_bot_command(false), &game, moves, true),
     );
-    let idle = stats(protocol_round_trips_with(
-        idle_bot_command(false),
-        &game,
-        moves,
-        true,
-    ));
-    println!(
-        "| protocol, placed, with a bot that does no work (the protocol's own cost) | {} | {} | {} |",
-        us(idle.mean),
-        us(idle.median),
-        us(idle.p99)
+    let spinning = row(
+        "protocol, unplaced, that bot never sleeping and the referee spinning (no wake-up anywhere)",
+        protocol_round_trips_with(idle_bot_command(true), &game, moves, false),
     );
-    let spinning = stats(protocol_round_trips_with(
-        idle_bot_command(true),
-        &game,
-        moves,
-        false,
-    ));
-    println!(
-        "| protocol, unplaced, that bot never sleeping and the referee spinning (no wake-up anywhere) | {} | {} | {} |",
-        us(spinning.mean),
-        us(spinning.median),
-        us(spinning.p99)
+    let bare = row(
+        "`arbiter bot random` over bare pipes, placed (no referee)",
+        placed_bare_bot(random_bot(&bin), &line, moves),
     );
-    let bare = stats(placed_bare_bot(random_bot(&bin), &line, moves));
-    println!(
-        "| `arbiter bot random` over bare pipes, placed (no referee) | {} | {} | {} |",
-        us(bare.mean),
-        us(bare.median),
-        us(bare.p99)
-    );
-    let bare_idle = stats(placed_bare_bot(idle_bot_command(false), &line, moves));
-    println!(
-        "| the bot that does no work over bare pipes, placed (no referee) | {} | {} | {} |",
-        us(bare_idle.mean),
-        us(bare_idle.median),
-        us(bare_idle.p99)
+    let bare_idle = row(
+        "the bot that does no work over bare pipes, placed (no referee)",
+        placed_bare_bot(idle_bot_command(false), &line, moves),
     );
     println!();
-    let ratio = |a: &Stats, b: &Stats| {
-        format!(
-            "{:.2}x median, {:.2}x p99",
+    println!("ratios (target: at most 1.1x median, 1.5x p99):");
+    let ratios = [
+        ("placed protocol / raw echo", &placed, &raw),
+        (
+            "placed protocol / raw echo on one CPU",
+            &placed,
+            &raw_placed,
+        ),
+        ("unplaced protocol / raw echo", &proto, &raw),
+        (
+            "the protocol's own cost (a bot that does no work, placed) / raw echo on one CPU",
+            &idle,
+            &raw_placed,
+        ),
+        (
+            "with no wake-up anywhere (that bot never sleeping, the referee spinning) / raw echo",
+            &spinning,
+            &raw,
+        ),
+        (
+            "`arbiter bot random` over bare pipes / raw echo on one CPU (the bot's own work, no referee)",
+            &bare,
+            &raw_placed,
+        ),
+        (
+            "placed protocol / the same bot over bare pipes (the referee's side)",
+            &placed,
+            &bare,
+        ),
+        (
+            "a bot that does no work: placed protocol / over bare pipes",
+            &idle,
+            &bare_idle,
+        ),
+    ];
+    for (label, a, b) in ratios {
+        println!(
+            "- {label}: {:.2}x median, {:.2}x p99",
             a.median.as_secs_f64() / b.median.as_secs_f64(),
             a.p99.as_secs_f64() / b.p99.as_secs_f64()
-        )
-    };
-    println!("ratios (target: at most 1.1x median, 1.5x p99):");
-    println!("- placed protocol / raw echo: {}", ratio(&placed, &raw));
-    println!(
-        "- placed protocol / raw echo on one CPU: {}",
-        ratio(&placed, &raw_placed)
-    );
-    println!("- unplaced protocol / raw echo: {}", ratio(&proto, &raw));
-    println!(
-        "- the protocol's own cost (a bot that does no work, placed) / raw echo on one CPU: {}",
-        ratio(&idle, &raw_placed)
-    );
-    println!(
-        "- with no wake-up anywhere (that bot never sleeping, the referee spinning) / raw echo: {}",
-        ratio(&spinning, &raw)
-    );
-    println!(
-        "- `arbiter bot random` over bare pipes / raw echo on one CPU (the bot's own work, no referee): {}",
-        ratio(&bare, &raw_placed)
-    );
-    println!(
-        "- placed protocol / the same bot over bare pipes (the referee's side): {}",
-        ratio(&placed, &bare)
-    );
-    println!(
-        "- a bot that does no work: placed protocol / over bare pipes: {}",
-        ratio(&idle, &bare_idle)
-    );
+        );
+    }
     println!();
     println!("Where the protocol's time goes, per move, without pipes:");
     println!(
