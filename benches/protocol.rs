@@ -224,14 +224,7 @@ fn placed_child(
 /// round trip over this one is what the referee's side adds to the bot's own.
 fn placed_bare_bot(command: CommandSpec, line: &str, moves: usize) -> Vec<Duration> {
     let (_placement, mut child) = placed_child(&command.program, &command.args, &command.env);
-    let hello = protocol::encode(&ToBot::Hello {
-        protocol: protocol::PROTOCOL_VERSION,
-        game: "asalto".into(),
-        role: "rebel".into(),
-        time_limit_ms: 10_000,
-        init_limit_ms: 10_000,
-        seed: 1,
-    });
+    let hello = rebel_hello();
     echo_with(&mut child, Some(&hello), line, moves, |back| {
         assert!(back.starts_with(r#"{"type":"move""#), "{back}")
     })
@@ -288,16 +281,21 @@ fn protocol_round_trips_with(
     samples
 }
 
-/// The bot's own work per turn without any pipe: `serve` over an in-memory input.
-fn serve_in_memory(game: &Asalto, line: &str, moves: usize) -> Duration {
-    let hello = protocol::encode(&ToBot::Hello {
+/// The `hello` a rebel bot is sent, with the referee's usual limits.
+fn rebel_hello() -> String {
+    protocol::encode(&ToBot::Hello {
         protocol: protocol::PROTOCOL_VERSION,
         game: "asalto".into(),
         role: "rebel".into(),
         time_limit_ms: 10_000,
         init_limit_ms: 10_000,
         seed: 1,
-    });
+    })
+}
+
+/// The bot's own work per turn without any pipe: `serve` over an in-memory input.
+fn serve_in_memory(game: &Asalto, line: &str, moves: usize) -> Duration {
+    let hello = rebel_hello();
     let mut input = hello;
     for _ in 0..moves {
         input.push_str(line);
