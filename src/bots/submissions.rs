@@ -35,11 +35,25 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// An entry holding the same submission as a bot's entry (its files byte for byte, under
+/// the same team name): the two students of a team who both handed it in, a platform's
+/// folder each. It plays as that one bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Same {
+    /// The bot's name.
+    pub name: String,
+    /// The entry the bot runs from.
+    pub kept: PathBuf,
+    /// The entry that holds the same files.
+    pub entry: PathBuf,
+}
+
 /// What a folder holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Submissions {
     pub bots: Vec<Found>,
     pub skipped: Vec<Skipped>,
+    pub same: Vec<Same>,
 }
 
 impl Found {
@@ -152,27 +166,92 @@ pub fn scan(
             }),
         }
     }
-    let clashing: Vec<bool> = found
-        .bots
-        .iter()
-        .map(|b| found.bots.iter().filter(|o| o.name == b.name).count() > 1)
-        .collect();
-    for ((bot, clash), fallback) in found.bots.iter_mut().zip(clashing).zip(fallbacks) {
-        if clash {
-            bot.name = fallback;
+    // The same submission handed in twice (by both students of a team) is one bot.
+    let mut bots: Vec<(Found, String)> = Vec::new();
+    for (bot, fallback) in std::mem::take(&mut found.bots).into_iter().zip(fallbacks) {
+        match bots
+            .iter()
+            .find(|(kept, _)| one_name(&kept.name, &bot.name) && same_files(kept, &bot, folder))
+        {
+            Some((kept, _)) => found.same.push(Same {
+                name: kept.name.clone(),
+                kept: kept.entry.clone(),
+                entry: bot.entry,
+            }),
+            None => bots.push((bot, fallback)),
         }
     }
+    // A name several bots share goes back to each one's entry name, except an Asalto
+    // team's: a `TeamXX.py` names its team, so two different files of one team are an
+    // error, whatever folders they came in.
+    let clashing: Vec<bool> = bots
+        .iter()
+        .map(|(b, _)| {
+            bots.iter()
+                .filter(|(o, _)| one_name(&o.name, &b.name))
+                .count()
+                > 1
+        })
+        .collect();
+    for ((bot, fallback), clash) in bots.iter_mut().zip(clashing) {
+        if clash && game != GameKind::Asalto {
+            bot.name = std::mem::take(fallback);
+        }
+    }
+    found.bots = bots.into_iter().map(|(bot, _)| bot).collect();
     for (i, bot) in found.bots.iter().enumerate() {
-        if let Some(other) = found.bots[..i].iter().find(|b| b.name == bot.name) {
+        if let Some(other) = found.bots[..i]
+            .iter()
+            .find(|b| one_name(&b.name, &bot.name))
+        {
+            let names = match other.name == bot.name {
+                true => format!("are both named `{}`", bot.name),
+                // A roster, marks.csv and a case-insensitive file system take them for one.
+                false => format!(
+                    "are named `{}` and `{}`, one name but for case",
+                    other.name, bot.name
+                ),
+            };
             return Err(Error::usage(format!(
-                "two submissions are named `{}`: {} and {}; rename one",
-                bot.name,
+                "two different submissions {names}: {} and {}; keep one (or rename one)",
                 other.entry.display(),
                 bot.entry.display()
             )));
         }
     }
     Ok(found)
+}
+
+/// Whether two bot names are one team's: names that differ only in case are.
+fn one_name(a: &str, b: &str) -> bool {
+    a.to_lowercase() == b.to_lowercase()
+}
+
+/// Whether two bots hold the same files: the same bot file, and for bots in folders of
+/// their own (not loose in the submissions `folder`), the same files beside it.
+fn same_files(a: &Found, b: &Found, folder: &Path) -> bool {
+    let hash = |file: &Path| sha256_of(file).ok();
+    if hash(&a.file).is_none() || hash(&a.file) != hash(&b.file) {
+        return false;
+    }
+    let own_folder = |bot: &Found| {
+        bot.file
+            .parent()
+            .filter(|p| *p != folder)
+            .map(Path::to_path_buf)
+    };
+    let beside = |dir: &Path| -> Option<Vec<(String, String)>> {
+        own_files(dir)
+            .iter()
+            .filter(|f| !f.is_dir())
+            .map(|f| Some((file_name(f), hash(f)?)))
+            .collect()
+    };
+    match (own_folder(a), own_folder(b)) {
+        (None, None) => true,
+        (Some(x), Some(y)) => beside(&x).is_some_and(|files| Some(files) == beside(&y)),
+        _ => false,
+    }
 }
 
 /// A team's name as its files say: an Asalto `TeamXX.py` names its team (`Team12`, even in
@@ -289,7 +368,14 @@ fn identify(folder: &Path, game: GameKind) -> Result<PathBuf, String> {
         }
     }
     files.sort();
-    let candidates: Vec<&PathBuf> = files.iter().filter(|f| is_candidate(f, game)).collect();
+    let mut candidates: Vec<&PathBuf> = files.iter().filter(|f| is_candidate(f, game)).collect();
+    // The one team file of a folder is its bot even when its `Player` is bound in a way
+    // the text does not show: the check and the games say what is wrong with it, if
+    // anything.
+    let team_files: Vec<&PathBuf> = files.iter().filter(|f| is_team_file(f)).collect();
+    if game == GameKind::Asalto && candidates.is_empty() && team_files.len() == 1 {
+        candidates = team_files;
+    }
     match candidates.as_slice() {
         [one] => Ok((*one).clone()),
         [] if files.is_empty() && folders.len() == 1 => identify(&folders[0], game),
@@ -319,12 +405,16 @@ fn wanted(game: GameKind) -> &'static str {
     }
 }
 
-fn is_candidate(file: &Path, game: GameKind) -> bool {
+/// An Asalto team's file by its name: `Team*.py`, in any case.
+fn is_team_file(file: &Path) -> bool {
     let name = file_name(file);
+    name.to_lowercase().starts_with("team") && name.ends_with(".py")
+}
+
+fn is_candidate(file: &Path, game: GameKind) -> bool {
     match game {
         GameKind::Asalto => {
-            name.to_lowercase().starts_with("team")
-                && name.ends_with(".py")
+            is_team_file(file)
                 && crate::untrusted::file::read_source(file)
                     .is_ok_and(|bytes| defines_player(&String::from_utf8_lossy(&bytes)))
         }
@@ -347,11 +437,45 @@ fn is_executable(file: &Path) -> bool {
     std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Whether Python source defines a top-level `class Player`.
+/// Whether Python source binds `Player` at its top level, as far as its text shows: a
+/// `class Player` (any spacing), an assignment `Player = ...`, a `def Player`, or an
+/// import that names it (`from impl import Player`, `import x as Player`, also on the
+/// continuation lines of a parenthesised import).
 fn defines_player(source: &str) -> bool {
+    let is_name_char = |c: char| c.is_alphanumeric() || c == '_';
+    // `Player` as a whole word in `text`.
+    let names_player = |text: &str| {
+        text.match_indices("Player").any(|(at, _)| {
+            !text[..at].ends_with(is_name_char) && !text[at + 6..].starts_with(is_name_char)
+        })
+    };
+    let mut in_import = false;
     source.lines().any(|line| {
-        line.strip_prefix("class Player")
-            .is_some_and(|rest| rest.trim_start().starts_with(['(', ':']))
+        let code = line.split('#').next().unwrap_or_default();
+        if in_import {
+            in_import = !code.contains(')');
+            return names_player(code);
+        }
+        if code.starts_with(char::is_whitespace) {
+            return false;
+        }
+        let mut words = code.split_whitespace();
+        let first = words.next().unwrap_or_default();
+        let rest = code[first.len()..].trim_start();
+        match first {
+            "class" | "def" => rest
+                .strip_prefix("Player")
+                .is_some_and(|after| after.trim_start().starts_with(['(', ':'])),
+            "from" | "import" => {
+                in_import = code.contains('(') && !code.contains(')');
+                names_player(code.split(" import ").nth(1).unwrap_or(code))
+                    && (first == "from" || code.contains(" as "))
+            }
+            _ => code.strip_prefix("Player").is_some_and(|after| {
+                let after = after.trim_start();
+                after.starts_with('=') && !after.starts_with("==") || after.starts_with(':')
+            }),
+        }
     })
 }
 
@@ -568,5 +692,101 @@ mod tests {
         assert!(defines_player("class Player(object):\n  pass\n"));
         assert!(!defines_player("class PlayerHelper:\n  pass\n"));
         assert!(!defines_player("  class Player:\n"));
+    }
+
+    #[test]
+    fn a_player_bound_by_any_top_level_statement_is_seen() {
+        for source in [
+            "class  Player :\n    pass\n",
+            "class Player():  # the bot\n    pass\n",
+            "class MyBot:\n    pass\nPlayer = MyBot\n",
+            "Player: type = MyBot\n",
+            "from impl import Player\n",
+            "from impl import Helper, Player as Player\n",
+            "from impl import (\n    Helper,\n    Player,\n)\n",
+            "import impl as Player\n",
+            "def Player():\n    return MyBot()\n",
+        ] {
+            assert!(defines_player(source), "{source:?}");
+        }
+        for source in [
+            "PlayerHelper = 1\n",
+            "if Player == 1:\n    pass\n",
+            "from impl import PlayerHelper\n",
+            "import Player\n",
+            "def make():\n    Player = 1\n",
+            "# class Player:\n",
+            "x = 1  # Player = 2\n",
+        ] {
+            assert!(!defines_player(source), "{source:?}");
+        }
+    }
+
+    #[test]
+    fn one_submission_handed_in_by_two_students_is_one_bot() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("asalto");
+        let team11 = root.join("bots/submissions/Team11.py");
+        for student in ["ada_1001_file_", "alan_1002_file_"] {
+            std::fs::create_dir_all(folder.join(student)).unwrap();
+            std::fs::copy(&team11, folder.join(student).join("Team12.py")).unwrap();
+            std::fs::write(folder.join(student).join("helper.py"), "X = 1\n").unwrap();
+        }
+        let found = scan(&folder, GameKind::Asalto, None, dir.path()).unwrap();
+        let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["Team12"], "{found:?}");
+        assert!(found.bots[0].entry.ends_with("ada_1001_file_"));
+        assert_eq!(found.same.len(), 1, "{found:?}");
+        assert!(found.same[0].entry.ends_with("alan_1002_file_"));
+        assert_eq!(found.same[0].name, "Team12");
+
+        // A helper that differs makes them two different submissions of one team.
+        std::fs::write(folder.join("alan_1002_file_/helper.py"), "X = 2\n").unwrap();
+        let refused = scan(&folder, GameKind::Asalto, None, dir.path()).unwrap_err();
+        let text = refused.to_string();
+        assert!(
+            text.contains("both named `Team12`")
+                && text.contains("ada_1001_file_")
+                && text.contains("alan_1002_file_"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn names_that_differ_only_in_case_are_one_team() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("asalto");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::copy(
+            root.join("bots/submissions/Team11.py"),
+            folder.join("Team06.py"),
+        )
+        .unwrap();
+        std::fs::write(folder.join("team06.py"), "class Player:\n    pass\n").unwrap();
+        let text = scan(&folder, GameKind::Asalto, None, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("`Team06` and `team06`, one name but for case"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_folder_with_one_team_file_plays_it_whatever_binds_its_player() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("asalto");
+        std::fs::create_dir_all(folder.join("Team31")).unwrap();
+        std::fs::write(folder.join("Team31/impl.py"), "class Player:\n    pass\n").unwrap();
+        std::fs::write(
+            folder.join("Team31/Team31.py"),
+            "globals().update(Player=__import__('impl').Player)\n",
+        )
+        .unwrap();
+        let found = scan(&folder, GameKind::Asalto, None, dir.path()).unwrap();
+        assert_eq!(found.bots.len(), 1, "{found:?}");
+        assert!(found.bots[0].file.ends_with("Team31/Team31.py"));
     }
 }

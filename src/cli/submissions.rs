@@ -78,7 +78,11 @@ pub fn folder_entrants(
     python: Option<&str>,
     strict: bool,
 ) -> Result<(Vec<Entrant>, Vec<LeftOut>), Error> {
-    let Submissions { bots, skipped } = submissions::scan(folder, game, pattern, unpack_to)?;
+    let Submissions {
+        bots,
+        skipped,
+        same,
+    } = submissions::scan(folder, game, pattern, unpack_to)?;
     let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
     note!(
         "{} bot{} in {shown}: {}",
@@ -86,6 +90,14 @@ pub fn folder_entrants(
         if bots.len() == 1 { "" } else { "s" },
         names.join(", ")
     );
+    for s in &same {
+        note!(
+            "  {} holds the same files as {}: one bot, {}",
+            s.entry.display(),
+            s.kept.display(),
+            s.name
+        );
+    }
     for s in &skipped {
         note!("  left out {}: {}", s.entry.display(), s.reason);
     }

@@ -25,13 +25,16 @@ const MISSING_MODULE: &str = "import no_such_module_here\n\nclass Player:\n    p
 /// The folder a platform hands out: a folder per student holding what they submitted.
 fn platform_folder(dir: &Path) -> PathBuf {
     let class = dir.join("class");
-    let zip_path = class.join("alice_1001_assignsubmission_file_/Team01.zip");
-    std::fs::create_dir_all(zip_path.parent().unwrap()).unwrap();
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
-    zip.start_file("Team01/Team01.py", zip::write::SimpleFileOptions::default())
-        .unwrap();
-    zip.write_all(team_bot("Team01").as_bytes()).unwrap();
-    zip.finish().unwrap();
+    // Both students of Team01 hand in its zip.
+    for student in ["alice_1001", "frank_1006"] {
+        let zip_path = class.join(format!("{student}_assignsubmission_file_/Team01.zip"));
+        std::fs::create_dir_all(zip_path.parent().unwrap()).unwrap();
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+        zip.start_file("Team01/Team01.py", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(team_bot("Team01").as_bytes()).unwrap();
+        zip.finish().unwrap();
+    }
     write(
         &class.join("bob_1002_assignsubmission_file_/Team02.py"),
         &team_bot("Team02"),
@@ -52,7 +55,8 @@ fn platform_folder(dir: &Path) -> PathBuf {
     class
 }
 
-/// Team01 has two students; Team05's folder holds no bot; Team06 handed nothing in.
+/// Team01 has two students, who both handed in its zip; Team05's folder holds no bot;
+/// Team06 handed nothing in.
 const ROSTER: &str = "id,name,email,team\n\
     1001,Alice,alice@example.org,Team01\n\
     1006,Frank,frank@example.org,team01\n\
@@ -88,6 +92,12 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     // The terminal shows the entries left out as rows of their own, mark 0.
     assert!(stdout.contains("Left out: 2 entries"), "{stdout}");
+    // The zip handed in twice is one bot, and the teacher is told.
+    assert!(
+        stderr.contains("frank_1006_assignsubmission_file_ holds the same files as")
+            && stderr.contains("alice_1001_assignsubmission_file_: one bot, Team01"),
+        "{stderr}"
+    );
     assert!(stdout.contains("marks for the grade book"), "{stdout}");
 
     // Named as their files say, the zip in its student folder included.

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 const ESCAPES: &str = "\x1b[2J\x1b]0;pwned\x07\rall 2 bots passed the check";
 const FORMULA: &str = "=HYPERLINK(\"http://x\",\"y\")";
 
-/// A course bot that announces itself on stderr with escapes and raises an error whose
+/// A Hinger agent that announces itself on stderr with escapes and raises an error whose
 /// message starts with a formula and carries escapes.
-fn raising_bot() -> String {
+fn raising_agent() -> String {
     let py = |text: &str| {
         let mut literal = String::from("'");
         for c in text.chars() {
@@ -24,27 +24,33 @@ fn raising_bot() -> String {
         literal + "'"
     };
     format!(
-        "import sys\n\nclass Player:\n    def __init__(self):\n        \
-         sys.stderr.write({escapes} + '\\n')\n\n    def play_rebel(self, board):\n        \
-         raise ValueError({message})\n\n    def play_officer(self, board):\n        \
+        "import sys\n\nclass Agent:\n    def __init__(self, size, name='evil'):\n        \
+         sys.stderr.write({escapes} + '\\n')\n\n    def __str__(self):\n        \
+         return 'evil'\n\n    def move(self, state, mode='alphabeta'):\n        \
          raise ValueError({message})\n",
         escapes = py(ESCAPES),
         message = py(&format!("{FORMULA} {ESCAPES}"))
     )
 }
 
-/// A class folder: a team named like a formula, a team whose folder name holds escapes and
-/// whose bot raises one.
+/// A class folder of Hinger teams, each named by its folder (every agent is
+/// `a3_agent.py`): a team named like a formula, a team whose folder name holds escapes and
+/// whose agent raises one.
 fn class(dir: &Path) -> (PathBuf, String) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples/hinger");
     let class = dir.join("class");
     let evil = format!("evil{ESCAPES}");
-    for (team, bot) in [
-        ("=cmd|calc!A1", course_random_bot()),
-        (evil.as_str(), raising_bot()),
+    for (team, agent) in [
+        (
+            "=cmd|calc!A1",
+            std::fs::read_to_string(examples.join("a3_agent.py")).unwrap(),
+        ),
+        (evil.as_str(), raising_agent()),
     ] {
         let folder = class.join(team);
         std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join("Team01.py"), bot).unwrap();
+        std::fs::copy(examples.join("a1_state.py"), folder.join("a1_state.py")).unwrap();
+        std::fs::write(folder.join("a3_agent.py"), agent).unwrap();
     }
     (class, evil)
 }
@@ -66,11 +72,9 @@ fn a_league_shows_escapes_in_names_and_errors_and_guards_formulas_in_its_csv() {
     let (code, stdout, stderr) = run(arbiter().args([
         "league",
         "--game",
-        "asalto",
+        "hinger",
         "--pairs",
         "1",
-        "--round-limit",
-        "20",
         "--out",
         &out.to_string_lossy(),
         &class.to_string_lossy(),
@@ -111,7 +115,7 @@ fn check_and_play_show_escapes_instead_of_obeying_them() {
     let dir = tempfile::tempdir().unwrap();
     let (class, evil) = class(dir.path());
     let (code, stdout, stderr) =
-        run(arbiter().args(["check", "--game", "asalto", &class.to_string_lossy()]));
+        run(arbiter().args(["check", "--game", "hinger", &class.to_string_lossy()]));
     assert_eq!(
         code, 1,
         "the raising team fails its check: {stdout}{stderr}"
@@ -121,17 +125,15 @@ fn check_and_play_show_escapes_instead_of_obeying_them() {
     assert!(stdout.contains("1 of 2 bots failed the check"), "{stdout}");
     assert!(stdout.contains("\\u{1b}]0;pwned\\u{7}"), "{stdout}");
 
-    let bot = class.join(&evil).join("Team01.py");
+    let bot = class.join(&evil).join("a3_agent.py");
     let (code, stdout, stderr) = run(arbiter().args([
         "play",
         "--game",
-        "asalto",
-        "--rebel",
+        "hinger",
+        "--first",
         &shell_quote(&bot.to_string_lossy()),
-        "--officer",
+        "--second",
         "builtin:random",
-        "--round-limit",
-        "5",
     ]));
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_nothing_acts("play stdout", &stdout);

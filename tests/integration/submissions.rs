@@ -249,7 +249,7 @@ fn two_submissions_of_one_name_are_an_error_naming_both() {
         .arg("builtin:random"));
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("two submissions are named `Team40`")
+        stderr.contains("two different submissions are both named `Team40`")
             && stderr.contains(&subs.join("Team40").display().to_string())
             && stderr.contains(&subs.join("Team40.py").display().to_string()),
         "{stderr}"
