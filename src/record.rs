@@ -261,14 +261,7 @@ pub const BOTH_FAILED: &str = "both_failed";
 /// ...`), then each failure as the referee saw it.
 pub fn both_failed_detail(failures: [(&str, &str, &str); 2]) -> String {
     let short = |detail: &str| {
-        exception_line(detail).unwrap_or_else(|| {
-            detail
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or_default()
-                .replace("; ", ", ")
-        })
+        exception_line(detail).unwrap_or_else(|| headline(detail).replace("; ", ", "))
     };
     let [(r1, k1, d1), (r2, k2, d2)] = failures;
     format!(
@@ -321,14 +314,7 @@ pub fn short_detail(record: &GameRecord) -> String {
         Some(detail) if record.reason == BOTH_FAILED => {
             detail.lines().next().unwrap_or_default().to_string()
         }
-        Some(detail) => exception_line(detail).unwrap_or_else(|| {
-            detail
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or_default()
-                .to_string()
-        }),
+        Some(detail) => exception_line(detail).unwrap_or_else(|| headline(detail)),
         None => match record.moves.last() {
             Some(last) if last.verdict == "illegal" && record.reason.starts_with("illegal") => {
                 format!(
@@ -342,6 +328,26 @@ pub fn short_detail(record: &GameRecord) -> String {
         },
     };
     shorten(&line)
+}
+
+/// The line that says what a failure's `detail` is about, when it is no exception: its
+/// first line, and when that line only announces what follows (it ends with `:`), the
+/// line it announces beside it: the last of a stderr tail (where a program's last word
+/// is), else the first after it (javac's first error).
+pub fn headline(detail: &str) -> String {
+    let mut lines = detail.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    let Some(announcing) = first.strip_suffix(':') else {
+        return first.to_string();
+    };
+    let announced = match first.ends_with("stderr tail:") {
+        true => lines.next_back(),
+        false => lines.next(),
+    };
+    match announced {
+        Some(line) => format!("{first} {line}"),
+        None => announcing.to_string(),
+    }
 }
 
 /// Python exceptions that mean a bot's code could not be loaded at all.
@@ -566,6 +572,29 @@ mod tests {
         let d = short_detail(&r);
         assert_eq!(d.chars().count(), DETAIL_CHARS);
         assert!(d.ends_with("..."));
+    }
+
+    #[test]
+    fn a_detail_that_announces_what_follows_is_shown_with_it() {
+        let crashed = "the bot closed its stdout (exit status 3); stderr tail:\n\
+                       starting\nmy_bot.c:42: assertion 'board != NULL' failed\n";
+        assert_eq!(
+            short_detail(&record("crash", Some(crashed), vec![])),
+            "the bot closed its stdout (exit status 3); stderr tail: \
+             my_bot.c:42: assertion 'board != NULL' failed"
+        );
+        let javac = "javac could not compile `/x/PlayerBroken.java` (exit status 1):\n\
+                     PlayerBroken.java:7: error: ';' expected\n    int x = 1\n             ^\n1 error\n";
+        assert_eq!(
+            short_detail(&record("spawn_failed", Some(javac), vec![])),
+            "javac could not compile `/x/PlayerBroken.java` (exit status 1): \
+             PlayerBroken.java:7: error: ';' expected"
+        );
+        // Announcing nothing, it is shown without its colon.
+        assert_eq!(
+            headline("the program failed (exit status 1); stderr tail:\n"),
+            "the program failed (exit status 1); stderr tail"
+        );
     }
 
     #[test]

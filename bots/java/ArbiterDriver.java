@@ -199,11 +199,26 @@ public final class ArbiterDriver {
         return t;
     }
 
+    /** The stack trace as Java prints it, its head only when it is long: the referee keeps
+     * the end of an error message, and a deep recursion's trace (thousands of frames of a
+     * StackOverflowError) would leave it the repeated frames without the exception's type. */
     private static String trace(Throwable t) {
         StringWriter text = new StringWriter();
         t.printStackTrace(new PrintWriter(text));
-        return text.toString();
+        String[] lines = text.toString().split("\n", -1);
+        if (lines.length <= TRACE_LINES) {
+            return text.toString();
+        }
+        StringBuilder head = new StringBuilder();
+        for (int i = 0; i < TRACE_LINES; i++) {
+            head.append(lines[i]).append('\n');
+        }
+        head.append("\t... ").append(lines.length - TRACE_LINES).append(" more lines\n");
+        return head.toString();
     }
+
+    /** The lines of a stack trace sent at most: about 2 KiB, within what the referee keeps. */
+    private static final int TRACE_LINES = 40;
 
     private void send(String line) {
         out.print(line);

@@ -253,7 +253,7 @@ def load_player(path):
     spec.loader.exec_module(module)
     player_class = getattr(module, "Player", None)
     if player_class is None:
-        raise AttributeError("%s defines no class `Player`" % path)
+        raise AttributeError("%s defines no class `Player`" % os.path.basename(path))
     return name, player_class()
 
 

@@ -194,10 +194,10 @@ def load_agent(path):
     agent_module = load_module(name, path)
     state_class = getattr(state_module, "State", None)
     if state_class is None:
-        raise AttributeError("%s defines no class `State`" % state_file)
+        raise AttributeError("%s defines no class `State`" % os.path.basename(state_file))
     agent_class = getattr(agent_module, "Agent", None)
     if agent_class is None:
-        raise AttributeError("%s defines no class `Agent`" % path)
+        raise AttributeError("%s defines no class `Agent`" % os.path.basename(path))
     return state_class, agent_class
 
 

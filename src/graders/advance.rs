@@ -223,12 +223,7 @@ pub fn run_case(
 }
 
 fn first_line(text: &str) -> String {
-    text.lines()
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(200)
-        .collect()
+    crate::record::headline(text).chars().take(200).collect()
 }
 
 /// Passed and total cases per level and colour.

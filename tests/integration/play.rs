@@ -159,6 +159,30 @@ fn play_exits_1_when_a_bot_could_not_be_started() {
     assert!(stderr.contains("could not be started"), "{stderr}");
 }
 
+#[test]
+fn a_crashed_program_s_last_stderr_line_is_in_the_line_play_prints() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("cbot.sh");
+    std::fs::write(
+        &bot,
+        "#!/bin/sh\nread hello\necho '{\"type\":\"ready\",\"name\":\"cbot\"}'\nread turn\n\
+         echo starting >&2\necho \"my_bot.c:42: assertion 'board != NULL' failed\" >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["play", "--officer", "builtin:random", "--rebel"])
+        .arg(&bot));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "(exit status 3); stderr tail: my_bot.c:42: assertion 'board != NULL' failed"
+        ),
+        "{stdout}"
+    );
+}
+
 /// A course bot that plays the example random bot's moves (random_bot.py beside it) and
 /// writes, each turn, the CPUs it may run on and the CPU it runs on to its stderr.
 const CPU_REPORTER: &str = r#"

@@ -332,3 +332,21 @@ fn a_lone_surrogate_in_an_exception_message_is_still_an_exception() {
         },
     );
 }
+
+#[test]
+fn a_deep_recursion_is_an_exception_named_by_its_type_and_the_bot_s_line() {
+    if !have_jdk("Recursor") {
+        return;
+    }
+    let zoo = zoo_copy();
+    // Without a memory limit, as `arbiter play` runs it: a 256 MiB stack to overflow.
+    let confine = Confinement::default();
+    let (record, colour) = play(&zoo.path().join("Recursor.java"), confine, true, 20_000);
+    lost_by(&record, colour, "exception");
+    let shown = arbiter::record::short_detail(&record);
+    assert!(
+        shown.starts_with("java.lang.StackOverflowError")
+            && shown.contains("(Recursor.java, line 6)"),
+        "{shown}"
+    );
+}
