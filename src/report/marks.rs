@@ -520,6 +520,18 @@ fn write_feedback(folder: &Path, teams: &[TeamResult], report: &Report) -> Resul
     // Teams that played, by name; a name given twice (a roster's team that is also a
     // bot) writes one file.
     let mut by_name: std::collections::HashMap<&str, usize> = Default::default();
+    let written: std::collections::HashSet<String> = teams
+        .iter()
+        .map(|r| format!("{}.md", file_safe(&r.team)))
+        .collect();
+    // The folder holds this league's teams only: a team's file left from another league
+    // in the folder (one started afresh with --force-new) could be handed back.
+    for entry in std::fs::read_dir(folder).map_err(io(folder))?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && !written.contains(&name) && entry.path().is_file() {
+            std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+        }
+    }
     for r in teams {
         let path = folder.join(format!("{}.md", file_safe(&r.team)));
         let (head, listed) = feedback_head(r, report);

@@ -54,6 +54,45 @@ fn resume_is_refused_when_the_move_limit_changed() {
 }
 
 #[test]
+fn starting_afresh_twice_keeps_both_journals_and_feedback_holds_only_the_new_league() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("afresh");
+    let (code, _, stderr) = run(&mut league_cmd(
+        &out,
+        &[],
+        &["a=builtin:random", "b=builtin:greedy"],
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    let first = read(&out.join("games.jsonl"));
+    assert!(out.join("feedback/a.md").is_file());
+    let (code, _, stderr) = run(&mut league_cmd(
+        &out,
+        &["--force-new"],
+        &["c=builtin:random", "d=builtin:greedy"],
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    let second = read(&out.join("games.jsonl"));
+    let (code, _, stderr) = run(&mut league_cmd(
+        &out,
+        &["--force-new", "--pairs", "2"],
+        &["c=builtin:random", "d=builtin:greedy"],
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read(&out.join("games.jsonl.old")), first);
+    assert_eq!(read(&out.join("games.jsonl.old.2")), second);
+    let mut feedback: Vec<String> = std::fs::read_dir(out.join("feedback"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    feedback.sort();
+    assert_eq!(
+        feedback,
+        ["c.md", "d.md"],
+        "the first league's teams are gone"
+    );
+}
+
+#[test]
 fn resume_is_refused_when_the_interpreter_changed() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("python");

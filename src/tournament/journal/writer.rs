@@ -54,7 +54,7 @@ impl Journal {
         };
         let exists = path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         if exists && force_new {
-            std::fs::rename(&path, dir.join(REPLACED_FILE)).map_err(io)?;
+            std::fs::rename(&path, replaced_path(dir)).map_err(io)?;
         }
         let read = if exists && !force_new {
             Some(read(&path, &mut |_, _| Ok(()))?)
@@ -214,4 +214,13 @@ impl Journal {
             source,
         })
     }
+}
+
+/// Where a journal started afresh is kept: `games.jsonl.old`, or when an earlier one is
+/// kept there, the first free of `games.jsonl.old.2`, `.3`, ...: no journal is overwritten.
+fn replaced_path(dir: &Path) -> PathBuf {
+    std::iter::once(dir.join(REPLACED_FILE))
+        .chain((2..).map(|n| dir.join(format!("{REPLACED_FILE}.{n}"))))
+        .find(|path| std::fs::symlink_metadata(path).is_err())
+        .expect("an endless run of names has a free one")
 }
