@@ -154,6 +154,15 @@ pub(crate) fn named_spec(
 /// folder of submissions that does not exist) is bad input, not a team that cannot start.
 pub(crate) fn check_program(text: &str, program: &str) -> Result<(), Error> {
     let path = std::path::Path::new(program);
+    // Where a folder is taken (league, gauntlet, check, run), it was taken before this: here
+    // a folder stands for one bot, which it is not.
+    if path.is_dir() {
+        return Err(Error::usage(format!(
+            "bot `{text}`: `{program}` is a folder, and one bot is expected here: its bot file \
+             (a Team*.py, a .java player, an a3_agent.py), `builtin:NAME` or a command line \
+             (a folder of submissions is read by league, gauntlet, check and run)"
+        )));
+    }
     let found = if program.contains('/') {
         path.exists()
     } else {
@@ -212,6 +221,9 @@ pub(crate) fn parse_spec(text: &str, python: Option<&str>) -> Result<BotSpec, Er
     Ok(spec)
 }
 
+/// The largest rating `--anchor` takes, either side of zero.
+const MAX_ANCHOR: f64 = 100_000.0;
+
 /// `--anchor NAME=ELO`: the bot whose Elo is fixed, so that ratings of runs sharing it can
 /// be compared. The name is checked against the tournament's bots once they are known.
 pub fn parse_anchor(text: &str) -> Result<crate::stats::elo::Anchor, String> {
@@ -224,9 +236,11 @@ pub fn parse_anchor(text: &str) -> Result<crate::stats::elo::Anchor, String> {
     let elo: f64 = elo.trim().parse().map_err(|_| {
         format!("`{text}`: the rating `{elo}` after `=` is not a number (expected NAME=ELO)")
     })?;
-    if bot.is_empty() || !elo.is_finite() {
+    // Ratings are sums of the anchor and differences: beyond this they lose their digits.
+    if bot.is_empty() || !elo.is_finite() || elo.abs() > MAX_ANCHOR {
         return Err(format!(
-            "`{text}`: expected NAME=ELO with a bot's name and a finite rating"
+            "`{text}`: expected NAME=ELO with a bot's name and a rating from -{MAX_ANCHOR} to \
+             {MAX_ANCHOR}"
         ));
     }
     Ok(crate::stats::elo::Anchor {
@@ -249,7 +263,14 @@ mod tests {
             ("a=b", -50.5),
             "the last `=` splits"
         );
-        for bad in ["random", "=1000", "random=", "random=high", "random=inf"] {
+        for bad in [
+            "random",
+            "=1000",
+            "random=",
+            "random=high",
+            "random=inf",
+            "random=1e308",
+        ] {
             let e = parse_anchor(bad).unwrap_err();
             assert!(
                 e.contains("NAME=ELO") || e.contains("not a number"),

@@ -121,6 +121,23 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
             )));
         }
     }
+    // Where the record goes is checked before a game that may take minutes.
+    if let Some(path) = &args.record {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if !folder.is_dir() || path.is_dir() {
+            let why = match path.is_dir() {
+                true => "it is a folder",
+                false => "its folder does not exist",
+            };
+            return Err(Error::usage(format!(
+                "--record {}: {why}: expected a file to write the game's record to",
+                path.display()
+            )));
+        }
+    }
     let specs = game.roles().map(|role| (role, args.role_flag(role)));
     let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
     let mut names = Vec::new();

@@ -83,6 +83,17 @@ pub fn folder_entrants(
         skipped,
         same,
     } = submissions::scan(folder, game, pattern, unpack_to)?;
+    // A folder with nothing in it is a mistyped or not yet filled folder, not a class with
+    // no bot: a league of the rest, or a check of nothing, would look like success.
+    if bots.is_empty() && skipped.is_empty() && same.is_empty() {
+        let what = match pattern {
+            Some(pattern) => format!("no entry of it matches `{pattern}`"),
+            None => "it holds no file or folder (hidden ones and __pycache__ aside)".into(),
+        };
+        return Err(Error::usage(format!(
+            "folder of submissions `{shown}`: {what}"
+        )));
+    }
     let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
     note!(
         "{} bot{} in {shown}: {}",

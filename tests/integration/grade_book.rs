@@ -262,6 +262,83 @@ fn a_double_failure_names_both_failures_and_is_a_loss_for_both() {
 }
 
 #[test]
+fn input_that_cannot_be_meant_is_refused_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    write(&class.join("Team01.py"), &team_bot("Team01"));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = dir.path().join("out");
+    let class_text = class.to_string_lossy().into_owned();
+    let empty_text = empty.to_string_lossy().into_owned();
+    let out_text = out.to_string_lossy().into_owned();
+    let record = dir.path().join("nowhere/game.json");
+    let record_text = record.to_string_lossy().into_owned();
+    let cases: [(Vec<&str>, &str); 5] = [
+        // A folder where one bot is expected.
+        (
+            vec![
+                "play",
+                "--rebel",
+                &class_text,
+                "--officer",
+                "builtin:random",
+            ],
+            "is a folder, and one bot is expected here",
+        ),
+        // A record that could not be written, known before the game.
+        (
+            vec![
+                "play",
+                "--rebel",
+                "builtin:random",
+                "--officer",
+                "builtin:greedy",
+                "--record",
+                &record_text,
+            ],
+            "its folder does not exist",
+        ),
+        // An empty folder of submissions: no check of nothing, no league of the rest.
+        (vec!["check", &empty_text], "holds no file or folder"),
+        (
+            vec![
+                "league",
+                "--out",
+                &out_text,
+                &empty_text,
+                "builtin:random",
+                "builtin:greedy",
+            ],
+            "holds no file or folder",
+        ),
+        // A rating no sum keeps: the table would print inf.
+        (
+            vec![
+                "league",
+                "--out",
+                &out_text,
+                "--anchor",
+                "greedy=1e308",
+                "builtin:random",
+                "builtin:greedy",
+            ],
+            "a rating from -100000 to 100000",
+        ),
+    ];
+    for (args, expected) in cases {
+        let (code, stdout, stderr) = run(arbiter().args(&args));
+        assert_eq!(code, 2, "{args:?}\n{stdout}\n{stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(
+            !stdout.contains(" wins by "),
+            "no game was played: {stdout}"
+        );
+        assert!(!out.join("games.jsonl").exists(), "{args:?}");
+    }
+}
+
+#[test]
 fn a_mistyped_bot_path_is_bad_input_naming_it_in_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out").to_string_lossy().into_owned();
