@@ -246,9 +246,39 @@ pub(crate) fn plan_difference_between(
             list(new)
         ));
     } else {
+        // Bots whose files changed alike (loose files of one folder: each one's digest
+        // covers the folder's files) are named together, not each as if it were edited.
+        let mut digests: Vec<(Vec<&str>, Option<Value>, Option<Value>)> = Vec::new();
         for (a, b) in old.bots.iter().zip(&new.bots) {
             let value = |bot: &PlanBot| fields(serde_json::to_value(bot).expect("serializes"));
-            compare(&format!("bot {} ", a.name), value(a), value(b));
+            let (mut was, mut is) = (value(a), value(b));
+            let (d_was, d_is) = (was.remove("digest"), is.remove("digest"));
+            compare(&format!("bot {} ", a.name), was, is);
+            if d_was == d_is {
+                continue;
+            }
+            match digests
+                .iter_mut()
+                .find(|(_, w, i)| *w == d_was && *i == d_is)
+            {
+                Some((names, _, _)) => names.push(&a.name),
+                None => digests.push((vec![&a.name], d_was, d_is)),
+            }
+        }
+        for (names, was, is) in digests {
+            let change = format!(
+                "digest {} {old_label}, {} {new_label}",
+                show(was.as_ref()),
+                show(is.as_ref())
+            );
+            diffs.push(match names.as_slice() {
+                [one] => format!("bot {one} {change}"),
+                many => format!(
+                    "bots {} {change} (one change: their files share a folder, and each \
+                     one's digest covers that folder's files)",
+                    many.join(", ")
+                ),
+            });
         }
     }
     diffs.join("; ")

@@ -62,6 +62,32 @@ fn every_changed_setting_is_named_with_its_old_and_new_value() {
 }
 
 #[test]
+fn bots_whose_files_changed_alike_are_named_together() {
+    let mut old = plan();
+    let mut new = plan();
+    for bot in old.bots.iter_mut() {
+        bot.digest = Some("9ac8".into());
+    }
+    for bot in new.bots.iter_mut() {
+        bot.digest = Some("790d".into());
+    }
+    let text = plan_difference(&old, &new);
+    assert!(
+        text.starts_with("bots random, greedy digest 9ac8 there, 790d now (one change:"),
+        "{text}"
+    );
+    assert_eq!(text.matches("9ac8").count(), 1, "{text}");
+    // One bot's own edit beside them is its own.
+    new.bots[1].digest = Some("ffff".into());
+    let text = plan_difference(&old, &new);
+    assert!(
+        text.contains("bot random digest 9ac8 there, 790d now")
+            && text.contains("bot greedy digest 9ac8 there, ffff now"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_torn_line_is_dropped_and_the_next_game_starts_on_a_line_of_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
