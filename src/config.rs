@@ -110,9 +110,21 @@ impl Config {
             let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(0);
             // A type error points at the value: name the key it belongs to.
             let key = e.span().and_then(|s| key_before(&text, s.start));
+            // serde names the Rust type it expected; a bot is a table to whoever writes one.
+            let said = e
+                .message()
+                .replace(
+                    "expected struct BotConfig",
+                    "expected a bot as a table: { spec = \"builtin:random\" }, \
+                     { spec = \"Team01.py\" } or { folder = \"submissions\" }",
+                )
+                .replace(
+                    "expected struct TournamentConfig",
+                    "expected a tournament as a table, [tournaments.NAME]",
+                );
             let message = match key {
-                Some(key) => format!("`{key}`: {}", e.message()),
-                None => e.message().to_string(),
+                Some(key) => format!("`{key}`: {said}"),
+                None => said,
             };
             Error::Input {
                 path: path.to_path_buf(),
@@ -556,6 +568,22 @@ bots = [{ spec = "a.py" }]
         };
         assert_eq!(spread("t"), [true, false]);
         assert_eq!(spread("u"), [false]);
+    }
+
+    #[test]
+    fn a_bot_written_as_a_plain_string_is_told_to_be_a_table() {
+        let text =
+            "[tournaments.t]\ngame = \"asalto\"\nbots = [\"builtin:random\", \"builtin:greedy\"]\n";
+        let Err(e) = Config::parse(Path::new("t.toml"), text.to_string()) else {
+            panic!("a string is no bot table");
+        };
+        let said = e.to_string();
+        assert!(
+            said.contains("t.toml:3")
+                && said.contains("expected a bot as a table: { spec = \"builtin:random\" }")
+                && !said.contains("BotConfig"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -18,7 +18,8 @@ pub fn run(args: ReportArgs) -> Result<i32, Error> {
     let out = args
         .out
         .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));
-    let index = report::write_report(&args.dir, &out)?;
+    let (index, repair) = report::write_report(&args.dir, &out)?;
+    super::tables::note_repair(repair);
     say!("{}", written(&index));
     Ok(0)
 }

@@ -186,7 +186,8 @@ fn test<G: Builtins>(
             run.resumed
         );
     }
-    let index = crate::report::write_report(&run.out, &run.out.join(crate::report::REPORT_DIR))?;
+    let (index, _) =
+        crate::report::write_report(&run.out, &run.out.join(crate::report::REPORT_DIR))?;
     let status = run.status;
     let interrupted = status.verdict == Verdict::Inconclusive && stop.load(Ordering::SeqCst);
     if json {

@@ -255,12 +255,12 @@ pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
 /// Writes the report of the tournament folder `dir` (read from its journal alone, once)
 /// into `out`: report.md, report.tex, plots/*.svg, index.html and the replays of every
 /// game beside it ([`replay::REPLAYS_DIR`]). Returns index.html's path.
-pub fn write_report(dir: &Path, out: &Path) -> Result<PathBuf, Error> {
+pub fn write_report(dir: &Path, out: &Path) -> Result<(PathBuf, Option<journal::Repair>), Error> {
     let journal = journal_of(dir)?;
     // One reading of the journal gives the tables' games and the replays.
     let (loaded, games) = replay::load_and_section(&journal, out)?;
     let report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
-    write_files(&report, out, &games)
+    Ok((write_files(&report, out, &games)?, loaded.repair))
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.

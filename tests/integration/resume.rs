@@ -244,7 +244,7 @@ fn a_last_line_without_its_newline_is_completed_not_joined() {
 }
 
 #[test]
-fn table_never_rewrites_the_journal() {
+fn table_and_report_never_rewrite_the_journal_and_say_what_they_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("readonly");
     let lines = finished_league(&out);
@@ -264,6 +264,18 @@ fn table_never_rewrites_the_journal() {
     );
     assert_eq!(read(&journal), torn, "table left the journal byte for byte");
     assert_eq!(csv_rows(&out.join("games.csv")).len(), 1);
+    // `report` reads it alike, and says so alike.
+    let (code, _, stderr) = run(arbiter().arg("report").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("torn") && stderr.contains("left as it is"),
+        "{stderr}"
+    );
+    assert_eq!(
+        read(&journal),
+        torn,
+        "report left the journal byte for byte"
+    );
 }
 
 #[test]
