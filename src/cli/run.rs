@@ -238,6 +238,15 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     let bots_span = t.bots.span();
     note!("tournament `{name}` from {}", config.path.display());
     if let Some(roster) = &t.roster {
+        // Only a round robin gives marks: a roster anywhere else would do nothing.
+        if tournament.format != Format::RoundRobin {
+            return Err(config.error_at(
+                roster.span(),
+                "`roster`: only a round robin gives marks (format = \"round_robin\", the \
+                 default); a gauntlet has none"
+                    .to_string(),
+            ));
+        }
         crate::report::marks::keep_roster(&tournament.out, &base.join(roster.get_ref()))
             .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
     }

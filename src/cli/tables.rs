@@ -72,7 +72,15 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
 pub fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
     if let Some(path) = &args.roster {
-        report::journal_of(&args.dir)?;
+        let journal = report::journal_of(&args.dir)?;
+        // Only a round robin gives marks: a roster anywhere else would do nothing.
+        let format = crate::tournament::journal::read_plan(&journal).map(|plan| plan.format);
+        if let Some(format) = format.filter(|f| f != "round_robin") {
+            return Err(Error::usage(format!(
+                "--roster: {} holds a {format}, and only a round robin (a league) gives marks",
+                args.dir.display()
+            )));
+        }
         report::marks::keep_roster(&args.dir, path)?;
     }
     let report::Rebuilt {

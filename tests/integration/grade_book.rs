@@ -339,6 +339,51 @@ fn input_that_cannot_be_meant_is_refused_before_any_game() {
 }
 
 #[test]
+fn a_roster_where_no_marks_are_given_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    write(&roster, "team,name\nTeam01,Ann\n");
+    // In tournaments.toml, at the roster's line.
+    let config = dir.path().join("tournaments.toml");
+    write(
+        &config,
+        "default = \"g\"\n[tournaments.g]\ngame = \"gomoku\"\nformat = \"gauntlet\"\n\
+         out = \"out\"\nroster = \"roster.csv\"\n\
+         bots = [{ spec = \"builtin:greedy\" }, { spec = \"builtin:random\" }]\n",
+    );
+    let (code, _, stderr) = run(arbiter().args(["run", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tournaments.toml:6") && stderr.contains("only a round robin gives marks"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("out/games.jsonl").exists(),
+        "no game was played"
+    );
+    // On a finished gauntlet's folder.
+    let out = dir.path().join("g");
+    let (code, _, stderr) = run(arbiter()
+        .args(["gauntlet", "--game", "gomoku", "--out"])
+        .arg(&out)
+        .args([
+            "--candidate",
+            "builtin:greedy",
+            "--baseline",
+            "builtin:random",
+        ]));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(arbiter()
+        .arg("table")
+        .arg(&out)
+        .arg("--roster")
+        .arg(&roster));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("holds a gauntlet"), "{stderr}");
+    assert!(!out.join("roster.csv").exists(), "the roster was not kept");
+}
+
+#[test]
 fn a_mistyped_bot_path_is_bad_input_naming_it_in_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out").to_string_lossy().into_owned();
