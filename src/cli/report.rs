@@ -3,6 +3,7 @@
 
 use crate::error::Error;
 use crate::report;
+use crate::tournament::journal::Repair;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
@@ -19,7 +20,7 @@ pub fn run(args: ReportArgs) -> Result<i32, Error> {
         .out
         .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));
     let (index, repair) = report::write_report(&args.dir, &out)?;
-    super::tables::note_repair(repair);
+    note_repair(repair);
     say!("{}", written(&index));
     Ok(0)
 }
@@ -27,4 +28,19 @@ pub fn run(args: ReportArgs) -> Result<i32, Error> {
 /// The line that ends every command writing a report: where to open it.
 pub(crate) fn written(index: &Path) -> String {
     format!("report: {}", index.display())
+}
+
+/// What a command that only reads a journal did with its damaged last line, said.
+pub(crate) fn note_repair(repair: Option<Repair>) {
+    match repair {
+        Some(Repair::Dropped) => note!(
+            "note: the journal's last line is torn (a run was killed mid-write): left out and \
+             left as it is; the next run on this folder drops it and plays that game again"
+        ),
+        Some(Repair::Completed) => note!(
+            "note: the journal's last line lacks its newline: counted, and left as it is; the \
+             next run on this folder completes it"
+        ),
+        None => {}
+    }
 }

@@ -4,7 +4,6 @@
 use crate::error::Error;
 use crate::report;
 use crate::tournament;
-use crate::tournament::journal::Repair;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -93,7 +92,7 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         args.anchor.as_ref(),
         &args.dir.join(report::REPORT_DIR),
     )?;
-    note_repair(loaded.repair);
+    super::report::note_repair(loaded.repair);
     if loaded.version < 3 {
         let lacks = if loaded.version < 2 {
             "the limits, interpreter, confinement, bot digests and openings"
@@ -117,19 +116,4 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
     say!("tables written to {}", args.dir.display());
     say!("{}", super::report::written(&index));
     Ok(0)
-}
-
-/// What a command that only reads a journal did with its damaged last line, said.
-pub(crate) fn note_repair(repair: Option<Repair>) {
-    match repair {
-        Some(Repair::Dropped) => note!(
-            "note: the journal's last line is torn (a run was killed mid-write): left out and \
-             left as it is; the next run on this folder drops it and plays that game again"
-        ),
-        Some(Repair::Completed) => note!(
-            "note: the journal's last line lacks its newline: counted, and left as it is; the \
-             next run on this folder completes it"
-        ),
-        None => {}
-    }
 }
