@@ -82,8 +82,9 @@ impl Found {
 
 /// The entries of `folder` whose names match `pattern` (`*` any run of characters, `?` one;
 /// default every entry), each identified as a bot of `game` or skipped with the reason.
-/// Zips are extracted under `unpack_to`. Hidden entries and `__pycache__` are ignored. Two
-/// bots of one name are an error naming both entries.
+/// Zips are extracted under `unpack_to`. Hidden entries and `__pycache__` are ignored.
+/// Entries holding the same files under one name are one bot ([`Same`]); two different bots
+/// of one name (case aside) are an error naming both entries.
 pub fn scan(
     folder: &Path,
     game: GameKind,
@@ -231,7 +232,8 @@ fn one_name(a: &str, b: &str) -> bool {
 /// their own (not loose in the submissions `folder`), the same files beside it.
 fn same_files(a: &Found, b: &Found, folder: &Path) -> bool {
     let hash = |file: &Path| sha256_of(file).ok();
-    if hash(&a.file).is_none() || hash(&a.file) != hash(&b.file) {
+    let bot_file = hash(&a.file);
+    if bot_file.is_none() || bot_file != hash(&b.file) {
         return false;
     }
     let own_folder = |bot: &Found| {
