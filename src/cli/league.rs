@@ -79,10 +79,25 @@ pub struct GauntletArgs {
     pub baseline: Vec<String>,
 }
 
+/// Started afresh without `--roster`, a league still marks by the roster kept in its
+/// folder: said, so that a class list of another league is not applied unawares.
+pub(crate) fn note_kept_roster(out: &std::path::Path) {
+    let kept = out.join(report::marks::ROSTER_FILE);
+    if kept.is_file() {
+        note!(
+            "note: {} (kept by an earlier run) still gives the marks: give --roster to replace \
+             it, or remove it for a league without one",
+            kept.display()
+        );
+    }
+}
+
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
     // A bad roster is known before any game; a good one is kept in the folder.
     if let Some(path) = &args.roster {
         report::marks::keep_roster(&args.options.out, path)?;
+    } else if args.options.force_new {
+        note_kept_roster(&args.options.out);
     }
     let (entrants, left_out) = cli_entrants(
         &args.bots,

@@ -237,6 +237,9 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     let choice = crate::config::opening_choice(&config, t, &base)?;
     let bots_span = t.bots.span();
     note!("tournament `{name}` from {}", config.path.display());
+    if t.roster.is_none() && tournament.force_new {
+        super::league::note_kept_roster(&tournament.out);
+    }
     if let Some(roster) = &t.roster {
         // Only a round robin gives marks: a roster anywhere else would do nothing.
         if tournament.format != Format::RoundRobin {

@@ -93,6 +93,31 @@ fn starting_afresh_twice_keeps_both_journals_and_feedback_holds_only_the_new_lea
 }
 
 #[test]
+fn a_league_started_afresh_without_a_roster_says_that_the_kept_one_still_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("class");
+    let roster = dir.path().join("class.csv");
+    std::fs::write(&roster, "team,name\na,Ann\n").unwrap();
+    let roster_text = roster.to_string_lossy().into_owned();
+    let bots = ["a=builtin:random", "b=builtin:greedy"];
+    let (code, _, stderr) = run(&mut league_cmd(&out, &["--roster", &roster_text], &bots));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(&mut league_cmd(&out, &["--force-new"], &bots));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("roster.csv (kept by an earlier run) still gives the marks"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&mut league_cmd(
+        &out,
+        &["--force-new", "--roster", &roster_text],
+        &bots,
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("kept by an earlier run"), "{stderr}");
+}
+
+#[test]
 fn resume_is_refused_when_the_interpreter_changed() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("python");
