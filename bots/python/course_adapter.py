@@ -42,6 +42,31 @@ def current_traceback():
         return "Traceback unavailable\n%s: %s\n" % (getattr(kind, "__name__", kind), value)
 
 
+def at_the_bot(trace, path, player_class):
+    """`trace` with the bot's class named as where it failed, when none of its frames is in a
+    file (all are the adapter's or the import machinery's): an error raised in the adapter's
+    own call of the bot (a constructor that takes other arguments, a `play_rebel` that is
+    not there) then still names the bot's file and the line of its `Player` (of its
+    `__init__` for a constructor's)."""
+    files = re.findall(r'File "([^"]*)"', trace)
+    if player_class is None or any(not f.startswith("<") for f in files):
+        return trace
+    init = getattr(player_class, "__init__", None)
+    code = getattr(init, "__code__", None)
+    if code is not None and code.co_filename == path:
+        line, what = code.co_firstlineno, "__init__"
+    else:
+        try:
+            import inspect
+
+            line, what = inspect.getsourcelines(player_class)[1], "Player"
+        except BaseException:
+            return trace
+    lines = trace.rstrip("\n").split("\n")
+    lines.insert(len(lines) - 1, '  File "%s", line %d, in %s' % (path, line, what))
+    return "\n".join(lines) + "\n"
+
+
 def open_protocol():
     """The protocol's input and output descriptors, with the bot's fds 0 and 1 neutralised."""
     out_fd = os.dup(1)
@@ -254,7 +279,14 @@ def load_player(path):
     player_class = getattr(module, "Player", None)
     if player_class is None:
         raise AttributeError("%s defines no class `Player`" % os.path.basename(path))
+    global PLAYER_CLASS
+    PLAYER_CLASS = player_class
     return name, player_class()
+
+
+# The bot's `Player` once its file is loaded: where an error of the adapter's call of it
+# points (`at_the_bot`).
+PLAYER_CLASS = None
 
 
 def main():
@@ -271,7 +303,8 @@ def main():
     try:
         name, player = load_player(path)
     except BaseException:
-        proto.send({"type": "error", "message": current_traceback()})
+        trace = at_the_bot(current_traceback(), path, PLAYER_CLASS)
+        proto.send({"type": "error", "message": trace})
         return 1
     announced = getattr(player, "name", None)
     name = announced if isinstance(announced, str) else name
@@ -320,7 +353,8 @@ def main():
             if reply is None:
                 reply = {"type": "move", "move": to_wire(result)}
         except BaseException:
-            proto.send({"type": "error", "message": current_traceback()})
+            trace = at_the_bot(current_traceback(), path, PLAYER_CLASS)
+            proto.send({"type": "error", "message": trace})
             return 1
         if type(reply) is str:
             write(reply)

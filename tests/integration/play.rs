@@ -183,6 +183,55 @@ fn a_crashed_program_s_last_stderr_line_is_in_the_line_play_prints() {
     );
 }
 
+#[test]
+fn an_error_in_calling_a_course_bot_names_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "TeamArgs.py",
+            "import random\n\nclass Player:\n    def __init__(self, depth):\n        self.depth = depth\n",
+        ),
+        (
+            "TeamNoRebel.py",
+            "class Player:\n    def play_officer(self, board):\n        return None\n",
+        ),
+        (
+            "TeamHelp.py",
+            "import helper\n\nclass Player:\n    def play_rebel(self, board):\n        return helper.f()\n",
+        ),
+        (
+            "helper.py",
+            "def f():\n    raise ValueError('in the helper')\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    for (bot, shown) in [
+        // The adapter's call of the constructor: the bot's __init__.
+        (
+            "TeamArgs.py",
+            "TypeError: Player.__init__() missing 1 required positional argument: 'depth' (TeamArgs.py, line 4)",
+        ),
+        // The adapter's look-up of the move's method: the bot's class.
+        (
+            "TeamNoRebel.py",
+            "AttributeError: 'Player' object has no attribute 'play_rebel' (TeamNoRebel.py, line 1)",
+        ),
+        // Raised in the bot's own code: its own frame, as before.
+        (
+            "TeamHelp.py",
+            "ValueError: in the helper (helper.py, line 2)",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(arbiter()
+            .args(["play", "--officer", "builtin:random", "--rebel"])
+            .arg(dir.path().join(bot)));
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        assert!(stdout.contains(shown), "{bot}: {stdout}");
+    }
+}
+
 /// A course bot that plays the example random bot's moves (random_bot.py beside it) and
 /// writes, each turn, the CPUs it may run on and the CPU it runs on to its stderr.
 const CPU_REPORTER: &str = r#"
