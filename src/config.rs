@@ -17,7 +17,10 @@ pub struct ConfigFile {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a tournament as a table, [tournaments.NAME]"
+)]
 pub struct TournamentConfig {
     pub game: Spanned<String>,
     /// `round_robin` (default) or `gauntlet` (the first bot against each other bot).
@@ -61,7 +64,11 @@ pub struct TournamentConfig {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a bot as a table: { spec = \"builtin:random\" }, { spec = \"Team01.py\" } \
+                 or { folder = \"submissions\" }"
+)]
 pub struct BotConfig {
     /// Defaults to the name derived from the spec (file stem, builtin name).
     pub name: Option<Spanned<String>>,
@@ -110,21 +117,9 @@ impl Config {
             let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(0);
             // A type error points at the value: name the key it belongs to.
             let key = e.span().and_then(|s| key_before(&text, s.start));
-            // serde names the Rust type it expected; a bot is a table to whoever writes one.
-            let said = e
-                .message()
-                .replace(
-                    "expected struct BotConfig",
-                    "expected a bot as a table: { spec = \"builtin:random\" }, \
-                     { spec = \"Team01.py\" } or { folder = \"submissions\" }",
-                )
-                .replace(
-                    "expected struct TournamentConfig",
-                    "expected a tournament as a table, [tournaments.NAME]",
-                );
             let message = match key {
-                Some(key) => format!("`{key}`: {said}"),
-                None => said,
+                Some(key) => format!("`{key}`: {}", e.message()),
+                None => e.message().to_string(),
             };
             Error::Input {
                 path: path.to_path_buf(),
