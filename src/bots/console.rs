@@ -247,6 +247,17 @@ static BUILT: std::sync::Mutex<
     std::collections::BTreeMap<(std::path::PathBuf, String), Result<Build, String>>,
 > = std::sync::Mutex::new(std::collections::BTreeMap::new());
 
+/// Fits .NET's collector into a jailed bot's address space: by default it reserves far
+/// more than it uses, and would not start under the cap.
+fn dotnet_heap(command: &mut CommandSpec, confine: &Confinement) {
+    if let Some(mb) = confine.effective_limits().memory_mb {
+        let heap = (mb / 2).saturating_mul(1 << 20);
+        command
+            .env
+            .insert("DOTNET_GCHeapHardLimit".into(), format!("{heap:#x}"));
+    }
+}
+
 /// The most a build's output may hold.
 const BUILD_BYTES: u64 = 256 << 20;
 
@@ -310,6 +321,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
         .arg(out.to_string_lossy());
     command.cwd = Some(dir.to_path_buf());
     command.confine = confine;
+    dotnet_heap(&mut command, &confine);
     // Whatever the SDK keeps between builds goes into the build's own folder (the sandbox
     // points HOME at the bot's folder itself).
     for (key, value) in [
@@ -377,6 +389,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
     }
     let mut command = CommandSpec::new(dotnet_program()).arg(dll.to_string_lossy());
     command.cwd = Some(dir.to_path_buf());
+    dotnet_heap(&mut command, &confine);
     command.carried.push(out);
     Ok((command, std::sync::Arc::new(place)))
 }

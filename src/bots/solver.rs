@@ -100,7 +100,7 @@ pub fn prepare(spec: &SolverSpec, confine: Confinement) -> Result<Prepared, Stri
                 &classes,
                 "battle.BattleDriver",
                 &java::java_program(),
-                &confine.limits,
+                &confine.effective_limits(),
                 &extra,
             );
             command.confine = confine;

@@ -106,6 +106,32 @@ pub struct Confinement {
     pub spread: bool,
 }
 
+impl Confinement {
+    /// Whether bot programs under this confinement start in a jail (`bots::confine`).
+    pub fn jailed(&self) -> bool {
+        matches!(
+            self.sandbox,
+            SandboxMode::Auto | SandboxMode::Namespaces | SandboxMode::Landlock
+        )
+    }
+
+    /// The limits a bot program runs under: those given, and in a jail the default caps
+    /// for the rest ([`crate::bots::confine::caps`]). A run's settings record those given.
+    pub fn effective_limits(&self) -> Limits {
+        use crate::bots::confine::caps;
+        let given = self.limits;
+        if !self.jailed() {
+            return given;
+        }
+        Limits {
+            memory_mb: given.memory_mb.or(Some(caps::DEFAULT_MEMORY_MB)),
+            cpu_s: given.cpu_s,
+            file_mb: given.file_mb.or(Some(caps::DEFAULT_DISK_MB)),
+            procs: given.procs.or(Some(caps::DEFAULT_TASKS)),
+        }
+    }
+}
+
 /// How long a submission's build may take unless told otherwise: a course project builds
 /// in well under a minute.
 pub const DEFAULT_BUILD_S: u64 = 300;

@@ -90,6 +90,8 @@ mod tests {
             memory_mb: None,
             cpu_s: None,
             file_mb: None,
+            tasks: None,
+            disk_mb: None,
             run_as: None,
             program: "/usr/bin/true".into(),
             args: Vec::new(),

@@ -42,6 +42,14 @@ pub struct Jail {
     pub memory_mb: Option<u64>,
     pub cpu_s: Option<u64>,
     pub file_mb: Option<u64>,
+    /// Processes and threads the bot may have at once (`RLIMIT_NPROC`, over those its uid
+    /// has already where the count is not the namespace's own).
+    #[serde(default)]
+    pub tasks: Option<u64>,
+    /// What the bot may write into its private folder altogether, in MiB (the helper
+    /// watches it: [`super::beside`]).
+    #[serde(default)]
+    pub disk_mb: Option<u64>,
     /// The uid and gid the bot runs as when the caller is root (it must not be root).
     pub run_as: Option<u32>,
     pub program: String,
@@ -88,6 +96,17 @@ pub fn enter(jail: &Jail) -> StepFailed {
 }
 
 fn enter_steps(jail: &Jail) -> Result<std::convert::Infallible, StepFailed> {
+    // Descriptors arbiter inherited from its caller (a shell's, a job runner's) are not
+    // the bot's: they close at its `exec` (not before: the report is written until then).
+    // SAFETY: close_range takes plain integers.
+    unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
     if !jail.cpus.is_empty() {
         let mut cpus = rustix::thread::CpuSet::new();
         jail.cpus.iter().for_each(|&cpu| cpus.set(cpu));
@@ -99,19 +118,32 @@ fn enter_steps(jail: &Jail) -> Result<std::convert::Infallible, StepFailed> {
     for a in &jail.args {
         argv.push(cstring(a)?);
     }
-    if jail.level == Level::Namespaces {
-        enter_namespaces(jail)?;
+    // The tasks the kernel already counts against the bot's uid: counted here, before a
+    // pid namespace hides them, unless the bot gets a user namespace of its own (whose
+    // count starts afresh, and is counted inside).
+    let tasks_base = match (jail.level, jail.run_as) {
+        (_, _) if jail.tasks.is_none() => Some(0),
+        (Level::Namespaces, None) => None,
+        (_, Some(id)) => Some(super::caps::tasks_of(id)),
+        (Level::Landlock, None) => Some(super::caps::tasks_of(rustix::process::getuid().as_raw())),
+    };
+    match jail.level {
+        Level::Namespaces => enter_namespaces(jail)?,
+        Level::Landlock => super::beside::stay_beside(jail)?,
     }
     if let Some(id) = jail.run_as {
         drop_to(id)?;
     }
+    super::beside::die_with_helper()?;
+    let tasks_base =
+        tasks_base.unwrap_or_else(|| super::caps::tasks_of(rustix::process::getuid().as_raw()));
     step(
         "no_new_privs",
         rustix::thread::set_no_new_privs(true).map_err(io::Error::from),
     )?;
     landlock(jail)?;
-    limits(jail)?;
-    seccomp()?;
+    super::caps::apply(jail, tasks_base)?;
+    super::filter::install(rustix::process::getpid().as_raw_nonzero().get() as u32)?;
     let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     pointers.push(std::ptr::null());
     // SAFETY: NUL-ended strings and a NULL-ended array that outlive the call.
@@ -201,7 +233,7 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
         None => {}
         Some(init) => {
             drop(status_w);
-            pass_on_the_end(init, status_r)
+            super::beside::pass_on_the_end(init, status_r, jail)
         }
     }
     drop(status_r);
@@ -279,40 +311,6 @@ fn be_init(bot: libc::pid_t, status_w: std::os::fd::OwnedFd) -> ! {
             std::process::exit(SETUP_FAILED);
         }
     }
-}
-
-/// The helper, outside the namespace: waits for its init and ends as the bot did: the same
-/// exit code, or the same signal.
-fn pass_on_the_end(init: libc::pid_t, status_r: std::os::fd::OwnedFd) -> ! {
-    super::report::let_go();
-    release_stdio();
-    let mut own = 0;
-    loop {
-        // SAFETY: waits for our own child.
-        let got = unsafe { libc::waitpid(init, &mut own, 0) };
-        if got == init || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            break;
-        }
-    }
-    let mut bytes = [0u8; 4];
-    let status = match rustix::io::read(&status_r, &mut bytes) {
-        Ok(4) => i32::from_ne_bytes(bytes),
-        // The init ended before the bot did (a failed step: its own status says it).
-        _ => own,
-    };
-    if libc::WIFEXITED(status) {
-        std::process::exit(libc::WEXITSTATUS(status));
-    }
-    if libc::WIFSIGNALED(status) {
-        let signal = libc::WTERMSIG(status);
-        // SAFETY: plain system calls to end this process by the same signal.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::kill(libc::getpid(), signal);
-        }
-        std::process::exit(128 + signal);
-    }
-    std::process::exit(SETUP_FAILED)
 }
 
 /// Step 2: the new root, made read-only, with the bot's folders bound into it.
@@ -523,7 +521,9 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
     let mut readable: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
     readable.extend(jail.read_only.iter().cloned());
     readable.push("/proc".into());
-    readable.push("/dev".into());
+    // The devices a program may expect, one by one: never /dev itself, which holds the
+    // terminal (a process that outlived arbiter could read what is typed next).
+    readable.extend(DEVICES.iter().map(|d| Path::new("/dev").join(d)));
     for path in readable {
         let hidden: Vec<&PathBuf> = jail
             .hidden
@@ -533,7 +533,14 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
         if hidden.is_empty() {
             // A folder missing here (no /lib32) is no error.
             let Ok(fd) = PathFd::new(&path) else { continue };
-            ruleset = ruleset.add_rule(PathBeneath::new(fd, read)).map_err(fail)?;
+            let access = if path.is_dir() {
+                read
+            } else {
+                read & AccessFs::from_file(abi)
+            };
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(fail)?;
             continue;
         }
         // A folder holding entries the bot must not read: its names may be listed, and
@@ -571,118 +578,5 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
             .map_err(fail)?;
     }
     ruleset.restrict_self().map_err(fail)?;
-    Ok(())
-}
-
-/// The resource limits, last before the filter (the helper itself ran without them).
-fn limits(jail: &Jail) -> Result<(), StepFailed> {
-    use rustix::process::{Resource, Rlimit};
-    let set = |what: &str, resource, soft: u64, hard: u64| {
-        step(
-            what,
-            rustix::process::setrlimit(
-                resource,
-                Rlimit {
-                    current: Some(soft),
-                    maximum: Some(hard),
-                },
-            ),
-        )
-    };
-    if let Some(mb) = jail.memory_mb {
-        let bytes = mb.saturating_mul(1 << 20);
-        set("limit the address space", Resource::As, bytes, bytes)?;
-    }
-    if let Some(s) = jail.cpu_s {
-        set("limit CPU time", Resource::Cpu, s, s.saturating_add(1))?;
-    }
-    if let Some(mb) = jail.file_mb {
-        let bytes = mb.saturating_mul(1 << 20);
-        set("limit file size", Resource::Fsize, bytes, bytes)?;
-    }
-    set("forbid core dumps", Resource::Core, 0, 0)
-}
-
-/// Step 5: the calls a bot has no use for fail with `EPERM`; `clone3` fails with `ENOSYS`
-/// (the C library then uses `clone`, whose namespace flags are checked).
-fn seccomp() -> Result<(), StepFailed> {
-    use seccompiler::{
-        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
-    };
-    fn fail(e: impl std::fmt::Display) -> StepFailed {
-        StepFailed(format!("seccomp: {e}"))
-    }
-    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
-    for call in [
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_readv,
-        libc::SYS_process_vm_writev,
-        libc::SYS_bpf,
-        libc::SYS_perf_event_open,
-        libc::SYS_userfaultfd,
-        libc::SYS_keyctl,
-        libc::SYS_add_key,
-        libc::SYS_request_key,
-        libc::SYS_mount,
-        libc::SYS_umount2,
-        libc::SYS_pivot_root,
-        libc::SYS_unshare,
-        libc::SYS_setns,
-        libc::SYS_io_uring_setup,
-        libc::SYS_io_uring_enter,
-        libc::SYS_io_uring_register,
-        libc::SYS_open_tree,
-        libc::SYS_move_mount,
-        libc::SYS_fsopen,
-        libc::SYS_fsmount,
-        libc::SYS_fsconfig,
-        libc::SYS_fspick,
-        libc::SYS_mount_setattr,
-        libc::SYS_kexec_load,
-        libc::SYS_init_module,
-        libc::SYS_finit_module,
-        libc::SYS_delete_module,
-    ] {
-        rules.insert(call, vec![]);
-    }
-    let namespaces = (libc::CLONE_NEWUSER
-        | libc::CLONE_NEWNS
-        | libc::CLONE_NEWPID
-        | libc::CLONE_NEWNET
-        | libc::CLONE_NEWIPC
-        | libc::CLONE_NEWUTS
-        | libc::CLONE_NEWCGROUP) as u64;
-    let mut clone_rules = Vec::new();
-    for bit in (0..64).map(|b| 1u64 << b).filter(|b| namespaces & b != 0) {
-        let condition =
-            SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(bit), bit)
-                .map_err(fail)?;
-        clone_rules.push(SeccompRule::new(vec![condition]).map_err(fail)?);
-    }
-    rules.insert(libc::SYS_clone, clone_rules);
-    let arch = std::env::consts::ARCH
-        .try_into()
-        .map_err(|e| StepFailed(format!("seccomp: {e}")))?;
-    let denied = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(fail)?;
-    let program: seccompiler::BpfProgram = denied.try_into().map_err(fail)?;
-    // clone3 passes its flags in memory, out of a filter's reach: refused as unknown.
-    let mut nosys: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
-    nosys.insert(libc::SYS_clone3, vec![]);
-    let clone3 = SeccompFilter::new(
-        nosys,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::ENOSYS as u32),
-        arch,
-    )
-    .map_err(fail)?;
-    let clone3: seccompiler::BpfProgram = clone3.try_into().map_err(fail)?;
-    seccompiler::apply_filter(&program).map_err(fail)?;
-    seccompiler::apply_filter(&clone3).map_err(fail)?;
     Ok(())
 }

@@ -22,7 +22,10 @@
 //! jail that fails to build says why on its report ([`report`]), which makes a run
 //! whose kept finding no longer holds try again.
 
+mod beside;
+pub mod caps;
 pub mod cgroup;
+mod filter;
 pub mod helper;
 pub mod jail;
 mod kept;

@@ -191,7 +191,7 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o711))?;
         chown_tree(&private, id)?;
     }
-    let limits = command.confine.limits;
+    let limits = command.confine.effective_limits();
     Ok(Prepared {
         jail: Jail {
             level,
@@ -203,6 +203,10 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
             memory_mb: limits.memory_mb,
             cpu_s: limits.cpu_s,
             file_mb: limits.file_mb,
+            tasks: limits.procs,
+            disk_mb: Some(limits.file_mb.map_or(super::caps::DEFAULT_DISK_MB, |mb| {
+                mb.max(super::caps::DEFAULT_DISK_MB)
+            })),
             run_as,
             program,
             args,

@@ -346,6 +346,13 @@ pub(crate) fn run_javac(
         limits: Limits::default(),
         ..confine
     };
+    // javac is a JVM: under a jail's address-space cap it is sized like a player's.
+    if let Some(mb) = command.confine.effective_limits().memory_mb {
+        let (flags, _) = super::memory_flags(Some(mb));
+        let sized = flags.iter().map(|f| format!("-J{f}"));
+        command.args.splice(0..0, sized);
+        command.env.insert("MALLOC_ARENA_MAX".into(), "1".into());
+    }
     let limit = Duration::from_secs(confine.build_s.unwrap_or(DEFAULT_BUILD_S));
     let mut copied = Ok(());
     let mut seen_as = work.to_path_buf();

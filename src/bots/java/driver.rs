@@ -24,17 +24,22 @@ pub const STACK_MB: u64 = 256;
 /// The JVM flags that fit a JVM into `memory_mb` MiB of address space (`RLIMIT_AS`), and
 /// the player thread's stack in MiB. Without a limit, only the stack (256 MiB).
 ///
-/// The limit is split into the player's thread stack (an eighth, 16 to 256 MiB), the
+/// The limit is split into the player's thread stack (a sixteenth, 16 to 256 MiB), the
 /// JVM's fixed reservations (code cache and class space capped at 32 MiB, metaspace at
-/// 96 MiB, [`JVM_OVERHEAD_MB`] in all) and the heap (`-Xmx`, the rest, at least
-/// [`MIN_HEAP_MB`]). Under [`min_memory_mb`] the JVM cannot start.
+/// 96 MiB, [`JVM_OVERHEAD_MB`] in all) and the heap (`-Xmx`, the rest but at most a
+/// quarter of the limit, at least [`MIN_HEAP_MB`]). Under [`min_memory_mb`] the JVM cannot start.
 pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
     let Some(limit) = memory_mb else {
         return (Vec::new(), STACK_MB);
     };
     let stack = stack_mb(limit);
+    // At most a quarter of the limit (as a JVM takes a quarter of the memory by default):
+    // what the JVM allocates as it runs needs room beyond its reservations. Its compiler's
+    // arenas took 974 MB compiling a deep recursion (OpenJDK 17, NMT), which then ended
+    // in a failed malloc, not a StackOverflowError, under 2 GiB with a 1 GiB heap.
     let heap = limit
         .saturating_sub(JVM_OVERHEAD_MB + stack)
+        .min(limit / 4)
         .max(MIN_HEAP_MB);
     let flags = [
         format!("-Xmx{heap}m"),
@@ -106,9 +111,12 @@ pub fn min_memory_mb() -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-/// The player thread's stack under a memory limit: an eighth of it, 16 to 256 MiB.
+/// The player thread's stack under a memory limit: a sixteenth of it, 16 to 256 MiB. A
+/// bot recursing without end fills it, and the JIT compiler's arenas grow with its depth:
+/// with a 256 MiB stack under 2 GiB they ran out of memory (a failed malloc, not a
+/// StackOverflowError); with 128 MiB the error is thrown.
 pub(super) fn stack_mb(memory_mb: u64) -> u64 {
-    (memory_mb / 8).clamp(16, STACK_MB)
+    (memory_mb / 16).clamp(16, STACK_MB)
 }
 
 /// A failure before `ready` of a JVM under a memory limit becomes a `spawn_failed` that
@@ -214,7 +222,7 @@ impl<G: Game> Player<G> for JavaPlayer {
         self.inner = None;
         let compiled = compile_confined(&self.file, &javac_program(), self.confine)
             .map_err(|e| Failure::new(FailureKind::Spawn, e))?;
-        let limits = self.confine.limits;
+        let limits = self.confine.effective_limits();
         let extra = std::env::var(JAVA_OPTS_VAR).unwrap_or_default();
         let mut command = run_command(&compiled, &java_program(), &limits, &extra);
         command.cwd = self.cwd.clone();
@@ -232,7 +240,8 @@ impl<G: Game> Player<G> for JavaPlayer {
             Some(inner) => {
                 let mut reply = Player::<G>::turn(inner, game, state);
                 if let Reply::Failed(failure) = reply.reply {
-                    reply.reply = Reply::Failed(file_size_failure(failure, &self.confine.limits));
+                    reply.reply =
+                        Reply::Failed(file_size_failure(failure, &self.confine.effective_limits()));
                 }
                 reply
             }

@@ -153,7 +153,7 @@ fn the_run_command_is_headless_and_carries_its_classes() {
     };
     let c = run_command(&compiled, "java", &limits, " -Xmx700m  -Dx=1 ");
     let at = |flag: &str| c.args.iter().position(|a| a == flag).unwrap();
-    assert!(at("-Xmx496m") < at("-Xmx700m"));
+    assert!(at("-Xmx256m") < at("-Xmx700m"));
     assert_eq!(at("-Dx=1") + 1, at("-cp"));
     assert_eq!(c.env.get("MALLOC_ARENA_MAX").map(String::as_str), Some("1"));
     assert!(DRIVER.contains("class ArbiterDriver"));
@@ -163,13 +163,18 @@ fn the_run_command_is_headless_and_carries_its_classes() {
 #[test]
 fn the_memory_limit_is_split_into_stack_fixed_reservations_and_heap() {
     let (flags, stack) = memory_flags(Some(1024));
-    assert_eq!(stack, 128);
-    assert_eq!(flags[0], format!("-Xmx{}m", 1024 - JVM_OVERHEAD_MB - 128));
-    assert_eq!(min_memory_mb(), 475);
+    assert_eq!(stack, 64);
+    assert_eq!(flags[0], "-Xmx256m");
+    let (flags, _) = memory_flags(Some(600));
+    // A quarter of 600 MiB, under the 163 MiB its reservations and stack leave.
+    assert_eq!(flags[0], "-Xmx150m");
+    let (flags, _) = memory_flags(Some(500));
+    assert_eq!(flags[0], format!("-Xmx{}m", 500 - JVM_OVERHEAD_MB - 31));
+    assert_eq!(min_memory_mb(), 443);
     let (flags, stack) = memory_flags(Some(min_memory_mb()));
-    assert_eq!((flags[0].as_str(), stack), ("-Xmx16m", 59));
+    assert_eq!((flags[0].as_str(), stack), ("-Xmx16m", 27));
     let (flags, stack) = memory_flags(Some(4096));
-    assert_eq!((flags[0].as_str(), stack), ("-Xmx3440m", 256));
+    assert_eq!((flags[0].as_str(), stack), ("-Xmx1024m", 256));
     // Too little for a JVM: the smallest heap, and the start fails with a clear detail.
     let (flags, stack) = memory_flags(Some(128));
     assert_eq!((flags[0].as_str(), stack), ("-Xmx16m", 16));

@@ -268,7 +268,7 @@ impl Running {
             killed: false,
             reaped: false,
             token,
-            limits: command.confine.limits,
+            limits: command.confine.effective_limits(),
             sandbox: jail,
             jail: prepared,
             swept: false,

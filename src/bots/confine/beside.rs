@@ -1,0 +1,262 @@
+//! The jail's helper for the rest of the game: it stays beside the bot until the bot ends,
+//! and no process the bot started outlives it.
+//!
+//! - Level 1: the helper waits for the namespace's init; when the bot ends, the init ends,
+//!   and the kernel ends every process of the namespace.
+//! - Level 2: no pid namespace does that, so the helper forks the bot and stays its parent
+//!   as a *child subreaper*: every process the bot starts, however it forks, double-forks
+//!   or re-execs, is reparented to the helper when its parent dies, never to arbiter or to
+//!   init. When the bot ends, the helper kills every descendant it has left and reaps them.
+//!   The bot cannot leave the jail's process group or session (the filter refuses
+//!   `setsid` and `setpgid`), cannot signal the helper (Landlock's signal scope: the helper
+//!   is outside the bot's domain), and dies with it (`PR_SET_PDEATHSIG`).
+//!
+//! At both levels the helper watches the bot's private folder against its disk cap
+//! ([`super::caps::DiskCap`]): past it, the bot is killed, the helper says why on the bot's
+//! stderr and ends by `SIGXFSZ`, which the referee reads as `file_size`.
+
+use super::caps::DiskCap;
+use super::jail::{Jail, SETUP_FAILED, StepFailed};
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// How often the private folder is measured at least (more often costs the helper time
+/// beside the bot; a bot writing 1 GB/s overshoots its cap by this much at most).
+const DISK_CHECK: Duration = Duration::from_millis(100);
+
+/// Level 2: makes this process the subreaper of everything the bot starts, and forks the
+/// bot. Returns in the bot's process (which then confines itself and `exec`s); the helper
+/// never returns.
+pub fn stay_beside(jail: &Jail) -> Result<(), StepFailed> {
+    // SAFETY: plain prctl and signal calls on this single-threaded process.
+    let made = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    if made != 0 {
+        return Err(StepFailed(format!(
+            "become the subreaper of the bot's processes: {}",
+            io::Error::last_os_error()
+        )));
+    }
+    // The group's SIGTERM (the referee's "stop now") is for the bot: the helper must outlive
+    // it to end what the bot left.
+    unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
+    let cap = cap_of(jail);
+    // SAFETY: single-threaded, as above.
+    let helper = unsafe { libc::getpid() };
+    match unsafe { libc::fork() } {
+        -1 => Err(StepFailed(format!(
+            "start the bot beside its helper: {}",
+            io::Error::last_os_error()
+        ))),
+        0 => {
+            // SAFETY: back to the default for the bot.
+            unsafe { libc::signal(libc::SIGTERM, libc::SIG_DFL) };
+            HELPER.store(helper, std::sync::atomic::Ordering::SeqCst);
+            Ok(())
+        }
+        bot => {
+            super::report::let_go();
+            release_stdin_stdout();
+            let end = watch(bot, jail, cap);
+            end_descendants();
+            end_as(end)
+        }
+    }
+}
+
+/// The helper's pid, in the bot's process at level 2 (0 elsewhere).
+static HELPER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// In the bot's process at level 2, once its uid is final (a change of credentials clears
+/// the setting): the bot is killed when its helper dies, and if the helper is already
+/// gone, it does not start.
+pub fn die_with_helper() -> Result<(), StepFailed> {
+    let helper = HELPER.load(std::sync::atomic::Ordering::SeqCst);
+    if helper == 0 {
+        return Ok(());
+    }
+    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+        .map_err(|e| StepFailed(format!("die with the jail's helper: {e}")))?;
+    // SAFETY: a plain system call.
+    if unsafe { libc::getppid() } != helper {
+        return Err(StepFailed(
+            "the jail's helper ended before the bot started".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Level 1, in the helper outside the namespace: waits for the namespace's init (whose
+/// pipe `status` brings the bot's wait status) and ends as the bot did.
+pub fn pass_on_the_end(init: libc::pid_t, status: OwnedFd, jail: &Jail) -> ! {
+    super::report::let_go();
+    release_stdin_stdout();
+    let end = match watch(init, jail, cap_of(jail)) {
+        End::Exited(own) => {
+            let mut bytes = [0u8; 4];
+            match rustix::io::read(&status, &mut bytes) {
+                Ok(4) => End::Exited(i32::from_ne_bytes(bytes)),
+                // The init ended before the bot did (a failed step: its own status says).
+                _ => End::Exited(own),
+            }
+        }
+        capped => capped,
+    };
+    end_as(end)
+}
+
+fn cap_of(jail: &Jail) -> Option<DiskCap> {
+    jail.disk_mb.map(|mb| DiskCap::over(&jail.private, mb))
+}
+
+/// How the watched process ended.
+enum End {
+    /// Its raw wait status.
+    Exited(i32),
+    /// Killed at its disk cap, for this reason.
+    Capped(String),
+}
+
+/// Waits for `child` (the bot, or the namespace's init), reaping every other child that
+/// ends meanwhile (orphans the subreaper inherited), and measuring the private folder
+/// against `cap`.
+fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
+    // SAFETY: pidfd_open takes a pid and flags; the descriptor returned is ours.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child, 0) };
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as i32) });
+    let mut next_check = Instant::now() + DISK_CHECK;
+    loop {
+        loop {
+            let mut status = 0;
+            // SAFETY: waits for any child of this process, without blocking.
+            let got = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+            if got == child {
+                return End::Exited(status);
+            }
+            if got <= 0 {
+                break;
+            }
+        }
+        if let Some(cap) = &cap
+            && Instant::now() >= next_check
+        {
+            let started = Instant::now();
+            if let Some(why) = cap.breached(&jail.private) {
+                // SAFETY: the child is ours and not reaped: its pid is not reused.
+                unsafe { libc::kill(child, libc::SIGKILL) };
+                let mut status = 0;
+                unsafe { libc::waitpid(child, &mut status, 0) };
+                return End::Capped(why);
+            }
+            // A folder that takes long to measure is measured less often.
+            next_check = Instant::now() + DISK_CHECK.max(started.elapsed() * 5);
+        }
+        let wait = match &cap {
+            Some(_) => next_check.saturating_duration_since(Instant::now()),
+            None => Duration::from_secs(3600),
+        };
+        match &pidfd {
+            Some(fd) => {
+                let mut fds = [rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN)];
+                let timeout = rustix::event::Timespec::try_from(wait.max(Duration::from_millis(1)))
+                    .unwrap_or(rustix::event::Timespec {
+                        tv_sec: 3600,
+                        tv_nsec: 0,
+                    });
+                let _ = rustix::event::poll(&mut fds, Some(&timeout));
+            }
+            // A kernel without pidfds (before Linux 5.3): looked at every few milliseconds.
+            None => std::thread::sleep(wait.min(Duration::from_millis(5))),
+        }
+    }
+}
+
+/// Kills every process left beneath this one and reaps them all (bounded: processes in
+/// uninterruptible sleep may take their time).
+fn end_descendants() {
+    let me = std::process::id() as i32;
+    let until = Instant::now() + Duration::from_secs(2);
+    loop {
+        let procs = crate::bots::procfs::processes();
+        let mut tree = std::collections::BTreeSet::from([me]);
+        loop {
+            let before = tree.len();
+            for p in &procs {
+                if tree.contains(&p.ppid) {
+                    tree.insert(p.pid);
+                }
+            }
+            if tree.len() == before {
+                break;
+            }
+        }
+        tree.remove(&me);
+        for &pid in &tree {
+            // SAFETY: a descendant of ours (zombies and all): a kill cannot reach a
+            // stranger while we have not reaped it.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        loop {
+            let mut status = 0;
+            // SAFETY: reaps any child of ours.
+            let got = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+            if got <= 0 {
+                if got == -1 || tree.is_empty() {
+                    return;
+                }
+                break;
+            }
+        }
+        if Instant::now() >= until {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Lets go of the bot's stdin and stdout (the referee sees their end with the bot's); its
+/// stderr stays, for the line that says why the bot was stopped.
+fn release_stdin_stdout() {
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        let _ = rustix::stdio::dup2_stdout(&null);
+    }
+}
+
+/// Ends this process as the bot ended: the same exit code, or the same signal; a bot
+/// stopped at its disk cap ends it by `SIGXFSZ`, after saying why on stderr.
+fn end_as(end: End) -> ! {
+    let status = match end {
+        End::Exited(status) => status,
+        End::Capped(why) => {
+            eprintln!("{why}");
+            // No core of the helper's own.
+            let _ = rustix::process::setrlimit(
+                rustix::process::Resource::Core,
+                rustix::process::Rlimit {
+                    current: Some(0),
+                    maximum: Some(0),
+                },
+            );
+            // A raw wait status of death by SIGXFSZ.
+            libc::SIGXFSZ
+        }
+    };
+    if libc::WIFEXITED(status) {
+        std::process::exit(libc::WEXITSTATUS(status));
+    }
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: plain system calls to end this process by the same signal.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::kill(libc::getpid(), signal);
+        }
+        std::process::exit(128 + signal);
+    }
+    std::process::exit(SETUP_FAILED)
+}

@@ -1,0 +1,233 @@
+//! What a jailed bot may use at most: its address space (`RLIMIT_AS`), the largest file it
+//! may write (`RLIMIT_FSIZE`), its processes and threads (`RLIMIT_NPROC`), CPU seconds
+//! where asked, and what it writes into its private folder altogether (its disk cap,
+//! watched by the jail's helper, [`super::beside`]). Each has a default, so that a bot
+//! with no limit given still cannot take the machine: the defaults fit a course Python bot
+//! that loads numpy and a model file of a few hundred MB, and a JVM.
+
+use super::jail::StepFailed;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// A jailed bot's address space unless `--memory-mb` says otherwise, in MiB: a course bot
+/// needs tens of MiB, numpy with a few hundred MB of weights well under 1 GiB, and a JVM
+/// is sized to the limit (`bots::java`). memfd pages, which no address-space limit counts,
+/// are refused by the filter ([`super::filter`]).
+pub const DEFAULT_MEMORY_MB: u64 = 2048;
+
+/// Processes and threads a jailed bot may have at once unless told otherwise: a JVM has
+/// 20 to 60 threads, numpy's BLAS one per core; a fork storm stops here.
+pub const DEFAULT_TASKS: u64 = 256;
+
+/// What a jailed bot may write into its private folder (its HOME and /tmp) altogether, in
+/// MiB, beyond the copy of its own files it starts with; also its largest file unless
+/// `--file-mb` says otherwise.
+pub const DEFAULT_DISK_MB: u64 = 1024;
+
+/// The most entries (files and folders) a bot may make in its private folder: each costs
+/// the disk an inode, and the helper a look at every check.
+pub const MAX_NEW_ENTRIES: u64 = 100_000;
+
+/// Sets the resource limits, last before the filter (the helper itself runs without them).
+/// `tasks_base`: the tasks of the bot's uid that the kernel counts against its process
+/// limit already (the limit is per uid, not per process tree).
+pub fn apply(jail: &super::jail::Jail, tasks_base: u64) -> Result<(), StepFailed> {
+    use rustix::process::{Resource, Rlimit};
+    let set = |what: &str, resource, soft: u64, hard: u64| {
+        rustix::process::setrlimit(
+            resource,
+            Rlimit {
+                current: Some(soft),
+                maximum: Some(hard),
+            },
+        )
+        .map_err(|e| StepFailed(format!("{what}: {e}")))
+    };
+    if let Some(mb) = jail.memory_mb {
+        let bytes = mb.saturating_mul(1 << 20);
+        set("limit the address space", Resource::As, bytes, bytes)?;
+    }
+    if let Some(s) = jail.cpu_s {
+        set("limit CPU time", Resource::Cpu, s, s.saturating_add(1))?;
+    }
+    if let Some(mb) = jail.file_mb {
+        let bytes = mb.saturating_mul(1 << 20);
+        set("limit file size", Resource::Fsize, bytes, bytes)?;
+    }
+    if let Some(tasks) = jail.tasks {
+        let limit = tasks_base.saturating_add(tasks);
+        set("limit processes and threads", Resource::Nproc, limit, limit)?;
+    }
+    set("forbid core dumps", Resource::Core, 0, 0)
+}
+
+/// The tasks (threads of every process) that run as `uid` among the processes this
+/// process sees: what `RLIMIT_NPROC` counts for that uid.
+pub fn tasks_of(uid: u32) -> u64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut tasks = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !entry.metadata().is_ok_and(|m| m.uid() == uid) {
+            continue;
+        }
+        // Field 20 of /proc/PID/stat, counted after the command's closing parenthesis.
+        let threads = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                let after = stat.rsplit_once(')')?.1;
+                after.split_whitespace().nth(17)?.parse::<u64>().ok()
+            });
+        tasks += threads.unwrap_or(1);
+    }
+    tasks
+}
+
+/// What a folder holds: bytes on disk (sparse holes cost nothing) and entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub bytes: u64,
+    pub entries: u64,
+}
+
+/// The [`Usage`] of everything beneath `dir`, links not followed; the walk stops once
+/// `stop_at` entries were seen (the folder is over its cap by then anyway).
+pub fn usage(dir: &Path, stop_at: u64) -> Usage {
+    let mut used = Usage::default();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            used.entries += 1;
+            if used.entries > stop_at {
+                return used;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            used.bytes = used.bytes.saturating_add(meta.blocks().saturating_mul(512));
+            if meta.is_dir() {
+                folders.push(entry.path());
+            }
+        }
+    }
+    used
+}
+
+/// A private folder's cap: how much more than its start it may hold.
+#[derive(Clone, Copy, Debug)]
+pub struct DiskCap {
+    pub mb: u64,
+    start: Usage,
+}
+
+impl DiskCap {
+    /// The cap of `mb` MiB over what the folder holds now.
+    pub fn over(dir: &Path, mb: u64) -> DiskCap {
+        DiskCap {
+            mb,
+            start: usage(dir, u64::MAX),
+        }
+    }
+
+    /// Why the folder is past its cap now, if it is.
+    pub fn breached(&self, dir: &Path) -> Option<String> {
+        let now = usage(dir, self.start.entries.saturating_add(MAX_NEW_ENTRIES));
+        let written = now.bytes.saturating_sub(self.start.bytes);
+        if written > self.mb.saturating_mul(1 << 20) {
+            return Some(format!(
+                "{DISK_CAP_MARK} of {} MiB: the bot wrote {} MiB into its private folder",
+                self.mb,
+                written >> 20
+            ));
+        }
+        if now.entries.saturating_sub(self.start.entries) > MAX_NEW_ENTRIES {
+            return Some(format!(
+                "{DISK_CAP_MARK} of {} MiB: the bot made more than {MAX_NEW_ENTRIES} files \
+                 and folders in its private folder",
+                self.mb
+            ));
+        }
+        None
+    }
+}
+
+/// How the helper's line on a bot stopped at its disk cap begins (the referee's verdict
+/// reads it in the bot's last stderr lines).
+pub const DISK_CAP_MARK: &str = "arbiter jail: disk cap";
+
+/// The words a bot's last stderr lines or error message use when a thread or process
+/// could not be made: Python, the C library (`strerror(EAGAIN)`), the JVM.
+pub const TASK_MARKERS: &[&str] = &[
+    "can't start new thread",
+    "Resource temporarily unavailable",
+    "unable to create native thread",
+    "BlockingIOError: [Errno 11]",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folders_cap_counts_what_was_written_since_its_start_not_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("weights.bin"), vec![1u8; 3 << 20]).unwrap();
+        let cap = DiskCap::over(dir.path(), 1);
+        assert_eq!(
+            cap.breached(dir.path()),
+            None,
+            "its own 3 MiB are not written"
+        );
+        std::fs::create_dir(dir.path().join("out")).unwrap();
+        std::fs::write(dir.path().join("out/a"), vec![2u8; 600 << 10]).unwrap();
+        assert_eq!(cap.breached(dir.path()), None, "0.6 MiB is within 1 MiB");
+        std::fs::write(dir.path().join("out/b"), vec![2u8; 600 << 10]).unwrap();
+        let why = cap.breached(dir.path()).expect("1.2 MiB is past 1 MiB");
+        assert!(why.starts_with(DISK_CAP_MARK), "{why}");
+        // A sparse file costs its blocks, not its length.
+        let sparse = tempfile::tempdir().unwrap();
+        let cap = DiskCap::over(sparse.path(), 1);
+        let f = std::fs::File::create(sparse.path().join("hole")).unwrap();
+        f.set_len(1 << 30).unwrap();
+        assert_eq!(cap.breached(sparse.path()), None);
+    }
+
+    #[test]
+    fn the_tasks_of_a_uid_count_every_thread_of_this_process() {
+        let me = rustix::process::getuid().as_raw();
+        let stop = std::sync::Arc::new(std::sync::Barrier::new(6));
+        let threads: Vec<_> = (0..5)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    stop.wait();
+                })
+            })
+            .collect();
+        let own = std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("Threads:"))
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap();
+        let counted = tasks_of(me);
+        stop.wait();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert!(own >= 6, "{own}");
+        assert!(
+            counted >= own,
+            "{counted} tasks counted, this process alone has {own}"
+        );
+    }
+}
