@@ -72,6 +72,7 @@ pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
     use crate::bots::spec::BotSpec;
     let mut levels: Vec<String> = Vec::new();
     let mut caveats: Vec<&str> = Vec::new();
+    let mut caps: Vec<String> = Vec::new();
     for e in entrants
         .iter()
         .filter(|e| !matches!(e.spec, BotSpec::Builtin(_)))
@@ -79,6 +80,10 @@ pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
         let name = match crate::bots::confine::level_for(e.confine.sandbox) {
             Ok(Some(level)) => {
                 caveats.extend(level.caveat());
+                let described = crate::bots::confine::caps::describe(&e.confine.effective_limits());
+                if !caps.contains(&described) {
+                    caps.push(described);
+                }
                 level.name().to_string()
             }
             Ok(None) if e.confine.sandbox == crate::bots::spec::SandboxMode::None => {
@@ -99,5 +104,10 @@ pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
         .first()
         .map(|c| format!(" ({c})"))
         .unwrap_or_default();
-    Some(format!("confinement: {}{caveat}", levels.join(", ")))
+    let caps = match caps.as_slice() {
+        [] => String::new(),
+        [one] => format!("; caps per bot: {one}"),
+        _ => "; caps per bot: as each bot's limits say".to_string(),
+    };
+    Some(format!("confinement: {}{caveat}{caps}", levels.join(", ")))
 }

@@ -53,6 +53,23 @@ pub fn run() -> i32 {
                 level.name(),
                 level.caveat().map(|c| format!(": {c}")).unwrap_or_default()
             );
+            if level == confine::Level::Landlock
+                && let Ok(abi) = &layers.landlock
+                && *abi < 6
+            {
+                say!(
+                    "Landlock ABI {abi} has no signal scope (ABI 6, Linux 6.12): bots can signal \
+                     your other processes"
+                );
+            }
+            say!(
+                "each jailed bot is capped by default at {} (--memory-mb and --file-mb raise \
+                 them): enough for a course bot that loads numpy and a model file of a few \
+                 hundred MB, or a JVM, and no more, so that no bot can take the machine",
+                confine::caps::describe(
+                    &crate::bots::spec::Confinement::default().effective_limits()
+                )
+            );
             if let Some(file) = confine::kept_finding() {
                 say!(
                     "the runs that follow on this boot take this finding from {} instead of trying again",

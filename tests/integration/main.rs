@@ -18,6 +18,7 @@ mod grade_book;
 mod hostile_files;
 mod hostile_submissions;
 mod hostile_text;
+mod jail_holds;
 mod journal;
 mod layout;
 mod league;

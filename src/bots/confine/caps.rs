@@ -28,6 +28,26 @@ pub const DEFAULT_DISK_MB: u64 = 1024;
 /// the disk an inode, and the helper a look at every check.
 pub const MAX_NEW_ENTRIES: u64 = 100_000;
 
+/// The caps `limits` (a jailed bot's effective limits) give, for a run's summary line and
+/// `arbiter doctor`.
+pub fn describe(limits: &crate::bots::spec::Limits) -> String {
+    let mut parts = Vec::new();
+    if let Some(mb) = limits.memory_mb {
+        parts.push(format!("{mb} MiB of address space"));
+    }
+    if let Some(tasks) = limits.procs {
+        parts.push(format!("{tasks} processes and threads"));
+    }
+    let disk = limits
+        .file_mb
+        .map_or(DEFAULT_DISK_MB, |mb| mb.max(DEFAULT_DISK_MB));
+    parts.push(format!("{disk} MiB written to disk"));
+    if let Some(s) = limits.cpu_s {
+        parts.push(format!("{s} CPU seconds"));
+    }
+    parts.join(", ")
+}
+
 /// Sets the resource limits, last before the filter (the helper itself runs without them).
 /// `tasks_base`: the tasks of the bot's uid that the kernel counts against its process
 /// limit already (the limit is per uid, not per process tree).

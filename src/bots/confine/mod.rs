@@ -80,8 +80,8 @@ impl Level {
         match self {
             Level::Namespaces => None,
             Level::Landlock => Some(
-                "no pid isolation: bots can list the machine's processes (they cannot signal \
-                 or trace them)",
+                "no pid isolation: bots can list the machine's processes and read their \
+                 command lines (they cannot signal, trace or change them)",
             ),
         }
     }

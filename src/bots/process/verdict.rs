@@ -4,6 +4,7 @@
 
 use super::ERROR_MESSAGE_BYTES;
 use super::spawn::Running;
+use crate::bots::confine::caps;
 use crate::bots::procfs;
 use crate::bots::protocol::{FromBot, truncate_front};
 use crate::bots::{Failure, FailureKind};
@@ -47,7 +48,14 @@ impl Running {
             detail.push_str(&tail);
         }
         let kind = self.limit_broken(status.as_ref(), &tail);
-        if let Some(note) = self.limit_note(kind) {
+        let note = match kind {
+            // The jail's helper stopped the bot at its disk cap, and said so last.
+            FailureKind::FileSize if tail.contains(caps::DISK_CAP_MARK) => {
+                Some("disk cap exceeded".to_string())
+            }
+            _ => self.limit_note(kind),
+        };
+        if let Some(note) = note.or_else(|| self.task_note(&tail)) {
             detail = format!("{note}: {detail}");
         }
         Failure::new(kind, detail)
@@ -94,13 +102,28 @@ impl Running {
     /// into, among the limits it has.
     fn limit_named(&self, text: &str) -> Option<FailureKind> {
         let named = |markers: &[&str]| markers.iter().any(|m| text.contains(m));
-        if self.limits.memory_mb.is_some() && named(MEMORY_MARKERS) {
+        // A JVM that cannot make a thread says so with an OutOfMemoryError: that is the
+        // process cap (see `task_note`), not memory.
+        if self.limits.memory_mb.is_some()
+            && named(MEMORY_MARKERS)
+            && self.task_note(text).is_none()
+        {
             return Some(FailureKind::Memory);
         }
         if self.limits.file_mb.is_some() && named(FILE_SIZE_MARKERS) {
             return Some(FailureKind::FileSize);
         }
         None
+    }
+
+    /// A note for a bot whose words say it could not make a process or thread while it
+    /// has a cap on them: its failure keeps its kind (a crash, an exception).
+    fn task_note(&self, text: &str) -> Option<String> {
+        let cap = self.limits.procs?;
+        caps::TASK_MARKERS
+            .iter()
+            .any(|m| text.contains(m))
+            .then(|| format!("cap of {cap} processes and threads reached"))
     }
 
     pub(super) fn limit_note(&self, kind: FailureKind) -> Option<String> {
@@ -125,6 +148,8 @@ impl Running {
             if let Some(note) = self.limit_note(kind) {
                 failure.detail = format!("{note}: {}", failure.detail);
             }
+        } else if let Some(note) = self.task_note(&failure.detail) {
+            failure.detail = format!("{note}: {}", failure.detail);
         }
         failure
     }

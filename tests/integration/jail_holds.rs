@@ -1,0 +1,582 @@
+//! A jail holds the same at both levels (`--sandbox namespaces`, and `--sandbox landlock`,
+//! what a desktop without user namespaces gets), for an ordinary user: course bots written
+//! to escape try every way out before they play, and report each on stderr as
+//! `SPY what: reached` or `SPY what: blocked (...)`. Where the tests run as root, arbiter
+//! runs as `nobody`.
+
+use crate::common::*;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const LEVELS: [&str; 2] = ["namespaces", "landlock"];
+
+/// Python that defines `probe(what, attempt)`: runs `attempt()` and reports it.
+const PROBE: &str = r#"import os, sys, ctypes, ctypes.util
+libc = ctypes.CDLL(None, use_errno=True)
+
+def probe(what, attempt):
+    try:
+        attempt()
+        print("SPY " + what + ": reached", file=sys.stderr, flush=True)
+    except Exception as e:
+        print("SPY " + what + ": blocked (" + type(e).__name__ + ")", file=sys.stderr, flush=True)
+
+def call(name, *args):
+    r = getattr(libc, name)(*args)
+    if r < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return r
+
+def ancestors():
+    pid, chain = os.getppid(), []
+    while pid > 1:
+        chain.append(pid)
+        with open("/proc/%d/stat" % pid) as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    return chain
+"#;
+
+/// A team folder `TeamNN/` in `dir` whose `TeamNN.py` runs `body` at import, then plays
+/// as the example team's random bot (its helper module, `randbot.py`).
+fn attacker(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source =
+        format!("{PROBE}\n{body}\n\nimport randbot\n\nclass Player(randbot.Player):\n    pass\n");
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    give_to_arbiter(dir);
+    file
+}
+
+/// `arbiter play` of `rebel` against a built-in at `level`, as an ordinary user: the exit
+/// code, what it printed and the game's record.
+fn play_at(level: &str, rebel: &Path, extra: &[&str]) -> (i32, String, serde_json::Value) {
+    play_with(level, rebel, extra, &[])
+}
+
+/// [`play_at`] with `env` added to arbiter's environment.
+fn play_with(
+    level: &str,
+    rebel: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, String, serde_json::Value) {
+    let record = rebel
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join(format!("{level}.json"));
+    let mut args = vec![
+        "play",
+        "--sandbox",
+        level,
+        "--round-limit",
+        "3",
+        "--rebel",
+        rebel.to_str().unwrap(),
+        "--officer",
+        "builtin:random",
+        "--record",
+        record.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, env));
+    let text = format!("{stdout}{stderr}");
+    let record: serde_json::Value = std::fs::read_to_string(&record)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| panic!("no record at {level}: {text}"));
+    (code, text, record)
+}
+
+/// The spy's reports in a record: probe to whether it was reached.
+fn reports(record: &serde_json::Value) -> std::collections::BTreeMap<String, bool> {
+    let stderr = record["logs"]["rebel"]["stderr"]
+        .as_str()
+        .unwrap_or_default();
+    stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("SPY "))
+        .filter_map(|r| r.split_once(": "))
+        .map(|(what, outcome)| (what.to_string(), outcome == "reached"))
+        .collect()
+}
+
+/// Asserts that every probe in `blocked` was tried and blocked, and every one in
+/// `reached` was tried and reached, in the record of a game at `level`.
+fn assert_probes(level: &str, record: &serde_json::Value, blocked: &[&str], reached: &[&str]) {
+    let seen = reports(record);
+    for what in blocked {
+        assert_eq!(
+            seen.get(*what),
+            Some(&false),
+            "{level}: `{what}` must be blocked: {seen:?}\n{record}"
+        );
+    }
+    for what in reached {
+        assert_eq!(
+            seen.get(*what),
+            Some(&true),
+            "{level}: `{what}` must work: {seen:?}\n{record}"
+        );
+    }
+}
+
+/// The processes whose command line holds `mark`.
+fn processes_marked(mark: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(mark) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn assert_none_marked(level: &str, mark: &str) {
+    let until = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = processes_marked(mark);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{level}: processes outlived the game: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn no_process_a_bot_starts_outlives_its_game_whatever_it_does_to_its_session_group_or_parentage() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let mark = format!("escapee-{level}-{}", std::process::id());
+        let body = format!(
+            r#"
+MARK = {mark:?}
+def arbiter_group():
+    for pid in ancestors():
+        with open("/proc/%d/stat" % pid) as f:
+            group = int(f.read().rsplit(")", 1)[1].split()[2])
+        if group != os.getpgrp():
+            return group
+    raise LookupError("no other group in sight")
+
+probe("new session", os.setsid)
+probe("join arbiter's group", lambda: os.setpgid(0, arbiter_group()))
+probe("controlling terminal", lambda: os.open("/dev/tty", os.O_RDWR))
+def terminal_of_an_ancestor():
+    for pid in ancestors():
+        for fd in (0, 1, 2):
+            try:
+                os.open("/proc/%d/fd/%d" % (pid, fd), os.O_RDONLY)
+                return
+            except OSError:
+                pass
+    raise PermissionError("none")
+probe("an ancestor's descriptors", terminal_of_an_ancestor)
+# A grandchild that loses its parent, clears its environment and sleeps.
+child = os.fork()
+if child == 0:
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    if os.fork() == 0:
+        os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)", MARK], {{}})
+    os._exit(0)
+os.waitpid(child, 0)
+probe("grandchild started", lambda: None)
+"#
+        );
+        let bot = attacker(dir.path(), "Team31", &body);
+        // With a cgroup where arbiter can make one, and without.
+        for cgroup in ["on", "off"] {
+            let (code, text, record) = play_with(
+                level,
+                &bot,
+                &[],
+                &[(arbiter::bots::cgroup::DISABLE_VAR, cgroup)],
+            );
+            assert_eq!(code, 0, "{level}: {text}");
+            assert_eq!(record["reason"], "round_limit", "{level}: {record}");
+            assert_probes(
+                level,
+                &record,
+                &[
+                    "new session",
+                    "join arbiter's group",
+                    "controlling terminal",
+                    "an ancestor's descriptors",
+                ],
+                &["grandchild started"],
+            );
+            assert_none_marked(level, &mark);
+        }
+    }
+}
+
+#[test]
+fn a_bot_can_change_its_own_process_but_no_other_process_of_the_user() {
+    // A process of the user arbiter runs as, which the bot must not touch.
+    let mut victim = if as_nobody() {
+        let mut cmd = Command::new("/usr/bin/setpriv");
+        cmd.args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--",
+            "sleep",
+            "120",
+        ]);
+        cmd
+    } else {
+        let mut cmd = Command::new("sleep");
+        cmd.arg("120");
+        cmd
+    };
+    let mut victim = victim.spawn().unwrap();
+    let pid = victim.id();
+    let limits_before = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    for level in LEVELS {
+        let dir = test_dir();
+        let body = format!(
+            r#"
+import resource
+VICTIM = {pid}
+class RLimit(ctypes.Structure):
+    _fields_ = [("cur", ctypes.c_ulong), ("max", ctypes.c_ulong)]
+three = RLimit(3, 3)
+probe("prlimit on another process", lambda: call("prlimit", VICTIM, resource.RLIMIT_NOFILE, ctypes.byref(three), None))
+probe("prlimit on arbiter", lambda: call("prlimit", ancestors()[-1], resource.RLIMIT_NOFILE, ctypes.byref(three), None))
+probe("setpriority of another process", lambda: os.setpriority(os.PRIO_PROCESS, VICTIM, 19))
+probe("setpriority of the user", lambda: os.setpriority(os.PRIO_USER, os.getuid(), 19))
+probe("affinity of another process", lambda: os.sched_setaffinity(VICTIM, {{0}}))
+probe("scheduler of another process", lambda: os.sched_setscheduler(VICTIM, os.SCHED_BATCH, os.sched_param(0)))
+probe("io priority of another process", lambda: call("syscall", 251, 1, VICTIM, (3 << 13) | 7))
+probe("pidfd of another process", lambda: os.pidfd_open(VICTIM))
+probe("kcmp", lambda: call("syscall", 312, os.getpid(), VICTIM, 0, 0, 0))
+probe("signal to another process", lambda: os.kill(VICTIM, 0))
+# Its own process stays its own to change.
+probe("own priority", lambda: os.setpriority(os.PRIO_PROCESS, 0, 1))
+probe("own limit", lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1])))
+probe("own affinity", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)))
+probe("own pidfd", lambda: os.close(os.pidfd_open(os.getpid())))
+"#
+        );
+        let bot = attacker(dir.path(), "Team32", &body);
+        let (code, text, record) = play_at(level, &bot, &[]);
+        assert_eq!(code, 0, "{level}: {text}");
+        assert_eq!(record["reason"], "round_limit", "{level}: {record}");
+        assert_probes(
+            level,
+            &record,
+            &[
+                "prlimit on another process",
+                "prlimit on arbiter",
+                "setpriority of another process",
+                "setpriority of the user",
+                "affinity of another process",
+                "scheduler of another process",
+                "io priority of another process",
+                "pidfd of another process",
+                "kcmp",
+                "signal to another process",
+            ],
+            &["own priority", "own limit", "own affinity", "own pidfd"],
+        );
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let nice = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(16)
+        .unwrap()
+        .to_string();
+    assert_eq!(nice, "0", "the victim's nice value changed");
+    assert_eq!(
+        std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap(),
+        limits_before,
+        "the victim's limits changed"
+    );
+    assert!(victim.try_wait().unwrap().is_none(), "the victim died");
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+}
+
+#[test]
+fn a_bot_has_no_socket_of_any_family_and_no_sysv_ipc() {
+    use std::os::unix::net::UnixListener;
+    let shared = test_dir();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let tcp_port = tcp.local_addr().unwrap().port();
+    // A session bus or an ssh-agent: a pathname socket any process of the user may reach.
+    let unix_path = shared.path().join("agent.sock");
+    let unix = UnixListener::bind(&unix_path).unwrap();
+    unix.set_nonblocking(true).unwrap();
+    std::fs::set_permissions(&unix_path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    give_to_arbiter(shared.path());
+    // A SysV segment of another program, open to everyone.
+    // SAFETY: plain SysV calls on a segment this test makes and removes.
+    let segment = unsafe { libc::shmget(libc::IPC_PRIVATE, 4096, libc::IPC_CREAT | 0o666) };
+    assert!(segment >= 0);
+    for level in LEVELS {
+        let dir = test_dir();
+        let body = format!(
+            r#"
+import socket
+def udp(family, host):
+    s = socket.socket(family, socket.SOCK_DGRAM)
+    s.sendto(b"x", (host, {udp_port}))
+probe("udp to 127.0.0.1", lambda: udp(socket.AF_INET, "127.0.0.1"))
+probe("udp to ::1", lambda: udp(socket.AF_INET6, "::1"))
+probe("udp bind", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).bind(("127.0.0.1", 0)))
+probe("tcp to 127.0.0.1", lambda: socket.create_connection(("127.0.0.1", {tcp_port}), timeout=1))
+probe("unix socket of the user", lambda: socket.socket(socket.AF_UNIX).connect({unix:?}))
+probe("netlink", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0))
+probe("socketpair", lambda: socket.socketpair())
+probe("sysv segment made", lambda: call("shmget", 0, 4096, 0o1666))
+probe("sysv segment of another program", lambda: call("shmat", {segment}, None, 0) and None)
+probe("sysv semaphores", lambda: call("semget", 0, 1, 0o1666))
+probe("sysv queue", lambda: call("msgget", 0, 0o1666))
+probe("memfd", lambda: os.memfd_create("x"))
+"#,
+            unix = unix_path.to_string_lossy(),
+        );
+        let bot = attacker(dir.path(), "Team33", &body);
+        let (code, text, record) = play_at(level, &bot, &[]);
+        assert_eq!(code, 0, "{level}: {text}");
+        assert_eq!(record["reason"], "round_limit", "{level}: {record}");
+        assert_probes(
+            level,
+            &record,
+            &[
+                "udp to 127.0.0.1",
+                "udp to ::1",
+                "udp bind",
+                "tcp to 127.0.0.1",
+                "unix socket of the user",
+                "netlink",
+                "sysv segment made",
+                "sysv segment of another program",
+                "sysv semaphores",
+                "sysv queue",
+                "memfd",
+            ],
+            &["socketpair"],
+        );
+    }
+    let mut buf = [0u8; 16];
+    assert!(udp.recv_from(&mut buf).is_err(), "a datagram arrived");
+    assert!(tcp.accept().is_err(), "a TCP connection arrived");
+    assert!(unix.accept().is_err(), "a Unix connection arrived");
+    // SAFETY: the segment this test made.
+    let mut info: libc::shmid_ds = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::shmctl(segment, libc::IPC_STAT, &mut info) },
+        0
+    );
+    assert_eq!(info.shm_nattch, 0, "a bot attached the segment");
+    unsafe { libc::shmctl(segment, libc::IPC_RMID, std::ptr::null_mut()) };
+}
+
+#[test]
+fn a_bot_starts_with_no_descriptor_arbiter_inherited_from_its_caller() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let secret_dir = test_dir();
+    let secret = secret_dir.path().join("caller.txt");
+    std::fs::write(&secret, "the caller's file\n").unwrap();
+    give_to_arbiter(secret_dir.path());
+    for level in LEVELS {
+        let dir = test_dir();
+        let body = r#"
+FOLDER = os.environ.get("NO_SUCH_VARIABLE", "SECRETFOLDER")
+def own_descriptors():
+    return sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+fds = own_descriptors()
+print("SPY descriptors " + ",".join(map(str, fds)) + ": seen", file=sys.stderr, flush=True)
+for fd in fds:
+    try:
+        print("SPY descriptor %d is %s: seen" % (fd, os.readlink("/proc/self/fd/%d" % fd)), file=sys.stderr, flush=True)
+    except OSError:
+        pass
+def points_to(fd, name):
+    if name not in os.readlink("/proc/self/fd/%d" % fd):
+        raise LookupError("fd %d is not the caller's" % fd)
+probe("fd 7", lambda: points_to(7, "caller.txt"))
+probe("fd 8", lambda: points_to(8, FOLDER))
+"#;
+        let folder_name = secret_dir.path().file_name().unwrap().to_string_lossy();
+        let bot = attacker(
+            dir.path(),
+            "Team34",
+            &body.replace("SECRETFOLDER", &folder_name),
+        );
+        let record = dir.path().join("game.json");
+        let file = std::fs::File::open(&secret).unwrap();
+        let folder = std::fs::File::open(secret_dir.path()).unwrap();
+        let (file, folder) = (file.as_raw_fd(), folder.as_raw_fd());
+        let mut cmd = arbiter_cmd(
+            &[
+                "play",
+                "--sandbox",
+                level,
+                "--round-limit",
+                "2",
+                "--rebel",
+                bot.to_str().unwrap(),
+                "--officer",
+                "builtin:random",
+                "--record",
+                record.to_str().unwrap(),
+            ],
+            &[],
+        );
+        // SAFETY: dup2 only, in the child before exec: arbiter's caller holds fds 7 and 8
+        // open across exec, as a shell's redirection leaves them.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(file, 7) < 0 || libc::dup2(folder, 8) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "{level}: {stdout}{stderr}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_probes(level, &record, &["fd 7", "fd 8"], &[]);
+        let stderr = record["logs"]["rebel"]["stderr"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            !stderr.contains("caller.txt")
+                && !stderr.contains(&*secret_dir.path().to_string_lossy()),
+            "{level}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_bot_is_capped_by_default_in_processes_memory_and_disk_and_each_breach_says_which() {
+    for level in LEVELS {
+        // Processes: a fork storm stops at the cap, and the bot still plays.
+        let dir = test_dir();
+        let mark = format!("storm-{level}-{}", std::process::id());
+        let body = format!(
+            r#"
+made = 0
+try:
+    for _ in range(3000):
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)", {mark:?}])
+        made += 1
+except OSError as e:
+    pass
+print("SPY processes made %d: seen" % made, file=sys.stderr, flush=True)
+probe("3000 processes", lambda: made == 3000 or (_ for _ in ()).throw(OSError("capped")))
+"#
+        );
+        let bot = attacker(dir.path(), "Team35", &body);
+        let (code, text, record) = play_at(level, &bot, &[]);
+        assert_eq!(code, 0, "{level}: {text}");
+        assert_eq!(record["reason"], "round_limit", "{level}: {record}");
+        assert_probes(level, &record, &["3000 processes"], &[]);
+        let stderr = record["logs"]["rebel"]["stderr"].as_str().unwrap();
+        let made: u64 = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("SPY processes made "))
+            .and_then(|l| l.split(':').next()?.parse().ok())
+            .unwrap();
+        assert!(
+            (100..=300).contains(&made),
+            "{level}: {made} processes made"
+        );
+        assert_none_marked(level, &mark);
+
+        // Memory: 3 GiB cannot be had, and the loss says the cap.
+        let dir = test_dir();
+        let bot = attacker(dir.path(), "Team36", "hog = bytearray(3 << 30)\n");
+        let (_, text, record) = play_at(level, &bot, &[]);
+        assert_eq!(record["reason"], "memory", "{level}: {text}");
+        let detail = record["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("memory limit of 2048 MiB"),
+            "{level}: {detail}"
+        );
+
+        // Disk: files that hold 1.2 GB, each under the largest file allowed, in its
+        // private folder (its HOME and /tmp): stopped at the disk cap.
+        let dir = test_dir();
+        let body = r#"
+import tempfile
+def fill():
+    for i in range(6):
+        with open(os.path.join(tempfile.gettempdir(), "fill%d" % i), "wb") as f:
+            os.posix_fallocate(f.fileno(), 0, 200 << 20)
+probe("1.2 GB written", fill)
+import time
+time.sleep(30)
+"#;
+        let bot = attacker(dir.path(), "Team37", body);
+        let (_, text, record) = play_at(level, &bot, &["--init-limit-ms", "60000"]);
+        assert_eq!(record["reason"], "file_size", "{level}: {text}");
+        let detail = record["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("disk cap") && detail.contains("1024 MiB"),
+            "{level}: {detail}"
+        );
+    }
+}
+
+#[test]
+fn a_course_bot_loading_numpy_and_its_weights_plays_under_the_default_caps() {
+    // The model file is made by numpy itself, beside the bot, as a team hands it in.
+    for level in LEVELS {
+        let dir = test_dir();
+        let body = r#"
+import numpy as np
+here = os.path.dirname(os.path.abspath(__file__))
+WEIGHTS = np.load(os.path.join(here, "weights.npy"))
+probe("weights loaded", lambda: WEIGHTS.sum())
+"#;
+        let bot = attacker(dir.path(), "Team38", body);
+        let made = Command::new("python3")
+            .args([
+                "-c",
+                "import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(1).random((3_932_160,)))",
+            ])
+            .arg(bot.parent().unwrap().join("weights.npy"))
+            .status()
+            .expect("python3 with numpy (tests/install installs it)");
+        assert!(made.success());
+        give_to_arbiter(dir.path());
+        let size = std::fs::metadata(bot.parent().unwrap().join("weights.npy"))
+            .unwrap()
+            .len();
+        assert!(size > 30_000_000, "{size}");
+        let (code, text, record) = play_at(level, &bot, &[]);
+        assert_eq!(code, 0, "{level}: {text}");
+        assert_eq!(record["reason"], "round_limit", "{level}: {record}");
+        assert_probes(level, &record, &[], &["weights loaded"]);
+    }
+}
