@@ -106,6 +106,23 @@ pub struct Confinement {
     pub spread: bool,
 }
 
+// The default caps of a jailed bot (`bots::confine::caps` applies them).
+
+/// A jailed bot's address space unless `--memory-mb` says otherwise, in MiB: a course bot
+/// needs tens of MiB, numpy with a few hundred MB of weights well under 1 GiB, and a JVM
+/// is sized to the limit (`bots::java`). memfd pages, which no address-space limit counts,
+/// are refused by the filter (`bots::confine::filter`).
+pub const DEFAULT_MEMORY_MB: u64 = 2048;
+
+/// Processes and threads a jailed bot may have at once unless told otherwise: a JVM has
+/// 20 to 60 threads, numpy's BLAS one per core; a fork storm stops here.
+pub const DEFAULT_TASKS: u64 = 256;
+
+/// What a jailed bot may write into its private folder (its HOME and /tmp) altogether, in
+/// MiB, beyond the copy of its own files it starts with; also its largest file unless
+/// `--file-mb` says otherwise.
+pub const DEFAULT_DISK_MB: u64 = 1024;
+
 impl Confinement {
     /// Whether bot programs under this confinement start in a jail (`bots::confine`).
     pub fn jailed(&self) -> bool {
@@ -116,18 +133,17 @@ impl Confinement {
     }
 
     /// The limits a bot program runs under: those given, and in a jail the default caps
-    /// for the rest ([`crate::bots::confine::caps`]). A run's settings record those given.
+    /// for the rest (`bots::confine::caps`). A run's settings record those given.
     pub fn effective_limits(&self) -> Limits {
-        use crate::bots::confine::caps;
         let given = self.limits;
         if !self.jailed() {
             return given;
         }
         Limits {
-            memory_mb: given.memory_mb.or(Some(caps::DEFAULT_MEMORY_MB)),
+            memory_mb: given.memory_mb.or(Some(DEFAULT_MEMORY_MB)),
             cpu_s: given.cpu_s,
-            file_mb: given.file_mb.or(Some(caps::DEFAULT_DISK_MB)),
-            procs: given.procs.or(Some(caps::DEFAULT_TASKS)),
+            file_mb: given.file_mb.or(Some(DEFAULT_DISK_MB)),
+            procs: given.procs.or(Some(DEFAULT_TASKS)),
         }
     }
 }

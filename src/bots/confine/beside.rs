@@ -16,7 +16,7 @@
 //! stderr and ends by `SIGXFSZ`, which the referee reads as `file_size`.
 
 use super::caps::DiskCap;
-use super::jail::{Jail, SETUP_FAILED, StepFailed};
+use super::plan::{Jail, SETUP_FAILED, StepFailed};
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};

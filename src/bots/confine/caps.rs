@@ -5,24 +5,11 @@
 //! with no limit given still cannot take the machine: the defaults fit a course Python bot
 //! that loads numpy and a model file of a few hundred MB, and a JVM.
 
-use super::jail::StepFailed;
+use super::plan::StepFailed;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-/// A jailed bot's address space unless `--memory-mb` says otherwise, in MiB: a course bot
-/// needs tens of MiB, numpy with a few hundred MB of weights well under 1 GiB, and a JVM
-/// is sized to the limit (`bots::java`). memfd pages, which no address-space limit counts,
-/// are refused by the filter ([`super::filter`]).
-pub const DEFAULT_MEMORY_MB: u64 = 2048;
-
-/// Processes and threads a jailed bot may have at once unless told otherwise: a JVM has
-/// 20 to 60 threads, numpy's BLAS one per core; a fork storm stops here.
-pub const DEFAULT_TASKS: u64 = 256;
-
-/// What a jailed bot may write into its private folder (its HOME and /tmp) altogether, in
-/// MiB, beyond the copy of its own files it starts with; also its largest file unless
-/// `--file-mb` says otherwise.
-pub const DEFAULT_DISK_MB: u64 = 1024;
+pub use crate::bots::spec::{DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS};
 
 /// The most entries (files and folders) a bot may make in its private folder: each costs
 /// the disk an inode, and the helper a look at every check.
@@ -51,7 +38,7 @@ pub fn describe(limits: &crate::bots::spec::Limits) -> String {
 /// Sets the resource limits, last before the filter (the helper itself runs without them).
 /// `tasks_base`: the tasks of the bot's uid that the kernel counts against its process
 /// limit already (the limit is per uid, not per process tree).
-pub fn apply(jail: &super::jail::Jail, tasks_base: u64) -> Result<(), StepFailed> {
+pub fn apply(jail: &super::plan::Jail, tasks_base: u64) -> Result<(), StepFailed> {
     use rustix::process::{Resource, Rlimit};
     let set = |what: &str, resource, soft: u64, hard: u64| {
         rustix::process::setrlimit(

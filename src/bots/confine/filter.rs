@@ -16,7 +16,7 @@
 //! Each refused call fails with `EPERM`; `clone3`, whose flags a filter cannot read, with
 //! `ENOSYS`, so that the C library falls back on `clone`, whose namespace flags are checked.
 
-use super::jail::StepFailed;
+use super::plan::StepFailed;
 use seccompiler::{
     SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition as Cond,
     SeccompFilter, SeccompRule,

@@ -31,6 +31,7 @@ pub mod jail;
 mod kept;
 mod launch;
 pub mod leftovers;
+mod plan;
 mod prepare;
 pub mod report;
 pub mod sandbox;
