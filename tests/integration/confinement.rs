@@ -373,6 +373,58 @@ fn doctor_says_what_this_machine_gives_and_exits_by_it() {
     }
 }
 
+/// Where user namespaces are refused (Ubuntu's AppArmor rule, Docker's profile; here
+/// `ARBITER_USERNS=off`), doctor reports level 2, what it leaves open and the default caps.
+#[test]
+fn doctor_on_a_machine_without_user_namespaces_reports_level_two_and_what_it_does_not_cover() {
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(&["doctor"], &[("ARBITER_USERNS", "off")]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("user namespaces: no"), "{stdout}");
+    assert!(stdout.contains("ARBITER_USERNS=off"), "{stdout}");
+    assert!(
+        stdout.contains("bots are confined at level 2 (landlock): no pid isolation"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "2048 MiB of address space, 256 processes and threads, 1024 MiB written to disk"
+        ),
+        "{stdout}"
+    );
+    // A league there runs at level 2 and says so, with its caps.
+    let dir = test_dir();
+    let class = dir.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    for team in ["Team01.py", "Team02.py"] {
+        std::fs::write(class.join(team), course_random_bot()).unwrap();
+    }
+    give_to_arbiter(dir.path());
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(
+        &[
+            "league",
+            "--pairs",
+            "1",
+            "--round-limit",
+            "5",
+            "--out",
+            &out.to_string_lossy(),
+            &class.to_string_lossy(),
+        ],
+        &[("ARBITER_USERNS", "off")],
+    ));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("confinement: landlock (no pid isolation"),
+        "{said}"
+    );
+    assert!(
+        said.contains("caps per bot: 2048 MiB of address space"),
+        "{said}"
+    );
+}
+
 /// A Java player that spies in its constructor, then plays like SequencePlayer.
 fn java_spy(secret: &Path, port: u16) -> String {
     format!(

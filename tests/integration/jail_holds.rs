@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 const LEVELS: [&str; 2] = ["namespaces", "landlock"];
 
+/// In a [`play_with`] environment: arbiter runs as root itself (where the tests do).
+const AS_ROOT: &str = "(as root)";
+
 /// Python that defines `probe(what, attempt)`: runs `attempt()` and reports it.
 const PROBE: &str = r#"import os, sys, ctypes, ctypes.util
 libc = ctypes.CDLL(None, use_errno=True)
@@ -86,7 +89,18 @@ fn play_with(
         record.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, env));
+    let mut cmd = match env.iter().any(|(k, _)| *k == AS_ROOT) {
+        // As root: the bot runs as nobody, with the system's Python (root's own may be
+        // closed to it).
+        true => {
+            let mut cmd = arbiter();
+            cmd.args(&args).args(["--python", "/usr/bin/python3"]);
+            cmd
+        }
+        false => arbiter_cmd(&args, &[]),
+    };
+    cmd.envs(env.iter().copied().filter(|(k, _)| *k != AS_ROOT));
+    let (code, stdout, stderr) = run(&mut cmd);
     let text = format!("{stdout}{stderr}");
     let record: serde_json::Value = std::fs::read_to_string(&record)
         .ok()
@@ -202,14 +216,17 @@ probe("grandchild started", lambda: None)
 "#
         );
         let bot = attacker(dir.path(), "Team31", &body);
-        // With a cgroup where arbiter can make one, and without.
-        for cgroup in ["on", "off"] {
-            let (code, text, record) = play_with(
-                level,
-                &bot,
-                &[],
-                &[(arbiter::bots::cgroup::DISABLE_VAR, cgroup)],
-            );
+        // With a cgroup where arbiter can make one, and without; as an ordinary user,
+        // and as root where the tests run as root.
+        let root = rustix::process::getuid().is_root();
+        let runs = [("on", false), ("off", false), ("on", true), ("off", true)];
+        for (cgroup, as_root) in runs.into_iter().filter(|&(_, r)| !r || root) {
+            let mut env = vec![(arbiter::bots::cgroup::DISABLE_VAR, cgroup)];
+            if as_root {
+                env.push((AS_ROOT, ""));
+            }
+            let (code, text, record) = play_with(level, &bot, &[], &env);
+            let level = &format!("{level}, cgroups {cgroup}, as root: {as_root}");
             assert_eq!(code, 0, "{level}: {text}");
             assert_eq!(record["reason"], "round_limit", "{level}: {record}");
             assert_probes(

@@ -129,6 +129,9 @@ impl Layers {
 /// for the runs that follow (`kept.rs`), else the trials' own ([`verify`]).
 pub fn layers() -> &'static Layers {
     static RECALLED: OnceLock<Option<Layers>> = OnceLock::new();
+    if user_namespaces_turned_off() {
+        return verify();
+    }
     if let Some(tried) = TRIED.get() {
         return tried;
     }
@@ -186,8 +189,23 @@ pub fn verify() -> &'static Layers {
     })
 }
 
+/// Set to `off`, arbiter makes no user namespaces: its bots are confined at level 2, as on
+/// a machine that refuses them (to see what such a machine gives, or where they misbehave).
+pub const USERNS_VAR: &str = "ARBITER_USERNS";
+
+fn user_namespaces_turned_off() -> bool {
+    std::env::var_os(USERNS_VAR).is_some_and(|v| v == "off")
+}
+
 fn trials() -> Layers {
     let landlock = landlock_abi();
+    if user_namespaces_turned_off() {
+        return Layers {
+            user_namespaces: Err(format!("turned off ({USERNS_VAR}=off)")),
+            seccomp: try_level(Level::Landlock),
+            landlock,
+        };
+    }
     let (user_namespaces, seccomp) = match helper_program() {
         None => {
             let why = "the arbiter program that builds jails is not found (set ARBITER_EXE)";
