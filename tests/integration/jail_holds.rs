@@ -530,6 +530,27 @@ probe("3000 processes", lambda: made == 3000 or (_ for _ in ()).throw(OSError("c
         );
         assert_none_marked(level, &mark);
 
+        // A bot that dies of the cap on processes says so in its verdict.
+        let dir = test_dir();
+        let body = r#"
+children = []
+while True:
+    pid = os.fork()
+    if pid == 0:
+        import time
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+"#;
+        let bot = attacker(dir.path(), "Team39", body);
+        let (_, text, record) = play_at(level, &bot, &[]);
+        assert_eq!(record["winner"], "officer", "{level}: {text}");
+        let detail = record["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("cap of 256 processes and threads reached"),
+            "{level}: {detail}"
+        );
+
         // Memory: 3 GiB cannot be had, and the loss says the cap.
         let dir = test_dir();
         let bot = attacker(dir.path(), "Team36", "hog = bytearray(3 << 30)\n");
