@@ -179,10 +179,16 @@ pub fn play_started<G: Game>(
             // The CPU stays claimed until the bots are finished.
             placement = place_seats(&mut seats);
             on_event(Event::Started { state: &state });
+            // While one side is to move, the other's bot is stopped (bots::freeze).
+            let mut freezers = [seats[0].freezer(), seats[1].freezer()];
             let mut play = |turn_of: &mut TurnOf<'_, G>| {
+                let mut held = |side: Side, position: &G::State| {
+                    crate::bots::freeze::hold(&mut freezers, side.index());
+                    turn_of(side, position)
+                };
                 play_turns(
                     game,
-                    turn_of,
+                    &mut held,
                     config,
                     &mut state,
                     &mut moves,
@@ -203,6 +209,11 @@ pub fn play_started<G: Game>(
                 Some(played) => played,
                 None => play(&mut |side, position| seats[side.index()].turn(game, position)),
             };
+            // Both go on, to hear how the game ended and to exit.
+            freezers
+                .iter_mut()
+                .flatten()
+                .for_each(crate::bots::freeze::Freezer::thaw);
             (outcome, detail, announced)
         }
     };

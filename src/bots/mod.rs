@@ -6,6 +6,7 @@
 pub mod confine;
 pub use confine::{cgroup, sandbox};
 pub mod console;
+pub mod freeze;
 pub mod inprocess;
 pub mod java;
 pub mod pipe;
@@ -141,6 +142,11 @@ pub trait Player<G: Game>: Send {
     /// take the CPU from the side it waits for. False when there is nothing to move.
     fn place(&mut self, _placement: &placement::Placement) -> bool {
         false
+    }
+    /// The bot's processes as one group to stop while the other side is to move
+    /// ([`freeze`]); `None` for a bot with no process between its turns.
+    fn freezer(&self) -> Option<freeze::Freezer> {
+        None
     }
 }
 

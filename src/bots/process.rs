@@ -206,6 +206,11 @@ impl<G: Game> Player<G> for ProcessPlayer {
         run.placed
     }
 
+    fn freezer(&self) -> Option<super::freeze::Freezer> {
+        let run = self.run.as_ref().filter(|r| !r.killed && !r.reaped)?;
+        Some(super::freeze::Freezer::new(run.pgid))
+    }
+
     fn finish(&mut self, end: &EndInfo) -> BotLog {
         let Some(mut run) = self.run.take() else {
             return BotLog {

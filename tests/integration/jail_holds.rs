@@ -618,3 +618,112 @@ probe("weights loaded", lambda: WEIGHTS.sum())
         assert_probes(level, &record, &[], &["weights loaded"]);
     }
 }
+
+/// A course bot that burns `cpu_s` of CPU time on each move, then plays at random.
+fn thinker(dir: &Path, name: &str, cpu_s: f64) -> PathBuf {
+    attacker(
+        dir,
+        name,
+        &format!(
+            r#"
+import time
+import randbot as _r
+class _Thinking(_r.Player):
+    def _think(self):
+        start = time.process_time()
+        while time.process_time() - start < {cpu_s}:
+            pass
+    def play_rebel(self, board):
+        self._think()
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        self._think()
+        return super().play_officer(board)
+import randbot
+randbot.Player = _Thinking
+"#
+        ),
+    )
+}
+
+/// The median time of the rebel's moves in a record, in ms.
+fn rebel_median_ms(record: &serde_json::Value) -> f64 {
+    let mut times: Vec<f64> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["side"] == "rebel")
+        .filter_map(|m| m["time_ms"].as_f64())
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+#[test]
+fn the_waiting_bot_is_frozen_so_a_hogs_busy_processes_steal_nothing_from_its_opponent() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let victim = thinker(dir.path(), "Team40", 0.2);
+        // At its first move the hog starts 8 busy processes, which spin for the rest of
+        // the game, then answers at once.
+        let hog = attacker(
+            dir.path(),
+            "Team41",
+            r#"
+import randbot as _r
+class _Hog(_r.Player):
+    started = False
+    def play_officer(self, board):
+        if not _Hog.started:
+            _Hog.started = True
+            for _ in range(8):
+                if os.fork() == 0:
+                    while True:
+                        pass
+        return super().play_officer(board)
+import randbot
+randbot.Player = _Hog
+"#,
+        );
+        let quiet = test_dir();
+        let calm = attacker(quiet.path(), "Team42", "");
+        let game = |officer: &Path| {
+            let record = dir.path().join("game.json");
+            let args = [
+                "play",
+                "--sandbox",
+                level,
+                "--spread-bots",
+                "--round-limit",
+                "6",
+                "--limit-ms",
+                "5000",
+                "--rebel",
+                victim.to_str().unwrap(),
+                "--officer",
+                officer.to_str().unwrap(),
+                "--record",
+                record.to_str().unwrap(),
+            ];
+            let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
+            assert_eq!(code, 0, "{level}: {stdout}{stderr}");
+            let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+            assert_eq!(record["reason"], "round_limit", "{level}: {record}");
+            rebel_median_ms(&record)
+        };
+        // Alternated, so that a change in the machine's load meets both alike.
+        let (mut against_quiet, mut against_hog) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            against_quiet.push(game(&calm));
+            against_hog.push(game(&hog));
+        }
+        against_quiet.sort_by(f64::total_cmp);
+        against_hog.sort_by(f64::total_cmp);
+        let (quiet, hogged) = (against_quiet[1], against_hog[1]);
+        assert!(
+            hogged <= quiet * 1.10,
+            "{level}: the victim's moves took {hogged:.0} ms against the hog, {quiet:.0} ms \
+             against a quiet bot ({against_hog:?} against {against_quiet:?})"
+        );
+    }
+}

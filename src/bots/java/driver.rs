@@ -235,6 +235,10 @@ impl<G: Game> Player<G> for JavaPlayer {
             .map_err(|f| file_size_failure(jvm_start_failure(f, &limits), &limits))
     }
 
+    fn freezer(&self) -> Option<crate::bots::freeze::Freezer> {
+        self.inner.as_ref().and_then(Player::<G>::freezer)
+    }
+
     fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
         match self.inner.as_mut() {
             Some(inner) => {
