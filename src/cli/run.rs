@@ -101,9 +101,8 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                     args.submissions.strict,
                 )
                 .map_err(at)?;
-                let (found, skipped) = found;
-                left_out.extend(skipped);
-                entrants.extend(found.into_iter().map(|e| Entrant {
+                left_out.extend(found.left_out);
+                entrants.extend(found.entrants.into_iter().map(|e| Entrant {
                     env: env.clone(),
                     confine,
                     non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
@@ -250,8 +249,10 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                     .to_string(),
             ));
         }
-        crate::report::marks::keep_roster(&tournament.out, &base.join(roster.get_ref()))
-            .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
+        let path = base.join(roster.get_ref());
+        let at = |e: Error| config.error_at(roster.span(), e.to_string());
+        let kept = crate::report::roster::read_roster(&path).map_err(at)?;
+        crate::report::marks::keep_roster(&tournament.out, &path, &kept).map_err(at)?;
     }
     super::league::dispatch(
         &settings,
