@@ -100,9 +100,9 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
     let out = &args.options.out;
     let fresh = std::fs::symlink_metadata(out).is_err();
     let result = league_in(&args);
-    // Bad input stops a new league before its first game: its folder (a roster's copy,
-    // unpacked zips) goes with it, so nothing looks like a league that ran.
-    if result.is_err() && fresh && !out.join(crate::tournament::journal::JOURNAL_FILE).exists() {
+    // A new league stopped before its first game (bad input, fewer than two bots passing
+    // the check) leaves no folder (a roster's copy, unpacked zips) that looks like a league.
+    if fresh && !out.join(crate::tournament::journal::JOURNAL_FILE).exists() {
         let _ = std::fs::remove_dir_all(out);
     }
     result

@@ -71,7 +71,7 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
         out.push_str(&format!(
             "**Mark: 0 of 20.** Your entry `{}` was left out of the league: {}.\n\n\
              No game was played. Fix the entry and ask for a rerun.\n",
-            cell(&file_names_only(&r.entry)),
+            cell(&entry_name(&r.entry)),
             cell(&file_names_only(reason))
         ));
         return (out, false);
@@ -100,10 +100,7 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
             r.games,
         ));
     }
-    out.push_str(&format!(
-        "Your bot: `{}`.\n\n",
-        cell(&file_names_only(&r.entry))
-    ));
+    out.push_str(&format!("Your bot: `{}`.\n\n", cell(&entry_name(&r.entry))));
     out.push_str("## Games\n\n| game | opponent | your role | result | ending | detail |\n");
     out.push_str("|---:|---|---|---|---|---|\n");
     (out, true)
@@ -249,6 +246,19 @@ fn explanations(r: &TeamResult, report: &Report) -> Vec<String> {
         }
     }
     lines
+}
+
+/// A bot's entry (`SUBMISSIONS/Team01.zip`, a spec) by its last part alone.
+fn entry_name(entry: &str) -> String {
+    match entry.contains('/') {
+        true => entry
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        false => entry.to_string(),
+    }
 }
 
 /// `text` with every path cut to its last part, a file's name: feedback names a team's own
