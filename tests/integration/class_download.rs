@@ -171,6 +171,13 @@ fn a_moodle_download_is_matched_by_student_id_and_what_is_no_submission_is_no_te
         ),
         "{stderr}"
     );
+    for ignored in [
+        "README.md",
+        "_onlinetext_",
+        "Dan Wu_12348_assignsubmission_file_",
+    ] {
+        assert_eq!(stderr.matches(ignored).count(), 1, "{ignored}: {stderr}");
+    }
     // The file that does not parse: its team gets 0 with its reason, the others play.
     let marks = rows_by(&out.join("marks.csv"), "Student name");
     assert_eq!(marks.len(), 4, "a row per student and none else: {marks:?}");
