@@ -117,13 +117,17 @@ pub fn scan(
     // Each bot's entry name, which it goes by when its file's name is another bot's too.
     let mut fallbacks = Vec::new();
     // The files of a flat download (Canvas, Blackboard), by student.
-    let mut flat: std::collections::BTreeMap<String, Vec<(PathBuf, String)>> = Default::default();
+    let mut flat: std::collections::BTreeMap<String, Vec<(u32, PathBuf, String)>> =
+        Default::default();
     for entry in entries {
         let name = file_name(&entry);
         let is_file = std::fs::symlink_metadata(&entry).is_ok_and(|m| m.is_file());
         if let Some(f) = platform::flat_name(&name).filter(|_| is_file) {
             match f.original {
-                Some(original) => flat.entry(f.student).or_default().push((entry, original)),
+                Some(original) => flat
+                    .entry(f.student)
+                    .or_default()
+                    .push((f.upload, entry, original)),
                 None => found.ignored.push(Skipped {
                     name: stem_of(&entry),
                     entry,
@@ -195,7 +199,10 @@ pub fn scan(
             }),
         }
     }
-    for (student, files) in flat {
+    for (student, mut files) in flat {
+        // The last upload of a file is the one kept: gathered last.
+        files.sort_by_key(|(upload, _, _)| *upload);
+        let files: Vec<(PathBuf, String)> = files.into_iter().map(|(_, p, o)| (p, o)).collect();
         let entry = files[0].0.clone();
         let target = unpack_to.join(&student);
         let identified = gather(&files, &target).and_then(|()| match lone_zip(&target) {

@@ -15,6 +15,8 @@ pub struct Flat {
     /// The file's own name (`Team01.py`), a re-upload's number dropped; none for a
     /// platform's receipt.
     pub original: Option<String>,
+    /// Canvas's number of a file uploaded again (`Team01-2.py`: 2); 0 for the first.
+    pub upload: u32,
 }
 
 /// The student and own name of a file named by a platform's flat download:
@@ -41,6 +43,7 @@ fn blackboard(name: &str) -> Option<Flat> {
     (is_date && date.chars().any(|c| c.is_ascii_digit())).then(|| Flat {
         student: user.to_string(),
         original: original.filter(|o| !o.is_empty()),
+        upload: 0,
     })
 }
 
@@ -49,6 +52,7 @@ fn moodle(name: &str) -> Option<Flat> {
     (!student.is_empty() && !original.is_empty()).then(|| Flat {
         student: student.to_string(),
         original: Some(original.to_string()),
+        upload: 0,
     })
 }
 
@@ -63,26 +67,28 @@ fn canvas(name: &str) -> Option<Flat> {
     if words[0].is_empty() || !ids.iter().all(digits) || words.len() <= first + 2 {
         return None;
     }
-    let original = words[first + 2..].join("_");
+    let (original, upload) = reupload(&words[first + 2..].join("_"));
     Some(Flat {
         student: format!("{}_{}", words[0], ids[0]),
-        original: Some(without_reupload_number(&original)),
+        original: Some(original),
+        upload,
     })
 }
 
-/// `Team01-1.py` as `Team01.py`: Canvas numbers a file uploaded again.
-fn without_reupload_number(name: &str) -> String {
+/// `Team01-1.py` as `Team01.py` and 1: Canvas numbers a file uploaded again.
+fn reupload(name: &str) -> (String, u32) {
     let (stem, extension) = match name.rfind('.') {
         Some(at) if at > 0 => (&name[..at], &name[at..]),
         _ => (name, ""),
     };
     match stem.rsplit_once('-') {
-        Some((before, n))
-            if !before.is_empty() && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) =>
-        {
-            format!("{before}{extension}")
+        Some((before, n)) if !before.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+            match n.parse() {
+                Ok(number) => (format!("{before}{extension}"), number),
+                Err(_) => (name.to_string(), 0),
+            }
         }
-        _ => name.to_string(),
+        _ => (name.to_string(), 0),
     }
 }
 
@@ -151,6 +157,7 @@ mod tests {
         Some(Flat {
             student: student.into(),
             original: original.map(String::from),
+            upload: 0,
         })
     }
 
@@ -162,7 +169,10 @@ mod tests {
         );
         assert_eq!(
             flat_name("jonesbob_late_10002_5552_Team02-1.py"),
-            flat("jonesbob_10002", Some("Team02.py"))
+            Some(Flat {
+                upload: 1,
+                ..flat("jonesbob_10002", Some("Team02.py")).unwrap()
+            })
         );
         assert_eq!(
             flat_name("leecarol_10003_5553_my_utils.py"),

@@ -256,7 +256,12 @@ fn a_canvas_download_gives_every_team_its_bot_late_and_uploaded_again_included()
         &class.join("jonesbob_late_10002_5552_Team02.py"),
         &course_bot("Team02"),
     );
-    // Uploaded twice: Canvas numbers the second file; its helper keeps its own name.
+    // Uploaded twice: Canvas numbers the second file, which is the one that plays; a
+    // helper keeps its own name.
+    put(
+        &class.join("leecarol_10003_5553_Team03.py"),
+        "class Player:\n    old = 1\n",
+    );
     put(
         &class.join("leecarol_10003_5553_Team03-1.py"),
         &course_bot("Team03"),
@@ -287,6 +292,10 @@ fn a_canvas_download_gives_every_team_its_bot_late_and_uploaded_again_included()
     // Team03 runs from a folder of its own files under their own names.
     let team03 = found.bots.iter().find(|b| b.name == "Team03").unwrap();
     assert_eq!(file_name(&team03.file), "Team03.py");
+    assert_eq!(
+        std::fs::read_to_string(&team03.file).unwrap(),
+        course_bot("Team03")
+    );
     assert!(team03.file.with_file_name("helper_03.py").is_file());
     assert!(file_name(&team03.entry).starts_with("leecarol_10003_"));
 }
