@@ -144,6 +144,9 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
         for line in &matched.notes {
             note!("{line}");
         }
+        entries
+            .left_out
+            .retain(|l| !matched.dropped.contains(&l.name));
         for (old, new) in matched.renamed {
             for l in entries.left_out.iter_mut().filter(|l| l.name == old) {
                 l.name = new.clone();

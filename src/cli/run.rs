@@ -281,6 +281,9 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
         for line in &matched.notes {
             note!("{line}");
         }
+        tournament
+            .left_out
+            .retain(|l| !matched.dropped.contains(&l.name));
         for (old, new) in matched.renamed {
             for l in tournament.left_out.iter_mut().filter(|l| l.name == old) {
                 l.name = new.clone();

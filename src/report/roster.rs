@@ -186,6 +186,9 @@ pub struct Teams<'a> {
 pub struct Matched {
     pub notes: Vec<String>,
     pub renamed: Vec<(String, String)>,
+    /// Left-out entries of students whose team plays from another entry (a partner's):
+    /// no team of their own.
+    pub dropped: Vec<String>,
 }
 
 /// Matches `roster` to the league's `teams`: a student whose platform id or user name an
@@ -203,6 +206,7 @@ pub fn match_teams<'a>(
 ) -> Result<Matched, Error> {
     let mut notes = Vec::new();
     let mut renamed: Vec<(String, String)> = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
     let is_bot = |name: &str| {
         teams
             .marked
@@ -222,8 +226,18 @@ pub fn match_teams<'a>(
         let Some((bot, entry)) = by_id.filter(|(bot, _)| !same_team(bot, team)) else {
             continue;
         };
-        // An entry that is no bot (no Team*.py in it) takes its student's team name.
-        if teams.left_out.contains(&bot.as_str()) && !is_bot(team) {
+        // An entry that is no bot (no Team*.py in it) takes its student's team name, or
+        // is no team when that team plays from a partner's entry.
+        if teams.left_out.contains(&bot.as_str()) && is_bot(team) {
+            if !dropped.contains(bot) {
+                notes.push(format!(
+                    "{}: handed in `{entry}`, which is left out; the team {team} plays from \
+                     another entry",
+                    roster.who(i)
+                ));
+                dropped.push(bot.clone());
+            }
+        } else if teams.left_out.contains(&bot.as_str()) {
             if !renamed.iter().any(|(old, _)| old == bot) {
                 notes.push(format!(
                     "{}: handed in `{entry}`, which is left out: marked as {team}",
@@ -254,6 +268,7 @@ pub fn match_teams<'a>(
     let no_student: Vec<&str> = teams
         .marked
         .iter()
+        .filter(|t| !dropped.iter().any(|d| d == *t))
         .map(|t| name_of(t))
         .filter(|t| !roster.students.iter().any(|(r, _)| same_team(r, t)))
         .collect();
@@ -331,7 +346,11 @@ pub fn match_teams<'a>(
             no_student.join(", ")
         ));
     }
-    Ok(Matched { notes, renamed })
+    Ok(Matched {
+        notes,
+        renamed,
+        dropped,
+    })
 }
 
 /// Whether two team names look like one written two ways: `Team 1` and `Team01`, `team-1`
@@ -418,6 +437,75 @@ pub fn keep_roster(dir: &Path, path: &Path, roster: &Roster) -> Result<(), Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn roster(text: &str) -> Roster {
+        Roster::parse(Path::new("roster.csv"), text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_platform_id_matches_students_to_submissions_whatever_the_team_column_says() {
+        let mut r = roster(
+            "name,id,team\nAlice,1001,Team 1\nErin,1005,Team05\nFrank,1006,Team06\n\
+             Gina,1007,Team07\nHal,1008,Team08\n",
+        );
+        let handed_in = [
+            ("Team01", "Alice_1001_assignsubmission_file_"),
+            ("Team06", "Frank_1006_assignsubmission_file_"),
+            ("erin_1005", "erin_1005_assignsubmission_file_"),
+            ("gina_1007", "gina_1007_assignsubmission_file_"),
+        ]
+        .map(|(t, e)| (t.to_string(), e.to_string()));
+        let teams = Teams {
+            marked: vec!["Team01", "Team06", "erin_1005", "gina_1007"],
+            unmarked: vec![],
+            left_out: vec!["erin_1005", "gina_1007"],
+            handed_in: &handed_in,
+        };
+        // Gina's folder holds no bot, but her team plays from her partner's entry.
+        r.students[3].0 = "Team06".into();
+        let matched = match_teams(&mut r, Path::new("roster.csv"), &teams, false).unwrap();
+        let teams_of: Vec<&str> = r.students.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(teams_of, ["Team01", "Team05", "Team06", "Team06", "Team08"]);
+        assert_eq!(
+            matched.renamed,
+            [("erin_1005".to_string(), "Team05".to_string())]
+        );
+        assert_eq!(matched.dropped, ["gina_1007"]);
+        // Hal's Team08 handed nothing in, and nothing is close to it.
+        assert!(
+            matched.notes.iter().any(|n| n.contains("Team08")),
+            "{matched:?}"
+        );
+    }
+
+    #[test]
+    fn a_roster_leaving_a_team_of_the_league_unmatched_is_refused_unless_partial() {
+        let handed_in = [("Team01".to_string(), "Team01.py".to_string())];
+        let teams = Teams {
+            marked: vec!["Team01", "Team02"],
+            unmarked: vec!["greedy"],
+            left_out: vec![],
+            handed_in: &handed_in,
+        };
+        let text = "name,team\nAlice,Team 1\nBob,Team02\nRef,greedy\n";
+        let refused = match_teams(&mut roster(text), Path::new("r.csv"), &teams, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("Team 1 (Alice (line 2)): did you mean Team01?")
+                && refused.contains("  Team01 (Team01.py): the roster's `Team 1`?")
+                && !refused.contains("Bob")
+                && !refused.contains("greedy"),
+            "{refused}"
+        );
+        let matched = match_teams(&mut roster(text), Path::new("r.csv"), &teams, true).unwrap();
+        assert!(
+            matched
+                .notes
+                .iter()
+                .any(|n| n.contains("no student of the roster for Team01"))
+        );
+    }
 
     #[test]
     fn close_names_take_a_space_or_a_leading_zero_for_one_name() {

@@ -110,6 +110,10 @@ pub fn not_a_submission(entry: &Path) -> Option<&'static str> {
         return None;
     }
     let extension = name.rsplit_once('.').map(|(_, e)| e).unwrap_or_default();
+    // Code and archives are judged as submissions, whatever their names.
+    if matches!(extension, "py" | "java" | "cs" | "csproj" | "zip") {
+        return None;
+    }
     if name.starts_with("readme") || name.starts_with("notes") {
         return Some("a README or notes, not a submission");
     }
