@@ -525,3 +525,48 @@ fn a_detail_naming_a_missing_file_keeps_its_name() {
     }
     let _ = std::io::stdout().flush();
 }
+
+#[test]
+fn a_canvas_download_plays_as_an_ordinary_user_at_both_confinement_levels() {
+    use crate::common::{arbiter_cmd, give_to_arbiter, test_dir};
+    let dir = test_dir();
+    let canvas = dir.path().join("canvas");
+    write(
+        &canvas.join("smithalice_10001_5551_Team01.py"),
+        &team_bot("Team01").replace("import random\n", "import random\nimport helper01\n"),
+    );
+    write(&canvas.join("smithalice_10001_5551_helper01.py"), "X = 1\n");
+    write(
+        &canvas.join("jonesbob_late_10002_5552_Team02-1.py"),
+        &team_bot("Team02"),
+    );
+    give_to_arbiter(dir.path());
+    for sandbox in [None, Some("landlock")] {
+        let out = dir
+            .path()
+            .join(format!("out-{}", sandbox.unwrap_or("auto")));
+        let out_text = out.to_string_lossy().into_owned();
+        let canvas_text = canvas.to_string_lossy().into_owned();
+        let mut args = vec![
+            "league",
+            "--game",
+            "asalto",
+            "--round-limit",
+            "8",
+            "-q",
+            "--out",
+            &out_text,
+        ];
+        if let Some(level) = sandbox {
+            args.extend(["--sandbox", level]);
+        }
+        args.push(&canvas_text);
+        let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
+        assert_eq!(code, 0, "{sandbox:?}\n{stdout}\n{stderr}");
+        let standings = rows_by(&out.join("standings.csv"), "bot");
+        for team in ["Team01", "Team02"] {
+            assert_eq!(standings[team]["games"], "2", "{sandbox:?} {standings:?}");
+            assert_eq!(standings[team]["errors"], "0", "{sandbox:?} {standings:?}");
+        }
+    }
+}
