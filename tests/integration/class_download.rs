@@ -88,9 +88,16 @@ fn moodle_class(dir: &Path) -> PathBuf {
 #[test]
 fn a_roster_spelling_a_team_another_way_is_refused_with_close_matches_before_any_game() {
     let dir = tempfile::tempdir().unwrap();
+    // A Canvas download, and a roster without the platform's ids.
     let class = dir.path().join("class");
-    write(&class.join("Team01.py"), &team_bot("Team01"));
-    write(&class.join("Team02.py"), &team_bot("Team02"));
+    write(
+        &class.join("smithalice_10001_5551_Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(
+        &class.join("jonesbob_10002_5552_Team02.py"),
+        &team_bot("Team02"),
+    );
     let roster = dir.path().join("roster.csv");
     write(
         &roster,
@@ -106,7 +113,7 @@ fn a_roster_spelling_a_team_another_way_is_refused_with_close_matches_before_any
             && stderr
                 .contains("Team 1 (Alice Smith alice@example.org (line 2)): did you mean Team01?")
             && stderr.contains("teams of the league with no student of the roster")
-            && stderr.contains("Team01 (Team01.py): the roster's `Team 1`?")
+            && stderr.contains("Team01 (smithalice_10001_5551_Team01.py): the roster's `Team 1`?")
             && stderr.contains("--partial-roster"),
         "{stderr}"
     );
@@ -408,9 +415,13 @@ fn feedback_holds_a_teams_own_errors_in_the_words_of_its_failure_folded_with_a_c
 fn marks_of_a_run_stopped_part_way_say_they_are_not_final() {
     let dir = tempfile::tempdir().unwrap();
     let class = dir.path().join("class");
-    for team in ["Team01", "Team02", "Team03"] {
+    for (student, team) in [
+        ("Ann Ito_1", "Team01"),
+        ("Ben Ode_2", "Team02"),
+        ("Cy Ma_3", "Team03"),
+    ] {
         write(
-            &class.join(format!("{team}.py")),
+            &class.join(format!("{student}_assignsubmission_file_/{team}.py")),
             &bot_doing(team, "import time; time.sleep(0.05)"),
         );
     }
@@ -466,11 +477,14 @@ fn read_lines(path: &Path) -> usize {
 fn a_non_scoring_team_keeps_its_students_rows() {
     let dir = tempfile::tempdir().unwrap();
     let class = dir.path().join("class");
-    for team in ["Team01", "Team02"] {
-        write(&class.join(format!("{team}.py")), &team_bot(team));
+    for (student, team) in [("Alice_1", "Team01"), ("Bob_2", "Team02")] {
+        write(
+            &class.join(format!("{student}_assignsubmission_file_/{team}.py")),
+            &team_bot(team),
+        );
     }
     let roster = dir.path().join("roster.csv");
-    write(&roster, "name,team\nAlice,Team01\nBob,Team02\n");
+    write(&roster, "name,id,team\nAlice,1,Team01\nBob,2,Team02\n");
     let out = dir.path().join("league");
     let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&class]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
