@@ -185,33 +185,31 @@ fn found_entrant(
     folder_shown: &str,
     python: Option<&str>,
 ) -> Result<Entrant, Error> {
-    {
-        let file = bot.file.to_string_lossy().into_owned();
-        // Through the same parser as a file named by hand, so the interpreter is resolved
-        // alike.
-        let spec = match bot.spec(None) {
-            BotSpec::CoursePython { .. } => parse_spec(&shlex_quote(&file), python)?,
-            other => other,
-        };
-        let entry = bot
-            .entry
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Ok(Entrant {
-            name: bot.name,
-            // Stable across runs: the folder as written and the entry's name.
-            spec_text: match folder_shown.is_empty() {
-                true => entry,
-                false => format!("{folder_shown}/{entry}"),
-            },
-            spec,
-            cwd: None,
-            env: BTreeMap::new(),
-            confine: Default::default(),
-            non_scoring: false,
-        })
-    }
+    let file = bot.file.to_string_lossy().into_owned();
+    // Through the same parser as a file named by hand, so the interpreter is resolved
+    // alike.
+    let spec = match bot.spec(None) {
+        BotSpec::CoursePython { .. } => parse_spec(&shlex_quote(&file), python)?,
+        other => other,
+    };
+    let entry = bot
+        .entry
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Entrant {
+        name: bot.name,
+        // Stable across runs: the folder as written and the entry's name.
+        spec_text: match folder_shown.is_empty() {
+            true => entry,
+            false => format!("{folder_shown}/{entry}"),
+        },
+        spec,
+        cwd: None,
+        env: BTreeMap::new(),
+        confine: Default::default(),
+        non_scoring: false,
+    })
 }
 
 /// A folder named on the command line as one team's (its bot at its top, beside its

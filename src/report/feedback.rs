@@ -207,7 +207,7 @@ fn feedback_tail(r: &TeamResult, report: &Report) -> String {
 /// What each kind of failure among `r`'s means and how to see it again, once per kind, in
 /// the words of the failure vocabulary.
 fn explanations(r: &TeamResult, report: &Report) -> Vec<String> {
-    let limit = |ms: Option<u64>| ms.map(|ms| format!(" ({ms} ms)")).unwrap_or_default();
+    let limit = |ms: Option<u64>| ms.map(|ms| format!(" of {ms} ms")).unwrap_or_default();
     let mut lines: Vec<String> = Vec::new();
     for f in &r.failures {
         let line = match f.what() {

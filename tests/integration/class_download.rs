@@ -401,7 +401,7 @@ fn feedback_holds_a_teams_own_errors_in_the_words_of_its_failure_folded_with_a_c
     // A team that only ran out of time is told so, not where its code raised.
     let team07 = feedback("Team07");
     assert!(
-        team07.contains("*Ran out of time*") && team07.contains("(400 ms)"),
+        team07.contains("*Ran out of time*") && team07.contains("move limit of 400 ms"),
         "{team07}"
     );
     assert!(!team07.contains("where your code raised"), "{team07}");
