@@ -177,7 +177,7 @@ fn feedback_tail(r: &TeamResult, report: &Report) -> String {
                 n => format!("{n} games"),
             };
             out.push_str(&format!(
-                "- {}: {count}: {}{more}\n",
+                "- {}. In {count}: {}{more}\n",
                 cell(words),
                 listed.join(", ")
             ));
