@@ -61,6 +61,9 @@ pub struct TournamentConfig {
     pub spread_bots: Option<Spanned<bool>>,
     /// A class list (CSV with a `team` column) for marks.csv, relative to this file.
     pub roster: Option<Spanned<String>>,
+    /// `true`: the roster lists a part of the class; teams with no student of it are
+    /// marked per team.
+    pub partial_roster: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

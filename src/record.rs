@@ -453,13 +453,57 @@ fn java_exception_line(trace: &str) -> String {
     }
 }
 
+/// A line cut to [`DETAIL_CHARS`] keeping what identifies the failure: each long path
+/// first loses its middle folders (`/usr/.../python3`, `'/tmp/.../nothere.py'`), keeping
+/// the file's name; a line still too long loses its middle, keeping its start (what
+/// failed) and its end (the error's last words).
 fn shorten(line: &str) -> String {
     if line.chars().count() <= DETAIL_CHARS {
         return line.to_string();
     }
-    let mut cut: String = line.chars().take(DETAIL_CHARS - 3).collect();
+    // The longest paths first, and only as many as the line needs.
+    let mut words: Vec<String> = line.split(' ').map(str::to_string).collect();
+    let mut order: Vec<usize> = (0..words.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(words[i].chars().count()));
+    let mut length = line.chars().count();
+    for i in order {
+        if length <= DETAIL_CHARS {
+            break;
+        }
+        if let Some(shorter) = shorter_path(&words[i]) {
+            length -= words[i].chars().count() - shorter.chars().count();
+            words[i] = shorter;
+        }
+    }
+    let line = words.join(" ");
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= DETAIL_CHARS {
+        return line;
+    }
+    let head = (DETAIL_CHARS - 3) / 2;
+    let tail = DETAIL_CHARS - 3 - head;
+    let mut cut: String = chars[..head].iter().collect();
     cut.push_str("...");
+    cut.extend(&chars[chars.len() - tail..]);
     cut
+}
+
+/// A word holding a path of more than two folders, with its middle folders as `...`.
+fn shorter_path(word: &str) -> Option<String> {
+    let start = word.find('/')?;
+    let end = word.rfind('/')?;
+    let parts: Vec<&str> = word[start..end].split('/').collect();
+    // `/usr/local/bin` splits into "", "usr", "local", "bin": keep the first folder.
+    let first = parts.iter().position(|p| !p.is_empty())?;
+    if parts.len() <= first + 2 {
+        return None;
+    }
+    Some(format!(
+        "{}/{}/...{}",
+        &word[..start],
+        parts[first],
+        &word[end..]
+    ))
 }
 
 #[cfg(test)]
@@ -488,6 +532,28 @@ mod tests {
             final_board: Value::Null,
             logs: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn a_long_detail_keeps_the_missing_files_name_and_its_end() {
+        let detail = format!(
+            "spawn failed: stderr tail: /opt/very/long/path/to/the/course/environment/bin/\
+             python3.12: can't open file '/tmp/{}/submissions/unpacked/Team09/nothere.py': \
+             [Errno 2] No such file or directory",
+            "x".repeat(60)
+        );
+        let line = shorten(&detail);
+        assert!(line.chars().count() <= DETAIL_CHARS, "{line}");
+        assert!(line.contains("nothere.py'"), "{line}");
+        assert!(line.contains("python3.12:"), "{line}");
+        assert!(line.ends_with("No such file or directory"), "{line}");
+        let long: String = "word ".repeat(60);
+        let cut = shorten(&format!("start {long}the end"));
+        assert!(
+            cut.starts_with("start ") && cut.ends_with("the end"),
+            "{cut}"
+        );
+        assert_eq!(cut.chars().count(), DETAIL_CHARS);
     }
 
     /// Journals written before keep their digests: the text hashed is still that of
@@ -571,7 +637,7 @@ mod tests {
         let r = record("crash", Some(&long), vec![]);
         let d = short_detail(&r);
         assert_eq!(d.chars().count(), DETAIL_CHARS);
-        assert!(d.ends_with("..."));
+        assert!(d.contains("...") && d.ends_with('e'), "{d}");
     }
 
     #[test]

@@ -9,6 +9,9 @@
 //! not an error here: it is returned with the reason, and the caller decides whether that
 //! stops the run.
 
+mod platform;
+pub use platform::{flat_name, student_words};
+
 use super::spec::{BotSpec, is_agent_file};
 use crate::error::Error;
 use crate::games::GameKind;
@@ -54,6 +57,9 @@ pub struct Submissions {
     pub bots: Vec<Found>,
     pub skipped: Vec<Skipped>,
     pub same: Vec<Same>,
+    /// Entries that are no submission (a README, notes, a platform's receipt or
+    /// online-text folder, an empty folder, a data file): no team, no mark.
+    pub ignored: Vec<Skipped>,
 }
 
 impl Found {
@@ -110,8 +116,34 @@ pub fn scan(
     let mut found = Submissions::default();
     // Each bot's entry name, which it goes by when its file's name is another bot's too.
     let mut fallbacks = Vec::new();
+    // The files of a flat download (Canvas, Blackboard), by student.
+    let mut flat: std::collections::BTreeMap<String, Vec<(u32, PathBuf, String)>> =
+        Default::default();
     for entry in entries {
         let name = file_name(&entry);
+        let is_file = std::fs::symlink_metadata(&entry).is_ok_and(|m| m.is_file());
+        if let Some(f) = platform::flat_name(&name).filter(|_| is_file) {
+            match f.original {
+                Some(original) => flat
+                    .entry(f.student)
+                    .or_default()
+                    .push((f.upload, entry, original)),
+                None => found.ignored.push(Skipped {
+                    name: stem_of(&entry),
+                    entry,
+                    reason: "a platform's receipt, not a submission".into(),
+                }),
+            }
+            continue;
+        }
+        if let Some(reason) = platform::not_a_submission(&entry) {
+            found.ignored.push(Skipped {
+                name: stem_of(&entry),
+                entry,
+                reason: reason.into(),
+            });
+            continue;
+        }
         let stem = entry
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -162,6 +194,41 @@ pub fn scan(
                     true => folder_goes_by(&entry, &name, game),
                     false => stem,
                 },
+                entry,
+                reason,
+            }),
+        }
+    }
+    for (student, mut files) in flat {
+        // The last upload of a file is the one kept: gathered last.
+        files.sort_by_key(|(upload, _, _)| *upload);
+        let files: Vec<(PathBuf, String)> = files.into_iter().map(|(_, p, o)| (p, o)).collect();
+        let entry = files[0].0.clone();
+        let target = unpack_to.join(&student);
+        let identified = gather(&files, &target).and_then(|()| match lone_zip(&target) {
+            Some(zip) => {
+                let inner = unpack_to.join(format!("{student}.unzipped"));
+                unpack(&zip, &inner)
+                    .map_err(|why| format!("{}: cannot be unpacked: {why}", file_name(&zip)))
+                    .and_then(|()| identify(&inner, game))
+            }
+            None => identify(&target, game),
+        });
+        let goes_by = match files.as_slice() {
+            [(_, original)] => stem_of(Path::new(original)),
+            _ => student.clone(),
+        };
+        match identified {
+            Ok(file) => {
+                fallbacks.push(student);
+                found.bots.push(Found {
+                    name: team_name(&goes_by, &file, game),
+                    entry,
+                    file,
+                });
+            }
+            Err(reason) => found.skipped.push(Skipped {
+                name: goes_by,
                 entry,
                 reason,
             }),
@@ -556,6 +623,58 @@ fn sha256_of(path: &Path) -> Result<String, String> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect())
+}
+
+/// Copies one student's files of a flat download into `target` under the names they gave
+/// them, so that a bot imports its helpers by their own names; the folder is made afresh.
+fn gather(files: &[(PathBuf, String)], target: &Path) -> Result<(), String> {
+    let parent = target.parent().unwrap_or(Path::new("."));
+    crate::untrusted::file::private_dir(parent).map_err(|e| e.to_string())?;
+    if std::fs::symlink_metadata(target).is_ok() {
+        std::fs::remove_dir_all(target)
+            .or_else(|_| std::fs::remove_file(target))
+            .map_err(|e| format!("cannot clear `{}`: {e}", target.display()))?;
+    }
+    std::fs::create_dir(target).map_err(|e| format!("cannot make `{}`: {e}", target.display()))?;
+    // Later uploads come later in name order: a re-upload replaces the file it numbers.
+    for (path, original) in files {
+        let mut from = crate::untrusted::file::open_regular(path)
+            .map_err(|e| format!("{}: cannot be read: {e}", file_name(path)))?;
+        let to = target.join(original);
+        let mut file = std::fs::File::create(&to)
+            .map_err(|e| format!("cannot write `{}`: {e}", to.display()))?;
+        std::io::copy(&mut from, &mut file)
+            .map_err(|e| format!("cannot write `{}`: {e}", to.display()))?;
+    }
+    Ok(())
+}
+
+/// The one course bot of a folder given as one team's (its bot file at its top, beside its
+/// helpers and data, and no other team's submission in it), else none: then it is a
+/// folder of submissions.
+pub fn team_folder(folder: &Path, game: GameKind) -> Option<Found> {
+    let files = own_files(folder);
+    let holds_submissions = files.iter().any(|f| {
+        is_zip(f) || (f.is_dir() && identify(f, game).is_ok()) || {
+            let name = file_name(f);
+            platform::flat_name(&name).is_some()
+        }
+    });
+    let bots: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| !f.is_dir() && is_candidate(f, game))
+        .collect();
+    match bots.as_slice() {
+        [one] if !holds_submissions => {
+            let name = file_name(folder);
+            Some(Found {
+                name: team_name(&name, one, game),
+                entry: folder.to_path_buf(),
+                file: (*one).clone(),
+            })
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

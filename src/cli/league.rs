@@ -61,8 +61,12 @@ pub struct LeagueArgs {
     /// submission". Kept in the output folder as roster.csv.
     #[arg(long, value_name = "FILE")]
     pub roster: Option<PathBuf>,
-    /// The bots: `NAME=SPEC`, a SPEC (`builtin:NAME`, a `.py` file, a command line), or a
-    /// folder of submissions (every bot in it).
+    /// Accept a roster that lists a part of the class: teams of the league with no student
+    /// of it play and are marked per team.
+    #[arg(long, requires = "roster")]
+    pub partial_roster: bool,
+    /// The bots: `NAME=SPEC`, a SPEC (`builtin:NAME`, a `.py` file, a command line), a
+    /// folder of submissions (every bot in it), or one team's folder (its bot).
     #[arg(required = true, num_args = 1..)]
     pub bots: Vec<String>,
 }
@@ -93,13 +97,28 @@ pub(crate) fn note_kept_roster(out: &std::path::Path) {
 }
 
 pub fn league(args: LeagueArgs) -> Result<i32, Error> {
-    // A bad roster is known before any game; a good one is kept in the folder.
-    if let Some(path) = &args.roster {
-        report::marks::keep_roster(&args.options.out, path)?;
-    } else if args.options.force_new {
+    let out = &args.options.out;
+    let fresh = std::fs::symlink_metadata(out).is_err();
+    let result = league_in(&args);
+    // A new league stopped before its first game (bad input, fewer than two bots passing
+    // the check) leaves no folder (a roster's copy, unpacked zips) that looks like a league.
+    if fresh && !out.join(crate::tournament::journal::JOURNAL_FILE).exists() {
+        let _ = std::fs::remove_dir_all(out);
+    }
+    result
+}
+
+fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
+    // A bad roster is known before any game; a good one is kept in the folder once it
+    // matches the league's teams.
+    let mut roster = match &args.roster {
+        Some(path) => Some(report::roster::read_roster(path)?),
+        None => None,
+    };
+    if roster.is_none() && args.options.force_new {
         note_kept_roster(&args.options.out);
     }
-    let (entrants, left_out) = cli_entrants(
+    let mut entries = cli_entrants(
         &args.bots,
         args.options.matches.game.game,
         args.options.matches.play.python.as_deref(),
@@ -107,10 +126,38 @@ pub fn league(args: LeagueArgs) -> Result<i32, Error> {
         args.submissions.strict,
         args.options.matches.play.confine.confinement(),
     )?;
+    if let (Some(path), Some(roster)) = (&args.roster, &mut roster) {
+        let non_scoring = &args.options.non_scoring;
+        let teams = report::roster::Teams {
+            marked: entries
+                .entrants
+                .iter()
+                .map(|e| e.name.as_str())
+                .filter(|n| !non_scoring.iter().any(|s| s == n))
+                .chain(entries.left_out.iter().map(|l| l.name.as_str()))
+                .collect(),
+            unmarked: non_scoring.iter().map(String::as_str).collect(),
+            left_out: entries.left_out.iter().map(|l| l.name.as_str()).collect(),
+            handed_in: &entries.handed_in,
+        };
+        let matched = report::marks::match_teams(roster, path, &teams, args.partial_roster)?;
+        for line in &matched.notes {
+            note!("{line}");
+        }
+        entries
+            .left_out
+            .retain(|l| !matched.dropped.contains(&l.name));
+        for (old, new) in matched.renamed {
+            for l in entries.left_out.iter_mut().filter(|l| l.name == old) {
+                l.name = new.clone();
+            }
+        }
+        report::marks::keep_roster(&args.options.out, path, roster)?;
+    }
     start(
         &args.options,
         Format::RoundRobin,
-        (entrants, left_out),
+        (entries.entrants, entries.left_out),
         args.submissions.check,
     )
 }
@@ -184,9 +231,13 @@ pub(super) fn dispatch(
     with_game!(settings, tournament.seed, |game| {
         check_entrants(&game, &tournament.entrants).map_err(locate)?;
         tournament.openings = openings.0.resolve(&game, openings.1)?;
-        if check && !super::submissions::preflight(&game, &tournament)? {
-            note!("a bot failed the check: no game was played");
-            return Ok(1);
+        if check {
+            let failed = super::submissions::preflight(&game, &tournament)?;
+            leave_out_failed(&mut tournament, failed);
+            if tournament.entrants.len() < 2 {
+                note!("fewer than two bots passed the check: no game was played");
+                return Ok(1);
+            }
         }
         warn_oversubscribed(tournament.jobs);
         // The run's report is made from what its game threads replay, its blocks written
@@ -195,6 +246,35 @@ pub(super) fn dispatch(
         tournament.chores = Some(Default::default());
         play(&game, settings.rules(), &tournament, quiet, anchor)
     })
+}
+
+/// Leaves out of the games the bots that failed the check, each with its failure: it is
+/// marked 0 with that reason, and the others play.
+fn leave_out_failed(tournament: &mut Tournament, failed: Vec<(String, String)>) {
+    if failed.is_empty() {
+        return;
+    }
+    for (name, reason) in failed {
+        let Some(at) = tournament.entrants.iter().position(|e| e.name == name) else {
+            continue;
+        };
+        let entrant = tournament.entrants.remove(at);
+        tournament.left_out.push(LeftOut {
+            name,
+            entry: entrant.spec_text,
+            reason,
+        });
+    }
+    note!(
+        "left out of the games (mark 0, the reason in marks.csv and the feedback): {}",
+        tournament
+            .left_out
+            .iter()
+            .filter(|l| l.reason.starts_with("failed the check"))
+            .map(|l| l.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
 }
 
 pub(crate) fn check_entrants<G: Builtins>(game: &G, entrants: &[Entrant]) -> Result<(), Error> {
@@ -305,11 +385,7 @@ fn play<G: Builtins>(
     }
     report_distinct(&distinct);
     if t.format == Format::RoundRobin {
-        say!(
-            "marks for the grade book: {}; feedback per team: {}/",
-            t.out.join(report::marks::MARKS_FILE).display(),
-            t.out.join(report::marks::FEEDBACK_DIR).display()
-        );
+        say!("{}", marks_line(&t.out, finished, total, t.shard.is_some()));
     }
     say!("{}", super::report::written(&index));
     if interrupted {
@@ -317,6 +393,34 @@ fn play<G: Builtins>(
         return Ok(130);
     }
     Ok(0)
+}
+
+/// Where the marks are, and whether they are final: a league stopped part-way or a shard
+/// has marks.csv say `complete` = no.
+pub(crate) fn marks_line(
+    out: &std::path::Path,
+    finished: usize,
+    total: usize,
+    shard: bool,
+) -> String {
+    let marks = out.join(report::marks::MARKS_FILE);
+    let feedback = out.join(report::marks::FEEDBACK_DIR);
+    if finished < total || shard {
+        format!(
+            "marks NOT FINAL ({finished} of {total} games played; complete = no in {}): \
+             finish the league (rerun the same command{}) before handing back {} or {}/",
+            marks.display(),
+            if shard { ", then arbiter merge" } else { "" },
+            marks.display(),
+            feedback.display()
+        )
+    } else {
+        format!(
+            "marks for the grade book: {}; feedback per team: {}/",
+            marks.display(),
+            feedback.display()
+        )
+    }
 }
 
 /// `distinct pairs: K of N`, and the warning when some pair was a replay.

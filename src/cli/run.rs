@@ -58,6 +58,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let mut entrants = Vec::new();
     let mut left_out = Vec::new();
+    let mut handed_in = Vec::new();
     for bot in t.bots.get_ref() {
         let python = bot
             .python
@@ -101,9 +102,9 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                     args.submissions.strict,
                 )
                 .map_err(at)?;
-                let (found, skipped) = found;
-                left_out.extend(skipped);
-                entrants.extend(found.into_iter().map(|e| Entrant {
+                left_out.extend(found.left_out);
+                handed_in.extend(found.handed_in);
+                entrants.extend(found.entrants.into_iter().map(|e| Entrant {
                     env: env.clone(),
                     confine,
                     non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
@@ -181,7 +182,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             ));
         }
     };
-    let tournament = Tournament {
+    let mut tournament = Tournament {
         format,
         entrants,
         pairs: pairs as u32,
@@ -250,8 +251,45 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                     .to_string(),
             ));
         }
-        crate::report::marks::keep_roster(&tournament.out, &base.join(roster.get_ref()))
-            .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
+        let path = base.join(roster.get_ref());
+        let at = |e: Error| config.error_at(roster.span(), e.to_string());
+        let mut kept = crate::report::roster::read_roster(&path).map_err(at)?;
+        let teams = crate::report::roster::Teams {
+            marked: tournament
+                .entrants
+                .iter()
+                .filter(|e| !e.non_scoring)
+                .map(|e| e.name.as_str())
+                .chain(tournament.left_out.iter().map(|l| l.name.as_str()))
+                .collect(),
+            unmarked: tournament
+                .entrants
+                .iter()
+                .filter(|e| e.non_scoring)
+                .map(|e| e.name.as_str())
+                .collect(),
+            left_out: tournament
+                .left_out
+                .iter()
+                .map(|l| l.name.as_str())
+                .collect(),
+            handed_in: &handed_in,
+        };
+        let partial = t.partial_roster.as_ref().is_some_and(|p| *p.get_ref());
+        let matched =
+            crate::report::marks::match_teams(&mut kept, &path, &teams, partial).map_err(at)?;
+        for line in &matched.notes {
+            note!("{line}");
+        }
+        tournament
+            .left_out
+            .retain(|l| !matched.dropped.contains(&l.name));
+        for (old, new) in matched.renamed {
+            for l in tournament.left_out.iter_mut().filter(|l| l.name == old) {
+                l.name = new.clone();
+            }
+        }
+        crate::report::marks::keep_roster(&tournament.out, &path, &kept).map_err(at)?;
     }
     super::league::dispatch(
         &settings,

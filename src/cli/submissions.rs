@@ -66,6 +66,17 @@ pub fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
     out.join("unpacked").join(name)
 }
 
+/// What the bots named on a command line or in tournaments.toml come to.
+#[derive(Debug, Default)]
+pub struct Entries {
+    pub entrants: Vec<Entrant>,
+    /// The entries of submissions folders that are not bots.
+    pub left_out: Vec<LeftOut>,
+    /// Each entry of a submissions folder a team's submission came in, by the team's name
+    /// (a bot's or a left-out entry's): a platform's folder or file names its student.
+    pub handed_in: Vec<(String, String)>,
+}
+
 /// The bots of a submissions folder, and its entries left out, printed (or, when
 /// `strict`, an error listing them). `shown` is the folder as the user wrote it, which
 /// each bot's spec in the journal is written under.
@@ -77,15 +88,26 @@ pub fn folder_entrants(
     unpack_to: &Path,
     python: Option<&str>,
     strict: bool,
-) -> Result<(Vec<Entrant>, Vec<LeftOut>), Error> {
+) -> Result<Entries, Error> {
     let Submissions {
         bots,
         skipped,
         same,
+        ignored,
     } = submissions::scan(folder, game, pattern, unpack_to)?;
+    let entry_name = |path: &Path| {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut handed_in: Vec<(String, String)> = bots
+        .iter()
+        .map(|b| (b.name.clone(), entry_name(&b.entry)))
+        .chain(same.iter().map(|s| (s.name.clone(), entry_name(&s.entry))))
+        .collect();
     // A folder with nothing in it is a mistyped or not yet filled folder, not a class with
     // no bot: a league of the rest, or a check of nothing, would look like success.
-    if bots.is_empty() && skipped.is_empty() && same.is_empty() {
+    if bots.is_empty() && skipped.is_empty() && same.is_empty() && ignored.is_empty() {
         let what = match pattern {
             Some(pattern) => format!("no entry of it matches `{pattern}`"),
             None => "it holds no file or folder (hidden ones and __pycache__ aside)".into(),
@@ -112,6 +134,9 @@ pub fn folder_entrants(
     for s in &skipped {
         note!("  left out {}: {}", s.entry.display(), s.reason);
     }
+    for s in &ignored {
+        note!("  ignored {}: {}", s.entry.display(), s.reason);
+    }
     if strict && !skipped.is_empty() {
         return Err(Error::usage(format!(
             "--strict: {} entr{} of {shown} {} not a bot (listed above); no game was played",
@@ -134,6 +159,7 @@ pub fn folder_entrants(
             while bots.iter().any(|b| b.name == name) {
                 name.push('?');
             }
+            handed_in.push((name.clone(), entry.clone()));
             LeftOut {
                 name,
                 entry: format!("{folder_shown}/{entry}"),
@@ -143,30 +169,69 @@ pub fn folder_entrants(
         .collect();
     let mut entrants = Vec::new();
     for bot in bots {
-        let file = bot.file.to_string_lossy().into_owned();
-        // Through the same parser as a file named by hand, so the interpreter is resolved
-        // alike.
-        let spec = match bot.spec(None) {
-            BotSpec::CoursePython { .. } => parse_spec(&shlex_quote(&file), python)?,
-            other => other,
-        };
-        let entry = bot
-            .entry
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        entrants.push(Entrant {
-            name: bot.name,
-            // Stable across runs: the folder as written and the entry's name.
-            spec_text: format!("{folder_shown}/{entry}"),
-            spec,
-            cwd: None,
-            env: BTreeMap::new(),
-            confine: Default::default(),
-            non_scoring: false,
-        });
+        entrants.push(found_entrant(bot, folder_shown, python)?);
     }
-    Ok((entrants, left_out))
+    Ok(Entries {
+        entrants,
+        left_out,
+        handed_in,
+    })
+}
+
+/// A bot found in a submissions folder (or a team's folder), as an entrant whose spec in the
+/// journal is `FOLDER/ENTRY` as written.
+fn found_entrant(
+    bot: submissions::Found,
+    folder_shown: &str,
+    python: Option<&str>,
+) -> Result<Entrant, Error> {
+    let file = bot.file.to_string_lossy().into_owned();
+    // Through the same parser as a file named by hand, so the interpreter is resolved
+    // alike.
+    let spec = match bot.spec(None) {
+        BotSpec::CoursePython { .. } => parse_spec(&shlex_quote(&file), python)?,
+        other => other,
+    };
+    let entry = bot
+        .entry
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Entrant {
+        name: bot.name,
+        // Stable across runs: the folder as written and the entry's name.
+        spec_text: match folder_shown.is_empty() {
+            true => entry,
+            false => format!("{folder_shown}/{entry}"),
+        },
+        spec,
+        cwd: None,
+        env: BTreeMap::new(),
+        confine: Default::default(),
+        non_scoring: false,
+    })
+}
+
+/// A folder named on the command line as one team's (its bot at its top, beside its
+/// helpers and data files): its one bot, else none (a folder of submissions).
+fn team_folder_entrant(
+    text: &str,
+    game: GameKind,
+    python: Option<&str>,
+) -> Result<Option<Entrant>, Error> {
+    let Some(bot) = submissions::team_folder(Path::new(text), game) else {
+        return Ok(None);
+    };
+    note!(
+        "{text} is one team's folder: bot {} ({})",
+        bot.name,
+        bot.file.display()
+    );
+    let parent = Path::new(text.trim_end_matches('/'))
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    found_entrant(bot, &parent, python).map(Some)
 }
 
 fn shlex_quote(text: &str) -> String {
@@ -185,13 +250,16 @@ pub fn cli_entrants(
     out: &Path,
     strict: bool,
     confine: Confinement,
-) -> Result<(Vec<Entrant>, Vec<LeftOut>), Error> {
-    let mut entrants = Vec::new();
-    let mut left_out = Vec::new();
+) -> Result<Entries, Error> {
+    let mut all = Entries::default();
     for text in bots {
         let folder = Path::new(text);
         if folder.is_dir() {
-            let (found, skipped) = folder_entrants(
+            if let Some(bot) = team_folder_entrant(text, game, python)? {
+                all.entrants.push(bot);
+                continue;
+            }
+            let found = folder_entrants(
                 folder,
                 text,
                 game,
@@ -200,18 +268,30 @@ pub fn cli_entrants(
                 python,
                 strict,
             )?;
-            entrants.extend(found);
-            left_out.extend(skipped);
+            all.entrants.extend(found.entrants);
+            all.left_out.extend(found.left_out);
+            all.handed_in.extend(found.handed_in);
         } else {
-            entrants.push(cli_entrant(text, python, confine)?);
+            all.entrants.push(cli_entrant(text, python, confine)?);
         }
     }
-    Ok((entrants, left_out))
+    Ok(all)
 }
 
-/// Checks every bot of a tournament and prints the table; whether all passed.
-pub fn preflight<G: Builtins>(game: &G, t: &Tournament) -> Result<bool, Error> {
-    run_checks(game, &t.entrants, t.move_limit, t.init_limit, t.jobs)
+/// Checks every bot of a tournament and prints the table; the bots that failed, each with
+/// its failure in the words of the marks (`could not start: SyntaxError: ... (Team03.py,
+/// line 4)`).
+pub fn preflight<G: Builtins>(game: &G, t: &Tournament) -> Result<Vec<(String, String)>, Error> {
+    let rows = run_checks(game, &t.entrants, t.move_limit, t.init_limit, t.jobs)?;
+    Ok(rows
+        .into_iter()
+        .filter(|r| !r.ok())
+        .map(|r| {
+            let line = crate::record::headline(&r.error);
+            let words = crate::record::failure_words(r.status.label(), &line);
+            (r.name, format!("failed the check: {words}"))
+        })
+        .collect())
 }
 
 fn run_checks<G: Builtins>(
@@ -220,7 +300,7 @@ fn run_checks<G: Builtins>(
     move_limit: Duration,
     init_limit: Duration,
     jobs: usize,
-) -> Result<bool, Error> {
+) -> Result<Vec<preflight::CheckRow>, Error> {
     crate::tournament::setup::check(entrants)?;
     for e in entrants {
         if !matches!(e.spec, BotSpec::Builtin(_)) {
@@ -242,7 +322,7 @@ fn run_checks<G: Builtins>(
     } else {
         say!("all {} bots passed the check", rows.len());
     }
-    Ok(failed == 0)
+    Ok(rows)
 }
 
 /// `arbiter check`: exit 0 when every bot passed, 1 when one failed, 2 on bad input.
@@ -264,7 +344,11 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
     for (i, text) in args.bots.iter().enumerate() {
         let folder = Path::new(text);
         if folder.is_dir() {
-            let (found, _left_out) = folder_entrants(
+            if let Some(bot) = team_folder_entrant(text, settings.kind, python)? {
+                entrants.push(bot);
+                continue;
+            }
+            let found = folder_entrants(
                 folder,
                 text,
                 settings.kind,
@@ -273,7 +357,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
                 python,
                 args.strict,
             )?;
-            entrants.extend(found);
+            entrants.extend(found.entrants);
         } else {
             entrants.push(cli_entrant(text, python, args.confine.confinement())?);
         }
@@ -292,7 +376,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
     let init_limit = Duration::from_millis(args.init_limit_ms);
     let jobs = jobs_or_cores(args.jobs.map(|j| j as usize));
     with_game!(settings, 1, |game| {
-        let ok = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
-        Ok(if ok { 0 } else { 1 })
+        let rows = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
+        Ok(if rows.iter().all(|r| r.ok()) { 0 } else { 1 })
     })
 }

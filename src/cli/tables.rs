@@ -31,6 +31,10 @@ pub struct TableArgs {
     /// roster.csv (replacing the one there).
     #[arg(long, value_name = "FILE")]
     pub roster: Option<PathBuf>,
+    /// Accept a roster that lists a part of the class: teams with no student of it are
+    /// marked per team.
+    #[arg(long, requires = "roster")]
+    pub partial_roster: bool,
     /// Fix this bot's Elo at ELO and read the others relative to it (Ordo's -A), instead
     /// of centring the ratings on their mean.
     #[arg(long, value_name = "NAME=ELO", value_parser = super::options::parse_anchor, allow_hyphen_values = true)]
@@ -73,19 +77,60 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
     if let Some(path) = &args.roster {
         let journal = report::journal_of(&args.dir)?;
         // Only a round robin gives marks: a roster anywhere else would do nothing.
-        let format = crate::tournament::journal::read_plan(&journal).map(|plan| plan.format);
-        if let Some(format) = format.filter(|f| f != "round_robin") {
+        let plan = crate::tournament::journal::read_plan(&journal);
+        if let Some(format) = plan
+            .as_ref()
+            .map(|p| &p.format)
+            .filter(|f| *f != "round_robin")
+        {
             return Err(Error::usage(format!(
                 "--roster: {} holds a {format}, and only a round robin (a league) gives marks",
                 args.dir.display()
             )));
         }
-        report::marks::keep_roster(&args.dir, path)?;
+        let mut roster = report::roster::read_roster(path)?;
+        if let Some(plan) = &plan {
+            let non_scoring = match args.non_scoring.is_empty() {
+                true => plan.non_scoring(),
+                false => args.non_scoring.clone(),
+            };
+            let entry = |spec: &str| spec.rsplit('/').next().unwrap_or(spec).to_string();
+            let handed_in: Vec<(String, String)> = plan
+                .bots
+                .iter()
+                .map(|b| (b.name.clone(), entry(&b.spec)))
+                .chain(
+                    plan.left_out
+                        .iter()
+                        .map(|l| (l.name.clone(), entry(&l.entry))),
+                )
+                .collect();
+            let teams = report::roster::Teams {
+                marked: plan
+                    .bots
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .filter(|n| !non_scoring.iter().any(|s| s == n))
+                    .chain(plan.left_out.iter().map(|l| l.name.as_str()))
+                    .collect(),
+                unmarked: non_scoring.iter().map(String::as_str).collect(),
+                // The journal's plan names its entries: none is renamed now.
+                left_out: Vec::new(),
+                handed_in: &handed_in,
+            };
+            let matched =
+                report::marks::match_teams(&mut roster, path, &teams, args.partial_roster)?;
+            for line in &matched.notes {
+                note!("{line}");
+            }
+        }
+        report::marks::keep_roster(&args.dir, path, &roster)?;
     }
     let report::Rebuilt {
         loaded,
         text,
         index,
+        counted,
     } = report::rebuild_tables(
         &args.dir,
         listed,
@@ -114,6 +159,14 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
     }
     say!("{text}");
     say!("tables written to {}", args.dir.display());
+    if loaded.plan.format == "round_robin" {
+        let bots = loaded.plan.bots.len();
+        let total = bots * bots.saturating_sub(1) * loaded.plan.pairs as usize;
+        say!(
+            "{}",
+            super::league::marks_line(&args.dir, counted, total, loaded.shard.is_some())
+        );
+    }
     say!("{}", super::report::written(&index));
     Ok(0)
 }

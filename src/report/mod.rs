@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod csv;
+mod feedback;
 pub mod html;
 pub mod latex;
 pub mod markdown;
@@ -15,6 +16,7 @@ pub mod model;
 pub(crate) mod numbers;
 pub mod plots;
 pub mod replay;
+pub mod roster;
 mod section;
 pub mod tables;
 mod teams;
@@ -43,6 +45,8 @@ pub struct Rebuilt {
     pub loaded: journal::Loaded,
     pub text: String,
     pub index: PathBuf,
+    /// The games the tables count.
+    pub counted: usize,
 }
 
 /// Rebuilds every table of `dir` and its report (into `report_dir`) from its journal
@@ -80,6 +84,7 @@ pub fn rebuild_tables(
             loaded,
             text,
             index,
+            counted: tally.games,
         });
     }
     let loaded = journal::load(&journal_path)?;
@@ -88,11 +93,13 @@ pub fn rebuild_tables(
     write_all_tables(dir, &model)?;
     let index = write_report_files(&model, &journal_path, report_dir)?;
     let text = terminal::results_text(&model);
+    let counted = model.games;
     drop(model);
     Ok(Rebuilt {
         loaded,
         text,
         index,
+        counted,
     })
 }
 
@@ -125,7 +132,7 @@ pub fn write_counted(
         listing,
     } = counted;
     let listed = left_out_of_marks(plan, non_scoring, anchor)?;
-    let model = Report::of_tally(
+    let mut model = Report::of_tally(
         plan,
         tally,
         GameSource::Journal(listing),
@@ -133,6 +140,7 @@ pub fn write_counted(
         (None, 0),
         anchor,
     );
+    model.roster = marks::kept_roster(dir)?;
     write_all_tables(dir, &model)?;
     let games = match browser {
         // Handed each game the run appended to a journal it started: the journal's games
@@ -171,7 +179,7 @@ fn left_out_of_marks(
 /// for a round robin marks.csv and the feedback per team.
 pub fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     write_csv_tables(dir, report)?;
-    marks::write_marks(dir, report)
+    feedback::write_marks(dir, report)
 }
 
 /// Writes every table of `dir` ([`write_all_tables`]) from `games` under `plan`, with the
@@ -259,7 +267,8 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<(PathBuf, Option<journal::
     let journal = journal_of(dir)?;
     // One reading of the journal gives the tables' games and the replays.
     let (loaded, games) = replay::load_and_section(&journal, out)?;
-    let report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
+    let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
+    report.roster = marks::kept_roster(dir)?;
     Ok((write_files(&report, out, &games)?, loaded.repair))
 }
 

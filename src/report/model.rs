@@ -33,6 +33,9 @@ pub struct Report<'a> {
     pub bots: Vec<String>,
     /// The bots the marks leave out.
     pub non_scoring: Vec<String>,
+    /// The class list kept in the tournament's folder: its teams with no bot are listed
+    /// too, mark 0.
+    pub roster: Option<super::roster::Roster>,
     pub table: LeagueTable,
     pub pairings: Vec<Pairing>,
     /// `points[i][j]`: the points bot i scored against bot j.
@@ -208,6 +211,7 @@ impl<'a> Report<'a> {
             anchor: anchor.cloned(),
             bots,
             non_scoring: non_scoring.to_vec(),
+            roster: None,
             table,
             pairings,
             points,

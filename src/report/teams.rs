@@ -72,7 +72,10 @@ pub(super) fn teams(report: &Report, results: &[TeamResult]) -> Option<Section> 
         .map(|r| {
             vec![
                 r.team.clone(),
-                fixed(r.mark, 2, false),
+                match r.marked {
+                    true => fixed(r.mark, 2, false),
+                    false => "–".into(),
+                },
                 r.games.to_string(),
                 r.failures.len().to_string(),
                 r.illegal.to_string(),
@@ -84,12 +87,22 @@ pub(super) fn teams(report: &Report, results: &[TeamResult]) -> Option<Section> 
     Some(Section {
         id: "teams".into(),
         title: "Teams".into(),
-        text: vec![format!(
-            "Each team's mark and status; its games, failures and illegal moves are in the \
-             tournament folder's {}/TEAM.md, \
-             and its marks.csv holds the marks for a grade book.",
-            super::marks::FEEDBACK_DIR
-        )],
+        text: {
+            let mut text = vec![format!(
+                "Each team's mark and status; its games, failures and illegal moves are in \
+                 the tournament folder's {}/TEAM.md, \
+                 and its marks.csv holds the marks for a grade book.",
+                super::marks::FEEDBACK_DIR
+            )];
+            if !super::marks::complete(report) {
+                text.push(format!(
+                    "**Unfinished league**: {} games of its schedule were played; these marks \
+                     are not final (marks.csv says complete = no).",
+                    report.games
+                ));
+            }
+            text
+        },
         tables: vec![Table {
             id: "teams".into(),
             caption: "Teams".into(),
@@ -132,7 +145,10 @@ pub(super) fn team_sections(report: &Report, results: &[TeamResult]) -> Vec<Sect
                     text.push(format!(
                         "Mark {} of 20, rank {} of {total}: {} points in {} games ({} won, {} \
                          tied, {} lost).",
-                        fixed(r.mark, 2, false),
+                        match r.marked {
+                            true => fixed(r.mark, 2, false),
+                            false => "– (non-scoring)".into(),
+                        },
                         s.rank,
                         super::numbers::num(s.points),
                         s.games,
@@ -147,6 +163,11 @@ pub(super) fn team_sections(report: &Report, results: &[TeamResult]) -> Vec<Sect
                         r.illegal, r.blocked
                     ));
                 }
+                (None, None) if r.missing => text.push(
+                    "Mark 0.00 of 20: a team of the roster with no submission in the folder \
+                     the league was run on."
+                        .to_string(),
+                ),
                 (None, None) => {}
             }
             let tables = match r.failures.is_empty() {

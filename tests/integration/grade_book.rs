@@ -90,8 +90,20 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
         .arg(&out)
         .arg(&class));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    // The terminal shows the entries left out as rows of their own, mark 0.
-    assert!(stdout.contains("Left out: 2 entries"), "{stdout}");
+    // The terminal shows the entry left out as a row of its own, mark 0; the README is no
+    // submission.
+    assert!(stdout.contains("Left out: 1 entry"), "{stdout}");
+    assert!(
+        stderr.contains("ignored ") && stderr.contains("README.txt: a README or notes"),
+        "{stderr}"
+    );
+    // Erin's folder holds no bot: her platform id names her, so it is her team's entry.
+    assert!(
+        stderr.contains(
+            "handed in `erin_1005_assignsubmission_file_`, which is left out: marked as Team05"
+        ),
+        "{stderr}"
+    );
     // The zip handed in twice is one bot, and the teacher is told.
     assert!(
         stderr.contains("frank_1006_assignsubmission_file_ holds the same files as")
@@ -114,7 +126,7 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
         .filter(|r| !r["left_out"].is_empty())
         .map(|r| r["bot"].as_str())
         .collect();
-    assert_eq!(left, ["README", "erin_1005_assignsubmission_file_"]);
+    assert_eq!(left, ["Team05"]);
 
     let marks = csv_rows(&out.join("marks.csv"));
     let by_name: BTreeMap<&str, &BTreeMap<String, String>> =
@@ -150,24 +162,16 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
         dave["status"].starts_with("could not start: ModuleNotFoundError"),
         "{dave:?}"
     );
-    for name in ["Erin", "Gina"] {
-        assert_eq!(
-            by_name[name]["status"], "no submission",
-            "{:?}",
-            by_name[name]
-        );
-        assert_eq!(by_name[name]["mark"], "0.00");
-    }
-    // Entries of the folder that are no student's team still have their row.
-    let orphans: Vec<&BTreeMap<String, String>> =
-        marks.iter().filter(|r| r["name"].is_empty()).collect();
-    assert_eq!(orphans.len(), 2, "{marks:?}");
+    let erin = by_name["Erin"];
     assert!(
-        orphans
-            .iter()
-            .all(|r| r["status"].starts_with("left out: ") && r["mark"] == "0.00"),
-        "{orphans:?}"
+        erin["status"].starts_with("left out: no bot") && erin["mark"] == "0.00",
+        "{erin:?}"
     );
+    assert_eq!(by_name["Gina"]["status"], "no submission");
+    assert_eq!(by_name["Gina"]["mark"], "0.00");
+    // Every row is a student of the roster, and the league played out: the marks are final.
+    assert_eq!(marks.len(), 7, "{marks:?}");
+    assert!(marks.iter().all(|r| r["complete"] == "yes"), "{marks:?}");
 
     // A feedback file for every team, naming its failures.
     let feedback = |team: &str| read(&out.join("feedback").join(format!("{team}.md")));
@@ -183,13 +187,14 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
     );
     assert!(team01.contains("blocked turns"), "{team01}");
     assert!(feedback("Team06").contains("No submission was found"));
-    assert!(feedback("README").contains("left out"));
+    assert!(feedback("Team05").contains("left out"));
+    assert!(!out.join("feedback/README.md").exists());
 
     // The report shows the failures and the entries left out.
     let report = read(&out.join("report/report.md"));
     assert!(report.contains("## Problems"), "{report}");
     assert!(report.contains("SyntaxError"), "{report}");
-    assert!(report.contains("README.txt: not a bot"), "{report}");
+    assert!(!report.contains("README"), "{report}");
     assert!(report.contains("## Teams"), "{report}");
     // A section per team, its failures with their first error line.
     let team03 = report
@@ -199,7 +204,9 @@ fn a_platform_download_with_a_roster_gives_every_team_and_student_a_mark_and_a_s
     let team03 = team03.split("\n## ").next().unwrap_or_default();
     assert!(team03.contains("Mark 0.00 of 20"), "{team03}");
     assert!(team03.contains("could not start: SyntaxError"), "{team03}");
-    assert!(report.contains("## Team README"), "{report}");
+    // A team of the roster that handed nothing in is in the report too.
+    assert!(report.contains("## Team Team06"), "{report}");
+    assert!(report.contains("## Team Team05"), "{report}");
     assert!(
         report.contains("| illegal | blocked | timeouts | errors |"),
         "{report}"

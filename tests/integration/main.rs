@@ -9,6 +9,7 @@ mod bots_console;
 mod bots_course;
 mod bots_process;
 mod cdp;
+mod class_download;
 mod common;
 mod confinement;
 mod differential;

@@ -100,7 +100,9 @@ fn a_league_started_afresh_without_a_roster_says_that_the_kept_one_still_applies
     std::fs::write(&roster, "team,name\na,Ann\n").unwrap();
     let roster_text = roster.to_string_lossy().into_owned();
     let bots = ["a=builtin:random", "b=builtin:greedy"];
-    let (code, _, stderr) = run(&mut league_cmd(&out, &["--roster", &roster_text], &bots));
+    // The roster names one team of two: a partial one, asked for.
+    let partial = ["--roster", roster_text.as_str(), "--partial-roster"];
+    let (code, _, stderr) = run(&mut league_cmd(&out, &partial, &bots));
     assert_eq!(code, 0, "{stderr}");
     let (code, _, stderr) = run(&mut league_cmd(&out, &["--force-new"], &bots));
     assert_eq!(code, 0, "{stderr}");
@@ -110,7 +112,7 @@ fn a_league_started_afresh_without_a_roster_says_that_the_kept_one_still_applies
     );
     let (code, _, stderr) = run(&mut league_cmd(
         &out,
-        &["--force-new", "--roster", &roster_text],
+        &["--force-new", "--roster", &roster_text, "--partial-roster"],
         &bots,
     ));
     assert_eq!(code, 0, "{stderr}");

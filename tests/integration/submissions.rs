@@ -151,7 +151,12 @@ fn the_check_table_gives_each_bot_of_a_folder_its_status() {
                 .contains("Team21, Team22, Team31, Team32, Team33, Team34, TeamAlpha, Team_beta"),
         "{stderr}"
     );
-    assert!(stderr.contains("README.txt: not a bot"), "{stderr}");
+    // A README is no submission: listed once as ignored, no team.
+    assert_eq!(stderr.matches("README.txt").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("ignored ") && stderr.contains("README.txt: a README or notes"),
+        "{stderr}"
+    );
     assert!(stderr.contains("empty_team: no bot"), "{stderr}");
     assert!(
         stderr.contains("twice: several candidates (TeamX.py, TeamY.py)"),
@@ -169,11 +174,16 @@ fn a_check_of_good_bots_passes_and_strict_refuses_a_folder_with_strays() {
     let (code, stdout, stderr) = run(arbiter().args(["check", "-j", "2"]).arg(&subs));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("all 2 bots passed the check"), "{stdout}");
+    // Notes are no submission, even under --strict; a stray script is an entry that is
+    // not a bot.
     write(&subs.join("notes.txt"), "stray\n");
+    let (code, stdout, stderr) = run(arbiter().args(["check", "--strict"]).arg(&subs));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    write(&subs.join("stray.py"), "print('hello')\n");
     let (code, _, stderr) = run(arbiter().args(["check", "--strict"]).arg(&subs));
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("--strict") && stderr.contains("notes.txt: not a bot"),
+        stderr.contains("--strict") && stderr.contains("stray.py: not a bot"),
         "{stderr}"
     );
 }
@@ -205,14 +215,7 @@ fn a_league_over_a_folder_plays_every_good_bot_and_resumes_with_the_same_plan() 
         .map(|r| (r["bot"].as_str(), r["games"].as_str(), r["mark"].as_str()))
         .collect();
     left_out.sort();
-    assert_eq!(
-        left_out,
-        [
-            ("README", "0", "0"),
-            ("empty_team", "0", "0"),
-            ("twice", "0", "0")
-        ]
-    );
+    assert_eq!(left_out, [("empty_team", "0", "0"), ("twice", "0", "0")]);
     assert!(
         left.iter()
             .any(|r| r["left_out"].starts_with("several candidates")),

@@ -47,15 +47,14 @@ fn advance_teams_are_a_csharp_project_or_one_executable_program() {
         .iter()
         .map(|s| (file_name(&s.entry), s.reason.as_str()))
         .collect();
-    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
     assert!(
-        reasons[0].0 == "notes.txt" && reasons[0].1.starts_with("not a bot"),
+        reasons[0].0 == "team03" && reasons[0].1.starts_with("several candidates"),
         "{reasons:?}"
     );
-    assert!(
-        reasons[1].0 == "team03" && reasons[1].1.starts_with("several candidates"),
-        "{reasons:?}"
-    );
+    // Notes are no submission: no team, no mark.
+    let ignored: Vec<String> = found.ignored.iter().map(|s| file_name(&s.entry)).collect();
+    assert_eq!(ignored, ["notes.txt"]);
 }
 
 #[test]
@@ -230,4 +229,142 @@ fn a_folder_with_one_team_file_plays_it_whatever_binds_its_player() {
     let found = scan(&folder, GameKind::Asalto, None, dir.path()).unwrap();
     assert_eq!(found.bots.len(), 1, "{found:?}");
     assert!(found.bots[0].file.ends_with("Team31/Team31.py"));
+}
+
+/// A course bot of `team`, as its own file.
+fn course_bot(team: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(root.join("bots/submissions/Team11.py"))
+        .unwrap()
+        .replace("Team11", team)
+}
+
+fn put(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_canvas_download_gives_every_team_its_bot_late_and_uploaded_again_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("canvas");
+    put(
+        &class.join("smithalice_10001_5551_Team01.py"),
+        &course_bot("Team01"),
+    );
+    put(
+        &class.join("jonesbob_late_10002_5552_Team02.py"),
+        &course_bot("Team02"),
+    );
+    // Uploaded twice: Canvas numbers the second file, which is the one that plays; a
+    // helper keeps its own name.
+    put(
+        &class.join("leecarol_10003_5553_Team03.py"),
+        "class Player:\n    old = 1\n",
+    );
+    put(
+        &class.join("leecarol_10003_5553_Team03-1.py"),
+        &course_bot("Team03"),
+    );
+    put(&class.join("leecarol_10003_5554_helper_03.py"), "X = 3\n");
+    put(
+        &class.join("kimdave_10004_5555_Team04.py"),
+        &course_bot("Team04"),
+    );
+    put(
+        &class.join("nguyenerin_10005_5556_Team05.py"),
+        &course_bot("Team05"),
+    );
+    let unpack = dir.path().join("unpacked");
+    let found = scan(&class, GameKind::Asalto, None, &unpack).unwrap();
+    let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        ["Team01", "Team02", "Team03", "Team04", "Team05"],
+        "{found:?}"
+    );
+    assert!(
+        found.skipped.is_empty() && found.ignored.is_empty(),
+        "{found:?}"
+    );
+    // Team03 runs from a folder of its own files under their own names.
+    let team03 = found.bots.iter().find(|b| b.name == "Team03").unwrap();
+    assert_eq!(file_name(&team03.file), "Team03.py");
+    assert_eq!(
+        std::fs::read_to_string(&team03.file).unwrap(),
+        course_bot("Team03")
+    );
+    assert!(team03.file.with_file_name("helper_03.py").is_file());
+    assert!(file_name(&team03.entry).starts_with("leecarol_10003_"));
+}
+
+#[test]
+fn a_blackboard_download_gives_every_team_its_bot_and_its_receipts_no_team() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("blackboard");
+    for (user, team) in [
+        ("asmith", "Team01"),
+        ("bjones", "Team02"),
+        ("clee", "Team03"),
+    ] {
+        let stem = format!("Asalto Bot_{user}_attempt_2026-03-01-10-30-00");
+        put(&class.join(format!("{stem}_{team}.py")), &course_bot(team));
+        put(
+            &class.join(format!("{stem}.txt")),
+            "Name: ...\nSubmission Field:\n",
+        );
+    }
+    let found = scan(&class, GameKind::Asalto, None, &dir.path().join("u")).unwrap();
+    let mut names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["Team01", "Team02", "Team03"], "{found:?}");
+    assert!(found.skipped.is_empty(), "{found:?}");
+    assert_eq!(found.ignored.len(), 3, "{found:?}");
+    assert!(found.ignored.iter().all(|i| i.reason.contains("receipt")));
+}
+
+#[test]
+fn what_is_no_submission_is_ignored_and_a_team_folder_is_one_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("moodle");
+    put(
+        &class.join("Alice Smith_12345_assignsubmission_file_/Team01.py"),
+        &course_bot("Team01"),
+    );
+    put(
+        &class.join("Alice Smith_12345_assignsubmission_onlinetext_/onlinetext.html"),
+        "<p>see my file</p>",
+    );
+    std::fs::create_dir_all(class.join("Bob Jones_12346_assignsubmission_file_")).unwrap();
+    put(&class.join("README.md"), "# Download\n");
+    let found = scan(&class, GameKind::Asalto, None, &dir.path().join("u")).unwrap();
+    let names: Vec<&str> = found.bots.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Team01"], "{found:?}");
+    assert!(found.skipped.is_empty(), "{found:?}");
+    let ignored: Vec<String> = found.ignored.iter().map(|s| file_name(&s.entry)).collect();
+    assert_eq!(
+        ignored,
+        [
+            "Alice Smith_12345_assignsubmission_onlinetext_",
+            "Bob Jones_12346_assignsubmission_file_",
+            "README.md"
+        ],
+        "{found:?}"
+    );
+
+    // One team's folder given as it is: its helper and data are its own, not teams.
+    let team = dir.path().join("TeamNP");
+    put(&team.join("TeamNP.py"), &course_bot("TeamNP"));
+    put(
+        &team.join("greedy_helper.py"),
+        "def best(moves):\n    return moves[0]\n",
+    );
+    put(&team.join("weights.npy"), "\u{93}NUMPY");
+    let bot = team_folder(&team, GameKind::Asalto).expect("one team's folder");
+    assert_eq!(bot.name, "TeamNP");
+    assert!(bot.file.ends_with("TeamNP/TeamNP.py"));
+    // A class folder is not one team's folder.
+    assert_eq!(team_folder(&class, GameKind::Asalto), None);
 }

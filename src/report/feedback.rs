@@ -1,0 +1,423 @@
+//! `feedback/TEAM.md`: what a team is handed back, its mark and how it was computed, each
+//! of its games and its own failures. It names other teams by their names alone and shows
+//! none of their errors, and no path but its own files' names.
+
+use super::marks::{TeamFailure, TeamResult};
+use super::model::Report;
+use super::numbers::{fixed, num};
+use crate::error::Error;
+use crate::record::GameSummary;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `marks.csv` and `feedback/*.md` of a round robin's report into `dir`, reading
+/// the roster kept there if any.
+pub fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
+    if report.plan.format != "round_robin" {
+        return Ok(());
+    }
+    let read;
+    let roster = match &report.roster {
+        Some(roster) => Some(roster),
+        None => {
+            read = super::marks::kept_roster(dir)?;
+            read.as_ref()
+        }
+    };
+    let teams = super::marks::with_roster_teams(super::marks::bot_results(report), roster, report);
+    let complete = super::marks::complete(report);
+    super::write_atomic(
+        &dir.join(super::marks::MARKS_FILE),
+        &super::marks::marks_csv(&teams, roster, complete),
+    )?;
+    // Without the games at hand (while a run plays), the feedback waits for the run's end.
+    if !report.source.listed() {
+        return Ok(());
+    }
+    let folder = dir.join(super::marks::FEEDBACK_DIR);
+    std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
+        path: folder.clone(),
+        source,
+    })?;
+    write_feedback(&folder, &teams, report)
+}
+
+/// The start of a team's feedback up to its table of games; whether the games and the
+/// rest follow (a team that played), or the feedback is whole.
+fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
+    let mut out = format!("# {}\n\n", r.team);
+    if !super::marks::complete(report) {
+        out.push_str(&format!(
+            "**Unfinished league: {} games of its schedule were played when this was \
+             written. This mark is not final.**\n\n",
+            report.games
+        ));
+    }
+    let best = report
+        .table
+        .rows
+        .iter()
+        .filter(|s| s.mark.is_some())
+        .map(|s| s.points)
+        .fold(0.0f64, f64::max);
+    if r.missing {
+        out.push_str(
+            "**Mark: 0 of 20.** No submission was found for your team in the folder the \
+             league was run on.\n",
+        );
+        return (out, false);
+    }
+    if let Some(reason) = &r.left_out {
+        out.push_str(&format!(
+            "**Mark: 0 of 20.** Your entry `{}` was left out of the league: {}.\n\n\
+             No game was played. Fix the entry and ask for a rerun.\n",
+            cell(&entry_name(&r.entry)),
+            cell(&file_names_only(reason))
+        ));
+        return (out, false);
+    }
+    let total = report.table.rows.len();
+    if r.marked {
+        out.push_str(&format!(
+            "**Mark: {} of 20**, rank {} of {total}.\n\n\
+             The mark is m = 20 × x / x_winner: your points x = {}, the best points of the \
+             league x_winner = {} (a win scores {}, a tie {}, a loss 0). You played {} \
+             games.\n\n",
+            fixed(r.mark, 2, false),
+            r.rank.unwrap_or(0),
+            num(r.points),
+            num(best),
+            num(report.plan.points_win),
+            num(report.plan.points_tie),
+            r.games,
+        ));
+    } else {
+        out.push_str(&format!(
+            "**No mark**: your bot played (rank {} of {total}, {} points in {} games) but \
+             was kept out of the marks (non-scoring).\n\n",
+            r.rank.unwrap_or(0),
+            num(r.points),
+            r.games,
+        ));
+    }
+    out.push_str(&format!("Your bot: `{}`.\n\n", cell(&entry_name(&r.entry))));
+    out.push_str("## Games\n\n| game | opponent | your role | result | ending | detail |\n");
+    out.push_str("|---:|---|---|---|---|---|\n");
+    (out, true)
+}
+
+/// The row of game `g` in `team`'s table of games, if the team played it. Its detail is
+/// the team's own failure in a few words (its error is under Failures, once), or that its
+/// opponent failed, never the opponent's error.
+fn feedback_row(team: &str, g: &GameSummary) -> Option<String> {
+    let seat = g.players.iter().position(|p| p.as_str() == team)?;
+    let result = match g.winner {
+        Some(w) if w == seat => "won",
+        Some(_) => "lost",
+        None if g.both_lost() => "lost (both failed)",
+        None => "tie",
+    };
+    let faults = g.faults();
+    let failed = |s: usize| faults.iter().any(|(f, _)| *f == s);
+    let own = super::marks::failures_of(team, std::slice::from_ref(g));
+    let detail = match (own.first(), failed(1 - seat)) {
+        (Some(f), true) => format!("your bot {}, and so did its opponent", f.what()),
+        (Some(f), false) => format!("your bot {} (see Failures)", f.what()),
+        (None, true) => {
+            let words = crate::record::failure_words(&g.reason, &g.detail);
+            format!(
+                "your opponent {}",
+                words.split(": ").next().unwrap_or_default()
+            )
+        }
+        // An illegal move names the role and the move, no error text.
+        (None, false) => file_names_only(&g.detail),
+    };
+    Some(format!(
+        "| {} | {} | {} | {result} | {} | {} |\n",
+        g.id,
+        cell(&g.players[1 - seat]),
+        g.roles[seat],
+        g.reason,
+        cell(&detail)
+    ))
+}
+
+/// How many game numbers a folded failure lists before it only counts the rest.
+const GAMES_LISTED: usize = 8;
+
+/// A team's feedback after its table of games: its failures, each distinct error once
+/// with the games it cost, what each kind of failure means, and its illegal moves.
+fn feedback_tail(r: &TeamResult, report: &Report) -> String {
+    let mut out = String::new();
+    out.push_str("\n## Failures\n\n");
+    if r.failures.is_empty() {
+        out.push_str("None: your bot never crashed, raised, timed out or broke a limit.\n");
+    } else {
+        let mut folded: Vec<(String, Vec<&TeamFailure>)> = Vec::new();
+        for f in &r.failures {
+            let words = file_names_only(&f.words);
+            match folded.iter_mut().find(|(w, _)| *w == words) {
+                Some((_, games)) => games.push(f),
+                None => folded.push((words, vec![f])),
+            }
+        }
+        for (words, games) in &folded {
+            let listed: Vec<String> = games
+                .iter()
+                .take(GAMES_LISTED)
+                .map(|f| format!("{} (as {} against {})", f.game, f.role, cell(&f.opponent)))
+                .collect();
+            let more = match games.len().saturating_sub(GAMES_LISTED) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            let count = match games.len() {
+                1 => "1 game".to_string(),
+                n => format!("{n} games"),
+            };
+            out.push_str(&format!(
+                "- {}. In {count}: {}{more}\n",
+                cell(words),
+                listed.join(", ")
+            ));
+        }
+        out.push('\n');
+        for line in explanations(r, report) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out.push_str("\n## Illegal moves\n\n");
+    out.push_str(&format!(
+        "{} illegal moves (replies the rules refused) and {} blocked turns (turns on which \
+         your side had no legal move at all, so any reply was illegal).",
+        r.illegal, r.blocked
+    ));
+    if r.blocked > 0 {
+        out.push_str(
+            " The course counts both alike; a blocked turn is no bug of your bot but a \
+             position it was driven into.",
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// What each kind of failure among `r`'s means and how to see it again, once per kind, in
+/// the words of the failure vocabulary.
+fn explanations(r: &TeamResult, report: &Report) -> Vec<String> {
+    let limit = |ms: Option<u64>| ms.map(|ms| format!(" of {ms} ms")).unwrap_or_default();
+    let mut lines: Vec<String> = Vec::new();
+    for f in &r.failures {
+        let line = match f.what() {
+            "could not start" => "*Could not start*: your bot could not be loaded or \
+                 started, so it lost each game without a move; the error is what loading it \
+                 reported, with its file and line in brackets. `arbiter check` on your file \
+                 shows it again."
+                .to_string(),
+            "raised an exception" => "*Raised an exception*: the file and line in brackets \
+                 are where your code raised; run the game again with `arbiter play` to see \
+                 the whole error."
+                .to_string(),
+            "ran out of time" => format!(
+                "*Ran out of time*: your bot did not answer within the move limit{} (or the \
+                 start-up limit{}), and a move too late loses the game.",
+                limit(report.plan.limit_ms),
+                limit(report.plan.init_limit_ms)
+            ),
+            "crashed" => "*Crashed*: your bot's process ended without answering.".to_string(),
+            "broke the protocol" | "left no valid answer" => "*Broke the protocol* or *left \
+                 no valid answer*: your bot's answer was not a move in the form the game \
+                 expects (printing to standard output is a common cause)."
+                .to_string(),
+            "went over the memory limit"
+            | "used up its CPU time"
+            | "wrote a file over the size limit" => "*A limit*: your bot went over a limit \
+                 every bot of the league had (memory, CPU time or file size)."
+                .to_string(),
+            "played an illegal move" => {
+                "*Played an illegal move*: a reply the rules refuse loses the game.".to_string()
+            }
+            _ => continue,
+        };
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// A bot's entry (`SUBMISSIONS/Team01.zip`, a spec) by its last part alone.
+fn entry_name(entry: &str) -> String {
+    match entry.contains('/') {
+        true => entry
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        false => entry.to_string(),
+    }
+}
+
+/// `text` with every path cut to its last part, a file's name: feedback names a team's own
+/// files and no folder of the teacher's or of another team.
+pub fn file_names_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(&path_to_name(word));
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// One word with its path cut to the last part, the quotes and punctuation around it kept.
+fn path_to_name(word: &str) -> String {
+    let edge = |c: char| "'\"`()[]<>,;:".contains(c);
+    let start = word.find(|c| !edge(c)).unwrap_or(word.len());
+    let end = word.rfind(|c| !edge(c)).map_or(start, |i| i + 1).max(start);
+    let core = &word[start..end];
+    if !core.contains('/') || core.contains("://") {
+        return word.to_string();
+    }
+    let name = core
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    format!("{}{name}{}", &word[..start], &word[end..])
+}
+
+/// Text from a bot or a file, safe in one Markdown table cell.
+fn cell(text: &str) -> String {
+    crate::untrusted::text::terminal(text)
+        .replace('|', "\\|")
+        .replace('\n', " ")
+}
+
+/// Writes `feedback/TEAM.md` of every team into `folder`, with one reading of the games
+/// for all of them: each file is written to a temporary sibling, then renamed over the old
+/// one once whole.
+pub(super) fn write_feedback(
+    folder: &Path,
+    teams: &[TeamResult],
+    report: &Report,
+) -> Result<(), Error> {
+    struct Open<'t> {
+        team: &'t TeamResult,
+        path: std::path::PathBuf,
+        tmp: std::path::PathBuf,
+        file: std::io::BufWriter<std::fs::File>,
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io {
+            path: path.clone(),
+            source,
+        }
+    };
+    let mut open: Vec<Option<Open>> = Vec::new();
+    // Teams that played, by name; a name given twice (a roster's team that is also a
+    // bot) writes one file.
+    let mut by_name: std::collections::HashMap<&str, usize> = Default::default();
+    let written: std::collections::HashSet<String> = teams
+        .iter()
+        .map(|r| format!("{}.md", file_safe(&r.team)))
+        .collect();
+    // The folder holds this league's teams only: a team's file left from another league
+    // in the folder (one started afresh with --force-new) could be handed back.
+    for entry in std::fs::read_dir(folder).map_err(io(folder))?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && !written.contains(&name) && entry.path().is_file() {
+            std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+        }
+    }
+    for r in teams {
+        let path = folder.join(format!("{}.md", file_safe(&r.team)));
+        let (head, listed) = feedback_head(r, report);
+        if !listed {
+            super::write_atomic(&path, head.as_bytes())?;
+            continue;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Two names made the same file name: the later team's file is the one kept, as
+        // when each file was written in turn.
+        if let Some(i) = open
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| o.path == path))
+        {
+            open[i] = None;
+            by_name.retain(|_, at| *at != i);
+        }
+        let tmp = path.with_file_name(format!(".{name}.tmp"));
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io(&tmp))?);
+        file.write_all(head.as_bytes()).map_err(io(&tmp))?;
+        by_name.insert(r.team.as_str(), open.len());
+        open.push(Some(Open {
+            team: r,
+            path,
+            tmp,
+            file,
+        }));
+    }
+    if !open.is_empty() {
+        report.source.for_each(&mut |g| {
+            for (seat, player) in g.players.iter().enumerate() {
+                // A bot playing itself has one row.
+                if seat == 1 && g.players[0] == g.players[1] {
+                    continue;
+                }
+                let Some(&i) = by_name.get(player.as_str()) else {
+                    continue;
+                };
+                let Some(o) = open[i].as_mut() else {
+                    continue;
+                };
+                if let Some(row) = feedback_row(&o.team.team, g) {
+                    o.file.write_all(row.as_bytes()).map_err(io(&o.tmp))?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    for mut o in open.into_iter().flatten() {
+        o.file
+            .write_all(feedback_tail(o.team, report).as_bytes())
+            .map_err(io(&o.tmp))?;
+        o.file
+            .into_inner()
+            .map_err(|e| io(&o.tmp)(e.into_error()))?;
+        std::fs::rename(&o.tmp, &o.path).map_err(io(&o.path))?;
+    }
+    Ok(())
+}
+
+/// A team's name as a file name: what could leave the folder or hide the file replaced.
+fn file_safe(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | '\0' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .collect();
+    match safe.trim_start_matches('.') {
+        "" => "_".to_string(),
+        rest => rest.to_string(),
+    }
+}

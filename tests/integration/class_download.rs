@@ -1,0 +1,586 @@
+//! A class download as a new teacher tries it: Moodle, Canvas and Blackboard folders, a
+//! roster that spells a team another way, a file that does not parse, a run stopped
+//! part-way, stray files, and the feedback each team gets. Every mark and every feedback
+//! file must be right without checking them by hand.
+
+use crate::common::{arbiter, course_random_bot, csv_rows, read, run};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A course bot named after its team.
+fn team_bot(team: &str) -> String {
+    course_random_bot().replace("Team11", team)
+}
+
+/// A course bot whose `body` runs first at each move (`self.moves` counts them).
+fn bot_doing(team: &str, body: &str) -> String {
+    let mut bot = team_bot(team);
+    bot.push_str(&format!(
+        "\n\n_Random = Player\n\n\nclass Player(_Random):\n    def __init__(self):\n        \
+         super().__init__()\n        self.moves = 0\n\n    def play_rebel(self, board):\n        \
+         self.moves += 1\n        {body}\n        return super().play_rebel(board)\n\n    \
+         def play_officer(self, board):\n        self.moves += 1\n        {body}\n        \
+         return super().play_officer(board)\n"
+    ));
+    bot
+}
+
+/// Asalto's class file whose line 4 does not parse.
+const SYNTAX_ERROR: &str = "import random\n\nclass Player:\n    def __init__(self)\n        pass\n";
+
+/// A short league of `args` over `bots`, its folder `out`.
+fn league(out: &Path, args: &[&str], bots: &[&Path]) -> (i32, String, String) {
+    let mut cmd = arbiter();
+    cmd.args([
+        "league",
+        "--game",
+        "asalto",
+        "--round-limit",
+        "12",
+        "-j",
+        "2",
+        "-q",
+    ])
+    .args(args)
+    .arg("--out")
+    .arg(out)
+    .args(bots);
+    run(&mut cmd)
+}
+
+fn rows_by(path: &Path, key: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+    csv_rows(path)
+        .into_iter()
+        .map(|r| (r[key].clone(), r))
+        .collect()
+}
+
+/// A Moodle download: a folder per student and submission type.
+fn moodle_class(dir: &Path) -> PathBuf {
+    let class = dir.join("moodle");
+    let folder = |student: &str| class.join(format!("{student}_assignsubmission_file_"));
+    write(
+        &folder("Alice Smith_12345").join("Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(
+        &folder("Bob Jones_12346").join("Team02.py"),
+        &team_bot("Team02"),
+    );
+    write(&folder("Carol Lee_12347").join("Team03.py"), SYNTAX_ERROR);
+    // An online-text folder, an empty student folder and the download's README.
+    write(
+        &class.join("Carol Lee_12347_assignsubmission_onlinetext_/onlinetext.html"),
+        "<p>My bot is attached.</p>",
+    );
+    std::fs::create_dir_all(folder("Dan Wu_12348")).unwrap();
+    write(&class.join("README.md"), "# Submissions of Asalto league\n");
+    class
+}
+
+#[test]
+fn a_roster_spelling_a_team_another_way_is_refused_with_close_matches_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    // A Canvas download, and a roster without the platform's ids.
+    let class = dir.path().join("class");
+    write(
+        &class.join("smithalice_10001_5551_Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(
+        &class.join("jonesbob_10002_5552_Team02.py"),
+        &team_bot("Team02"),
+    );
+    let roster = dir.path().join("roster.csv");
+    write(
+        &roster,
+        "Student name,Email,Team\nAlice Smith,alice@example.org,Team 1\n\
+         Bob Jones,bob@example.org,Team02\nErin Park,erin@example.org,Team09\n",
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&class]);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    // Both sides of what does not match, with the close match.
+    assert!(
+        stderr.contains("teams of the roster with no submission")
+            && stderr
+                .contains("Team 1 (Alice Smith alice@example.org (line 2)): did you mean Team01?")
+            && stderr.contains("teams of the league with no student of the roster")
+            && stderr.contains("Team01 (smithalice_10001_5551_Team01.py): the roster's `Team 1`?")
+            && stderr.contains("--partial-roster"),
+        "{stderr}"
+    );
+    // Before any game, and nothing left behind that looks like a league.
+    assert!(
+        !out.exists(),
+        "{:?}",
+        std::fs::read_dir(&out).map(|d| d.count())
+    );
+
+    // Asked for, a partial roster is taken: Team01 is marked without a student.
+    let (code, stdout, stderr) = league(
+        &out,
+        &["--roster", &roster.to_string_lossy(), "--partial-roster"],
+        &[&class],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let marks = rows_by(&out.join("marks.csv"), "Student name");
+    assert_eq!(marks["Bob Jones"]["status"], "played");
+    assert_eq!(marks["Alice Smith"]["status"], "no submission");
+    assert!(
+        marks[""]["status"].contains("no student of the roster"),
+        "{marks:?}"
+    );
+    assert!(
+        !out.join("feedback/Team 1.md").exists()
+            || read(&out.join("feedback/Team 1.md")).contains("No submission")
+    );
+}
+
+#[test]
+fn a_moodle_download_is_matched_by_student_id_and_what_is_no_submission_is_no_team() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = moodle_class(dir.path());
+    // The team column spells Team01 another way; the student id is what matches.
+    let roster = dir.path().join("roster.csv");
+    write(
+        &roster,
+        "Student name,Student ID,Team\nAlice Smith,12345,Team 1\nBob Jones,12346,Team02\n\
+         Carol Lee,12347,Team03\nDan Wu,12348,Team04\n",
+    );
+    // The README's walkthrough: check first, then the league with --check.
+    let (code, stdout, stderr) = run(arbiter().args(["check", "-j", "2"]).arg(&class));
+    assert_eq!(code, 1, "Team03 fails the check\n{stdout}\n{stderr}");
+    for ignored in [
+        "README.md",
+        "_onlinetext_",
+        "Dan Wu_12348_assignsubmission_file_",
+    ] {
+        assert_eq!(stderr.matches(ignored).count(), 1, "{ignored}: {stderr}");
+    }
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(
+        &out,
+        &["--check", "--roster", &roster.to_string_lossy()],
+        &[&class],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "matched to Team01 by its submission `Alice Smith_12345_assignsubmission_file_`"
+        ),
+        "{stderr}"
+    );
+    for ignored in [
+        "README.md",
+        "_onlinetext_",
+        "Dan Wu_12348_assignsubmission_file_",
+    ] {
+        assert_eq!(stderr.matches(ignored).count(), 1, "{ignored}: {stderr}");
+    }
+    // The file that does not parse: its team gets 0 with its reason, the others play.
+    let marks = rows_by(&out.join("marks.csv"), "Student name");
+    assert_eq!(marks.len(), 4, "a row per student and none else: {marks:?}");
+    assert_eq!(marks["Alice Smith"]["team"], "Team01");
+    assert_eq!(marks["Alice Smith"]["games"], "2");
+    assert_eq!(marks["Alice Smith"]["status"], "played");
+    let carol = &marks["Carol Lee"];
+    assert!(
+        carol["status"].starts_with("left out: failed the check: could not start: SyntaxError")
+            && carol["status"].contains("(Team03.py, line 4)")
+            && carol["mark"] == "0.00",
+        "{carol:?}"
+    );
+    assert_eq!(marks["Dan Wu"]["status"], "no submission");
+    assert!(marks.values().all(|r| r["complete"] == "yes"), "{marks:?}");
+    // No README team, feedback or report section; the roster's Team04 is in the report.
+    let feedback: Vec<String> = std::fs::read_dir(out.join("feedback"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut feedback = feedback;
+    feedback.sort();
+    assert_eq!(
+        feedback,
+        ["Team01.md", "Team02.md", "Team03.md", "Team04.md"]
+    );
+    let report = read(&out.join("report/report.md"));
+    assert!(
+        !report.contains("README") && !report.contains("onlinetext"),
+        "{report}"
+    );
+    assert!(
+        report.contains("## Team Team04") && report.contains("no submission"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_mistyped_folder_stops_the_walkthrough_leaving_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = moodle_class(dir.path());
+    let roster = dir.path().join("roster.csv");
+    write(
+        &roster,
+        "Student name,Student ID,Team\nAlice Smith,12345,Team01\n",
+    );
+    let out = dir.path().join("league");
+    let missing = dir.path().join("moodel");
+    let (code, _, stderr) = league(
+        &out,
+        &["--check", "--roster", &roster.to_string_lossy()],
+        &[&class, &missing],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("moodel"), "{stderr}");
+    assert!(!out.exists(), "no roster.csv nor unpacked/ left behind");
+}
+
+#[test]
+fn canvas_and_blackboard_downloads_give_every_team_its_bot_matched_by_user() {
+    let dir = tempfile::tempdir().unwrap();
+    // Canvas: sortable name, user id, submission id, then the file's own name; a late one
+    // and one uploaded again.
+    let canvas = dir.path().join("canvas");
+    write(
+        &canvas.join("smithalice_10001_5551_Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(
+        &canvas.join("jonesbob_late_10002_5552_Team02.py"),
+        &team_bot("Team02"),
+    );
+    write(
+        &canvas.join("leecarol_10003_5553_Team03-1.py"),
+        &team_bot("Team03"),
+    );
+    let roster = dir.path().join("canvas.csv");
+    write(
+        &roster,
+        "name,id,team\nAlice Smith,10001,Team01\nBob Jones,10002,Team02\nCarol Lee,10003,Team3\n",
+    );
+    let out = dir.path().join("canvas-league");
+    let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&canvas]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("3 bots in")
+            && ["Team01", "Team02", "Team03"]
+                .iter()
+                .all(|t| stderr.contains(&format!(" {t}"))),
+        "{stderr}"
+    );
+    let marks = rows_by(&out.join("marks.csv"), "name");
+    for (name, team) in [
+        ("Alice Smith", "Team01"),
+        ("Bob Jones", "Team02"),
+        ("Carol Lee", "Team03"),
+    ] {
+        assert_eq!(marks[name]["team"], team, "{marks:?}");
+        assert_eq!(marks[name]["games"], "4", "{marks:?}");
+    }
+
+    // Blackboard: assignment, user name, attempt and date, then the file; a receipt each.
+    let blackboard = dir.path().join("blackboard");
+    for (user, team) in [("asmith", "Team01"), ("bjones", "Team02")] {
+        let stem = format!("Asalto League_{user}_attempt_2026-03-01-10-30-00");
+        write(
+            &blackboard.join(format!("{stem}_{team}.py")),
+            &team_bot(team),
+        );
+        write(
+            &blackboard.join(format!("{stem}.txt")),
+            "Name: ...\nFiles:\n",
+        );
+    }
+    let roster = dir.path().join("blackboard.csv");
+    write(&roster, "Username,Team\nasmith,Team01\nbjones,Team 2\n");
+    let out = dir.path().join("blackboard-league");
+    let (code, stdout, stderr) = league(
+        &out,
+        &["--roster", &roster.to_string_lossy()],
+        &[&blackboard],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(
+        stderr.matches("a platform's receipt").count(),
+        2,
+        "{stderr}"
+    );
+    let marks = rows_by(&out.join("marks.csv"), "Username");
+    assert_eq!(marks.len(), 2, "{marks:?}");
+    assert_eq!(
+        marks["bjones"]["team"], "Team02",
+        "matched by user name: {marks:?}"
+    );
+    assert_eq!(marks["bjones"]["status"], "played");
+}
+
+#[test]
+fn two_team_folders_given_directly_are_two_bots_their_helpers_and_data_no_teams() {
+    let dir = tempfile::tempdir().unwrap();
+    let np = dir.path().join("TeamNP");
+    write(&np.join("TeamNP.py"), &team_bot("TeamNP"));
+    write(&np.join("weights.npy"), "\u{93}NUMPY v1");
+    let g = dir.path().join("TeamG");
+    write(
+        &g.join("TeamG.py"),
+        &team_bot("TeamG").replace("import random\n", "import random\nimport greedy_helper\n"),
+    );
+    write(&g.join("greedy_helper.py"), "WEIGHT = 1\n");
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &[], &[&np, &g]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let marks = rows_by(&out.join("marks.csv"), "team");
+    assert_eq!(
+        marks.keys().collect::<Vec<_>>(),
+        ["TeamG", "TeamNP"],
+        "{marks:?}"
+    );
+    assert!(marks.values().all(|r| r["status"] == "played"), "{marks:?}");
+}
+
+#[test]
+fn feedback_holds_a_teams_own_errors_in_the_words_of_its_failure_folded_with_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    let folder = |student: &str| class.join(format!("{student}_assignsubmission_file_"));
+    write(
+        &folder("Alice Smith_1").join("Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(&folder("Erin Park_5").join("Team05.py"), SYNTAX_ERROR);
+    write(
+        &folder("Fay Chen_6").join("Team06.py"),
+        &bot_doing(
+            "Team06",
+            "if self.moves == 2: raise TypeError('bad operand for the board')",
+        ),
+    );
+    write(
+        &folder("Gil Ross_7").join("Team07.py"),
+        &bot_doing("Team07", "import time; time.sleep(2)"),
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &["--limit-ms", "400"], &[&class]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let feedback = |team: &str| read(&out.join("feedback").join(format!("{team}.md")));
+    let team01 = feedback("Team01");
+    // Its opponents by name, none of their errors, no path of the teacher's.
+    assert!(
+        team01.contains("| Team05 |") && team01.contains("| Team06 |"),
+        "{team01}"
+    );
+    for other in ["SyntaxError", "TypeError", "Team05.py", "Team06.py", "/"] {
+        assert!(
+            !team01.replace("20 × x / x_winner", "").contains(other),
+            "{other}: {team01}"
+        );
+    }
+    assert!(team01.contains("your opponent could not start"), "{team01}");
+    // The same error in every game is one line with its count.
+    let team05 = feedback("Team05");
+    assert_eq!(team05.matches("SyntaxError").count(), 1, "{team05}");
+    assert!(team05.contains("6 games: "), "{team05}");
+    assert!(team05.contains("*Could not start*"), "{team05}");
+    assert!(!team05.contains("where your code raised"), "{team05}");
+    let team06 = feedback("Team06");
+    assert!(
+        team06.contains("TypeError: bad operand for the board (Team06.py, line"),
+        "{team06}"
+    );
+    assert!(team06.contains("where your code raised"), "{team06}");
+    assert!(!team06.contains("SyntaxError"), "{team06}");
+    // A team that only ran out of time is told so, not where its code raised.
+    let team07 = feedback("Team07");
+    assert!(
+        team07.contains("*Ran out of time*") && team07.contains("move limit of 400 ms"),
+        "{team07}"
+    );
+    assert!(!team07.contains("where your code raised"), "{team07}");
+    assert!(
+        !team07.contains("SyntaxError") && !team07.contains("TypeError"),
+        "{team07}"
+    );
+}
+
+#[test]
+fn marks_of_a_run_stopped_part_way_say_they_are_not_final() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    for (student, team) in [
+        ("Ann Ito_1", "Team01"),
+        ("Ben Ode_2", "Team02"),
+        ("Cy Ma_3", "Team03"),
+    ] {
+        write(
+            &class.join(format!("{student}_assignsubmission_file_/{team}.py")),
+            &bot_doing(team, "import time; time.sleep(0.05)"),
+        );
+    }
+    let out = dir.path().join("league");
+    let child = arbiter()
+        .args([
+            "league",
+            "--game",
+            "asalto",
+            "--round-limit",
+            "30",
+            "-j",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stopped as Ctrl-C stops it once a game is in the journal.
+    let journal = out.join("games.jsonl");
+    let started = Instant::now();
+    while read_lines(&journal) < 2 && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let done = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(done.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("marks NOT FINAL"), "{stdout}");
+    assert!(!stdout.contains("marks for the grade book"), "{stdout}");
+    let marks = csv_rows(&out.join("marks.csv"));
+    assert!(marks.iter().all(|r| r["complete"] == "no"), "{marks:?}");
+    assert!(read(&out.join("feedback/Team01.md")).contains("This mark is not final"));
+    assert!(read(&out.join("report/report.md")).contains("Unfinished league"));
+    // `table` on the folder says so too.
+    let (code, stdout, _) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0);
+    assert!(stdout.contains("marks NOT FINAL"), "{stdout}");
+}
+
+fn read_lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn a_non_scoring_team_keeps_its_students_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    for (student, team) in [("Alice_1", "Team01"), ("Bob_2", "Team02")] {
+        write(
+            &class.join(format!("{student}_assignsubmission_file_/{team}.py")),
+            &team_bot(team),
+        );
+    }
+    let roster = dir.path().join("roster.csv");
+    write(&roster, "name,id,team\nAlice,1,Team01\nBob,2,Team02\n");
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&class]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (code, stdout, stderr) = run(arbiter()
+        .arg("table")
+        .arg(&out)
+        .args(["--non-scoring", "Team02"]));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let marks = rows_by(&out.join("marks.csv"), "name");
+    assert_eq!(marks["Bob"]["team"], "Team02");
+    assert_eq!(marks["Bob"]["games"], "2");
+    assert_eq!(marks["Bob"]["mark"], "");
+    assert!(marks["Bob"]["status"].contains("non-scoring"), "{marks:?}");
+    // Team01 alone is marked: its mark is the one the standings give it.
+    let standings = rows_by(&out.join("standings.csv"), "bot");
+    let mark = |text: &str| text.parse::<f64>().unwrap();
+    assert!(
+        (mark(&marks["Alice"]["mark"]) - mark(&standings["Team01"]["mark"])).abs() < 0.006,
+        "{marks:?} {standings:?}"
+    );
+    assert_eq!(standings["Team02"]["mark"], "");
+}
+
+#[test]
+fn a_detail_naming_a_missing_file_keeps_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir
+        .path()
+        .join("a-folder-with-a-long-name/another-folder-with-a-long-name/and-one-more-level");
+    std::fs::create_dir_all(&deep).unwrap();
+    let missing = deep.join("nothere.py");
+    let out = dir.path().join("league");
+    let python = String::from_utf8(
+        std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bot = format!("Missing={} {}", python.trim(), missing.display());
+    let mut cmd = arbiter();
+    cmd.args(["league", "--game", "asalto", "-q", "--out"])
+        .arg(&out)
+        .args([bot.as_str(), "builtin:random"]);
+    let (code, stdout, stderr) = run(&mut cmd);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = csv_rows(&out.join("games.csv"));
+    for g in &games {
+        assert!(g["detail"].contains("nothere.py"), "{g:?}");
+        assert!(g["detail"].chars().count() <= 160, "{g:?}");
+    }
+    let _ = std::io::stdout().flush();
+}
+
+#[test]
+fn a_canvas_download_plays_as_an_ordinary_user_at_both_confinement_levels() {
+    use crate::common::{arbiter_cmd, give_to_arbiter, test_dir};
+    let dir = test_dir();
+    let canvas = dir.path().join("canvas");
+    write(
+        &canvas.join("smithalice_10001_5551_Team01.py"),
+        &team_bot("Team01").replace("import random\n", "import random\nimport helper01\n"),
+    );
+    write(&canvas.join("smithalice_10001_5551_helper01.py"), "X = 1\n");
+    write(
+        &canvas.join("jonesbob_late_10002_5552_Team02-1.py"),
+        &team_bot("Team02"),
+    );
+    give_to_arbiter(dir.path());
+    for sandbox in [None, Some("landlock")] {
+        let out = dir
+            .path()
+            .join(format!("out-{}", sandbox.unwrap_or("auto")));
+        let out_text = out.to_string_lossy().into_owned();
+        let canvas_text = canvas.to_string_lossy().into_owned();
+        let mut args = vec![
+            "league",
+            "--game",
+            "asalto",
+            "--round-limit",
+            "8",
+            "-q",
+            "--out",
+            &out_text,
+        ];
+        if let Some(level) = sandbox {
+            args.extend(["--sandbox", level]);
+        }
+        args.push(&canvas_text);
+        let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
+        assert_eq!(code, 0, "{sandbox:?}\n{stdout}\n{stderr}");
+        let standings = rows_by(&out.join("standings.csv"), "bot");
+        for team in ["Team01", "Team02"] {
+            assert_eq!(standings[team]["games"], "2", "{sandbox:?} {standings:?}");
+            assert_eq!(standings[team]["errors"], "0", "{sandbox:?} {standings:?}");
+        }
+    }
+}
