@@ -28,6 +28,7 @@ impl Freezer {
     pub fn freeze(&mut self) {
         if !self.frozen {
             // ESRCH (the bot is gone) is its own affair: its turn will say so.
+            super::pause::frozen_now(self.group.as_raw_nonzero().get(), true);
             let _ = rustix::process::kill_process_group(self.group, Signal::STOP);
             self.frozen = true;
         }
@@ -36,6 +37,7 @@ impl Freezer {
     /// Lets the group's processes go on.
     pub fn thaw(&mut self) {
         if self.frozen {
+            super::pause::frozen_now(self.group.as_raw_nonzero().get(), false);
             let _ = rustix::process::kill_process_group(self.group, Signal::CONT);
             self.frozen = false;
         }

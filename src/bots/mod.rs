@@ -9,6 +9,7 @@ pub mod console;
 pub mod freeze;
 pub mod inprocess;
 pub mod java;
+pub mod pause;
 pub mod pipe;
 pub mod placement;
 pub mod process;

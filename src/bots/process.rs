@@ -154,6 +154,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         self.line.clear();
         game.write_turn(state, &mut self.line);
         let sent = Instant::now();
+        let paused_before = super::pause::paused();
         run.send_line(&self.line);
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
@@ -188,9 +189,11 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 (at, Reply::Failed(Failure::new(FailureKind::Timeout, why)))
             }
         };
+        // A pause of the whole run (Ctrl-Z) is no part of the move.
+        let paused = super::pause::paused().saturating_sub(paused_before);
         TurnReply {
             reply,
-            elapsed: at.saturating_duration_since(sent),
+            elapsed: at.saturating_duration_since(sent).saturating_sub(paused),
         }
     }
 

@@ -1,4 +1,5 @@
-//! What every command does when a signal would end arbiter (SIGINT, SIGTERM, SIGHUP).
+//! What every command does when a signal would end arbiter (SIGINT, SIGTERM, SIGHUP), or
+//! stop it (SIGTSTP: Ctrl-Z, whose pause no bot is charged, `bots::pause`).
 //!
 //! Bots run in their own process groups, so a Ctrl-C at the terminal, or a signal sent to
 //! arbiter alone, does not reach them: the handler, installed once for every command,
@@ -16,8 +17,9 @@ static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// The exit status after a signal, as a shell reports SIGINT's.
 const EXIT_ON_SIGNAL: i32 = 130;
 
-/// Installs the handler (once, before any command runs).
+/// Installs the handlers (once, before any command runs, while arbiter has one thread).
 pub fn install() {
+    stop_with_the_bots();
     let result = ctrlc::set_handler(|| {
         // From the handler's own thread, not a signal context: taking locks is fine. The
         // flag is raised before the bots are killed: a game that ends by the kill must find
@@ -48,4 +50,42 @@ pub fn graceful_stop() -> Arc<AtomicBool> {
     GRACEFUL
         .get_or_init(|| Arc::new(AtomicBool::new(false)))
         .clone()
+}
+
+/// SIGTSTP and SIGCONT are taken by a thread of its own (blocked everywhere else: every
+/// thread started from here on inherits the mask, and a bot starts with an empty one),
+/// which stops the bots, then arbiter, and, once arbiter is continued (a blocked SIGCONT
+/// still continues the process, and waits here to be taken), lets the bots go on.
+fn stop_with_the_bots() {
+    // SAFETY: signal-set calls on a local set; the mask is set while arbiter has one
+    // thread.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTSTP);
+        libc::sigaddset(&mut set, libc::SIGCONT);
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+    }
+    let spawned = std::thread::Builder::new()
+        .name("sigtstp".into())
+        .spawn(move || {
+            loop {
+                let mut got = 0;
+                // SAFETY: waits for a signal of the set, blocked in every thread.
+                if unsafe { libc::sigwait(&set, &mut got) } != 0 {
+                    continue;
+                }
+                match got {
+                    libc::SIGTSTP => crate::bots::pause::stop_the_run(),
+                    libc::SIGCONT => crate::bots::pause::go_on(),
+                    _ => {}
+                }
+            }
+        });
+    if spawned.is_err() {
+        // SAFETY: as above; without the thread, Ctrl-Z stops arbiter as it always did.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
+    }
 }

@@ -10,6 +10,7 @@ mod bots_course;
 mod bots_process;
 mod cdp;
 mod class_download;
+mod clocks;
 mod common;
 mod confinement;
 mod differential;

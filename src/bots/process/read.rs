@@ -87,8 +87,11 @@ impl Running {
     /// bot's exit. Each outcome carries the moment it was seen: the line's arrival, the
     /// exit, the end of output, the failed write, the deadline; the diagnosis of a failure
     /// (exit status, stderr) comes after and is not charged to the bot.
-    pub(super) fn next(&mut self, asked: Instant, deadline: Instant) -> Got {
+    pub(super) fn next(&mut self, asked: Instant, mut deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
+        // While arbiter was stopped (Ctrl-Z), so was the bot: the deadline moves by as much.
+        let paused_at_start = crate::bots::pause::paused();
+        let mut moved_by = Duration::ZERO;
         // The clock is read once a wait came back empty: a reply usually comes at the
         // first look, and reading the clock is a good part of a turn's own work.
         let mut now = asked;
@@ -113,6 +116,12 @@ impl Running {
                 return Got::Gone(at, self.gone("the bot exited"));
             }
             if now >= deadline {
+                let paused = crate::bots::pause::paused().saturating_sub(paused_at_start);
+                if paused > moved_by {
+                    deadline += paused - moved_by;
+                    moved_by = paused;
+                    continue;
+                }
                 return Got::TimedOut(now);
             }
             // Without an exit descriptor to wait on, the exit is looked for every POLL.

@@ -1,0 +1,148 @@
+//! A lost move is the bot's own doing: a run paused at the terminal (Ctrl-Z, then `fg`)
+//! charges no bot the pause, and its bots stop with it.
+
+use crate::common::*;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A course Asalto bot in its own folder that burns `cpu_s` of CPU time each move.
+fn thinker(dir: &Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = format!(
+        r#"import time
+import randbot
+
+class Player(randbot.Player):
+    def _think(self):
+        start = time.process_time()
+        while time.process_time() - start < {cpu_s}:
+            pass
+    def play_rebel(self, board):
+        self._think()
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        self._think()
+        return super().play_officer(board)
+"#
+    );
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// The state letter (`R`, `S`, `T`...) and parent of process `pid`.
+fn state_and_parent(pid: i32) -> Option<(char, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut after = stat.rsplit_once(')')?.1.split_whitespace();
+    let state = after.next()?.chars().next()?;
+    Some((state, after.next()?.parse().ok()?))
+}
+
+/// Every process beneath `root`, with its state.
+fn tree_states(root: i32) -> Vec<(i32, char)> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>()
+            && let Some((state, parent)) = state_and_parent(pid)
+        {
+            all.push((pid, state, parent));
+        }
+    }
+    let mut tree = vec![root];
+    let mut found = Vec::new();
+    while let Some(parent) = tree.pop() {
+        for &(pid, state, p) in &all {
+            if p == parent {
+                tree.push(pid);
+                found.push((pid, state));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
+    for level in ["namespaces", "landlock"] {
+        let dir = test_dir();
+        let rebel = thinker(dir.path(), "Team51", 0.3);
+        let officer = thinker(dir.path(), "Team52", 0.3);
+        give_to_arbiter(dir.path());
+        let record = dir.path().join("game.json");
+        let mut cmd = arbiter_cmd(
+            &[
+                "play",
+                "--sandbox",
+                level,
+                "--round-limit",
+                "6",
+                "--limit-ms",
+                "1000",
+                "--rebel",
+                rebel.to_str().unwrap(),
+                "--officer",
+                officer.to_str().unwrap(),
+                "--record",
+                record.to_str().unwrap(),
+            ],
+            &[],
+        );
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        // setpriv execs arbiter: the child's pid is arbiter's.
+        let arbiter = child.id() as i32;
+        std::thread::sleep(Duration::from_millis(1500));
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(arbiter).unwrap(),
+            rustix::process::Signal::TSTP,
+        )
+        .unwrap();
+        // Stopped: arbiter and every process beneath it, the bots' included.
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let stopped = state_and_parent(arbiter).is_some_and(|(s, _)| s == 'T')
+                && tree_states(arbiter)
+                    .iter()
+                    .all(|&(_, s)| s == 'T' || s == 'Z');
+            if stopped {
+                break;
+            }
+            assert!(
+                Instant::now() < until,
+                "{level}: not stopped: {:?}",
+                tree_states(arbiter)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let bots = tree_states(arbiter).len();
+        assert!(bots >= 2, "{level}: no bot process beneath arbiter");
+        std::thread::sleep(Duration::from_secs(3));
+        assert!(
+            tree_states(arbiter)
+                .iter()
+                .all(|&(_, s)| s == 'T' || s == 'Z'),
+            "{level}: a bot ran while arbiter was stopped"
+        );
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(arbiter).unwrap(),
+            rustix::process::Signal::CONT,
+        )
+        .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(0), "{level}: {text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["reason"], "round_limit", "{level}: {text}");
+        for m in record["moves"].as_array().unwrap() {
+            let ms = m["time_ms"].as_f64().unwrap();
+            assert!(ms < 1000.0, "{level}: a move was charged {ms} ms: {m}");
+        }
+    }
+}
