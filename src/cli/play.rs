@@ -141,6 +141,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     let specs = game.roles().map(|role| (role, args.role_flag(role)));
     let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
     let mut names = Vec::new();
+    let mut seated = Vec::new();
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
         let confine = args.play.confine.confinement();
@@ -154,7 +155,15 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
             super::confine::check(role, &confine)?;
         }
         names.push(name);
-        let player = crate::bots::open_player_in(&spec, game, None, &Default::default(), confine);
+        seated.push((spec, confine));
+    }
+    // Each bot reads its own files, never the other's nor the record.
+    crate::bots::confine::entrants::enter(seated.iter().map(|(spec, _)| (spec, None)));
+    if let Some(record) = &args.record {
+        crate::bots::confine::entrants::results(record);
+    }
+    for (spec, confine) in &seated {
+        let player = crate::bots::open_player_in(spec, game, None, &Default::default(), *confine);
         players.push(player.map_err(Error::usage)?);
     }
     let config = MatchConfig {

@@ -421,6 +421,9 @@ pub(crate) fn open<G: Builtins>(
     sprt: Option<PlanSprt>,
 ) -> Result<Opened, Error> {
     setup::check(&tournament.entrants)?;
+    // No bot reads another entrant's files, nor the results (the live journal).
+    setup::enter(&tournament.entrants);
+    crate::bots::confine::entrants::results(&tournament.out);
     if tournament.shard.is_some() && tournament.format == Format::Sprt {
         return Err(Error::usage(
             "an SPRT is sequential (each pair decides whether the next is played), so it \

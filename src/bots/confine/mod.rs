@@ -6,7 +6,8 @@
 //! ([`jail::enter`]) and `exec`s the bot's program in it; where that program is missing or
 //! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee
 //! prepares what the jail holds ([`prepare`]): the bot's private folder with a copy of its
-//! own files (never another entrant's entry file), the runtime it needs, its environment.
+//! own files (never another entrant's files, nor the run's results: [`entrants`]), the
+//! runtime it needs, its environment.
 //!
 //! - Level 1, [`Level::Namespaces`]: user, mount, pid, network, IPC and UTS namespaces, a new
 //!   read-only root with the system and the runtime, a fresh /proc, a minimal /dev; Landlock
@@ -23,12 +24,14 @@
 //! whose kept finding no longer holds try again.
 
 pub mod cgroup;
+pub mod entrants;
 pub mod helper;
 pub mod jail;
 mod kept;
 mod launch;
 pub mod leftovers;
 mod prepare;
+mod readable;
 pub mod report;
 pub mod sandbox;
 

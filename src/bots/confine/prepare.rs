@@ -68,24 +68,10 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     };
     let root = folder.path().join(".root");
     std::fs::create_dir(&root)?;
-    let named: Vec<PathBuf> = std::iter::once(&command.program)
-        .chain(&command.args)
-        .map(|word| origin.join(word))
-        .collect();
-    // The bot's own entry is named by its command: as a path, or (a Java player) by its
-    // class, the file's stem.
-    let names_it = |path: &Path| {
-        named.iter().any(|n| n == path)
-            || path.file_stem().is_some_and(|stem| {
-                command
-                    .args
-                    .iter()
-                    .any(|a| a.as_str() == stem.to_string_lossy())
-            })
-    };
-    // A folder holding the bot's own program or files is its own, whatever else it holds.
-    let holds_named = |path: &Path| named.iter().any(|n| n.starts_with(path));
-    let skip = |path: &Path| !names_it(path) && !holds_named(path) && is_someone_elses(path);
+    // What the bot must not read, computed from the run's entrants: another entrant's
+    // files (in its folder, they are left out of the copy) and the results.
+    let others = super::entrants::hidden_from(command, &origin);
+    let skip = |path: &Path| others.iter().any(|o| o == path);
     let mut program = command.program.clone();
     let mut args = command.args.clone();
     let mut read_only = Vec::new();
@@ -142,7 +128,6 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     // Files the command names outside its folder (a script, a data file) are readable,
     // with the folder they are in (a script's helper modules), but not the other entries
     // of that folder.
-    let mut hidden = Vec::new();
     for arg in args.iter_mut() {
         let path = Path::new(arg.as_str());
         let outside = if path.is_absolute() {
@@ -164,16 +149,20 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
                 _ => outside.clone(),
             };
             if !read_only.contains(&folder) {
-                for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                    let p = entry.path();
-                    if p != outside && is_someone_elses(&p) {
-                        hidden.push(p);
-                    }
-                }
                 read_only.push(folder);
             }
         }
     }
+    // Whatever the bot reads where it is (a folder too big to copy, the folder of a file
+    // it names, its program's), another entrant's files and the results in it are hidden;
+    // a folder that is itself another entrant's is not read at all.
+    read_only.retain(|r| !others.iter().any(|o| r.starts_with(o)) && !r.starts_with(&private));
+    let mut hidden: Vec<PathBuf> = others
+        .iter()
+        .filter(|o| read_only.iter().any(|r| o.starts_with(r)))
+        .cloned()
+        .collect();
+    hidden.dedup();
     let mut env = BTreeMap::new();
     let path = match &runtime {
         Some(bin) => format!("{}:{SYSTEM_PATH}", bin.display()),
@@ -213,31 +202,6 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         env,
         _folder: folder,
     })
-}
-
-/// Whether `file` is a course bot's entry file of any game: a `Team*.py` with a top-level
-/// `class Player`, a Hinger `a3_agent.py`, a `.java` file naming `GomokuPlayer`. Read
-/// without blocking and bounded: it is someone's submission.
-fn is_entry_file(file: &Path) -> bool {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let source = || {
-        crate::untrusted::file::read_source(file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default()
-    };
-    if name == "a3_agent.py" {
-        return true;
-    }
-    if name.starts_with("team") && name.ends_with(".py") {
-        return source().lines().any(|line| {
-            line.strip_prefix("class Player")
-                .is_some_and(|rest| rest.trim_start().starts_with(['(', ':']))
-        });
-    }
-    name.ends_with(".java") && source().contains("GomokuPlayer")
 }
 
 /// Whether the regular files beneath `dir` (what the copy would take) hold more than
@@ -284,31 +248,6 @@ fn base() -> PathBuf {
 
 fn is_system(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
-}
-
-/// A course entry file (a `Team*.py` with a `Player`, a Hinger `a3_agent.py`, a Java
-/// `GomokuPlayer`), or a folder holding one: in a folder of submissions, another team's,
-/// which no bot may read.
-fn is_someone_elses(path: &Path) -> bool {
-    fn holds_entry(dir: &Path, depth: u32) -> bool {
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|e| {
-                let path = e.path();
-                match e.file_type() {
-                    Ok(t) if t.is_dir() => depth > 0 && holds_entry(&path, depth - 1),
-                    Ok(t) if t.is_file() => is_entry_file(&path),
-                    _ => false,
-                }
-            })
-    }
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => holds_entry(path, 2),
-        Ok(m) if m.is_file() => is_entry_file(path),
-        _ => false,
-    }
 }
 
 /// Makes `program` an absolute path the jail can run, and adds the runtime it lives in to
@@ -385,9 +324,15 @@ fn runtime_of(
         }
         return None;
     }
-    let real = std::fs::canonicalize(&found).unwrap_or(found);
+    let real = std::fs::canonicalize(&found).unwrap_or(found.clone());
     *program = real.to_string_lossy().into_owned();
     if is_system(&real) {
+        return None;
+    }
+    // An entrant's own program (a protocol bot in a `bin` folder) is no runtime: its
+    // folder is read, not the folder above, which may hold other bots and the results.
+    if super::entrants::is_entrants(&found) || super::entrants::is_entrants(&real) {
+        read_only.extend(real.parent().map(Path::to_path_buf));
         return None;
     }
     let bin = real.parent()?;

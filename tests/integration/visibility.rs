@@ -1,0 +1,360 @@
+//! No layout shows a bot another entrant's files, nor the results: what a jail hides is the
+//! run's own list of entrants, whatever their files are named or hold. Each layout is run
+//! at both levels (namespaces by default, `--sandbox landlock` for level 2) by an ordinary
+//! user. A spy looks for each of its neighbours' files and the results, and reports on
+//! stderr; the victims' files hold a token that must reach neither the spy nor anything
+//! the run writes (the journal, games.csv, the feedback, the output).
+
+use crate::common::*;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// In every victim's file, never in a spy's (which builds it from two halves).
+const TOKEN: &str = "VICTIM-TOKEN-52c9e1";
+
+/// The levels every layout is tried at: the default, and level 2 forced.
+const LEVELS: [&[&str]; 2] = [&[], &["--sandbox", "landlock"]];
+
+/// What a spy looks at: `Victim` counts as reached when it shows the token, `Results` when
+/// it lists or reads anything, `Own` is its own file, which it must reach.
+enum Look {
+    Victim,
+    Results,
+    Own,
+}
+
+struct Probe {
+    label: &'static str,
+    path: PathBuf,
+    look: Look,
+}
+
+fn probe(label: &'static str, path: impl Into<PathBuf>, look: Look) -> Probe {
+    Probe {
+        label,
+        path: path.into(),
+        look,
+    }
+}
+
+/// Python that runs every probe and reports each as `SPY label: reached ...` (with what
+/// it read) or `SPY label: blocked`, on stderr.
+fn python_probes(probes: &[Probe]) -> String {
+    let mut code = String::from(
+        r#"import os, sys
+_TOKEN = "VICTIM-" + "TOKEN-52c9e1"
+
+def _look(path):
+    if os.path.isdir(path):
+        names = sorted(os.listdir(path))
+        text = " ".join(names)
+        for name in names:
+            try:
+                with open(os.path.join(path, name), errors="replace") as f:
+                    text += f.read(4096)
+            except Exception:
+                pass
+        return text
+    with open(path, errors="replace") as f:
+        return f.read(1 << 20)
+
+def _probe(label, path, kind):
+    try:
+        text = _look(path)
+        reached = _TOKEN in text if kind == "victim" else bool(text)
+    except Exception as e:
+        text, reached = type(e).__name__, False
+    if reached:
+        print("SPY " + label + ": reached " + text[:300].replace("\n", " "), file=sys.stderr)
+    else:
+        print("SPY " + label + ": blocked", file=sys.stderr)
+    sys.stderr.flush()
+
+"#,
+    );
+    for p in probes {
+        let kind = match p.look {
+            Look::Victim => "victim",
+            Look::Results | Look::Own => "any",
+        };
+        code.push_str(&format!(
+            "_probe({:?}, {:?}, {kind:?})\n",
+            p.label,
+            p.path.to_string_lossy()
+        ));
+    }
+    code
+}
+
+/// Everything the run left to be read: its output and every file under `results`.
+fn everything_written(results: &Path, output: &str) -> String {
+    fn walk(dir: &Path, text: &mut String) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, text);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                text.push_str(&String::from_utf8_lossy(&bytes));
+            }
+        }
+    }
+    let mut text = output.to_string();
+    if results.is_dir() {
+        walk(results, &mut text);
+        // The journal's records are packed: read them whole, logs and all.
+        if results.join("games.jsonl").is_file() {
+            text.push_str(&journal_text(results));
+        }
+    } else if let Ok(bytes) = std::fs::read(results) {
+        text.push_str(&String::from_utf8_lossy(&bytes));
+    }
+    text
+}
+
+/// Checks one run: every probe reported, the victims and results blocked, the spy's own
+/// file reached, and the token nowhere in what the run wrote.
+fn assert_hidden(probes: &[Probe], written: &str, level: &[&str]) {
+    for p in probes {
+        let (reached, blocked) = (
+            format!("SPY {}: reached", p.label),
+            format!("SPY {}: blocked", p.label),
+        );
+        match p.look {
+            Look::Own => assert!(
+                written.contains(&reached),
+                "{level:?}: the spy could not read its own {}: {written}",
+                p.label
+            ),
+            _ => {
+                assert!(
+                    !written.contains(&reached),
+                    "{level:?}: the spy reached {}: {written}",
+                    p.label
+                );
+                assert!(
+                    written.contains(&blocked),
+                    "{level:?}: no report of {}: {written}",
+                    p.label
+                );
+            }
+        }
+    }
+    assert!(
+        !written.contains(TOKEN),
+        "{level:?}: a victim's text reached what the run wrote: {written}"
+    );
+}
+
+fn write_executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A course Asalto bot that plays like the course's random bot.
+fn course_bot_with(prefix: &str) -> String {
+    format!("{prefix}\n{}", course_random_bot())
+}
+
+/// A course spy: its probes, then a `Player` from its own helper module.
+fn course_spy(probes: &[Probe]) -> String {
+    format!(
+        "{}\nimport spyhelp\n\nclass Player(spyhelp.Player):\n    pass\n",
+        python_probes(probes)
+    )
+}
+
+fn league_as_user(out: &Path, level: &[&str], bots: &[&Path], env: &[(&str, &str)]) -> String {
+    let out = out.to_string_lossy().into_owned();
+    let mut args = vec![
+        "league",
+        "--game",
+        "asalto",
+        "--pairs",
+        "1",
+        "--round-limit",
+        "6",
+        "-j",
+        "1",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(level);
+    let bots: Vec<String> = bots
+        .iter()
+        .map(|b| b.to_string_lossy().into_owned())
+        .collect();
+    args.extend(bots.iter().map(String::as_str));
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, env));
+    assert_eq!(code, 0, "{level:?}: {stdout}{stderr}");
+    format!("{stdout}{stderr}")
+}
+
+#[test]
+fn a_team_binding_its_player_another_way_is_hidden_from_the_team_beside_it() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let class = dir.path().join("class");
+        std::fs::create_dir(&class).unwrap();
+        let results = dir.path().join("results");
+        // `Player = Bot`, and `from impl import MyBot as Player`: no `class Player`.
+        std::fs::write(
+            class.join("Team02.py"),
+            course_bot_with(&format!("# {TOKEN}")).replace("class Player", "class Bot")
+                + "\nPlayer = Bot\n",
+        )
+        .unwrap();
+        std::fs::write(
+            class.join("impl03.py"),
+            course_random_bot().replace("class Player", "class MyBot"),
+        )
+        .unwrap();
+        std::fs::write(
+            class.join("Team03.py"),
+            format!("# {TOKEN}\nfrom impl03 import MyBot as Player\n"),
+        )
+        .unwrap();
+        let probes = [
+            probe("Team02 where it is", class.join("Team02.py"), Look::Victim),
+            probe("Team02 beside it", "Team02.py", Look::Victim),
+            probe("Team03 where it is", class.join("Team03.py"), Look::Victim),
+            probe("Team03 beside it", "Team03.py", Look::Victim),
+            probe("results folder", &results, Look::Results),
+            probe("live journal", results.join("games.jsonl"), Look::Results),
+            probe("own helper", "spyhelp.py", Look::Own),
+        ];
+        std::fs::write(class.join("Team01.py"), course_spy(&probes)).unwrap();
+        std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
+        give_to_arbiter(dir.path());
+        let output = league_as_user(
+            &results,
+            level,
+            &[
+                &class.join("Team01.py"),
+                &class.join("Team02.py"),
+                &class.join("Team03.py"),
+            ],
+            &[],
+        );
+        assert_hidden(&probes, &everything_written(&results, &output), level);
+    }
+}
+
+#[test]
+fn two_scripts_played_from_one_folder_do_not_read_each_other_nor_the_record() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let record = dir.path().join("game.json");
+        std::fs::write(
+            dir.path().join("bob.py"),
+            course_bot_with(&format!("# {TOKEN}")),
+        )
+        .unwrap();
+        let probes = [
+            probe("bob where it is", dir.path().join("bob.py"), Look::Victim),
+            probe("bob beside it", "bob.py", Look::Victim),
+            probe("record", &record, Look::Results),
+            probe("own helper", "spyhelp.py", Look::Own),
+        ];
+        std::fs::write(dir.path().join("alice.py"), course_spy(&probes)).unwrap();
+        std::fs::write(dir.path().join("spyhelp.py"), course_random_bot()).unwrap();
+        give_to_arbiter(dir.path());
+        let mut args = vec![
+            "play",
+            "--game",
+            "asalto",
+            "--rebel",
+            "alice.py",
+            "--officer",
+            "bob.py",
+            "--record",
+            "game.json",
+        ];
+        args.extend_from_slice(level);
+        let mut cmd = arbiter_cmd(&args, &[]);
+        cmd.current_dir(dir.path());
+        let (_, stdout, stderr) = run(&mut cmd);
+        let written = everything_written(&record, &format!("{stdout}{stderr}"));
+        assert!(record.is_file(), "{level:?}: {stdout}{stderr}");
+        assert_hidden(&probes, &written, level);
+    }
+}
+
+#[test]
+fn a_folder_too_big_to_copy_is_read_in_place_without_the_other_teams_files_or_the_results() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let class = dir.path().join("class");
+        std::fs::create_dir(&class).unwrap();
+        // Over the copy's 256 MiB, and costing no disk: a sparse file.
+        let big = std::fs::File::create(class.join("weights.bin")).unwrap();
+        big.set_len(300 << 20).unwrap();
+        drop(big);
+        let results = class.join("results");
+        std::fs::write(
+            class.join("Team02.py"),
+            course_bot_with(&format!("# {TOKEN}")),
+        )
+        .unwrap();
+        let probes = [
+            probe("Team02 where it is", class.join("Team02.py"), Look::Victim),
+            probe("Team02 beside it", "Team02.py", Look::Victim),
+            probe("results folder", &results, Look::Results),
+            probe("results beside it", "results", Look::Results),
+            probe("live journal", results.join("games.jsonl"), Look::Results),
+            probe("own helper", "spyhelp.py", Look::Own),
+            probe("own data file", "weights.bin", Look::Own),
+        ];
+        std::fs::write(class.join("Team01.py"), course_spy(&probes)).unwrap();
+        std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
+        give_to_arbiter(dir.path());
+        let output = league_as_user(
+            &results,
+            level,
+            &[&class.join("Team01.py"), &class.join("Team02.py")],
+            &[],
+        );
+        assert_hidden(&probes, &everything_written(&results, &output), level);
+    }
+}
+
+#[test]
+fn a_protocol_bot_in_a_bin_folder_reads_neither_the_other_bot_its_sources_nor_the_journal() {
+    let zoo = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/zoo/zoo.py");
+    for level in LEVELS {
+        let dir = test_dir();
+        let project = dir.path().join("project");
+        let (bin, src) = (project.join("bin"), project.join("src"));
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&src).unwrap();
+        let results = project.join("results");
+        std::fs::copy(&zoo, bin.join("zoo.py")).unwrap();
+        std::fs::write(src.join("victim.rs"), format!("// {TOKEN}\n")).unwrap();
+        write_executable(
+            &bin.join("victim"),
+            &format!("#!/usr/bin/python3\n# {TOKEN}\nimport zoo\nzoo.play()\n"),
+        );
+        let probes = [
+            probe("other bot beside it", bin.join("victim"), Look::Victim),
+            probe("other bot's sources", src.join("victim.rs"), Look::Victim),
+            probe("sources folder", &src, Look::Victim),
+            probe("results folder", &results, Look::Results),
+            probe("live journal", results.join("games.jsonl"), Look::Results),
+            probe("own helper", bin.join("zoo.py"), Look::Own),
+        ];
+        write_executable(
+            &bin.join("spy"),
+            &format!(
+                "#!/usr/bin/python3\n{}\nimport zoo\nzoo.play()\n",
+                python_probes(&probes)
+            ),
+        );
+        give_to_arbiter(dir.path());
+        let output = league_as_user(
+            &results,
+            level,
+            &[&bin.join("spy"), &bin.join("victim")],
+            &[],
+        );
+        assert_hidden(&probes, &everything_written(&results, &output), level);
+    }
+}
