@@ -142,6 +142,16 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
     let mut names = Vec::new();
     let mut seated = Vec::new();
+    // Both bots are the run's before either is asked its name: neither reads the other's
+    // files, nor the record.
+    let early = specs.iter().filter_map(|(_, text)| {
+        super::options::spec_with_name(text.as_deref()?, args.play.python.as_deref()).ok()
+    });
+    let early: Vec<BotSpec> = early.map(|(_, _, spec)| spec).collect();
+    crate::bots::confine::entrants::enter(early.iter().map(|spec| (spec, None)));
+    if let Some(record) = &args.record {
+        crate::bots::confine::entrants::results(record);
+    }
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
         let confine = args.play.confine.confinement();
@@ -156,11 +166,6 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         }
         names.push(name);
         seated.push((spec, confine));
-    }
-    // Each bot reads its own files, never the other's nor the record.
-    crate::bots::confine::entrants::enter(seated.iter().map(|(spec, _)| (spec, None)));
-    if let Some(record) = &args.record {
-        crate::bots::confine::entrants::results(record);
     }
     for (spec, confine) in &seated {
         let player = crate::bots::open_player_in(spec, game, None, &Default::default(), *confine);

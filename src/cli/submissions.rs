@@ -206,6 +206,7 @@ pub fn cli_entrants(
             entrants.push(cli_entrant(text, python, confine)?);
         }
     }
+    super::options::name_entrants(&mut entrants);
     Ok((entrants, left_out))
 }
 
@@ -278,6 +279,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
             entrants.push(cli_entrant(text, python, args.confine.confinement())?);
         }
     }
+    super::options::name_entrants(&mut entrants);
     let mut names = std::collections::HashSet::new();
     for e in &mut entrants {
         e.confine = args.confine.confinement();

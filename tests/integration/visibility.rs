@@ -114,6 +114,14 @@ fn everything_written(results: &Path, output: &str) -> String {
 /// Checks one run: every probe reported, the victims and results blocked, the spy's own
 /// file reached, and the token nowhere in what the run wrote.
 fn assert_hidden(probes: &[Probe], written: &str, level: &[&str]) {
+    eprintln!(
+        "WRITTEN {}",
+        written
+            .lines()
+            .filter(|l| l.contains("SPY"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     for p in probes {
         let (reached, blocked) = (
             format!("SPY {}: reached", p.label),
@@ -356,5 +364,207 @@ fn a_protocol_bot_in_a_bin_folder_reads_neither_the_other_bot_its_sources_nor_th
             &[],
         );
         assert_hidden(&probes, &everything_written(&results, &output), level);
+    }
+}
+
+/// Java that runs every probe from a player's constructor and reports as
+/// [`python_probes`] does (the driver sends the player's stdout to its stderr log).
+fn java_spy(class: &str, probes: &[Probe]) -> String {
+    let calls: String = probes
+        .iter()
+        .map(|p| {
+            format!(
+                "        probe({:?}, {:?}, {});\n",
+                p.label,
+                p.path.to_string_lossy(),
+                matches!(p.look, Look::Victim)
+            )
+        })
+        .collect();
+    format!(
+        r#"import java.nio.file.*;
+
+public class {class} extends SequencePlayer {{
+    static final String TOKEN = "VICTIM-" + "TOKEN-52c9e1";
+
+    static String look(String path) throws Exception {{
+        Path p = Paths.get(path);
+        if (Files.isDirectory(p)) {{
+            StringBuilder text = new StringBuilder();
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(p)) {{
+                for (Path e : entries) {{
+                    text.append(e.getFileName()).append(' ');
+                    try {{ text.append(new String(Files.readAllBytes(e))); }} catch (Exception x) {{ }}
+                }}
+            }}
+            return text.toString();
+        }}
+        return new String(Files.readAllBytes(p));
+    }}
+
+    static void probe(String label, String path, boolean victim) {{
+        String text = "";
+        boolean reached;
+        try {{
+            text = look(path);
+            reached = victim ? text.contains(TOKEN) : !text.isEmpty();
+        }} catch (Throwable e) {{
+            reached = false;
+        }}
+        if (reached) {{
+            String shown = text.substring(0, Math.min(300, text.length())).replace('\n', ' ');
+            System.out.println("SPY " + label + ": reached " + shown);
+        }} else {{
+            System.out.println("SPY " + label + ": blocked");
+        }}
+    }}
+
+    public {class}() {{
+{calls}        System.out.flush();
+    }}
+}}
+"#
+    )
+}
+
+#[test]
+fn java_players_extending_the_courses_players_are_hidden_from_the_player_beside_them() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let class = dir.path().join("class");
+        std::fs::create_dir(&class).unwrap();
+        let results = dir.path().join("results");
+        // Players that never name GomokuPlayer: they extend the course's own players.
+        std::fs::write(
+            class.join("PlayerRandom.java"),
+            format!("// {TOKEN}\npublic class PlayerRandom extends RandomPlayer {{}}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            class.join("PlayerSequence.java"),
+            format!("// {TOKEN}\npublic class PlayerSequence extends SequencePlayer {{}}\n"),
+        )
+        .unwrap();
+        std::fs::write(class.join("SpyHelp.java"), "class SpyHelp {}\n").unwrap();
+        let probes = [
+            probe(
+                "RandomPlayer's beside it",
+                "PlayerRandom.java",
+                Look::Victim,
+            ),
+            probe(
+                "RandomPlayer's where it is",
+                class.join("PlayerRandom.java"),
+                Look::Victim,
+            ),
+            probe(
+                "SequencePlayer's beside it",
+                "PlayerSequence.java",
+                Look::Victim,
+            ),
+            probe("results folder", &results, Look::Results),
+            probe("live journal", results.join("games.jsonl"), Look::Results),
+            probe("own helper", "SpyHelp.java", Look::Own),
+            probe("own file", "PlayerSpy.java", Look::Own),
+        ];
+        std::fs::write(class.join("PlayerSpy.java"), java_spy("PlayerSpy", &probes)).unwrap();
+        give_to_arbiter(dir.path());
+        let out = results.to_string_lossy().into_owned();
+        let players: Vec<String> = ["PlayerSpy.java", "PlayerRandom.java", "PlayerSequence.java"]
+            .iter()
+            .map(|p| class.join(p).to_string_lossy().into_owned())
+            .collect();
+        let mut args = vec!["league", "--game", "gomoku", "--pairs", "1", "-j", "1"];
+        args.extend(["--out", &out]);
+        args.extend_from_slice(level);
+        args.extend(players.iter().map(String::as_str));
+        let mut cmd = arbiter_cmd(&args, &[]);
+        cmd.env_remove("ARBITER_JAVA_CACHE");
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "{level:?}: {stdout}{stderr}");
+        let written = everything_written(&results, &format!("{stdout}{stderr}"));
+        assert_hidden(&probes, &written, level);
+    }
+}
+
+/// A stand-in for `dotnet`: `dotnet build PROJECT ... -o OUT` puts the project's `bot.py`
+/// in OUT as the project's DLL, and `dotnet DLL ARGS` runs it with Python.
+const DOTNET: &str = r#"#!/bin/sh
+if [ "$1" = build ]; then
+    project="$2"
+    while [ $# -gt 0 ]; do
+        if [ "$1" = -o ]; then out="$2"; fi
+        shift
+    done
+    cp "$(dirname "$project")/bot.py" "$out/$(basename "$project" .csproj).dll"
+    exit 0
+fi
+exec /usr/bin/python3 "$@"
+"#;
+
+#[test]
+fn advance_console_programs_and_a_csharp_project_side_by_side_do_not_read_each_other() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let class = dir.path().join("class");
+        let project = class.join("Bob");
+        std::fs::create_dir_all(&project).unwrap();
+        let tools = dir.path().join("tools");
+        std::fs::create_dir(&tools).unwrap();
+        write_executable(&tools.join("dotnet"), DOTNET);
+        let results = dir.path().join("results");
+        // Each bot gives up at its first move: a game is one run of the bot to move.
+        let victim = format!("#!/usr/bin/python3\n# {TOKEN}\nimport sys\nsys.exit(3)\n");
+        write_executable(&class.join("carol"), &victim);
+        std::fs::write(
+            project.join("Bob.csproj"),
+            format!("<Project><!-- {TOKEN} --></Project>\n"),
+        )
+        .unwrap();
+        std::fs::write(project.join("Program.cs"), format!("// {TOKEN}\n")).unwrap();
+        std::fs::write(project.join("bot.py"), &victim).unwrap();
+        std::fs::write(class.join("spyhelp.txt"), "the spy's own notes\n").unwrap();
+        let probes = [
+            probe("console program beside it", "carol", Look::Victim),
+            probe(
+                "console program where it is",
+                class.join("carol"),
+                Look::Victim,
+            ),
+            probe("C# project beside it", "Bob", Look::Victim),
+            probe("C# project where it is", &project, Look::Victim),
+            probe("C# source", project.join("Program.cs"), Look::Victim),
+            probe("results folder", &results, Look::Results),
+            probe("live journal", results.join("games.jsonl"), Look::Results),
+            probe("own notes", "spyhelp.txt", Look::Own),
+        ];
+        let spy = format!(
+            "#!/usr/bin/python3\n{}\nsys.exit(3)\n",
+            python_probes(&probes)
+        );
+        write_executable(&class.join("alice"), &spy);
+        give_to_arbiter(dir.path());
+        let path = format!(
+            "{}:{}",
+            tools.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let (out, class_arg) = (
+            results.to_string_lossy().into_owned(),
+            class.to_string_lossy().into_owned(),
+        );
+        let mut args = vec!["league", "--game", "advance", "--pairs", "1", "-j", "1"];
+        args.extend(["--out", &out]);
+        args.extend_from_slice(level);
+        args.push(&class_arg);
+        let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[("PATH", &path)]));
+        assert_eq!(code, 0, "{level:?}: {stdout}{stderr}");
+        let written = everything_written(&results, &format!("{stdout}{stderr}"));
+        assert_eq!(
+            journal_records(&results).len(),
+            6,
+            "{level:?}: three bots played: {written}"
+        );
+        assert_hidden(&probes, &written, level);
     }
 }
