@@ -34,7 +34,17 @@ pub fn enter<'a>(bots: impl IntoIterator<Item = (&'a BotSpec, Option<&'a Path>)>
     }
 }
 
-/// Adds where the run writes its results (a folder, or a file such as a game's record).
+/// Adds an entrant made of `files` (a folder it owns, such as a solver's project).
+pub fn enter_files(files: &[PathBuf]) {
+    let files: Vec<PathBuf> = files.iter().flat_map(|f| forms(f)).collect();
+    let mut run = RUN.write().unwrap_or_else(|e| e.into_inner());
+    if !files.is_empty() && !run.entrants.contains(&files) {
+        run.entrants.push(files);
+    }
+}
+
+/// Adds where the run writes its results (a folder, or a file such as a game's record), or
+/// what only the referee reads (a grader's cases and their answers).
 pub fn results(path: &Path) {
     let mut forms = forms(path);
     let mut run = RUN.write().unwrap_or_else(|e| e.into_inner());
