@@ -52,7 +52,7 @@ pub fn run(args: SolveArgs) -> Result<i32, Error> {
     for spec in &specs {
         match spec {
             SolverSpec::Java(folder) => {
-                crate::bots::confine::entrants::enter_files(&[folder.clone()])
+                crate::bots::confine::entrants::enter_files(std::slice::from_ref(folder))
             }
             SolverSpec::Console(words) => {
                 let mut command = crate::bots::spec::CommandSpec::new(words[0].clone());
