@@ -561,3 +561,53 @@ fn advance_console_programs_and_a_csharp_project_side_by_side_do_not_read_each_o
         assert_hidden(&probes, &written, level);
     }
 }
+
+#[test]
+fn two_hinger_agents_sharing_a_folder_do_not_read_each_other() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples/hinger");
+    for level in LEVELS {
+        let dir = test_dir();
+        let record = dir.path().join("game.json");
+        let agent = read(&example.join("a3_agent.py"));
+        std::fs::copy(example.join("a1_state.py"), dir.path().join("a1_state.py")).unwrap();
+        std::fs::write(
+            dir.path().join("a3_agent_v2.py"),
+            format!("# {TOKEN}\n{agent}"),
+        )
+        .unwrap();
+        let probes = [
+            probe("agent beside it", "a3_agent_v2.py", Look::Victim),
+            probe(
+                "agent where it is",
+                dir.path().join("a3_agent_v2.py"),
+                Look::Victim,
+            ),
+            probe("record", &record, Look::Results),
+            probe("own helper", "a1_state.py", Look::Own),
+        ];
+        std::fs::write(
+            dir.path().join("a3_agent.py"),
+            format!("{}\n{agent}", python_probes(&probes)),
+        )
+        .unwrap();
+        give_to_arbiter(dir.path());
+        let (first, second, record_arg) = (
+            dir.path()
+                .join("a3_agent.py")
+                .to_string_lossy()
+                .into_owned(),
+            dir.path()
+                .join("a3_agent_v2.py")
+                .to_string_lossy()
+                .into_owned(),
+            record.to_string_lossy().into_owned(),
+        );
+        let mut args = vec!["play", "--game", "hinger", "--first", &first];
+        args.extend(["--second", &second, "--record", &record_arg]);
+        args.extend_from_slice(level);
+        let (_, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
+        assert!(record.is_file(), "{level:?}: {stdout}{stderr}");
+        let written = everything_written(&record, &format!("{stdout}{stderr}"));
+        assert_hidden(&probes, &written, level);
+    }
+}

@@ -52,7 +52,7 @@ pub fn results(path: &Path) {
     run.results.extend(forms);
 }
 
-/// The paths an entrant owns: a course bot's file (a Hinger agent's folder, which holds
+/// The paths an entrant owns: a course bot's file (and a Hinger agent's folder, which holds
 /// its `a1_state.py` and which every team names alike), a C# project's folder, a program's
 /// file and the files and folders its arguments name. Its working folder is not its own:
 /// bots may share one.
@@ -61,8 +61,10 @@ pub fn files_of(spec: &BotSpec, cwd: Option<&Path>) -> Vec<PathBuf> {
     match spec {
         BotSpec::Builtin(_) => {}
         BotSpec::CoursePython { file, .. } if crate::bots::spec::is_agent_file(file) => {
+            // Its file too: a folder two agents share is neither's, their files are.
             let file = absolute(file);
             files.extend(file.parent().map(Path::to_path_buf));
+            files.push(file);
         }
         BotSpec::CoursePython { file, .. } | BotSpec::CourseJava { file } => {
             files.push(absolute(file))
@@ -107,7 +109,18 @@ pub fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> {
     named.push(absolute(origin));
     named.extend(command.carried.iter().map(|c| absolute(c)));
     named.extend(command.entry.iter().map(|e| absolute(e)));
-    let owns = |files: &Vec<PathBuf>| files.iter().any(|f| named.iter().any(|n| n.starts_with(f)));
+    // How closely an entrant's paths hold what the command names: its own entrants hold it
+    // most closely (two Hinger agents share a folder, but each has its own file).
+    let closeness = |files: &Vec<PathBuf>| {
+        files
+            .iter()
+            .filter(|f| named.iter().any(|n| n.starts_with(f)))
+            .map(|f| f.components().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let closest = run.entrants.iter().map(closeness).max().unwrap_or(0);
+    let owns = |files: &Vec<PathBuf>| closest > 0 && closeness(files) == closest;
     let own: Vec<&PathBuf> = run.entrants.iter().filter(|e| owns(e)).flatten().collect();
     let holds_own = |path: &Path| own.iter().any(|o| o.starts_with(path));
     let mut hidden: Vec<PathBuf> = run
