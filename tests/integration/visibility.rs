@@ -171,7 +171,7 @@ fn course_spy(probes: &[Probe]) -> String {
     )
 }
 
-fn league_as_user(out: &Path, level: &[&str], bots: &[&Path], env: &[(&str, &str)]) -> String {
+fn league_as_user(out: &Path, level: &[&str], bots: &[&Path]) -> String {
     let out = out.to_string_lossy().into_owned();
     let mut args = vec![
         "league",
@@ -192,7 +192,7 @@ fn league_as_user(out: &Path, level: &[&str], bots: &[&Path], env: &[(&str, &str
         .map(|b| b.to_string_lossy().into_owned())
         .collect();
     args.extend(bots.iter().map(String::as_str));
-    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, env));
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
     assert_eq!(code, 0, "{level:?}: {stdout}{stderr}");
     format!("{stdout}{stderr}")
 }
@@ -234,7 +234,7 @@ fn a_team_binding_its_player_another_way_is_hidden_from_the_team_beside_it() {
         std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
         give_to_arbiter(dir.path());
         // The class's folder, as handed in: its scan finds the three teams.
-        let output = league_as_user(&results, level, &[&class], &[]);
+        let output = league_as_user(&results, level, &[&class]);
         assert!(output.contains("3 bots in"), "{level:?}: {output}");
         assert_hidden(&probes, &everything_written(&results, &output), level);
     }
@@ -312,7 +312,6 @@ fn a_folder_too_big_to_copy_is_read_in_place_without_the_other_teams_files_or_th
             &results,
             level,
             &[&class.join("Team01.py"), &class.join("Team02.py")],
-            &[],
         );
         assert_hidden(&probes, &everything_written(&results, &output), level);
     }
@@ -350,12 +349,7 @@ fn a_protocol_bot_in_a_bin_folder_reads_neither_the_other_bot_its_sources_nor_th
             ),
         );
         give_to_arbiter(dir.path());
-        let output = league_as_user(
-            &results,
-            level,
-            &[&bin.join("spy"), &bin.join("victim")],
-            &[],
-        );
+        let output = league_as_user(&results, level, &[&bin.join("spy"), &bin.join("victim")]);
         assert_hidden(&probes, &everything_written(&results, &output), level);
     }
 }
@@ -608,6 +602,39 @@ fn two_hinger_agents_sharing_a_folder_do_not_read_each_other() {
         let (_, stdout, stderr) = run(&mut arbiter_cmd(&args, &[]));
         assert!(record.is_file(), "{level:?}: {stdout}{stderr}");
         let written = everything_written(&record, &format!("{stdout}{stderr}"));
+        assert_hidden(&probes, &written, level);
+    }
+}
+
+#[test]
+fn results_written_into_the_bots_own_folder_keep_the_live_journal_out_of_reach() {
+    for level in LEVELS {
+        let dir = test_dir();
+        let class = dir.path().join("class");
+        std::fs::create_dir(&class).unwrap();
+        std::fs::write(
+            class.join("Team02.py"),
+            course_bot_with(&format!("# {TOKEN}")),
+        )
+        .unwrap();
+        // The league's second game finds the first in the journal beside the bots.
+        let probes = [
+            probe("Team02 beside it", "Team02.py", Look::Victim),
+            probe("live journal beside it", "games.jsonl", Look::Results),
+            probe("journal lock beside it", "games.lock", Look::Results),
+            probe("own helper", "spyhelp.py", Look::Own),
+        ];
+        std::fs::write(class.join("Team01.py"), course_spy(&probes)).unwrap();
+        std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
+        give_to_arbiter(dir.path());
+        let (spy, victim) = (class.join("Team01.py"), class.join("Team02.py"));
+        let output = league_as_user(&class, level, &[&spy, &victim]);
+        // What the run wrote, beside the bots' own files (the victim's among them).
+        let tables = ["games.csv", "standings.csv"]
+            .map(|t| read(&class.join(t)))
+            .concat();
+        let ran = format!("{output}{tables}{}", journal_text(&class));
+        let written = everything_written(&class.join("feedback"), &ran);
         assert_hidden(&probes, &written, level);
     }
 }
