@@ -280,24 +280,47 @@ fn two_scripts_played_from_one_folder_do_not_read_each_other_nor_the_record() {
     }
 }
 
+/// Whether every game of the journal in `results` was played to its end by both bots:
+/// none ended by a bot's failure (a spy that could not import its own helper).
+fn assert_played(results: &Path, level: &[&str]) {
+    for (_, record) in journal_records(results) {
+        assert!(
+            record.detail.is_none(),
+            "{level:?}: {}: {:?}",
+            record.reason,
+            record.detail
+        );
+    }
+}
+
+/// A flat class folder over the copy's budget, holding the spy's helper and data, its
+/// victim and the results; `sparse` files of `mib` MiB each (costing no disk).
+fn big_class(dir: &Path, sparse: &[(&str, u64)]) -> (PathBuf, PathBuf) {
+    let class = dir.join("class");
+    std::fs::create_dir(&class).unwrap();
+    for (name, mib) in sparse {
+        let file = std::fs::File::create(class.join(name)).unwrap();
+        file.set_len(mib << 20).unwrap();
+    }
+    std::fs::write(
+        class.join("Team02.py"),
+        course_bot_with(&format!("# {TOKEN}")),
+    )
+    .unwrap();
+    std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
+    (class.join("Team01.py"), class.join("Team02.py"))
+}
+
 #[test]
-fn a_folder_too_big_to_copy_is_read_in_place_without_the_other_teams_files_or_the_results() {
+fn a_folder_holding_a_file_over_the_copy_budget_is_copied_with_that_file_linked() {
     for level in LEVELS {
         let dir = test_dir();
-        let class = dir.path().join("class");
-        std::fs::create_dir(&class).unwrap();
-        // Over the copy's 256 MiB, and costing no disk: a sparse file.
-        let big = std::fs::File::create(class.join("weights.bin")).unwrap();
-        big.set_len(300 << 20).unwrap();
-        drop(big);
+        // One file over the copy's 256 MiB: a model file beside a bot.
+        let (spy, victim) = big_class(dir.path(), &[("weights.bin", 300)]);
+        let class = spy.parent().unwrap().to_path_buf();
         let results = class.join("results");
-        std::fs::write(
-            class.join("Team02.py"),
-            course_bot_with(&format!("# {TOKEN}")),
-        )
-        .unwrap();
         let probes = [
-            probe("Team02 where it is", class.join("Team02.py"), Look::Victim),
+            probe("Team02 where it is", &victim, Look::Victim),
             probe("Team02 beside it", "Team02.py", Look::Victim),
             probe("results folder", &results, Look::Results),
             probe("results beside it", "results", Look::Results),
@@ -305,15 +328,36 @@ fn a_folder_too_big_to_copy_is_read_in_place_without_the_other_teams_files_or_th
             probe("own helper", "spyhelp.py", Look::Own),
             probe("own data file", "weights.bin", Look::Own),
         ];
-        std::fs::write(class.join("Team01.py"), course_spy(&probes)).unwrap();
-        std::fs::write(class.join("spyhelp.py"), course_random_bot()).unwrap();
+        std::fs::write(&spy, course_spy(&probes)).unwrap();
         give_to_arbiter(dir.path());
-        let output = league_as_user(
-            &results,
-            level,
-            &[&class.join("Team01.py"), &class.join("Team02.py")],
-        );
+        let output = league_as_user(&results, level, &[&spy, &victim]);
         assert_hidden(&probes, &everything_written(&results, &output), level);
+        assert_played(&results, level);
+    }
+}
+
+#[test]
+fn a_folder_too_big_to_copy_is_read_in_place_without_the_other_teams_files_or_the_results() {
+    for level in LEVELS {
+        let dir = test_dir();
+        // Over the copy's 256 MiB in files too small to be linked: a build folder.
+        let parts: Vec<(String, u64)> = (0..18).map(|i| (format!("part{i:02}.o"), 15)).collect();
+        let parts: Vec<(&str, u64)> = parts.iter().map(|(n, m)| (n.as_str(), *m)).collect();
+        let (spy, victim) = big_class(dir.path(), &parts);
+        let results = dir.path().join("results");
+        let probes = [
+            probe("Team02 where it is", &victim, Look::Victim),
+            probe("Team02 beside it", "Team02.py", Look::Victim),
+            probe("results folder", &results, Look::Results),
+            probe("live journal", results.join("games.jsonl"), Look::Results),
+            probe("own helper", "spyhelp.py", Look::Own),
+            probe("own data file", "part00.o", Look::Own),
+        ];
+        std::fs::write(&spy, course_spy(&probes)).unwrap();
+        give_to_arbiter(dir.path());
+        let output = league_as_user(&results, level, &[&spy, &victim]);
+        assert_hidden(&probes, &everything_written(&results, &output), level);
+        assert_played(&results, level);
     }
 }
 

@@ -12,6 +12,9 @@ use std::sync::Mutex;
 
 /// The most a bot's own files may hold to be copied into its private folder.
 const MAX_COPY_BYTES: u64 = 256 << 20;
+/// A file at least this big is not copied when its folder is over the copy's budget: the
+/// copy holds a link to it, which the bot reads where it is (a model file beside a bot).
+const LINKED_BYTES: u64 = 16 << 20;
 /// The `PATH` of a confined bot: system folders, after its runtime's.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// The uid a bot runs as when arbiter runs as root.
@@ -52,8 +55,9 @@ impl Prepared {
 }
 
 /// Prepares the jail of `command` at `level`: its private folder holds a copy of its
-/// working folder (without other entrants' entry files) and of the folders it carries, and
-/// the arguments naming them point at the copies.
+/// working folder (without the files of the run's other entrants, nor its results:
+/// [`super::entrants`]) and of the folders it carries, and the arguments naming them point
+/// at the copies.
 pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let run_as = rustix::process::geteuid().is_root().then_some(NOBODY);
     let folder = super::leftovers::private_folder("bot", &base())?;
@@ -75,20 +79,33 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let mut program = command.program.clone();
     let mut args = command.args.clone();
     let mut read_only = Vec::new();
-    // The bot works in a copy of its folder, writable, without other teams' code; a folder
+    // The bot works in a copy of its folder, writable, without other teams' code. In a
+    // folder over the copy's budget its big files are linked, not copied; a folder still
     // too big to copy (a build folder) is read where it is, and the bot works in it.
     let mut cwd = private.clone();
+    let mut linked = Vec::new();
     let copied = match &command.cwd {
-        Some(_) if size_beyond(&origin, MAX_COPY_BYTES, &skip) => {
-            Err(io::Error::other("it holds more than the copy's budget"))
-        }
         Some(_) => {
-            crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
+            if size_beyond(&origin, MAX_COPY_BYTES, &skip) {
+                linked = files_over(&origin, LINKED_BYTES, &skip);
+            }
+            let skip = |path: &Path| skip(path) || linked.iter().any(|l| l == path);
+            if size_beyond(&origin, MAX_COPY_BYTES, &skip) {
+                Err(io::Error::other("it holds more than the copy's budget"))
+            } else {
+                crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
+            }
         }
         None => std::fs::create_dir(&private),
     };
     match copied {
         Ok(()) if command.cwd.is_some() => {
+            for big in &linked {
+                if let Ok(rest) = big.strip_prefix(&origin) {
+                    std::os::unix::fs::symlink(big, private.join(rest))?;
+                    read_only.push(big.clone());
+                }
+            }
             let moved = |text: &mut String| super::repoint(text, &origin, &private);
             moved(&mut program);
             args.iter_mut().for_each(moved);
@@ -126,8 +143,8 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         args.insert(0, format!("-Djava.io.tmpdir={}", private.display()));
     }
     // Files the command names outside its folder (a script, a data file) are readable,
-    // with the folder they are in (a script's helper modules), but not the other entries
-    // of that folder.
+    // with the folder they are in (a script's helper modules), but not what another
+    // entrant has in that folder.
     for arg in args.iter_mut() {
         let path = Path::new(arg.as_str());
         let outside = if path.is_absolute() {
@@ -154,12 +171,12 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         }
     }
     // Whatever the bot reads where it is (a folder too big to copy, the folder of a file
-    // it names, its program's), another entrant's files and the results in it are hidden;
-    // a folder that is itself another entrant's is not read at all.
+    // it names, its program's, the system's), another entrant's files and the results in
+    // it are hidden; a folder that is itself another entrant's is not read at all.
     read_only.retain(|r| !others.iter().any(|o| r.starts_with(o)) && !r.starts_with(&private));
     let mut hidden: Vec<PathBuf> = others
         .iter()
-        .filter(|o| read_only.iter().any(|r| o.starts_with(r)))
+        .filter(|o| is_system(o) || read_only.iter().any(|r| o.starts_with(r)))
         .cloned()
         .collect();
     hidden.dedup();
@@ -232,6 +249,29 @@ fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
     }
     let mut left = budget;
     walk(dir, &mut left, skip)
+}
+
+/// The regular files beneath `dir` of at least `bytes` (links not followed), but those
+/// `skip` names and those beneath them.
+fn files_over(dir: &Path, bytes: u64, skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    fn walk(dir: &Path, bytes: u64, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if skip(&path) {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => walk(&path, bytes, skip, out),
+                Ok(t) if t.is_file() && entry.metadata().is_ok_and(|m| m.len() >= bytes) => {
+                    out.push(path)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, bytes, skip, &mut out);
+    out
 }
 
 /// Where jails are made: `/var/tmp` (so that a jail's `/tmp` can be its own folder without
