@@ -82,7 +82,9 @@ pub fn files_of(spec: &BotSpec, cwd: Option<&Path>) -> Vec<PathBuf> {
                 };
                 let path = absolute(&path);
                 let system = super::jail::SYSTEM.iter().any(|s| path.starts_with(s));
-                if !system && path.exists() && path.parent().is_some() {
+                // `.` names the working folder, which bots may share.
+                let shared = cwd.is_some_and(|dir| absolute(dir).starts_with(&path));
+                if !system && !shared && path.exists() && path.parent().is_some() {
                     files.push(path);
                 }
             }
@@ -109,18 +111,18 @@ pub fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> {
     named.push(absolute(origin));
     named.extend(command.carried.iter().map(|c| absolute(c)));
     named.extend(command.entry.iter().map(|e| absolute(e)));
-    // How closely an entrant's paths hold what the command names: its own entrants hold it
-    // most closely (two Hinger agents share a folder, but each has its own file).
+    // How closely an entrant's paths hold what the command names, as how many of them do
+    // and how deep: its own entrants hold it most closely (two Hinger agents share a
+    // folder, two scripts an interpreter, but each has its own file).
     let closeness = |files: &Vec<PathBuf>| {
-        files
+        let holding = files
             .iter()
-            .filter(|f| named.iter().any(|n| n.starts_with(f)))
-            .map(|f| f.components().count())
-            .max()
-            .unwrap_or(0)
+            .filter(|f| named.iter().any(|n| n.starts_with(f)));
+        let deepest = holding.clone().map(|f| f.components().count()).max();
+        (holding.count(), deepest.unwrap_or(0))
     };
-    let closest = run.entrants.iter().map(closeness).max().unwrap_or(0);
-    let owns = |files: &Vec<PathBuf>| closest > 0 && closeness(files) == closest;
+    let closest = run.entrants.iter().map(closeness).max().unwrap_or((0, 0));
+    let owns = |files: &Vec<PathBuf>| closest.0 > 0 && closeness(files) == closest;
     let own: Vec<&PathBuf> = run.entrants.iter().filter(|e| owns(e)).flatten().collect();
     let holds_own = |path: &Path| own.iter().any(|o| o.starts_with(path));
     let mut hidden: Vec<PathBuf> = run
@@ -194,5 +196,30 @@ mod tests {
         assert!(hidden.contains(&dir.join("results")), "{hidden:?}");
         assert!(!hidden.contains(&dir.join("alice.py")), "{hidden:?}");
         assert!(!hidden.contains(&dir.join("helper.py")), "{hidden:?}");
+    }
+
+    #[test]
+    fn scripts_sharing_an_interpreter_and_a_folder_each_own_only_their_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let bin = dir.join("venv/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for file in [bin.join("python"), dir.join("a.py"), dir.join("b.py")] {
+            std::fs::write(file, "").unwrap();
+        }
+        let script = |name: &str| {
+            let mut command = CommandSpec::new("venv/bin/python").arg(name).arg(".");
+            command.cwd = Some(dir.clone());
+            command
+        };
+        let (a, b) = (script("a.py"), script("b.py"));
+        enter([
+            (&BotSpec::Command(a.clone()), None),
+            (&BotSpec::Command(b.clone()), None),
+        ]);
+        let hidden = hidden_from(&b, &dir);
+        assert_eq!(hidden, [dir.join("a.py")]);
+        let hidden = hidden_from(&a, &dir);
+        assert_eq!(hidden, [dir.join("b.py")]);
     }
 }
