@@ -18,6 +18,9 @@ pub struct CommandSpec {
     /// classes): used where they are, or under `--sandbox user` copied into the bot's
     /// private folder, with the arguments that point into them rewritten to the copy.
     pub carried: Vec<PathBuf>,
+    /// The entrant's file the command runs when no argument names it (a Java player's
+    /// source, run as a class): the jail lets the bot read its own entry.
+    pub entry: Option<PathBuf>,
 }
 
 /// The executable file `program` names: a path, or a bare name looked up in `PATH`.
@@ -161,6 +164,7 @@ impl CommandSpec {
             env: BTreeMap::new(),
             confine: Confinement::default(),
             carried: Vec::new(),
+            entry: None,
         }
     }
     pub fn arg(mut self, arg: impl Into<String>) -> Self {

@@ -169,6 +169,7 @@ pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     for b in &args.baseline {
         entrants.push(cli_entrant(b, python, confine)?);
     }
+    super::options::name_entrants(&mut entrants);
     start(
         &args.options,
         Format::Gauntlet,

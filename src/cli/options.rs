@@ -129,6 +129,18 @@ pub(crate) fn named_spec(
     python: Option<&str>,
     confine: Confinement,
 ) -> Result<(String, String, BotSpec), Error> {
+    let (name, spec_text, spec) = spec_with_name(text, python)?;
+    let name =
+        name.unwrap_or_else(|| crate::bots::display_name(&spec, None, &BTreeMap::new(), confine));
+    Ok((name, spec_text, spec))
+}
+
+/// [`named_spec`] without asking a console program its name: the name if written, the
+/// spec's text and the parsed spec.
+pub(crate) fn spec_with_name(
+    text: &str,
+    python: Option<&str>,
+) -> Result<(Option<String>, String, BotSpec), Error> {
     let (name, spec_text) = match text.split_once('=') {
         // `NAME=` only when NAME is a plain word: a command line may hold `=` too.
         Some((name, spec))
@@ -145,8 +157,6 @@ pub(crate) fn named_spec(
     if let BotSpec::Command(command) = &spec {
         check_program(&spec_text, &command.program)?;
     }
-    let name =
-        name.unwrap_or_else(|| crate::bots::display_name(&spec, None, &BTreeMap::new(), confine));
     Ok((name, spec_text, spec))
 }
 
@@ -185,15 +195,15 @@ pub(crate) fn check_program(text: &str, program: &str) -> Result<(), Error> {
 }
 
 /// A tournament entrant as written on the command line, `NAME=SPEC` or a SPEC, to run
-/// under `confine`.
+/// under `confine`. Without `NAME=`, its name is left empty for [`name_entrants`].
 pub(crate) fn cli_entrant(
     text: &str,
     python: Option<&str>,
     confine: Confinement,
 ) -> Result<Entrant, Error> {
-    let (name, spec_text, spec) = named_spec(text, python, confine)?;
+    let (name, spec_text, spec) = spec_with_name(text, python)?;
     Ok(Entrant {
-        name,
+        name: name.unwrap_or_default(),
         spec_text,
         spec,
         cwd: None,
@@ -201,6 +211,15 @@ pub(crate) fn cli_entrant(
         confine,
         non_scoring: false,
     })
+}
+
+/// Makes `entrants` the run's, then names those written without a name: a console program
+/// is asked its own in a jail that already hides every other entrant's files.
+pub(crate) fn name_entrants(entrants: &mut [Entrant]) {
+    crate::tournament::setup::enter(entrants);
+    for e in entrants.iter_mut().filter(|e| e.name.is_empty()) {
+        e.name = crate::bots::display_name(&e.spec, e.cwd.as_deref(), &e.env, e.confine);
+    }
 }
 
 /// A bot spec as the user wrote it, with its python override applied. An interpreter

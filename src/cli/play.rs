@@ -141,6 +141,17 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     let specs = game.roles().map(|role| (role, args.role_flag(role)));
     let mut players: Vec<Box<dyn Player<G>>> = Vec::new();
     let mut names = Vec::new();
+    let mut seated = Vec::new();
+    // Both bots are the run's before either is asked its name: neither reads the other's
+    // files, nor the record.
+    let early = specs.iter().filter_map(|(_, text)| {
+        super::options::spec_with_name(text.as_deref()?, args.play.python.as_deref()).ok()
+    });
+    let early: Vec<BotSpec> = early.map(|(_, _, spec)| spec).collect();
+    crate::bots::confine::entrants::enter(early.iter().map(|spec| (spec, None)));
+    if let Some(record) = &args.record {
+        crate::bots::confine::entrants::results(record);
+    }
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;
         let confine = args.play.confine.confinement();
@@ -154,7 +165,10 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
             super::confine::check(role, &confine)?;
         }
         names.push(name);
-        let player = crate::bots::open_player_in(&spec, game, None, &Default::default(), confine);
+        seated.push((spec, confine));
+    }
+    for (spec, confine) in &seated {
+        let player = crate::bots::open_player_in(spec, game, None, &Default::default(), *confine);
         players.push(player.map_err(Error::usage)?);
     }
     let config = MatchConfig {

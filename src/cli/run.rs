@@ -131,7 +131,8 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
                 return Err(config.error_at(n.span(), "bot name is empty"));
             }
             Some(n) => n.get_ref().clone(),
-            None => crate::bots::display_name(&spec, cwd.as_deref(), &env, confine),
+            // Asked once every entrant is known ([`super::options::name_entrants`]).
+            None => String::new(),
         };
         entrants.push(Entrant {
             name,
@@ -143,6 +144,7 @@ pub fn run(args: RunArgs) -> Result<i32, Error> {
             non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
         });
     }
+    super::options::name_entrants(&mut entrants);
     let positive = |v: Option<(u64, std::ops::Range<usize>)>,
                     key: &str,
                     default: u64|

@@ -85,10 +85,11 @@ pub fn run(args: SprtArgs) -> Result<i32, Error> {
     }
     let python = args.matches.play.python.as_deref();
     let confine = args.matches.play.confine.confinement();
-    let entrants = vec![
+    let mut entrants = vec![
         cli_entrant(&args.candidate, python, confine)?,
         cli_entrant(&args.baseline, python, confine)?,
     ];
+    super::options::name_entrants(&mut entrants);
     let out = args.out.clone().unwrap_or_else(|| {
         // Only characters every file system takes: names may hold anything.
         let safe = |name: &str| -> String {

@@ -275,6 +275,7 @@ pub fn cli_entrants(
             all.entrants.push(cli_entrant(text, python, confine)?);
         }
     }
+    super::options::name_entrants(&mut all.entrants);
     Ok(all)
 }
 
@@ -362,6 +363,7 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
             entrants.push(cli_entrant(text, python, args.confine.confinement())?);
         }
     }
+    super::options::name_entrants(&mut entrants);
     let mut names = std::collections::HashSet::new();
     for e in &mut entrants {
         e.confine = args.confine.confinement();

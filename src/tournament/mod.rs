@@ -421,6 +421,16 @@ pub(crate) fn open<G: Builtins>(
     sprt: Option<PlanSprt>,
 ) -> Result<Opened, Error> {
     setup::check(&tournament.entrants)?;
+    // No bot reads another entrant's files, nor the results: the folder, and the live
+    // journal by name, for a folder that holds bots too.
+    setup::enter(&tournament.entrants);
+    for result in [
+        tournament.out.clone(),
+        tournament.out.join(journal::JOURNAL_FILE),
+        tournament.out.join(journal::LOCK_FILE),
+    ] {
+        crate::bots::confine::entrants::results(&result);
+    }
     if tournament.shard.is_some() && tournament.format == Format::Sprt {
         return Err(Error::usage(
             "an SPRT is sequential (each pair decides whether the next is played), so it \

@@ -168,6 +168,7 @@ pub fn check_all<G: Builtins>(
     jobs: usize,
 ) -> Vec<CheckRow> {
     use rayon::prelude::*;
+    super::setup::enter(entrants);
     // A pool of our own: blocking bot work stays off rayon's global pool.
     match rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))

@@ -82,6 +82,11 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Makes `entrants` the run's entrants for confinement: no bot reads another's files.
+pub fn enter(entrants: &[Entrant]) {
+    crate::bots::confine::entrants::enter(entrants.iter().map(|e| (&e.spec, e.cwd.as_deref())));
+}
+
 /// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`
 /// bot's file and its folder's `.java` files, a command's program and arguments that name
 /// files (relative to its working folder). Sorted, without duplicates.

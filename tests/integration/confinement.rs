@@ -444,7 +444,7 @@ public class JavaSpy extends SequencePlayer {{
     }}
 
     public JavaSpy() {{
-        probe("opponent's file beside it", () -> Files.readAllBytes(Paths.get("PlayerNull.java")));
+        probe("opponent's file beside it", () -> Files.readAllBytes(Paths.get("Player123456789.java")));
         probe("0600 file of the user", () -> Files.readAllBytes(Paths.get({secret:?})));
         probe("other processes", () -> {{
             try (DirectoryStream<Path> procs = Files.newDirectoryStream(Paths.get("/proc"))) {{
@@ -488,11 +488,9 @@ fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
     std::fs::write(team.join("JavaSpy.java"), java_spy(&secret, port)).unwrap();
     std::fs::write(team.join("SpyHelp.java"), "class SpyHelp {}\n").unwrap();
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/java/examples");
-    std::fs::copy(
-        examples.join("PlayerNull.java"),
-        team.join("PlayerNull.java"),
-    )
-    .unwrap();
+    for example in ["Player123456789.java", "Lines.java"] {
+        std::fs::copy(examples.join(example), team.join(example)).unwrap();
+    }
     give_to_arbiter(dir.path());
     let record = dir.path().join("game.json");
     let (code, stdout, stderr) = arbiter_as_user(&[
@@ -501,8 +499,9 @@ fn a_spying_java_player_reaches_nothing_but_its_own_files_and_still_plays() {
         "gomoku",
         "--black",
         &team.join("JavaSpy.java").to_string_lossy(),
+        // The player beside it is its opponent: another entrant of the run.
         "--white",
-        "builtin:random",
+        &team.join("Player123456789.java").to_string_lossy(),
         "--record",
         &record.to_string_lossy(),
     ]);

@@ -39,6 +39,7 @@ mod sprt;
 mod submissions;
 mod suite;
 mod two_cpus;
+mod visibility;
 mod zoo;
 mod zoo_java;
 mod zoo_promises;

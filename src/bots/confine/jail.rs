@@ -465,7 +465,6 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
         .map_err(fail)?
         .create()
         .map_err(fail)?;
-    let read = AccessFs::from_read(abi);
     let mut readable: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
     readable.extend(jail.read_only.iter().cloned());
     readable.push("/proc".into());
@@ -476,44 +475,9 @@ fn landlock(jail: &Jail) -> Result<(), StepFailed> {
         let hidden: Vec<&PathBuf> = jail
             .hidden
             .iter()
-            .filter(|h| h.parent() == Some(&path))
+            .filter(|h| h.starts_with(&path))
             .collect();
-        if hidden.is_empty() {
-            // A folder missing here (no /lib32) is no error.
-            let Ok(fd) = PathFd::new(&path) else { continue };
-            let access = if path.is_dir() {
-                read
-            } else {
-                read & AccessFs::from_file(abi)
-            };
-            ruleset = ruleset
-                .add_rule(PathBeneath::new(fd, access))
-                .map_err(fail)?;
-            continue;
-        }
-        // A folder holding entries the bot must not read: its names may be listed, and
-        // everything else in it read.
-        let Ok(fd) = PathFd::new(&path) else { continue };
-        ruleset = ruleset
-            .add_rule(PathBeneath::new(fd, AccessFs::ReadDir))
-            .map_err(fail)?;
-        for entry in std::fs::read_dir(&path).into_iter().flatten().flatten() {
-            let child = entry.path();
-            if hidden.contains(&&child) {
-                continue;
-            }
-            let Ok(fd) = PathFd::new(&child) else {
-                continue;
-            };
-            let access = if child.is_dir() {
-                read
-            } else {
-                read & AccessFs::from_file(abi)
-            };
-            ruleset = ruleset
-                .add_rule(PathBeneath::new(fd, access))
-                .map_err(fail)?;
-        }
+        ruleset = super::readable::readable_but(ruleset, &path, &hidden, abi).map_err(fail)?;
     }
     for (path, access) in [
         (jail.private.clone(), AccessFs::from_all(abi)),

@@ -6,7 +6,8 @@
 //! ([`jail::enter`]) and `exec`s the bot's program in it; where that program is missing or
 //! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee
 //! prepares what the jail holds ([`prepare`]): the bot's private folder with a copy of its
-//! own files (never another entrant's entry file), the runtime it needs, its environment.
+//! own files (never another entrant's files, nor the run's results: [`entrants`]), the
+//! runtime it needs, its environment.
 //!
 //! - Level 1, [`Level::Namespaces`]: user, mount, pid, network, IPC and UTS namespaces, a new
 //!   read-only root with the system and the runtime, a fresh /proc, a minimal /dev; Landlock
@@ -25,6 +26,7 @@
 mod beside;
 pub mod caps;
 pub mod cgroup;
+pub mod entrants;
 mod filter;
 pub mod helper;
 pub mod jail;
@@ -33,6 +35,7 @@ mod launch;
 pub mod leftovers;
 mod plan;
 mod prepare;
+mod readable;
 pub mod report;
 pub mod sandbox;
 

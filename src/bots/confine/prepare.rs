@@ -12,6 +12,9 @@ use std::sync::Mutex;
 
 /// The most a bot's own files may hold to be copied into its private folder.
 const MAX_COPY_BYTES: u64 = 256 << 20;
+/// A file at least this big is not copied when its folder is over the copy's budget: the
+/// copy holds a link to it, which the bot reads where it is (a model file beside a bot).
+const LINKED_BYTES: u64 = 16 << 20;
 /// The `PATH` of a confined bot: system folders, after its runtime's.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// The uid a bot runs as when arbiter runs as root.
@@ -52,8 +55,9 @@ impl Prepared {
 }
 
 /// Prepares the jail of `command` at `level`: its private folder holds a copy of its
-/// working folder (without other entrants' entry files) and of the folders it carries, and
-/// the arguments naming them point at the copies.
+/// working folder (without the files of the run's other entrants, nor its results:
+/// [`super::entrants`]) and of the folders it carries, and the arguments naming them point
+/// at the copies.
 pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let run_as = rustix::process::geteuid().is_root().then_some(NOBODY);
     let folder = super::leftovers::private_folder("bot", &base())?;
@@ -68,41 +72,40 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     };
     let root = folder.path().join(".root");
     std::fs::create_dir(&root)?;
-    let named: Vec<PathBuf> = std::iter::once(&command.program)
-        .chain(&command.args)
-        .map(|word| origin.join(word))
-        .collect();
-    // The bot's own entry is named by its command: as a path, or (a Java player) by its
-    // class, the file's stem.
-    let names_it = |path: &Path| {
-        named.iter().any(|n| n == path)
-            || path.file_stem().is_some_and(|stem| {
-                command
-                    .args
-                    .iter()
-                    .any(|a| a.as_str() == stem.to_string_lossy())
-            })
-    };
-    // A folder holding the bot's own program or files is its own, whatever else it holds.
-    let holds_named = |path: &Path| named.iter().any(|n| n.starts_with(path));
-    let skip = |path: &Path| !names_it(path) && !holds_named(path) && is_someone_elses(path);
+    // What the bot must not read, computed from the run's entrants: another entrant's
+    // files (in its folder, they are left out of the copy) and the results.
+    let others = super::entrants::hidden_from(command, &origin);
+    let skip = |path: &Path| others.iter().any(|o| o == path);
     let mut program = command.program.clone();
     let mut args = command.args.clone();
     let mut read_only = Vec::new();
-    // The bot works in a copy of its folder, writable, without other teams' code; a folder
+    // The bot works in a copy of its folder, writable, without other teams' code. In a
+    // folder over the copy's budget its big files are linked, not copied; a folder still
     // too big to copy (a build folder) is read where it is, and the bot works in it.
     let mut cwd = private.clone();
+    let mut linked = Vec::new();
     let copied = match &command.cwd {
-        Some(_) if size_beyond(&origin, MAX_COPY_BYTES, &skip) => {
-            Err(io::Error::other("it holds more than the copy's budget"))
-        }
         Some(_) => {
-            crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
+            if size_beyond(&origin, MAX_COPY_BYTES, &skip) {
+                linked = files_over(&origin, LINKED_BYTES, &skip);
+            }
+            let skip = |path: &Path| skip(path) || linked.iter().any(|l| l == path);
+            if size_beyond(&origin, MAX_COPY_BYTES, &skip) {
+                Err(io::Error::other("it holds more than the copy's budget"))
+            } else {
+                crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
+            }
         }
         None => std::fs::create_dir(&private),
     };
     match copied {
         Ok(()) if command.cwd.is_some() => {
+            for big in &linked {
+                if let Ok(rest) = big.strip_prefix(&origin) {
+                    std::os::unix::fs::symlink(big, private.join(rest))?;
+                    read_only.push(big.clone());
+                }
+            }
             let moved = |text: &mut String| super::repoint(text, &origin, &private);
             moved(&mut program);
             args.iter_mut().for_each(moved);
@@ -140,9 +143,8 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
         args.insert(0, format!("-Djava.io.tmpdir={}", private.display()));
     }
     // Files the command names outside its folder (a script, a data file) are readable,
-    // with the folder they are in (a script's helper modules), but not the other entries
-    // of that folder.
-    let mut hidden = Vec::new();
+    // with the folder they are in (a script's helper modules), but not what another
+    // entrant has in that folder.
     for arg in args.iter_mut() {
         let path = Path::new(arg.as_str());
         let outside = if path.is_absolute() {
@@ -164,16 +166,20 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
                 _ => outside.clone(),
             };
             if !read_only.contains(&folder) {
-                for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                    let p = entry.path();
-                    if p != outside && is_someone_elses(&p) {
-                        hidden.push(p);
-                    }
-                }
                 read_only.push(folder);
             }
         }
     }
+    // Whatever the bot reads where it is (a folder too big to copy, the folder of a file
+    // it names, its program's, the system's), another entrant's files and the results in
+    // it are hidden; a folder that is itself another entrant's is not read at all.
+    read_only.retain(|r| !others.iter().any(|o| r.starts_with(o)) && !r.starts_with(&private));
+    let mut hidden: Vec<PathBuf> = others
+        .iter()
+        .filter(|o| is_system(o) || read_only.iter().any(|r| o.starts_with(r)))
+        .cloned()
+        .collect();
+    hidden.dedup();
     let mut env = BTreeMap::new();
     let path = match &runtime {
         Some(bin) => format!("{}:{SYSTEM_PATH}", bin.display()),
@@ -219,31 +225,6 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     })
 }
 
-/// Whether `file` is a course bot's entry file of any game: a `Team*.py` with a top-level
-/// `class Player`, a Hinger `a3_agent.py`, a `.java` file naming `GomokuPlayer`. Read
-/// without blocking and bounded: it is someone's submission.
-fn is_entry_file(file: &Path) -> bool {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let source = || {
-        crate::untrusted::file::read_source(file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default()
-    };
-    if name == "a3_agent.py" {
-        return true;
-    }
-    if name.starts_with("team") && name.ends_with(".py") {
-        return source().lines().any(|line| {
-            line.strip_prefix("class Player")
-                .is_some_and(|rest| rest.trim_start().starts_with(['(', ':']))
-        });
-    }
-    name.ends_with(".java") && source().contains("GomokuPlayer")
-}
-
 /// Whether the regular files beneath `dir` (what the copy would take) hold more than
 /// `budget` bytes: measured before copying, so a big folder costs a walk, not a copy.
 fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
@@ -274,6 +255,29 @@ fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
     walk(dir, &mut left, skip)
 }
 
+/// The regular files beneath `dir` of at least `bytes` (links not followed), but those
+/// `skip` names and those beneath them.
+fn files_over(dir: &Path, bytes: u64, skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    fn walk(dir: &Path, bytes: u64, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if skip(&path) {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => walk(&path, bytes, skip, out),
+                Ok(t) if t.is_file() && entry.metadata().is_ok_and(|m| m.len() >= bytes) => {
+                    out.push(path)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, bytes, skip, &mut out);
+    out
+}
+
 /// Where jails are made: `/var/tmp` (so that a jail's `/tmp` can be its own folder without
 /// hiding the folder's own path), else the system's temporary folder.
 fn base() -> PathBuf {
@@ -288,31 +292,6 @@ fn base() -> PathBuf {
 
 fn is_system(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
-}
-
-/// A course entry file (a `Team*.py` with a `Player`, a Hinger `a3_agent.py`, a Java
-/// `GomokuPlayer`), or a folder holding one: in a folder of submissions, another team's,
-/// which no bot may read.
-fn is_someone_elses(path: &Path) -> bool {
-    fn holds_entry(dir: &Path, depth: u32) -> bool {
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|e| {
-                let path = e.path();
-                match e.file_type() {
-                    Ok(t) if t.is_dir() => depth > 0 && holds_entry(&path, depth - 1),
-                    Ok(t) if t.is_file() => is_entry_file(&path),
-                    _ => false,
-                }
-            })
-    }
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => holds_entry(path, 2),
-        Ok(m) if m.is_file() => is_entry_file(path),
-        _ => false,
-    }
 }
 
 /// Makes `program` an absolute path the jail can run, and adds the runtime it lives in to
@@ -389,9 +368,15 @@ fn runtime_of(
         }
         return None;
     }
-    let real = std::fs::canonicalize(&found).unwrap_or(found);
+    let real = std::fs::canonicalize(&found).unwrap_or(found.clone());
     *program = real.to_string_lossy().into_owned();
     if is_system(&real) {
+        return None;
+    }
+    // An entrant's own program (a protocol bot in a `bin` folder) is no runtime: its
+    // folder is read, not the folder above, which may hold other bots and the results.
+    if super::entrants::is_entrants(&found) || super::entrants::is_entrants(&real) {
+        read_only.extend(real.parent().map(Path::to_path_buf));
         return None;
     }
     let bin = real.parent()?;

@@ -238,7 +238,7 @@ impl Javac<'_> {
             ));
         }
         // javac reads copies of the player's folder's sources: its own, not another
-        // entrant's player (which it could otherwise compile into its own classes). A
+        // entrant's files (the run's entrants), nor any other player (which it could otherwise compile into its own classes). A
         // file named after an environment class (its own `SequencePlayer`) is its own.
         let own = |path: &Path| {
             path == self.file
@@ -253,6 +253,9 @@ impl Javac<'_> {
             let Ok(rest) = path.strip_prefix(self.root) else {
                 continue;
             };
+            if crate::bots::confine::entrants::of_another(path, self.file) {
+                continue;
+            }
             if own(path) || player_class(path).is_err() {
                 written.push((src.join(rest), bytes.clone()));
             }

@@ -226,6 +226,7 @@ impl<G: Game> Player<G> for JavaPlayer {
         let extra = std::env::var(JAVA_OPTS_VAR).unwrap_or_default();
         let mut command = run_command(&compiled, &java_program(), &limits, &extra);
         command.cwd = self.cwd.clone();
+        command.entry = Some(self.file.clone());
         command.confine = self.confine;
         command
             .env
