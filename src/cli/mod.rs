@@ -136,7 +136,20 @@ pub fn main() -> i32 {
     if let Command::Confine { jail } = &cli.command {
         return crate::bots::confine::helper::run(jail, false);
     }
-    signals::install();
+    // Commands that play bots take Ctrl-Z themselves (the bots stop with arbiter); the
+    // others (tables, reports, tools) keep the terminal's own stop and no extra thread.
+    let plays_bots = matches!(
+        cli.command,
+        Command::Play(_)
+            | Command::League(_)
+            | Command::Gauntlet(_)
+            | Command::Run(_)
+            | Command::Sprt(_)
+            | Command::Check(_)
+            | Command::Suite(_)
+            | Command::Solve(_)
+    );
+    signals::install(plays_bots);
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),

@@ -17,9 +17,12 @@ static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// The exit status after a signal, as a shell reports SIGINT's.
 const EXIT_ON_SIGNAL: i32 = 130;
 
-/// Installs the handlers (once, before any command runs, while arbiter has one thread).
-pub fn install() {
-    stop_with_the_bots();
+/// Installs the handlers (once, before any command runs, while arbiter has one thread);
+/// for a command that plays bots, also the one that stops them with arbiter (Ctrl-Z).
+pub fn install(plays_bots: bool) {
+    if plays_bots {
+        stop_with_the_bots();
+    }
     let result = ctrlc::set_handler(|| {
         // From the handler's own thread, not a signal context: taking locks is fine. The
         // flag is raised before the bots are killed: a game that ends by the kill must find

@@ -717,9 +717,11 @@ randbot.Player = _Hog
             against_quiet.push(game(&calm));
             against_hog.push(game(&hog));
         }
+        // The quickest game each way: a spike of the machine's other load lengthens a
+        // game, never shortens one (unfrozen, the hog's processes took 8-15 times as long).
         against_quiet.sort_by(f64::total_cmp);
         against_hog.sort_by(f64::total_cmp);
-        let (quiet, hogged) = (against_quiet[1], against_hog[1]);
+        let (quiet, hogged) = (against_quiet[0], against_hog[0]);
         assert!(
             hogged <= quiet * 1.10,
             "{level}: the victim's moves took {hogged:.0} ms against the hog, {quiet:.0} ms \
