@@ -7,9 +7,17 @@
 //! [`go_on`], once arbiter is continued, lets go on every bot that was running (a bot
 //! frozen because the other side is to move, [`super::freeze`], stays frozen), and adds the
 //! pause to [`paused`].
+//!
+//! Both signals are blocked in every thread from the start ([`take_stops`], while arbiter
+//! has one thread) and taken by a thread of their own, started with the first bot
+//! ([`watch`]): a command that starts no bot has no such thread, nor its allocator arena
+//! (64 MiB of address space, which a reader under a memory cap cannot spare). A blocked
+//! SIGCONT still continues the process, and waits to be taken.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The time this process has spent stopped by [`stop_the_run`] in all, and since when it is
@@ -74,4 +82,62 @@ pub fn go_on() {
             let _ = kill_process_group(pid, Signal::CONT);
         }
     }
+}
+
+/// Set once SIGTSTP and SIGCONT are blocked in every thread ([`take_stops`]).
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+fn stop_signals() -> libc::sigset_t {
+    // SAFETY: signal-set calls on a local set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTSTP);
+        libc::sigaddset(&mut set, libc::SIGCONT);
+        set
+    }
+}
+
+/// Blocks SIGTSTP and SIGCONT in this thread and every thread started from it (a bot
+/// starts with an empty mask): for a command that plays bots, while it has one thread.
+pub fn take_stops() {
+    let set = stop_signals();
+    // SAFETY: sets this thread's mask.
+    if unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) } == 0 {
+        TAKEN.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Starts, once, the thread that takes SIGTSTP and SIGCONT, where [`take_stops`] blocked
+/// them: as the first bot starts.
+pub fn watch() {
+    static STARTED: Once = Once::new();
+    if !TAKEN.load(Ordering::SeqCst) {
+        return;
+    }
+    STARTED.call_once(|| {
+        let set = stop_signals();
+        let spawned = std::thread::Builder::new()
+            .name("sigtstp".into())
+            .spawn(move || {
+                loop {
+                    let mut got = 0;
+                    // SAFETY: waits for a signal of the set, blocked in every thread.
+                    if unsafe { libc::sigwait(&set, &mut got) } != 0 {
+                        continue;
+                    }
+                    match got {
+                        libc::SIGTSTP => stop_the_run(),
+                        libc::SIGCONT => go_on(),
+                        _ => {}
+                    }
+                }
+            });
+        if spawned.is_err() {
+            // Without the thread, a Ctrl-Z waits until arbiter ends: said once.
+            eprintln!(
+                "warning: cannot take Ctrl-Z (no thread for it): it waits until arbiter ends"
+            );
+        }
+    });
 }

@@ -21,7 +21,7 @@ const EXIT_ON_SIGNAL: i32 = 130;
 /// for a command that plays bots, also the one that stops them with arbiter (Ctrl-Z).
 pub fn install(plays_bots: bool) {
     if plays_bots {
-        stop_with_the_bots();
+        crate::bots::pause::take_stops();
     }
     let result = ctrlc::set_handler(|| {
         // From the handler's own thread, not a signal context: taking locks is fine. The
@@ -53,42 +53,4 @@ pub fn graceful_stop() -> Arc<AtomicBool> {
     GRACEFUL
         .get_or_init(|| Arc::new(AtomicBool::new(false)))
         .clone()
-}
-
-/// SIGTSTP and SIGCONT are taken by a thread of its own (blocked everywhere else: every
-/// thread started from here on inherits the mask, and a bot starts with an empty one),
-/// which stops the bots, then arbiter, and, once arbiter is continued (a blocked SIGCONT
-/// still continues the process, and waits here to be taken), lets the bots go on.
-fn stop_with_the_bots() {
-    // SAFETY: signal-set calls on a local set; the mask is set while arbiter has one
-    // thread.
-    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
-    unsafe {
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGTSTP);
-        libc::sigaddset(&mut set, libc::SIGCONT);
-        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-            return;
-        }
-    }
-    let spawned = std::thread::Builder::new()
-        .name("sigtstp".into())
-        .spawn(move || {
-            loop {
-                let mut got = 0;
-                // SAFETY: waits for a signal of the set, blocked in every thread.
-                if unsafe { libc::sigwait(&set, &mut got) } != 0 {
-                    continue;
-                }
-                match got {
-                    libc::SIGTSTP => crate::bots::pause::stop_the_run(),
-                    libc::SIGCONT => crate::bots::pause::go_on(),
-                    _ => {}
-                }
-            }
-        });
-    if spawned.is_err() {
-        // SAFETY: as above; without the thread, Ctrl-Z stops arbiter as it always did.
-        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
-    }
 }

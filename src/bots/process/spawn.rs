@@ -211,6 +211,8 @@ impl Running {
         })?;
         let pgid = Pid::from_child(&child);
         leaders().insert(pgid.as_raw_nonzero().get());
+        // From the first bot on, a Ctrl-Z stops the bots with arbiter.
+        crate::bots::pause::watch();
         drop(starting);
         // Before the report is read: its wait ends with the helper's exit.
         let pidfd = rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok();
