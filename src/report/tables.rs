@@ -29,14 +29,15 @@ fn format_name(format: &str) -> &str {
 
 /// Every section, in the report's order.
 pub fn sections(report: &Report) -> Vec<Section> {
-    let mut sections = vec![standings(report)];
+    // An SPRT is run for its verdict: the report opens with it.
+    let mut sections: Vec<Section> = sprt(report).into_iter().collect();
+    sections.push(standings(report));
     sections.extend(head_to_head(report));
     // Every team's failures, found once for the sections that show them.
     let teams = super::marks::team_results(report);
     sections.extend(super::teams::problems(report, &teams));
     sections.extend(super::teams::teams(report, &teams));
     sections.extend([matrix(report), roles(report), endings(report)]);
-    sections.extend(sprt(report));
     sections.extend(super::teams::team_sections(report, &teams));
     sections.push(settings(report));
     sections
@@ -444,6 +445,7 @@ fn sprt(report: &Report) -> Option<Section> {
     let (lower, upper) = crate::stats::sprt::bounds(test.alpha, test.beta);
     let elo = |x: f64| fixed(x, 1, true);
     let mut rows = vec![
+        vec!["verdict".into(), verdict.clone()],
         vec!["candidate".into(), test.candidate.clone()],
         vec!["baseline".into(), test.baseline.clone()],
         vec![
@@ -488,7 +490,7 @@ fn sprt(report: &Report) -> Option<Section> {
             format!("{}, {}, {}, {}, {}", p[0], p[1], p[2], p[3], p[4]),
         ]);
         rows.push(vec![
-            "candidate Elo".into(),
+            "Elo by pairs".into(),
             format!(
                 "{} [{}, {}]",
                 elo(s.elo.estimate),
@@ -497,15 +499,19 @@ fn sprt(report: &Report) -> Option<Section> {
             ),
         ]);
     }
-    rows.push(vec!["verdict".into(), verdict]);
-    Some(Section {
-        id: "sprt".into(),
-        title: "Sequential test (SPRT)".into(),
-        text: vec![format!(
+    let mut text = vec![
+        format!("Verdict: {verdict}."),
+        format!(
             "Is {} stronger than {}? The test counts role-swapped pairs and stops as soon \
              as the log-likelihood ratio (LLR) leaves its bounds.",
             test.candidate, test.baseline
-        )],
+        ),
+    ];
+    text.extend(last.and_then(|s| two_elos(report, test, s)));
+    Some(Section {
+        id: "sprt".into(),
+        title: "Sequential test (SPRT)".into(),
+        text,
         tables: vec![Table {
             id: "sprt".into(),
             caption: "The sequential test".into(),
@@ -654,4 +660,30 @@ fn confinement(plan: &crate::tournament::journal::Plan) -> String {
     } else {
         named.join("; ")
     }
+}
+
+/// The two Elo estimates of an SPRT side by side in one sentence: the pairs' (what the test
+/// weighs) and the standings' (each game on its own, the two bots about a mean of 0).
+fn two_elos(
+    report: &Report,
+    test: &super::model::SprtReport,
+    last: &crate::tournament::sprt::SprtStatus,
+) -> Option<String> {
+    let rating = |name: &str| report.table.rows.iter().find(|r| r.bot == name).map(|r| r.elo);
+    let (c, b) = (rating(&test.candidate)?, rating(&test.baseline)?);
+    Some(format!(
+        "Elo of {} over {}: {} [{}, {}] by pairs, the estimate the test weighs; the standings \
+         rate each game on its own about a mean of 0 ({} {}, {} {}: {} apart), which takes a \
+         pair's two games, played from one opening, as independent.",
+        test.candidate,
+        test.baseline,
+        fixed(last.elo.estimate, 1, true),
+        fixed(last.elo.low, 1, true),
+        fixed(last.elo.high, 1, true),
+        test.candidate,
+        fixed(c, 0, true),
+        test.baseline,
+        fixed(b, 0, true),
+        fixed(c - b, 0, true),
+    ))
 }
