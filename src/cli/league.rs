@@ -186,7 +186,7 @@ pub(super) fn dispatch(
         tournament.openings = openings.0.resolve(&game, openings.1)?;
         if check && !super::submissions::preflight(&game, &tournament)? {
             note!("a bot failed the check: no game was played");
-            return Ok(1);
+            return Ok(crate::error::exit::FAILED);
         }
         warn_oversubscribed(tournament.jobs);
         // The run's report is made from what its game threads replay, its blocks written
@@ -314,9 +314,9 @@ fn play<G: Builtins>(
     say!("{}", super::report::written(&index));
     if interrupted {
         note!("interrupted: rerun the same command to resume");
-        return Ok(130);
+        return Ok(crate::error::exit::INTERRUPTED);
     }
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 /// `distinct pairs: K of N`, and the warning when some pair was a replay.

@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
 /// The exit status after a signal, as a shell reports SIGINT's.
-const EXIT_ON_SIGNAL: i32 = 130;
+const EXIT_ON_SIGNAL: i32 = crate::error::exit::INTERRUPTED;
 
 /// Installs the handler (once, before any command runs).
 pub fn install() {

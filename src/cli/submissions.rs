@@ -293,6 +293,10 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
     let jobs = jobs_or_cores(args.jobs.map(|j| j as usize));
     with_game!(settings, 1, |game| {
         let ok = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
-        Ok(if ok { 0 } else { 1 })
+        Ok(if ok {
+            crate::error::exit::DONE
+        } else {
+            crate::error::exit::FAILED
+        })
     })
 }

@@ -65,7 +65,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
             args.out.display()
         );
     }
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
@@ -115,5 +115,5 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
     say!("{text}");
     say!("tables written to {}", args.dir.display());
     say!("{}", super::report::written(&index));
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }

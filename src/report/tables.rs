@@ -669,7 +669,14 @@ fn two_elos(
     test: &super::model::SprtReport,
     last: &crate::tournament::sprt::SprtStatus,
 ) -> Option<String> {
-    let rating = |name: &str| report.table.rows.iter().find(|r| r.bot == name).map(|r| r.elo);
+    let rating = |name: &str| {
+        report
+            .table
+            .rows
+            .iter()
+            .find(|r| r.bot == name)
+            .map(|r| r.elo)
+    };
     let (c, b) = (rating(&test.candidate)?, rating(&test.baseline)?);
     Some(format!(
         "Elo of {} over {}: {} [{}, {}] by pairs, the estimate the test weighs; the standings \
