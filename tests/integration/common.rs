@@ -240,3 +240,31 @@ pub fn advance_against_grade4(white: &str, record: &Path, extra: &[&str]) -> Vec
     args.extend(extra.iter().map(|a| a.to_string()));
     args
 }
+
+/// Where `tests/install` leaves its stamp once it has installed what the tests need.
+pub fn installed_stamp() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-installed")
+}
+
+/// Whether the tools were installed for the tests: on CI (`CI` set, not `false` or `0`),
+/// or once `tests/install` has run.
+pub fn tools_installed() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+        || installed_stamp().exists()
+}
+
+/// Whether `test` can run: `found` tells whether the tool it needs (`what`, installed as
+/// `install` says) is here. A missing tool fails the test where the tools were installed
+/// ([`tools_installed`]): a skip there would hide a broken install. Elsewhere the test
+/// prints SKIPPED and the caller returns.
+pub fn tool_here(test: &str, found: bool, what: &str, install: &str) -> bool {
+    if !found {
+        assert!(
+            !tools_installed(),
+            "{test}: {what} is missing although the tools were installed (CI, or after \
+             tests/install): {install}"
+        );
+        eprintln!("SKIPPED {test}: {what} is missing ({install}, or run tests/install)");
+    }
+    found
+}

@@ -561,7 +561,7 @@ fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
     );
     assert!(detail.contains("still running after 2 s"), "{detail}");
     assert!(took < std::time::Duration::from_secs(40), "{took:?}");
-    if !have_jdk_quietly() {
+    if !have_jdk() {
         return;
     }
     let (detail, _) = play("Copycat.java", &[], &[]);
@@ -572,11 +572,16 @@ fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
     assert!(!detail.contains("/var/tmp/arbiter-bot"), "{detail}");
 }
 
-fn have_jdk_quietly() -> bool {
-    std::process::Command::new("javac")
-        .arg("-version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+fn have_jdk() -> bool {
+    crate::common::tool_here(
+        "a_java_players_compile_is_confined_and_never_reads_a_neighbours_player",
+        std::process::Command::new("javac")
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "a JDK (`javac` on PATH)",
+        "apt-get install -y openjdk-17-jdk-headless",
+    )
 }
 
 /// The cgroup2 folder of this process's own cgroup, if the tests can make cgroups in it.
