@@ -109,7 +109,7 @@ fn every_readme_command_runs_as_written() {
         })
         .collect();
     std::fs::write(clone.join("tournaments.toml"), fast.join("\n")).unwrap();
-    let binary = env!("CARGO_BIN_EXE_arbiter");
+    let binary = crate::common::arbiter_exe();
 
     let mut failures = Vec::new();
     for command in runnable {
