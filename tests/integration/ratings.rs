@@ -259,6 +259,7 @@ fn the_report_holds_a_likelihood_of_superiority_matrix_from_the_pairwise_results
             );
         }
     }
-    assert!(read(&out.join("report/report.tex")).contains("tab:arbiter-los"));
+    assert!(read(&out.join("report/report.tex")).contains("\\input{tables/los}"));
+    assert!(read(&out.join("report/tables/los.tex")).contains("tab:arbiter-los"));
     assert!(read(&out.join("report/index.html")).contains("Likelihood of superiority"));
 }
