@@ -67,7 +67,22 @@ fn tree(plot: &str, svg: &str) -> Result<usvg::Tree, Error> {
         fontdb,
         ..usvg::Options::default()
     };
-    usvg::Tree::from_str(svg, &options).map_err(|e| failed(e.to_string()))
+    // A bot's name may hold control characters, which XML does not allow even escaped:
+    // shown as U+FFFD, as a terminal shows them escaped.
+    let svg: std::borrow::Cow<str> = if svg.chars().any(not_xml) {
+        svg.chars()
+            .map(|c| if not_xml(c) { '\u{fffd}' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        svg.into()
+    };
+    usvg::Tree::from_str(&svg, &options).map_err(|e| failed(e.to_string()))
+}
+
+/// A character XML 1.0 does not allow.
+fn not_xml(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
 /// The plot `plot` (its SVG text `svg`) as a PDF page of the SVG's size, its text as text
@@ -107,4 +122,21 @@ pub fn png(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
     pixmap
         .encode_png()
         .map_err(|e| failed(format!("cannot encode its PNG: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_control_character_in_a_plots_text_is_drawn_as_a_replacement_not_refused() {
+        if fonts().is_none() {
+            return;
+        }
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"20\">\
+                   <text x=\"2\" y=\"15\" font-family=\"sans-serif\">a\u{1b}[2Jb</text></svg>";
+        assert!(pdf("elo.svg", svg).unwrap().starts_with(b"%PDF-"));
+        let png = png("elo.svg", svg).unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+    }
 }
