@@ -39,11 +39,12 @@ impl Error {
     }
 
     /// Bad input of any kind (usage, a file's content, a file that cannot be read) exits
-    /// 2, like clap's usage errors; trouble writing results exits 1.
+    /// [`exit::BAD_INPUT`], like clap's usage errors; trouble writing results exits
+    /// [`exit::FAILED`].
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) | Error::Input { .. } | Error::Unreadable { .. } => 2,
-            Error::Io { .. } | Error::Plot { .. } => 1,
+            Error::Usage(_) | Error::Input { .. } | Error::Unreadable { .. } => exit::BAD_INPUT,
+            Error::Io { .. } | Error::Plot { .. } => exit::FAILED,
         }
     }
 }
@@ -67,3 +68,34 @@ fn at_line(line: usize) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Every exit status of arbiter, named once: each command returns one of these, and
+/// README's table of exit codes is checked against [`exit::CODES`].
+pub mod exit {
+    /// What was asked was done: a game played (whoever won), a tournament finished, every
+    /// bot or case passed, SPRT accepted H1, bots can be confined (`doctor`).
+    pub const DONE: i32 = 0;
+    /// Results could not be written; `play`: a bot could not be started; `check`, `solve`:
+    /// a bot or a case failed; `league --check`: a bot failed its check, no game played;
+    /// `doctor`: bots cannot be confined.
+    pub const FAILED: i32 = 1;
+    /// `sprt`: H0 accepted, the candidate is not stronger.
+    pub const H0: i32 = 1;
+    /// Bad input of any kind: usage, a config or board file, a missing file, a harness
+    /// set-up problem, a refused resume.
+    pub const BAD_INPUT: i32 = 2;
+    /// `sprt`: inconclusive at `--max-pairs`.
+    pub const INCONCLUSIVE: i32 = 3;
+    /// Stopped by a signal (Ctrl-C, SIGTERM, SIGHUP): rerun the same command to resume.
+    pub const INTERRUPTED: i32 = 130;
+
+    /// Each exit status with its name, in README's order.
+    pub const CODES: [(i32, &str); 6] = [
+        (DONE, "DONE"),
+        (FAILED, "FAILED"),
+        (H0, "H0"),
+        (BAD_INPUT, "BAD_INPUT"),
+        (INCONCLUSIVE, "INCONCLUSIVE"),
+        (INTERRUPTED, "INTERRUPTED"),
+    ];
+}

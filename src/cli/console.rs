@@ -50,7 +50,7 @@ fn run_game<G: Builtins>(game: &G, args: &ConsoleBotArgs) -> Result<i32, Error> 
     let (colour, input, output) = match words.as_slice() {
         ["name"] => {
             say!("arbiter-{}", args.name);
-            return Ok(0);
+            return Ok(crate::error::exit::DONE);
         }
         [colour, input, output] => (*colour, PathBuf::from(input), PathBuf::from(output)),
         _ => {
@@ -96,5 +96,5 @@ fn run_game<G: Builtins>(game: &G, args: &ConsoleBotArgs) -> Result<i32, Error> 
         path: output.clone(),
         source,
     })?;
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }

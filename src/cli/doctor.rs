@@ -76,14 +76,14 @@ pub fn run() -> i32 {
                     file.display()
                 );
             }
-            0
+            crate::error::exit::DONE
         }
         None => {
             say!(
                 "bots cannot be confined here: {}; only --sandbox none runs them (as you)",
                 layers.why_none()
             );
-            1
+            crate::error::exit::FAILED
         }
     }
 }

@@ -237,7 +237,7 @@ pub(super) fn dispatch(
             leave_out_failed(&mut tournament, failed);
             if tournament.entrants.len() < 2 {
                 note!("fewer than two bots passed the check: no game was played");
-                return Ok(1);
+                return Ok(crate::error::exit::FAILED);
             }
         }
         warn_oversubscribed(tournament.jobs);
@@ -391,9 +391,9 @@ fn play<G: Builtins>(
     say!("{}", super::report::written(&index));
     if interrupted {
         note!("interrupted: rerun the same command to resume");
-        return Ok(130);
+        return Ok(crate::error::exit::INTERRUPTED);
     }
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 /// Where the marks are, and whether they are final: a league stopped part-way or a shard

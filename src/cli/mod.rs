@@ -4,7 +4,10 @@
 /// so control characters are shown (`\u{1b}`), never sent to the terminal raw.
 macro_rules! say {
     ($($arg:tt)*) => {
-        println!("{}", $crate::untrusted::text::terminal(&format!($($arg)*)))
+        $crate::cli::print(&format!(
+            "{}\n",
+            $crate::untrusted::text::terminal(&format!($($arg)*))
+        ))
     };
 }
 
@@ -37,11 +40,15 @@ mod tables;
 use crate::error::Error;
 use clap::{Parser, Subcommand};
 
+/// One example of each command, in the order `arbiter --help` lists them: by task.
+const EXAMPLES: &str = "Examples:\n  arbiter play --rebel builtin:greedy --officer builtin:alphabeta --show\n  arbiter league --out results/mine builtin:random builtin:greedy bots/league/Team01.py\n  arbiter run course\n  arbiter check -j 2 bots/submissions\n  arbiter gauntlet --out results/g --candidate bots/league/Team03.py --baseline builtin:greedy --pairs 20\n  arbiter sprt --out results/s --candidate builtin:alphabeta --baseline builtin:greedy --elo0 0 --elo1 20\n  arbiter report results/mine\n  arbiter table results/mine --anchor random=0\n  arbiter merge --out results/all results/part1 results/part2\n  arbiter openings asalto --plies 8 --count 100\n  arbiter suite advance tests/data/advance/suite --bot builtin:grade6\n  arbiter solve battle --cases bots/java/battle/cases.txt --solver bots/java/battle/correct\n  arbiter perft asalto 4\n  arbiter doctor\n  arbiter bot alphabeta\n  arbiter console-bot grade5 name";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "arbiter",
     version,
-    about = "Referee, tournament runner and benchmarking harness for two-player game bots"
+    about = "Referee, tournament runner and benchmarking harness for two-player game bots",
+    after_help = EXAMPLES
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -56,53 +63,102 @@ pub struct Cli {
 #[command(defer = true)]
 pub enum Command {
     /// Count the legal move sequences of a given length (a move-generator check).
+    #[command(display_order = 13, after_help = "Example: arbiter perft asalto 4")]
     Perft(perft::PerftArgs),
     /// Play one game between two bots and print the result. Exit 0 when the game was
     /// played (whoever won), 1 when a bot could not be started (`spawn_failed`), 2 usage
     /// error.
+    #[command(
+        display_order = 1,
+        after_help = "Example: arbiter play --rebel builtin:greedy --officer builtin:alphabeta --show"
+    )]
     Play(play::PlayArgs),
     /// Round-robin league: every pair of bots plays role-swapped pairs of games.
+    #[command(
+        display_order = 2,
+        after_help = "Example: arbiter league --out results/mine builtin:random builtin:greedy bots/league/Team01.py"
+    )]
     League(league::LeagueArgs),
     /// A candidate against each baseline only.
+    #[command(
+        display_order = 5,
+        after_help = "Example: arbiter gauntlet --out results/g --candidate bots/league/Team03.py --baseline builtin:greedy --pairs 20"
+    )]
     Gauntlet(league::GauntletArgs),
     /// Run a tournament defined in tournaments.toml (default: the file's default).
+    #[command(display_order = 3, after_help = "Example: arbiter run course")]
     Run(run::RunArgs),
     /// Sequential test: is the candidate stronger than the baseline? Exit 0 yes (H1),
     /// 1 no (H0), 3 inconclusive, 2 usage error.
+    #[command(
+        display_order = 6,
+        after_help = "Example: arbiter sprt --out results/s --candidate builtin:alphabeta --baseline builtin:greedy --elo0 0 --elo1 20"
+    )]
     Sprt(sprt::SprtArgs),
     /// Print K random openings of N plies, each reaching a different position still in
     /// play, one a line in the format `--openings` reads.
+    #[command(
+        display_order = 10,
+        after_help = "Example: arbiter openings asalto --plies 8 --count 100"
+    )]
     Openings(openings::OpeningsArgs),
     /// Rebuild every table and the report of a tournament folder from its journal.
+    #[command(
+        display_order = 8,
+        after_help = "Example: arbiter table results/mine --anchor random=0"
+    )]
     Table(tables::TableArgs),
     /// Write the report of a tournament folder from its journal: report.md, report.tex,
     /// plots/*.svg and index.html (default: into DIR/report).
+    #[command(display_order = 7, after_help = "Example: arbiter report results/mine")]
     Report(report::ReportArgs),
     /// Merge the folders of a sharded tournament (`--shard K/N`) into one, as if one run
     /// had played every game. Exit 0 merged, 2 when the shards do not fit together or
     /// (without --partial) a shard or a game is missing; nothing is written then.
+    #[command(
+        display_order = 9,
+        after_help = "Example: arbiter merge --out results/all results/part1 results/part2"
+    )]
     Merge(tables::MergeArgs),
     /// Start each bot (or each bot of a folder of submissions) under the tournament's
     /// limits, time its start-up and one move as each role, and print a table. Exit 0 when
     /// all pass, 1 when one fails, 2 on bad input.
+    #[command(
+        display_order = 4,
+        after_help = "Example: arbiter check -j 2 bots/submissions"
+    )]
     Check(submissions::CheckArgs),
     /// Grade course solvers on a file of cases (Battle: plan, score, node counts). Exit 0
     /// when every case passed, 1 when one failed, 2 usage error.
+    #[command(
+        display_order = 12,
+        after_help = "Example: arbiter solve battle --cases bots/java/battle/cases.txt --solver bots/java/battle/correct"
+    )]
     Solve(solve::SolveArgs),
     /// What confinement this machine gives bots: each layer with yes or no and why, and the
     /// runtimes found. Exit 0 when bots can be confined (namespaces, or Landlock and
     /// seccomp), 1 when not.
+    #[command(display_order = 14, after_help = "Example: arbiter doctor")]
     Doctor,
     /// Builds a bot's jail and runs the bot in it (arbiter starts itself this way).
     #[command(hide = true)]
     Confine { jail: String },
     /// Serve a built-in bot over the protocol on stdin/stdout (the reference bot).
+    #[command(display_order = 15, after_help = "Example: arbiter bot alphabeta")]
     Bot(play::BotArgs),
     /// Run a built-in bot as a course console program: `NAME white|black IN OUT` plays
     /// one move from the board file IN into OUT; `NAME name` prints its name.
+    #[command(
+        display_order = 16,
+        after_help = "Example: arbiter console-bot grade5 name"
+    )]
     ConsoleBot(console::ConsoleBotArgs),
     /// Grade a bot on a course position suite (Advance: levels 4 to 7, then games against
     /// grade7) and print the course's mark.
+    #[command(
+        display_order = 11,
+        after_help = "Example: arbiter suite advance tests/data/advance/suite --bot builtin:grade6"
+    )]
     Suite(suite::SuiteArgs),
 }
 
@@ -179,6 +235,28 @@ pub fn main() -> i32 {
     }
 }
 
+/// Writes `text` to standard output. A reader that has closed it (`arbiter openings ... |
+/// head -1`) has read all it wanted: arbiter then ends at once and quietly with
+/// [`exit::DONE`](crate::error::exit::DONE), as Unix tools do, its bots killed first; any
+/// other failure to write ends it with [`exit::FAILED`](crate::error::exit::FAILED).
+pub(crate) fn print(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        crate::bots::process::kill_all_bots();
+        crate::bots::confine::leftovers::remove_live();
+        crate::bots::console::remove_builds();
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(crate::error::exit::DONE);
+        }
+        note!("arbiter: cannot write to standard output: {e}");
+        std::process::exit(crate::error::exit::FAILED);
+    }
+}
+
 /// Reads a file the user named, with the path in the error.
 fn read_file(path: &std::path::Path) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
@@ -220,5 +298,47 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 15, "only {checked} commands");
+    }
+
+    /// `arbiter --help` lists the commands by task, and its examples, one a command in
+    /// that order, each parse as the command line they show.
+    #[test]
+    fn help_lists_the_commands_by_task_each_with_an_example_that_parses() {
+        let help = Cli::command().render_help().to_string();
+        let listed: Vec<&str> = help
+            .lines()
+            .skip_while(|l| *l != "Commands:")
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let by_task = [
+            "play", "league", "run", "check", "gauntlet", "sprt", "report", "table", "merge",
+        ];
+        assert_eq!(listed[..by_task.len()], by_task, "{help}");
+        let examples: Vec<&str> = help
+            .lines()
+            .skip_while(|l| *l != "Examples:")
+            .skip(1)
+            .map(str::trim)
+            .collect();
+        let commands: Vec<&str> = listed.into_iter().filter(|c| *c != "help").collect();
+        assert_eq!(examples.len(), commands.len(), "{help}");
+        for (example, command) in examples.iter().zip(&commands) {
+            let words = shlex::split(example).expect("an example is one command line");
+            assert_eq!(words[1], *command, "examples in the commands' order");
+            if let Err(e) = Cli::command().try_get_matches_from(&words) {
+                panic!("`{example}` does not parse: {e}");
+            }
+            let own = Cli::command()
+                .find_subcommand_mut(command)
+                .expect("listed")
+                .render_long_help()
+                .to_string();
+            assert!(
+                own.contains(&format!("Example: {example}")),
+                "`arbiter {command} --help` shows its example:\n{own}"
+            );
+        }
     }
 }

@@ -41,6 +41,6 @@ fn print<G: Game>(game: &G, args: &OpeningsArgs) -> Result<i32, Error> {
         out.push_str(&openings::to_line(line));
         out.push('\n');
     }
-    print!("{}", crate::untrusted::text::terminal(&out));
-    Ok(0)
+    super::print(&crate::untrusted::text::terminal(&out));
+    Ok(crate::error::exit::DONE)
 }

@@ -85,5 +85,5 @@ fn run_game<G: Game>(game: &G, args: &PerftArgs) -> Result<i32, Error> {
         total as f64 / secs.max(1e-9)
     );
     say!("{total}");
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }

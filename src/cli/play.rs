@@ -97,7 +97,7 @@ fn serve_builtin<G: Builtins>(game: &G, name: &str) -> Result<i32, Error> {
         path: PathBuf::from("<stdout>"),
         source,
     })?;
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 fn unknown_builtin<G: Builtins>(game: &G, name: &str) -> Error {
@@ -227,7 +227,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     // A bot that could not be started makes the game no evidence: say so to scripts.
     if record.reason == crate::bots::FailureKind::Spawn.code() {
         note!("a bot could not be started: the game was not played (exit 1)");
-        return Ok(1);
+        return Ok(crate::error::exit::FAILED);
     }
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }

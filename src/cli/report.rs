@@ -22,7 +22,7 @@ pub fn run(args: ReportArgs) -> Result<i32, Error> {
     let (index, repair) = report::write_report(&args.dir, &out)?;
     note_repair(repair);
     say!("{}", written(&index));
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 /// The line that ends every command writing a report: where to open it.

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
 /// The exit status after a signal, as a shell reports SIGINT's.
-const EXIT_ON_SIGNAL: i32 = 130;
+const EXIT_ON_SIGNAL: i32 = crate::error::exit::INTERRUPTED;
 
 /// Installs the handlers (once, before any command runs, while arbiter has one thread);
 /// for a command that plays bots, also the one that stops them with arbiter (Ctrl-Z).

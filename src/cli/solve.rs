@@ -80,13 +80,14 @@ pub fn run(args: SolveArgs) -> Result<i32, Error> {
             say!("{}", r.json(&cases));
         }
     } else {
-        print!(
-            "{}",
-            crate::untrusted::text::terminal(&render(&results, &cases))
-        );
+        super::print(&crate::untrusted::text::terminal(&render(&results, &cases)));
     }
     let all = results
         .iter()
         .all(|r| (0..flags.len()).all(|f| r.passed(f) == cases.len()));
-    Ok(if all { 0 } else { 1 })
+    Ok(if all {
+        crate::error::exit::DONE
+    } else {
+        crate::error::exit::FAILED
+    })
 }

@@ -256,9 +256,9 @@ fn test<G: Builtins>(
         say!("{}", super::report::written(&index));
     }
     Ok(match status.verdict {
-        Verdict::H1 => 0,
-        Verdict::H0 => 1,
-        Verdict::Inconclusive => 3,
+        Verdict::H1 => crate::error::exit::DONE,
+        Verdict::H0 => crate::error::exit::H0,
+        Verdict::Inconclusive => crate::error::exit::INCONCLUSIVE,
     })
 }
 

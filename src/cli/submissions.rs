@@ -379,6 +379,10 @@ pub fn check(args: CheckArgs) -> Result<i32, Error> {
     let jobs = jobs_or_cores(args.jobs.map(|j| j as usize));
     with_game!(settings, 1, |game| {
         let rows = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
-        Ok(if rows.iter().all(|r| r.ok()) { 0 } else { 1 })
+        Ok(if rows.iter().all(|r| r.ok()) {
+            crate::error::exit::DONE
+        } else {
+            crate::error::exit::FAILED
+        })
     })
 }

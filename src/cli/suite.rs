@@ -154,7 +154,7 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
             serde_json::to_string(&summary).expect("a summary always serializes")
         );
     }
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 fn colour_static(colour: &str) -> &'static str {

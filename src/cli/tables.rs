@@ -69,7 +69,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
             args.out.display()
         );
     }
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }
 
 pub fn table(args: TableArgs) -> Result<i32, Error> {
@@ -168,5 +168,5 @@ pub fn table(args: TableArgs) -> Result<i32, Error> {
         );
     }
     say!("{}", super::report::written(&index));
-    Ok(0)
+    Ok(crate::error::exit::DONE)
 }

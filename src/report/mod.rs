@@ -8,6 +8,7 @@
 pub mod check;
 pub mod csv;
 mod feedback;
+pub mod figures;
 pub mod html;
 pub mod latex;
 pub mod markdown;
@@ -18,6 +19,7 @@ pub mod plots;
 pub mod replay;
 pub mod roster;
 mod section;
+mod sprt_section;
 pub mod tables;
 mod teams;
 pub mod terminal;
@@ -336,9 +338,22 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
     let plots = plots::all(report)?;
     for plot in &plots {
         write_atomic(&plots_dir.join(plot.file), plot.svg.as_bytes())?;
+        let stem = plot.file.trim_end_matches(".svg");
+        let pdf = figures::pdf(plot.file, &plot.svg)?;
+        write_atomic(&plots_dir.join(format!("{stem}.pdf")), &pdf)?;
+        let png = figures::png(plot.file, &plot.svg)?;
+        write_atomic(&plots_dir.join(format!("{stem}.png")), &png)?;
     }
     write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
     write_atomic(&out.join("report.tex"), latex::render(report).as_bytes())?;
+    let tables_dir = out.join(latex::TABLES_DIR);
+    std::fs::create_dir_all(&tables_dir).map_err(|source| Error::Io {
+        path: tables_dir.clone(),
+        source,
+    })?;
+    for (file, text) in latex::table_files(report) {
+        write_atomic(&tables_dir.join(file), text.as_bytes())?;
+    }
     let index = out.join("index.html");
     let (before, after) = html::render(report, &plots)?;
     write_atomic_with(&index, |out| {

@@ -300,7 +300,31 @@ pub fn too_few_to_tell(stats: &PairStats) -> Option<String> {
             super::numbers::fixed(stats.elo_error, 0, false)
         )
     };
-    Some(format!("too few games to tell ({why})"))
+    Some(format!(
+        "too few games to tell ({why}); rerun with about --pairs {} to play on",
+        pairs_to_tell(stats)
+    ))
+}
+
+/// About how many role-swapped pairs against one opponent would tell: enough decisive
+/// games at the rate seen so far, and an interval narrowed to ±[`MAX_HALF_WIDTH`] (it
+/// narrows with the square root of the games). A sweep (0% or 100%) has no width to
+/// narrow: at least twice the pairs then.
+///
+/// [`MAX_HALF_WIDTH`]: crate::stats::elo::MAX_HALF_WIDTH
+pub fn pairs_to_tell(stats: &PairStats) -> u64 {
+    use crate::stats::elo::{MAX_HALF_WIDTH, MIN_DECISIVE};
+    let games = f64::from(stats.games.max(1));
+    let decisive = f64::from((stats.wins + stats.losses).max(1));
+    let mut needed = games * f64::from(MIN_DECISIVE) / decisive;
+    if stats.score <= 0.0 || stats.score >= 1.0 {
+        needed = needed.max(2.0 * games);
+    } else if stats.elo_error.is_finite() && stats.elo_error > MAX_HALF_WIDTH {
+        needed = needed.max(games * (stats.elo_error / MAX_HALF_WIDTH).powi(2));
+    }
+    let pairs = (needed / 2.0).ceil() as u64;
+    // Always more than were played: a hint to play on.
+    pairs.max(u64::from(stats.games).div_ceil(2) + 1)
 }
 
 fn role_results(roles: &[String], counts: &Counts, games: usize) -> Vec<RoleResults> {

@@ -15,6 +15,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// Plot width in pixels: a report page's text width at 96 dpi, a little over.
 pub const WIDTH: u32 = 640;
 const FONT: &str = "sans-serif";
+/// Room right of a plotting area: half of its last tick's label (`+1000`) stands out
+/// beyond its edge.
+const RIGHT: u32 = 28;
 /// Grey of the second role's bars and of secondary lines.
 const GREY: RGBColor = RGBColor(150, 150, 150);
 
@@ -158,6 +161,7 @@ pub fn elo(report: &Report) -> Result<String, Error> {
         let mut chart = ChartBuilder::on(root)
             .caption("Elo (mean 0) with 95% intervals", text_style(16))
             .margin(12)
+            .margin_right(RIGHT)
             .x_label_area_size(36)
             .y_label_area_size(label_width(&names, 13))
             .build_cartesian_2d(low..high, 0.0..rows.len().max(1) as f64)
@@ -232,24 +236,20 @@ pub fn elo(report: &Report) -> Result<String, Error> {
 /// cell labelled with its points; pairs that never met are left blank.
 pub fn points_matrix(report: &Report) -> Result<String, Error> {
     let n = report.bots.len();
-    // Many bots: columns by number, rows `number name`.
-    let numbered = n > 6;
-    let row_names: Vec<String> = report
-        .bots
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if numbered {
-                format!("{} {b}", i + 1)
-            } else {
-                b.clone()
-            }
-        })
-        .collect();
+    let names = &report.bots;
     let label_size = if n > 16 { 10 } else { 13 };
-    let left = label_width(&row_names, label_size);
+    let left = label_width(names, label_size);
     let cell = ((WIDTH - left - 30) / n.max(1) as u32).min(80);
-    let height = 110 + cell * n as u32;
+    // Each column is named too: across when every name fits its cell, else upright,
+    // reading upwards, in a label area as tall as the longest name.
+    let longest = names.iter().map(|b| b.chars().count()).max().unwrap_or(0) as u32;
+    let upright = longest * label_size * 6 / 10 + 8 > cell;
+    let below = if upright {
+        label_width(names, label_size) + 30
+    } else {
+        40
+    };
+    let height = 70 + below + cell * n as u32;
     // As wide as the cells need, and wide enough for the caption.
     let width = (left + 36 + cell * n as u32).max(300);
     svg("points_matrix.svg", (width, height), |root| {
@@ -261,7 +261,7 @@ pub fn points_matrix(report: &Report) -> Result<String, Error> {
             .margin_left(12)
             .margin_right(right.max(12))
             .margin_bottom(12)
-            .x_label_area_size(40)
+            .x_label_area_size(below)
             .y_label_area_size(left)
             .build_cartesian_2d(0.0..n.max(1) as f64, 0.0..n.max(1) as f64)
             .map_err(e)?;
@@ -316,19 +316,20 @@ pub fn points_matrix(report: &Report) -> Result<String, Error> {
                 ])
                 .map_err(e)?;
         }
-        for (i, name) in row_names.iter().enumerate() {
+        for (i, name) in names.iter().enumerate() {
             let (px, py) = chart.backend_coord(&(0.0, (n - i) as f64 - 0.5));
             let style = text_style(label_size).pos(Pos::new(HPos::Right, VPos::Center));
             root.draw(&Text::new(name.clone(), (px - 6, py), style))
                 .map_err(e)?;
-            let column = if numbered {
-                (i + 1).to_string()
-            } else {
-                report.bots[i].clone()
-            };
             let (cx, cy) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-            let style = text_style(label_size).pos(Pos::new(HPos::Center, VPos::Top));
-            root.draw(&Text::new(column, (cx, cy + 6), style))
+            let style = if upright {
+                text_style(label_size)
+                    .transform(FontTransform::Rotate270)
+                    .pos(Pos::new(HPos::Right, VPos::Center))
+            } else {
+                text_style(label_size).pos(Pos::new(HPos::Center, VPos::Top))
+            };
+            root.draw(&Text::new(name.clone(), (cx, cy + 6), style))
                 .map_err(e)?;
         }
         Ok(())
@@ -346,6 +347,7 @@ pub fn roles(report: &Report) -> Result<String, Error> {
         let mut chart = ChartBuilder::on(root)
             .caption("Win rate by role", text_style(16))
             .margin(12)
+            .margin_right(RIGHT)
             .x_label_area_size(58)
             .y_label_area_size(label_width(&names, 13))
             .build_cartesian_2d(0.0..1.12, 0.0..rows.len().max(1) as f64)
@@ -464,6 +466,7 @@ pub fn lengths(report: &Report) -> Result<String, Error> {
                     text_style(12),
                 )
                 .margin(8)
+                .margin_right(RIGHT)
                 .x_label_area_size(22)
                 .y_label_area_size(44)
                 .build_cartesian_2d(0u32..bins * bin, 0u32..tallest + tallest.div_ceil(5))
@@ -517,6 +520,7 @@ pub fn sprt(report: &Report) -> Result<Option<String>, Error> {
                 text_style(16),
             )
             .margin(12)
+            .margin_right(RIGHT)
             .x_label_area_size(36)
             .y_label_area_size(48)
             .build_cartesian_2d(0.0..x1 * 1.02, y0..y1)

@@ -47,3 +47,8 @@ pub(super) fn columns(names: &[&str], right_from: usize) -> Vec<(String, Align)>
         })
         .collect()
 }
+
+/// How an SPRT counts pairs, said wherever its pair count is.
+pub const PAIR_COUNT_RULE: &str = "Pairs count in pair order; the verdict, the standings and \
+     the distinct-pairs line count the same pairs. Games that finished after the deciding \
+     pair (while the run was stopping) stay in the journal but are in no table.";

@@ -29,14 +29,15 @@ fn format_name(format: &str) -> &str {
 
 /// Every section, in the report's order.
 pub fn sections(report: &Report) -> Vec<Section> {
-    let mut sections = vec![standings(report)];
+    // An SPRT is run for its verdict: the report opens with it.
+    let mut sections: Vec<Section> = super::sprt_section::sprt(report).into_iter().collect();
+    sections.push(standings(report));
     sections.extend(head_to_head(report));
     // Every team's failures, found once for the sections that show them.
     let teams = super::marks::team_results(report);
     sections.extend(super::teams::problems(report, &teams));
     sections.extend(super::teams::teams(report, &teams));
     sections.extend([matrix(report), roles(report), endings(report)]);
-    sections.extend(sprt(report));
     sections.extend(super::teams::team_sections(report, &teams));
     sections.push(settings(report));
     sections
@@ -417,113 +418,6 @@ fn endings(report: &Report) -> Section {
         plot: Some("lengths.svg"),
     }
 }
-
-fn sprt(report: &Report) -> Option<Section> {
-    let test = report.sprt.as_ref()?;
-    let plan = report.plan.sprt.as_ref()?;
-    let last = test.last();
-    let verdict = match last.map(|s| s.verdict) {
-        Some(crate::stats::sprt::Verdict::H1) => format!(
-            "H1 accepted: {} is better than {} (Elo ≥ {})",
-            test.candidate,
-            test.baseline,
-            num(plan.elo1)
-        ),
-        Some(crate::stats::sprt::Verdict::H0) => format!(
-            "H0 accepted: {} is not better than {} (Elo ≤ {})",
-            test.candidate,
-            test.baseline,
-            num(plan.elo0)
-        ),
-        _ => format!(
-            "inconclusive after {} of at most {} pairs",
-            last.map_or(0, |s| s.pairs),
-            test.max_pairs
-        ),
-    };
-    let (lower, upper) = crate::stats::sprt::bounds(test.alpha, test.beta);
-    let elo = |x: f64| fixed(x, 1, true);
-    let mut rows = vec![
-        vec!["candidate".into(), test.candidate.clone()],
-        vec!["baseline".into(), test.baseline.clone()],
-        vec![
-            "hypotheses".into(),
-            format!(
-                "H0: Elo ≤ {} ({} is not stronger by more than that), H1: Elo ≥ {} ({} is \
-                 stronger by at least that); {} model",
-                num(plan.elo0),
-                test.candidate,
-                num(plan.elo1),
-                test.candidate,
-                plan.model
-            ),
-        ],
-        vec![
-            "error rates".into(),
-            format!(
-                "α = {} (the chance of accepting H1 when H0 holds), β = {} (the chance of \
-                 accepting H0 when H1 holds)",
-                num(test.alpha),
-                num(test.beta)
-            ),
-        ],
-        vec![
-            "LLR bounds".into(),
-            format!("[{}, {}]", fixed(lower, 3, false), fixed(upper, 3, false)),
-        ],
-        vec![
-            "pairs".into(),
-            format!(
-                "{} of at most {}",
-                last.map_or(0, |s| s.pairs),
-                test.max_pairs
-            ),
-        ],
-        vec!["LLR".into(), fixed(last.map_or(0.0, |s| s.llr), 3, false)],
-    ];
-    if let Some(s) = last {
-        let p = s.pentanomial;
-        rows.push(vec![
-            "pentanomial 0, ½, 1, 1½, 2".into(),
-            format!("{}, {}, {}, {}, {}", p[0], p[1], p[2], p[3], p[4]),
-        ]);
-        rows.push(vec![
-            "candidate Elo".into(),
-            format!(
-                "{} [{}, {}]",
-                elo(s.elo.estimate),
-                elo(s.elo.low),
-                elo(s.elo.high)
-            ),
-        ]);
-    }
-    rows.push(vec!["verdict".into(), verdict]);
-    Some(Section {
-        id: "sprt".into(),
-        title: "Sequential test (SPRT)".into(),
-        text: vec![format!(
-            "Is {} stronger than {}? The test counts role-swapped pairs and stops as soon \
-             as the log-likelihood ratio (LLR) leaves its bounds.",
-            test.candidate, test.baseline
-        )],
-        tables: vec![Table {
-            id: "sprt".into(),
-            caption: "The sequential test".into(),
-            columns: columns(&["", "value"], 2),
-            rows,
-        }],
-        notes: vec![
-            format!("Pentanomial: {}.", crate::stats::sprt::PENTANOMIAL_LEGEND),
-            PAIR_COUNT_RULE.into(),
-        ],
-        plot: Some("sprt.svg"),
-    })
-}
-
-/// How an SPRT counts pairs, said wherever its pair count is.
-pub const PAIR_COUNT_RULE: &str = "Pairs count in pair order; the verdict, the standings and \
-     the distinct-pairs line count the same pairs. Games that finished after the deciding \
-     pair (while the run was stopping) stay in the journal but are in no table.";
 
 fn settings(report: &Report) -> Section {
     let plan = report.plan;

@@ -206,7 +206,9 @@ mod tests {
     fn a_head_to_head_line_says_when_it_cannot_tell() {
         let line = head_to_head_line(&pairing(3, 0, 0));
         assert!(
-            line.ends_with(": too few games to tell (3 decisive games)"),
+            line.ends_with(
+                ": too few games to tell (3 decisive games); rerun with about --pairs 5 to play on"
+            ),
             "{line}"
         );
         let line = head_to_head_line(&pairing(0, 0, 20));
@@ -214,6 +216,8 @@ mod tests {
             line.contains("0.0%") && line.contains("no finite Elo"),
             "{line}"
         );
+        // A sweep over 20 games (10 pairs) is no Elo however long: twice the pairs.
+        assert!(line.ends_with("about --pairs 20 to play on"), "{line}");
         assert!(!line.contains("-0 ") && !line.contains("-0.0"), "{line}");
     }
 }

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Whether a JDK is here; prints why a test is skipped when not.
+/// Whether a JDK is here; prints why a test is skipped when not, and fails where the
+/// tools were installed (see [`crate::common::tool_here`]).
 pub(crate) fn have_jdk(test: &str) -> bool {
     let ok = |program: &str| {
         std::process::Command::new(program)
@@ -29,11 +30,12 @@ pub(crate) fn have_jdk(test: &str) -> bool {
             .output()
             .is_ok_and(|o| o.status.success())
     };
-    let found = ok("javac") && ok("java");
-    if !found {
-        eprintln!("SKIPPED {test}: no `javac`/`java` on PATH (a JDK is needed for Java bots)");
-    }
-    found
+    crate::common::tool_here(
+        test,
+        ok("javac") && ok("java"),
+        "a JDK (`javac` and `java` on PATH, for Java bots)",
+        "apt-get install -y openjdk-17-jdk-headless",
+    )
 }
 
 fn example(name: &str) -> PathBuf {

@@ -143,7 +143,7 @@ fn a_console_bot_plays_whole_games_through_the_cli() {
     let record = dir.path().join("game.json");
     let bot = format!(
         "console:{} console-bot grade5 --seed 3",
-        shell_quote(env!("CARGO_BIN_EXE_arbiter"))
+        shell_quote(crate::common::arbiter_exe())
     );
     let (code, out, err) = run(arbiter().args([
         "play",
@@ -201,7 +201,7 @@ fn console_bots_and_builtins_mix_in_a_league_and_its_tables() {
     let out = dir.path().join("advance");
     let console = format!(
         "console:{} console-bot grade4",
-        shell_quote(env!("CARGO_BIN_EXE_arbiter"))
+        shell_quote(crate::common::arbiter_exe())
     );
     let (code, stdout, err) = run(arbiter().args([
         "league",

@@ -8,12 +8,12 @@ use std::process::{Command, Stdio};
 
 /// The `arbiter` binary under test.
 pub fn arbiter() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    Command::new(arbiter_exe())
 }
 
 /// A protocol-speaking subprocess bot: arbiter serving one of its built-ins.
 pub fn served(name: &str) -> String {
-    format!("{} bot {name}", shell_quote(env!("CARGO_BIN_EXE_arbiter")))
+    format!("{} bot {name}", shell_quote(arbiter_exe()))
 }
 
 pub fn shell_quote(s: &str) -> String {
@@ -113,7 +113,7 @@ pub fn as_nobody() -> bool {
         let works = rustix::process::getuid().is_root()
             && Command::new("/usr/bin/setpriv")
                 .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-                .arg(env!("CARGO_BIN_EXE_arbiter"))
+                .arg(arbiter_exe())
                 .arg("--version")
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -137,11 +137,11 @@ pub fn arbiter_cmd(args: &[&str], env: &[(&str, &str)]) -> Command {
             "--regid=nogroup",
             "--clear-groups",
             "--",
-            env!("CARGO_BIN_EXE_arbiter"),
+            arbiter_exe(),
         ]);
         cmd
     } else {
-        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        Command::new(arbiter_exe())
     };
     cmd.args(args);
     for (k, v) in env {
@@ -239,4 +239,91 @@ pub fn advance_against_grade4(white: &str, record: &Path, extra: &[&str]) -> Vec
     args.push(record.to_string_lossy().into_owned());
     args.extend(extra.iter().map(|a| a.to_string()));
     args
+}
+
+/// Where `tests/install` leaves its stamp once it has installed what the tests need.
+pub fn installed_stamp() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tests-installed")
+}
+
+/// Whether the tools were installed for the tests: on CI (`CI` set, not `false` or `0`),
+/// or once `tests/install` has run.
+pub fn tools_installed() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+        || installed_stamp().exists()
+}
+
+/// Whether `test` can run: `found` tells whether the tool it needs (`what`, installed as
+/// `install` says) is here. A missing tool fails the test where the tools were installed
+/// ([`tools_installed`]): a skip there would hide a broken install. Elsewhere the test
+/// prints SKIPPED and the caller returns.
+pub fn tool_here(test: &str, found: bool, what: &str, install: &str) -> bool {
+    if !found {
+        assert!(
+            !tools_installed(),
+            "{test}: {what} is missing although the tools were installed (CI, or after \
+             tests/install): {install}"
+        );
+        eprintln!("SKIPPED {test}: {what} is missing ({install}, or run tests/install)");
+    }
+    found
+}
+
+/// The arbiter program the tests run: the build's own, or, where the build folder is
+/// private to root (a `mktemp -d` CARGO_TARGET_DIR, mode 0700) so that `nobody` could
+/// neither run it as arbiter nor start a jail's program from it, a copy of it and of
+/// `arbiter-jail` in a folder of the temporary folder that everyone may enter, made once
+/// per build and shared by the tests.
+pub fn arbiter_exe() -> &'static str {
+    static EXE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = Path::new(env!("CARGO_BIN_EXE_arbiter"));
+        let public = |p: &Path| {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
+        };
+        let open_to_all = exe
+            .ancestors()
+            .skip(1)
+            .all(|dir| dir.as_os_str().is_empty() || public(dir));
+        if open_to_all || !rustix::process::getuid().is_root() {
+            return env!("CARGO_BIN_EXE_arbiter").to_string();
+        }
+        let meta = exe.metadata().expect("the build's arbiter");
+        let stamp = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let shared = std::env::temp_dir().join(format!(
+            "arbiter-tests-{:x}-{}-{stamp}",
+            {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                exe.hash(&mut h);
+                h.finish()
+            },
+            meta.len()
+        ));
+        if !shared.join("arbiter").exists() {
+            // Made whole beside it, then renamed into place: a test never runs a half copy.
+            let part = tempfile::Builder::new()
+                .prefix("arbiter-tests-")
+                .tempdir_in(std::env::temp_dir())
+                .expect("a temporary folder")
+                .keep();
+            for from in [exe, Path::new(env!("CARGO_BIN_EXE_arbiter-jail"))] {
+                let to = part.join(from.file_name().unwrap());
+                std::fs::copy(from, &to).expect("a copy of the build's programs");
+            }
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755)).unwrap();
+            if std::fs::rename(&part, &shared).is_err() {
+                // Another test's copy got there first.
+                let _ = std::fs::remove_dir_all(&part);
+            }
+        }
+        shared.join("arbiter").to_string_lossy().into_owned()
+    })
 }

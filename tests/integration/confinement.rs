@@ -352,7 +352,7 @@ fn doctor_says_what_this_machine_gives_and_exits_by_it() {
     let confined = stdout.contains("bots are confined at level");
     assert_eq!(code, if confined { 0 } else { 1 }, "{stdout}");
     // The program the build makes for it, beside arbiter.
-    let builder = Path::new(env!("CARGO_BIN_EXE_arbiter")).with_file_name("arbiter-jail");
+    let builder = Path::new(crate::common::arbiter_exe()).with_file_name("arbiter-jail");
     assert!(
         stdout.contains(&format!("jails are built by: {}\n", builder.display())),
         "{stdout}"
@@ -612,7 +612,7 @@ fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
     );
     assert!(detail.contains("still running after 2 s"), "{detail}");
     assert!(took < std::time::Duration::from_secs(40), "{took:?}");
-    if !have_jdk_quietly() {
+    if !have_jdk() {
         return;
     }
     let (detail, _) = play("Copycat.java", &[], &[]);
@@ -623,11 +623,16 @@ fn a_java_players_compile_is_confined_and_never_reads_a_neighbours_player() {
     assert!(!detail.contains("/var/tmp/arbiter-bot"), "{detail}");
 }
 
-fn have_jdk_quietly() -> bool {
-    std::process::Command::new("javac")
-        .arg("-version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+fn have_jdk() -> bool {
+    crate::common::tool_here(
+        "a_java_players_compile_is_confined_and_never_reads_a_neighbours_player",
+        std::process::Command::new("javac")
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "a JDK (`javac` on PATH)",
+        "apt-get install -y openjdk-17-jdk-headless",
+    )
 }
 
 /// The cgroup2 folder of this process's own cgroup, if the tests can make cgroups in it.
@@ -732,7 +737,7 @@ fn at_level_two_roots_bot_behind_a_closed_folder_fails_saying_why() {
     std::fs::write(&bot, "#!/bin/sh\nexit 0\n").unwrap();
     std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
     let record = closed.path().join("game.json");
-    let (code, stdout, stderr) = run(std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    let (code, stdout, stderr) = run(std::process::Command::new(crate::common::arbiter_exe())
         .args(["play", "--sandbox", "landlock", "--rebel"])
         .arg(&bot)
         .args(["--officer", "builtin:random", "--record"])
@@ -816,6 +821,10 @@ fn a_bot_faking_its_jails_failure_is_a_crash() {
     std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
     give_to_arbiter(dir.path());
     let (code, text, record) = play_against_builtin(dir.path(), &bot.to_string_lossy(), &[]);
+    if text.contains("cannot be confined") {
+        eprintln!("no confinement here: skipped ({text})");
+        return;
+    }
     assert_eq!(code, 0, "{text}");
     assert_eq!(record["reason"], "crash", "{record}");
     assert_eq!(record["winner"], "officer", "{record}");
@@ -828,7 +837,7 @@ fn jail_stand_in(dir: &Path, body: &str) -> (PathBuf, PathBuf) {
     let tmp = dir.join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     let stand_in = dir.join("arbiter-stand-in");
-    let arbiter = shell_quote(env!("CARGO_BIN_EXE_arbiter"));
+    let arbiter = shell_quote(crate::common::arbiter_exe());
     let script = format!("#!/bin/bash\nhere=$(dirname \"$0\")\n{body}exec {arbiter} \"$@\"\n");
     std::fs::write(&stand_in, script).unwrap();
     std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -904,7 +913,7 @@ fn jails_are_built_beside_arbiter_and_by_arbiter_itself_when_that_program_is_of_
     let dir = test_dir();
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arbiter"), bin.join("arbiter")).unwrap();
+    std::os::unix::fs::symlink(crate::common::arbiter_exe(), bin.join("arbiter")).unwrap();
     let jail = bin.join("arbiter-jail");
     let script = format!(
         "#!/bin/bash\n\
@@ -918,7 +927,12 @@ fn jails_are_built_beside_arbiter_and_by_arbiter_itself_when_that_program_is_of_
          fi\n\
          exec {} \"$@\"\n",
         "the program that builds jails is of another build (the stand-in of one)",
-        shell_quote(env!("CARGO_BIN_EXE_arbiter-jail"))
+        shell_quote(
+            Path::new(crate::common::arbiter_exe())
+                .with_file_name("arbiter-jail")
+                .to_str()
+                .unwrap()
+        )
     );
     std::fs::write(&jail, script).unwrap();
     std::fs::set_permissions(&jail, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -74,7 +74,7 @@ fn play_advance(dir: &Path, white: &str, extra: &[&str]) -> (Finished, serde_jso
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // `--sandbox user` needs root: arbiter runs as root, the bot under its own uid.
     let cmd = if extra.contains(&"--sandbox") {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        let mut cmd = Command::new(crate::common::arbiter_exe());
         cmd.args(&args);
         cmd
     } else {

@@ -96,6 +96,18 @@ fn a_tiny_gauntlet_says_it_has_too_few_games_to_tell() {
         read(&out.join("report/report.md")).contains("too few games to tell"),
         "the report says it too"
     );
+    // The line says how many pairs would tell, and a rerun with them plays on.
+    let hinted: u32 = stdout
+        .lines()
+        .filter_map(|l| l.split("rerun with about --pairs ").nth(1))
+        .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
+        .max()
+        .expect("a line suggests --pairs N");
+    assert!(hinted > 1, "{stdout}");
+    let (code, stdout, stderr) = gauntlet(&out, &hinted.to_string(), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let games = read(&out.join("games.jsonl")).lines().count() - 1;
+    assert_eq!(games as u32, 2 * 2 * hinted, "{stdout}");
 }
 
 #[test]
@@ -247,6 +259,7 @@ fn the_report_holds_a_likelihood_of_superiority_matrix_from_the_pairwise_results
             );
         }
     }
-    assert!(read(&out.join("report/report.tex")).contains("tab:arbiter-los"));
+    assert!(read(&out.join("report/report.tex")).contains("\\input{tables/los}"));
+    assert!(read(&out.join("report/tables/los.tex")).contains("tab:arbiter-los"));
     assert!(read(&out.join("report/index.html")).contains("Likelihood of superiority"));
 }

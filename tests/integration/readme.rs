@@ -109,7 +109,7 @@ fn every_readme_command_runs_as_written() {
         })
         .collect();
     std::fs::write(clone.join("tournaments.toml"), fast.join("\n")).unwrap();
-    let binary = env!("CARGO_BIN_EXE_arbiter");
+    let binary = crate::common::arbiter_exe();
 
     let mut failures = Vec::new();
     for command in runnable {
@@ -303,5 +303,63 @@ fn ci_runs_exactly_the_readme_test_command() {
             .permissions()
             .mode();
         assert!(mode & 0o111 != 0, "{script} is executable");
+    }
+}
+
+#[test]
+fn the_readme_s_table_of_exit_codes_is_the_one_arbiter_exits_with() {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let rows: Vec<(i32, String)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| code | name | when |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (
+                cells[1].parse().expect("a code is a number"),
+                cells[2].trim_matches('`').to_string(),
+            )
+        })
+        .collect();
+    let codes: Vec<(i32, String)> = arbiter::error::exit::CODES
+        .iter()
+        .map(|&(code, name)| (code, name.to_string()))
+        .collect();
+    assert_eq!(rows, codes, "README's exit codes against src/error.rs");
+}
+
+#[test]
+fn a_closed_stdout_ends_a_printing_command_quietly_with_exit_0() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for args in [
+        &["openings", "asalto", "--plies", "8", "--count", "5000"][..],
+        &["perft", "gomoku", "2"][..],
+        &["--help"][..],
+    ] {
+        let mut child = crate::common::arbiter()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader takes nothing and closes the pipe, as `| head -0` does.
+        drop(child.stdout.take());
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "arbiter {args:?}: {stderr}");
+        assert!(
+            !stderr.contains("panicked")
+                && !stderr.contains("Broken pipe")
+                && !stderr.contains("arbiter:"),
+            "arbiter {args:?} said: {stderr}"
+        );
     }
 }

@@ -32,14 +32,17 @@ fn make_page(dir: &Path) -> PathBuf {
     out.join("index.html")
 }
 
-/// Headless Chromium with a fresh profile, kept offline; `profile` must outlive it.
-fn browser(profile: &Path) -> Browser {
-    assert!(
+/// Headless Chromium with a fresh profile, kept offline; `profile` must outlive it. `None`
+/// (the test prints SKIPPED) where Chromium is missing and the tools were not installed;
+/// where they were, a missing Chromium fails the test.
+fn browser(test: &str, profile: &Path) -> Option<Browser> {
+    crate::common::tool_here(
+        test,
         Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: these tests open the report page in headless Chromium. \
-         Install it with `apt-get update && apt-get install -y chromium` (tests/install does)"
-    );
-    Browser::launch(Path::new(CHROMIUM), profile).unwrap_or_else(|e| panic!("{e}"))
+        &format!("{CHROMIUM} (the report page is tested in headless Chromium)"),
+        "apt-get update && apt-get install -y chromium",
+    )
+    .then(|| Browser::launch(Path::new(CHROMIUM), profile).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn open<'a>(browser: &'a Browser, page: &Path) -> Tab<'a> {
@@ -366,7 +369,12 @@ fn chromium_steps_through_games_and_draws_the_journal_positions() {
         &["--pairs", "1"],
         &["builtin:random", "builtin:greedy"],
     );
-    let browser = browser(profile.path());
+    let Some(browser) = browser(
+        "chromium_steps_through_games_and_draws_the_journal_positions",
+        profile.path(),
+    ) else {
+        return;
+    };
     for folder in [&asalto, &gomoku] {
         let replays = replays_of(folder);
         let tab = open(&browser, &make_page(folder));
@@ -459,7 +467,12 @@ fn chromium_loads_each_block_of_replays_from_its_file_beside_the_page() {
     let replays = replays_of(&asalto);
     assert_eq!(replays.len(), 140);
     let page = make_page(&asalto);
-    let browser = browser(profile.path());
+    let Some(browser) = browser(
+        "chromium_loads_each_block_of_replays_from_its_file_beside_the_page",
+        profile.path(),
+    ) else {
+        return;
+    };
     let tab = open(&browser, &page);
     // No block is loaded before a game is opened.
     let scripts = "JSON.stringify(document.getElementById('games').dataset.loadedBlocks || '')";
@@ -513,7 +526,9 @@ fn readme_screenshot() {
         .iter()
         .find(|(_, r, _)| r.reason != "round_limit" && r.moves.len() > 30)
         .unwrap_or(&replays[0]);
-    let browser = browser(profile.path());
+    let Some(browser) = browser("readme_screenshot", profile.path()) else {
+        return;
+    };
     let tab = open(&browser, &make_page(&asalto));
     open_game(&tab, *id);
     let middle = replay.plies.len() * 2 / 3;
@@ -544,7 +559,9 @@ fn large_league_page() {
     let built = started.elapsed();
     let bytes = std::fs::metadata(&page).unwrap().len();
     let profile = tempfile::tempdir().unwrap();
-    let browser = browser(profile.path());
+    let Some(browser) = browser("large_league_page", profile.path()) else {
+        return;
+    };
     for round in 1..=3 {
         let tab = open(&browser, &page);
         let timing = eval_json(

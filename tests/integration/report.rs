@@ -6,7 +6,7 @@
 //! To regenerate the golden files after a deliberate change of the report:
 //! `ARBITER_UPDATE_GOLDEN=1 cargo test --test integration report::`, then review the diff.
 
-use crate::common::{arbiter, csv_rows, read, run};
+use crate::common::{arbiter, csv_rows, read, run, tool_here};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -67,6 +67,11 @@ fn report_md_and_tex_of_a_league_match_their_golden_files() {
     let (_dir, out) = report_of("league");
     check_golden("league", "report.md", &read(&out.join("report.md")));
     check_golden("league", "report.tex", &read(&out.join("report.tex")));
+    check_golden(
+        "league",
+        "standings.tex",
+        &read(&out.join("tables/standings.tex")),
+    );
 }
 
 #[test]
@@ -438,10 +443,10 @@ bots = [
     let report = dir.path().join("league/report");
     let md = read(&report.join("report.md"));
     assert!(md.contains("| \\<b\\>&\\|x\\_1 |"), "{md}");
-    let tex = read(&report.join("report.tex"));
-    assert!(!tex.contains("<b>&|x_1"), "raw name in report.tex");
+    let tex = read(&report.join("tables/standings.tex"));
+    assert!(!tex.contains("<b>&|x_1"), "raw name in standings.tex");
     assert!(
-        tex.contains("\\textless{}b\\textgreater{}\\&|x\\_1") && tex.contains("50\\%\\{\\#\\}"),
+        tex.contains("$<$b$>$\\&\\textbar{}x\\_1") && tex.contains("50\\%\\{\\#\\}"),
         "{tex}"
     );
     let html = read(&report.join("index.html"));
@@ -468,7 +473,14 @@ fn report_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if path.is_dir() {
                 folders.push(path);
             } else {
-                let bytes = std::fs::read(&path).unwrap();
+                let mut bytes = std::fs::read(&path).unwrap();
+                if path.extension().is_some_and(|e| e == "pdf") {
+                    // svg2pdf writes a page's resources from a hash map, in an order that
+                    // varies between processes: a PDF is compared by its lines, sorted.
+                    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+                    lines.sort_unstable();
+                    bytes = lines.join(&b'\n');
+                }
                 files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
             }
         }
@@ -612,4 +624,179 @@ fn a_resumed_runs_report_replays_the_games_it_did_not_play() {
     let ids = listed_games(&league.join("report"));
     assert_eq!(ids.len(), 100);
     assert_run_outputs_are_the_journals(&league);
+}
+
+/// Whether `program --version` runs.
+fn runs(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// What `program args` prints, asserting it succeeds.
+fn output_of(program: &str, args: &[&str], dir: &Path) -> String {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{program} {args:?} in {}: {text}{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+#[test]
+fn every_plot_is_also_a_vector_pdf_with_its_font_embedded_and_a_png_of_twice_its_size() {
+    let (_dir, out) = report_of("league");
+    let have = runs("pdffonts");
+    if !tool_here(
+        "every_plot_is_also_a_vector_pdf...",
+        have,
+        "pdffonts (poppler-utils)",
+        "apt-get install -y poppler-utils",
+    ) {
+        return;
+    }
+    for plot in ["elo", "points_matrix", "roles", "lengths"] {
+        let plots = out.join("plots");
+        let pdf = std::fs::read(plots.join(format!("{plot}.pdf"))).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"), "{plot}.pdf");
+        // Its text is text, in a font inside the file: no font is looked up by a viewer.
+        let fonts = output_of("pdffonts", &[&format!("{plot}.pdf")], &plots);
+        let embedded: Vec<&str> = fonts.lines().skip(2).collect();
+        assert!(!embedded.is_empty(), "{plot}.pdf holds no font:\n{fonts}");
+        for line in embedded {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            assert!(
+                cells.len() > 4 && cells[cells.len() - 5] == "yes",
+                "{plot}.pdf: a font not embedded: {line}"
+            );
+        }
+        let svg = parse_plot(&out, &format!("{plot}.svg"));
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let size = |a: &str| -> u32 { doc.root_element().attribute(a).unwrap().parse().unwrap() };
+        let png = std::fs::File::open(plots.join(format!("{plot}.png"))).unwrap();
+        let info = png::Decoder::new(std::io::BufReader::new(png))
+            .read_info()
+            .unwrap()
+            .info()
+            .clone();
+        assert_eq!(
+            (info.width, info.height),
+            (2 * size("width"), 2 * size("height")),
+            "{plot}.png is drawn from {plot}.svg at twice its size"
+        );
+    }
+}
+
+#[test]
+fn report_tex_compiles_with_pdflatex_its_tables_in_files_of_their_own_long_ones_across_pages() {
+    let have = runs("pdflatex") && runs("pdfinfo");
+    if !tool_here(
+        "report_tex_compiles_with_pdflatex...",
+        have,
+        "pdflatex (texlive-latex-base, texlive-latex-recommended) or pdfinfo (poppler-utils)",
+        "apt-get install -y texlive-latex-base texlive-latex-recommended poppler-utils",
+    ) {
+        return;
+    }
+    // 27 teams with long names: tables of more rows than a float holds, and long text.
+    let dir = tempfile::tempdir().unwrap();
+    let league = dir.path().join("league");
+    let bots: Vec<String> = (1..=27)
+        .map(|i| {
+            let bot = if i % 3 == 0 { "greedy" } else { "random" };
+            format!("team_with_a_rather_long_name_{i}=builtin:{bot}")
+        })
+        .collect();
+    let (code, _, stderr) = run(arbiter()
+        .args([
+            "league",
+            "--game",
+            "gomoku",
+            "-q",
+            "--limit-ms",
+            "2000",
+            "--out",
+        ])
+        .arg(&league)
+        .args(&bots));
+    assert_eq!(code, 0, "{stderr}");
+    let report = league.join("report");
+    let tex = read(&report.join("report.tex"));
+    assert!(tex.contains("\\documentclass") && tex.contains("\\end{document}"));
+    let mut tables = 0;
+    for entry in std::fs::read_dir(report.join("tables")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let id = name.strip_suffix(".tex").expect("a .tex file");
+        assert!(
+            tex.contains(&format!("\\input{{tables/{id}}}")),
+            "report.tex inputs tables/{name}"
+        );
+        tables += 1;
+    }
+    assert!(tables >= 8, "{tables} tables");
+    assert!(
+        read(&report.join("tables/bots.tex")).contains("\\begin{longtable}"),
+        "27 rows break across pages"
+    );
+    for plot in ["elo", "points_matrix", "roles", "lengths"] {
+        assert!(tex.contains(&format!("{{plots/{plot}.pdf}}")), "{plot}");
+    }
+    // Twice, as a paper is: the second run resolves the longtables' widths.
+    let args = ["-interaction=nonstopmode", "-halt-on-error", "report.tex"];
+    output_of("pdflatex", &args, &report);
+    output_of("pdflatex", &args, &report);
+    let info = output_of("pdfinfo", &["report.pdf"], &report);
+    let pages: u32 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .expect("pdfinfo names the pages")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(pages >= 6, "{pages} pages:\n{info}");
+    let log = read(&report.join("report.log"));
+    assert!(
+        !log.contains("Overfull \\hbox"),
+        "a table or a plot sticks out of the line:\n{}",
+        log.lines()
+            .filter(|l| l.contains("Overfull"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let text = output_of("pdftotext", &["report.pdf", "-"], &report);
+    assert!(
+        text.contains("(continued)"),
+        "a long table goes on over a page"
+    );
+    assert!(
+        text.contains("team_with_a_rather_long_name_27"),
+        "the names as written"
+    );
+
+    // An SPRT's report opens with its verdict; its test's long sentences wrap.
+    let (_sprt_dir, sprt) = report_of("sprt");
+    assert!(
+        read(&sprt.join("tables/sprt.tex")).contains("\\raggedright\\arraybackslash}p{"),
+        "the hypotheses wrap in their column"
+    );
+    output_of("pdflatex", &args, &sprt);
+    let log = read(&sprt.join("report.log"));
+    assert!(!log.contains("Overfull \\hbox"), "{log}");
+    let text = output_of("pdftotext", &["report.pdf", "-"], &sprt);
+    let at = |words: &str| {
+        text.find(words)
+            .unwrap_or_else(|| panic!("{words}: {text}"))
+    };
+    assert!(
+        at("Verdict: H1 accepted") < at("Standings"),
+        "the verdict comes first: {text}"
+    );
 }

@@ -507,3 +507,44 @@ fn config_keys_that_do_not_apply_are_refused_with_the_key_line_and_why() {
     let (code, _, stderr) = crate::league::run_config(dir.path(), &toml, None);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// The game lines of a journal (its header left out).
+fn game_lines(dir: &Path) -> Vec<String> {
+    read(&dir.join("games.jsonl"))
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_league_rerun_with_more_pairs_keeps_its_games_and_plays_the_new_ones_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("more");
+    let (code, _, stderr) = run(&mut league_cmd(&out, &["--pairs", "1"], &BUILTINS));
+    assert_eq!(code, 0, "{stderr}");
+    let before = game_lines(&out);
+    assert_eq!(before.len(), 2);
+    let (code, stdout, stderr) = run(&mut league_cmd(&out, &["--pairs", "3"], &BUILTINS));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("this run played 4"), "{stdout}");
+    let after = game_lines(&out);
+    assert_eq!(after[..2], before[..], "the games played stay as they were");
+    let mut ids = journal_ids(&out);
+    ids.sort_unstable();
+    assert_eq!(ids, [0, 1, 2, 3, 4, 5]);
+    // The header now holds the raised count: the same command resumes, with nothing left.
+    let (code, stdout, stderr) = run(&mut league_cmd(&out, &["--pairs", "3"], &BUILTINS));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("this run played 0"), "{stdout}");
+    let standings = read(&out.join("standings.csv"));
+    assert!(standings.contains(",6,"), "6 games each: {standings}");
+    // Fewer pairs would leave played games out of the tables: refused, naming the count.
+    let (code, _, stderr) = run(&mut league_cmd(&out, &["--pairs", "2"], &BUILTINS));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("pairs 3 there, 2 now") && stderr.contains("--pairs 3 or more"),
+        "{stderr}"
+    );
+    assert_eq!(game_lines(&out).len(), 6, "a refused run changes nothing");
+}

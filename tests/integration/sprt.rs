@@ -339,3 +339,51 @@ fn sprt_standings_have_no_course_mark_column() {
         .unwrap_or_else(|| panic!("{report}"));
     assert!(!standings.contains("mark"), "{standings}");
 }
+
+#[test]
+fn an_inconclusive_sprt_goes_on_with_more_max_pairs_keeping_every_pair_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sprt");
+    let sprt_to = |max: &str| {
+        let mut cmd = arbiter();
+        cmd.args(["sprt", "--game", "asalto", "--out"])
+            .arg(&out)
+            .args([
+                "--candidate",
+                "a=builtin:random",
+                "--baseline",
+                "b=builtin:random",
+                "--elo0",
+                "0",
+                "--elo1",
+                "50",
+                "--model",
+                "logistic",
+                "--json",
+                "--max-pairs",
+                max,
+            ]);
+        run(&mut cmd)
+    };
+    let (code, stdout, stderr) = sprt_to("2");
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let journal = read(&out.join("games.jsonl"));
+    let played: Vec<&str> = journal.lines().skip(1).collect();
+    assert_eq!(played.len(), 4);
+    let (code, stdout, stderr) = sprt_to("4");
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let v = final_json(&stdout);
+    assert_eq!(v["pairs"], 4, "{v}");
+    assert!(stderr.contains("4 games were already played"), "{stderr}");
+    let journal = read(&out.join("games.jsonl"));
+    let now: Vec<&str> = journal.lines().skip(1).collect();
+    assert_eq!(now.len(), 8);
+    assert_eq!(
+        now[..4],
+        played[..],
+        "the pairs played are kept as they were"
+    );
+    let (code, _, stderr) = sprt_to("3");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--max-pairs 4 or more"), "{stderr}");
+}

@@ -85,7 +85,7 @@ fn a_console_bot_is_graded_and_missing_levels_are_reported() {
     }
     let bot = format!(
         "console:{} console-bot grade5 --seed 1",
-        shell_quote(env!("CARGO_BIN_EXE_arbiter"))
+        shell_quote(crate::common::arbiter_exe())
     );
     let (summary, out) = suite_json(&bot, dir.path(), &[]);
     assert_eq!(
@@ -115,7 +115,7 @@ fn a_console_bot_is_asked_its_name_once_per_run_not_once_per_case() {
         format!(
             "#!/bin/sh\nif [ \"$1\" = name ]; then echo run >> {log}; echo counter; exit 0; fi\nexec {arbiter} console-bot grade7 \"$@\"\n",
             log = shell_quote(log.to_str().unwrap()),
-            arbiter = shell_quote(env!("CARGO_BIN_EXE_arbiter")),
+            arbiter = shell_quote(crate::common::arbiter_exe()),
         ),
     )
     .unwrap();

@@ -84,7 +84,8 @@ impl Journal {
                         path.display()
                     )));
                 }
-                if old != *plan {
+                let raised = old != *plan && old_shard.is_none() && pairs_raised(&old, plan);
+                if old != *plan && !raised {
                     let difference = plan_difference(&old, plan);
                     // Who is kept out of the marks changes no game: say how to re-mark
                     // without playing again.
@@ -93,6 +94,18 @@ impl Journal {
                             ". To mark the games played with other bots kept out of the marks, \
                              rebuild the tables instead: arbiter table {} --non-scoring NAME",
                             path.parent().unwrap_or(Path::new(".")).display()
+                        )
+                    } else if pairs_raised(plan, &old) {
+                        // Fewer pairs would drop games already played from every table.
+                        let flag = if plan.format == "sprt" {
+                            "--max-pairs"
+                        } else {
+                            "--pairs"
+                        };
+                        format!(
+                            ". {flag} can be raised to play on, keeping every game played, but \
+                             not lowered: rerun with {flag} {} or more",
+                            old.pairs
                         )
                     } else {
                         String::new()
@@ -122,6 +135,9 @@ impl Journal {
                 if let Some((offset, kind)) = read.tail {
                     kind.apply(&path, offset).map_err(io)?;
                     repair = Some(kind);
+                }
+                if raised {
+                    rewrite_header(&path, version, plan).map_err(io)?;
                 }
                 read.games
             }
@@ -214,6 +230,44 @@ impl Journal {
             source,
         })
     }
+}
+
+/// Whether `new` is `old` with more pairs: the schedule of more pairs begins with the
+/// games of fewer (pair after pair, each game's seed from its id), so the games played
+/// stay the same games and the run plays on.
+fn pairs_raised(old: &Plan, new: &Plan) -> bool {
+    new.pairs > old.pairs
+        && Plan {
+            pairs: new.pairs,
+            ..old.clone()
+        } == *new
+}
+
+/// Puts `plan` into the header of the (whole-schedule) journal at `path`, keeping every
+/// line after it: a copy beside it, synced, renamed over it, so a crash leaves one of the
+/// two whole.
+fn rewrite_header(path: &Path, version: u32, plan: &Plan) -> std::io::Result<()> {
+    use std::io::BufRead;
+    let mut old = std::io::BufReader::new(File::open(path)?);
+    let mut first = Vec::new();
+    old.read_until(b'\n', &mut first)?;
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut new = std::io::BufWriter::new(File::create(&tmp)?);
+    let header = Header {
+        arbiter_journal: version,
+        plan: plan.clone(),
+        shard: None,
+    };
+    serde_json::to_writer(&mut new, &header)?;
+    new.write_all(b"\n")?;
+    std::io::copy(&mut old, &mut new)?;
+    let new = new.into_inner().map_err(|e| e.into_error())?;
+    new.sync_all()?;
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Where a journal started afresh is kept: `games.jsonl.old`, or when an earlier one is

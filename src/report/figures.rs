@@ -1,0 +1,142 @@
+//! The report's plots as PDF and PNG, drawn from the very SVG text that [`super::plots`]
+//! writes, so the three files of a plot show one figure: usvg lays the SVG out (its text
+//! in a real font), svg2pdf writes it as a vector PDF with that font embedded (subset),
+//! which pdflatex's `\includegraphics` takes, and resvg paints it into a PNG.
+//!
+//! The plots name the generic `sans-serif` family. Here it is DejaVu Sans (Debian's
+//! fonts-dejavu-core) where that is installed, else the first sans-serif font of the
+//! system's: a PDF's look then does not depend on the viewer's fonts.
+
+use crate::error::Error;
+use std::sync::{Arc, OnceLock};
+use svg2pdf::usvg::{self, fontdb};
+
+/// Where Debian (and most Linux systems) keep DejaVu Sans.
+const DEJAVU: [&str; 2] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+];
+
+/// A PNG's pixels per SVG pixel: sharp on a high-density screen and in print.
+pub const PNG_SCALE: f32 = 2.0;
+
+/// The fonts the figures are drawn with, found once per process: `None` when the system
+/// has none.
+fn fonts() -> Option<Arc<fontdb::Database>> {
+    static FONTS: OnceLock<Option<Arc<fontdb::Database>>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = fontdb::Database::new();
+            for path in DEJAVU {
+                if db.load_font_file(path).is_ok() {
+                    break;
+                }
+            }
+            if db.is_empty() {
+                db.load_system_fonts();
+            }
+            let family = db
+                .faces()
+                .flat_map(|face| face.families.iter().map(|(name, _)| name.clone()))
+                .find(|name| name == "DejaVu Sans")
+                .or_else(|| {
+                    db.faces()
+                        .find(|face| !face.monospaced)
+                        .and_then(|face| face.families.first().map(|(name, _)| name.clone()))
+                })?;
+            db.set_sans_serif_family(family);
+            Some(Arc::new(db))
+        })
+        .clone()
+}
+
+/// `svg` laid out with the figures' fonts.
+fn tree(plot: &str, svg: &str) -> Result<usvg::Tree, Error> {
+    let failed = |message: String| Error::Plot {
+        plot: plot.to_string(),
+        message,
+    };
+    let fontdb = fonts().ok_or_else(|| {
+        failed(
+            "no font is installed to draw its text in the PDF and PNG: install one, e.g. \
+             Debian's fonts-dejavu-core"
+                .into(),
+        )
+    })?;
+    let options = usvg::Options {
+        fontdb,
+        ..usvg::Options::default()
+    };
+    // A bot's name may hold control characters, which XML does not allow even escaped:
+    // shown as U+FFFD, as a terminal shows them escaped.
+    let svg: std::borrow::Cow<str> = if svg.chars().any(not_xml) {
+        svg.chars()
+            .map(|c| if not_xml(c) { '\u{fffd}' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        svg.into()
+    };
+    usvg::Tree::from_str(&svg, &options).map_err(|e| failed(e.to_string()))
+}
+
+/// A character XML 1.0 does not allow.
+fn not_xml(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
+/// The plot `plot` (its SVG text `svg`) as a PDF page of the SVG's size, its text as text
+/// in an embedded font.
+pub fn pdf(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
+    let tree = tree(plot, svg)?;
+    svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions::default(),
+    )
+    .map_err(|e| Error::Plot {
+        plot: plot.to_string(),
+        message: format!("cannot write it as PDF: {e}"),
+    })
+}
+
+/// The plot `plot` (its SVG text `svg`) as a PNG, [`PNG_SCALE`] pixels per SVG pixel.
+pub fn png(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
+    let tree = tree(plot, svg)?;
+    let failed = |message: String| Error::Plot {
+        plot: plot.to_string(),
+        message,
+    };
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(PNG_SCALE)
+        .ok_or_else(|| failed(format!("its size {:?} cannot be drawn as PNG", tree.size())))?;
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| failed(format!("no PNG of {}x{} px", size.width(), size.height())))?;
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| failed(format!("cannot encode its PNG: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_control_character_in_a_plots_text_is_drawn_as_a_replacement_not_refused() {
+        if fonts().is_none() {
+            return;
+        }
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"20\">\
+                   <text x=\"2\" y=\"15\" font-family=\"sans-serif\">a\u{1b}[2Jb</text></svg>";
+        assert!(pdf("elo.svg", svg).unwrap().starts_with(b"%PDF-"));
+        let png = png("elo.svg", svg).unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+    }
+}
