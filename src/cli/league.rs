@@ -433,12 +433,41 @@ pub(crate) fn report_distinct(distinct: &tournament::openings::DistinctPairs) {
     }
 }
 
-/// Moves are timed by the wall clock: more games than cores steal time from bots.
+/// Moves are timed by the wall clock: more games than free cores steal time from bots,
+/// whether the games themselves are too many (`-j` above the cores) or the machine is
+/// busy with other work as the run starts. Said once, before any game.
 pub(crate) fn warn_oversubscribed(jobs: usize) {
     let cores = crate::bots::placement::cores();
-    if jobs > cores {
+    let busy = other_load();
+    if jobs as f64 + busy > cores as f64 + 0.5 {
+        let load = if busy >= 0.5 {
+            format!(", with the machine already busy (other work worth {busy:.1} cores)")
+        } else {
+            String::new()
+        };
         note!(
-            "warning: {jobs} games at once on {cores} cores: moves are timed by the wall clock, so bots may lose time to each other"
+            "warning: {jobs} games at once on {cores} cores{load}: moves are timed by the \
+             wall clock, so a bot may run out of time for the machine's sake, not its own; \
+             run fewer games at once (-j) or on a quiet machine"
         );
     }
+}
+
+/// The work the machine has besides this process as the run starts, in cores: the
+/// processes running or runnable now (/proc/stat's `procs_running`, less this one), or
+/// the last minute's load average where that is more.
+fn other_load() -> f64 {
+    let running = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|stat| {
+            stat.lines()
+                .find_map(|l| l.strip_prefix("procs_running "))
+                .and_then(|n| n.trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |n| (n - 1.0).max(0.0));
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    running.max(load)
 }

@@ -147,3 +147,58 @@ fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
         }
     }
 }
+
+/// A league started with more games in play than free cores says so once, before any
+/// game, with what it means for the clocks: `-j` above the cores, or other work already
+/// keeping the cores busy.
+#[test]
+fn an_oversubscribed_start_is_announced_once_with_what_it_means_for_the_clocks() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let league = |jobs: usize| {
+        let dir = test_dir();
+        let out = dir.path().join("out");
+        let jobs = jobs.to_string();
+        let (code, stdout, stderr) = run(&mut arbiter_cmd(
+            &[
+                "league",
+                "--pairs",
+                "1",
+                "--round-limit",
+                "5",
+                "-j",
+                &jobs,
+                "--out",
+                &out.to_string_lossy(),
+                "builtin:random",
+                "builtin:greedy",
+            ],
+            &[],
+        ));
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        stderr
+    };
+    let said = league(cores + 1);
+    assert_eq!(said.matches("games at once on").count(), 1, "{said}");
+    assert!(
+        said.contains(&format!("{} games at once on {cores} cores", cores + 1))
+            && said.contains("a bot may run out of time for the machine's sake, not its own"),
+        "{said}"
+    );
+    // Busy processes outside arbiter, one per core: a league of one game at a time is
+    // told the machine is busy.
+    let spinners: Vec<std::process::Child> = (0..cores)
+        .map(|_| {
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let said = league(1);
+    for mut spinner in spinners {
+        spinner.kill().unwrap();
+        spinner.wait().unwrap();
+    }
+    assert!(said.contains("with the machine already busy"), "{said}");
+}
