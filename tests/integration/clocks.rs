@@ -5,33 +5,6 @@ use crate::common::*;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A course Asalto bot in its own folder that burns `cpu_s` of CPU time each move.
-fn thinker(dir: &Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
-    let source = format!(
-        r#"import time
-import randbot
-
-class Player(randbot.Player):
-    def _think(self):
-        start = time.process_time()
-        while time.process_time() - start < {cpu_s}:
-            pass
-    def play_rebel(self, board):
-        self._think()
-        return super().play_rebel(board)
-    def play_officer(self, board):
-        self._think()
-        return super().play_officer(board)
-"#
-    );
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    file
-}
-
 /// The state letter (`R`, `S`, `T`...) and parent of process `pid`.
 fn state_and_parent(pid: i32) -> Option<(char, i32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -67,8 +40,8 @@ fn tree_states(root: i32) -> Vec<(i32, char)> {
 fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
     for level in ["namespaces", "landlock"] {
         let dir = test_dir();
-        let rebel = thinker(dir.path(), "Team51", 0.3);
-        let officer = thinker(dir.path(), "Team52", 0.3);
+        let rebel = course_thinker(dir.path(), "Team51", 0.3);
+        let officer = course_thinker(dir.path(), "Team52", 0.3);
         give_to_arbiter(dir.path());
         let record = dir.path().join("game.json");
         let mut cmd = arbiter_cmd(

@@ -101,6 +101,34 @@ pub fn course_random_bot() -> String {
     read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
 }
 
+/// A course Asalto bot in a team folder of its own (`NAME/NAME.py`, beside the example
+/// team's random bot as its helper module) that burns `cpu_s` of CPU time each move.
+pub fn course_thinker(dir: &Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = format!(
+        r#"import time
+import randbot
+
+class Player(randbot.Player):
+    def _think(self):
+        start = time.process_time()
+        while time.process_time() - start < {cpu_s}:
+            pass
+    def play_rebel(self, board):
+        self._think()
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        self._think()
+        return super().play_officer(board)
+"#
+    );
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
 // Running arbiter as an ordinary user: `nobody` where the tests run as root.
 
 pub const NOBODY: u32 = 65534;

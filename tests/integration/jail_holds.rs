@@ -619,33 +619,6 @@ probe("weights loaded", lambda: WEIGHTS.sum())
     }
 }
 
-/// A course bot that burns `cpu_s` of CPU time on each move, then plays at random.
-fn thinker(dir: &Path, name: &str, cpu_s: f64) -> PathBuf {
-    attacker(
-        dir,
-        name,
-        &format!(
-            r#"
-import time
-import randbot as _r
-class _Thinking(_r.Player):
-    def _think(self):
-        start = time.process_time()
-        while time.process_time() - start < {cpu_s}:
-            pass
-    def play_rebel(self, board):
-        self._think()
-        return super().play_rebel(board)
-    def play_officer(self, board):
-        self._think()
-        return super().play_officer(board)
-import randbot
-randbot.Player = _Thinking
-"#
-        ),
-    )
-}
-
 /// The median time of the rebel's moves in a record, in ms.
 fn rebel_median_ms(record: &serde_json::Value) -> f64 {
     let mut times: Vec<f64> = record["moves"]
@@ -663,7 +636,8 @@ fn rebel_median_ms(record: &serde_json::Value) -> f64 {
 fn the_waiting_bot_is_frozen_so_a_hogs_busy_processes_steal_nothing_from_its_opponent() {
     for level in LEVELS {
         let dir = test_dir();
-        let victim = thinker(dir.path(), "Team40", 0.2);
+        let victim = course_thinker(dir.path(), "Team40", 0.2);
+        give_to_arbiter(dir.path());
         // At its first move the hog starts 8 busy processes, which spin for the rest of
         // the game, then answers at once.
         let hog = attacker(

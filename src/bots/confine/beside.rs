@@ -56,7 +56,7 @@ pub fn stay_beside(jail: &Jail) -> Result<(), StepFailed> {
         }
         bot => {
             super::report::let_go();
-            release_stdin_stdout();
+            release_stdio(true);
             let end = watch(bot, jail, cap);
             end_descendants();
             end_as(end)
@@ -90,7 +90,7 @@ pub fn die_with_helper() -> Result<(), StepFailed> {
 /// pipe `status` brings the bot's wait status) and ends as the bot did.
 pub fn pass_on_the_end(init: libc::pid_t, status: OwnedFd, jail: &Jail) -> ! {
     super::report::let_go();
-    release_stdin_stdout();
+    release_stdio(true);
     let end = match watch(init, jail, cap_of(jail)) {
         End::Exited(own) => {
             let mut bytes = [0u8; 4];
@@ -214,9 +214,9 @@ fn end_descendants() {
     }
 }
 
-/// Lets go of the bot's stdin and stdout (the referee sees their end with the bot's); its
-/// stderr stays, for the line that says why the bot was stopped.
-fn release_stdin_stdout() {
+/// Lets go of the bot's pipes (the referee sees their end with the bot's): stdin and
+/// stdout, and stderr unless `keep_stderr` (for a line that says why the bot was stopped).
+pub(super) fn release_stdio(keep_stderr: bool) {
     if let Ok(null) = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -224,6 +224,9 @@ fn release_stdin_stdout() {
     {
         let _ = rustix::stdio::dup2_stdin(&null);
         let _ = rustix::stdio::dup2_stdout(&null);
+        if !keep_stderr {
+            let _ = rustix::stdio::dup2_stderr(&null);
+        }
     }
 }
 

@@ -229,24 +229,11 @@ fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {
     }
 }
 
-/// Lets go of the bot's pipes (the referee sees their end with the bot's).
-fn release_stdio() {
-    if let Ok(null) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-    {
-        let _ = rustix::stdio::dup2_stdin(&null);
-        let _ = rustix::stdio::dup2_stdout(&null);
-        let _ = rustix::stdio::dup2_stderr(&null);
-    }
-}
-
 /// pid 1 of the namespace: reaps every orphan, and when the bot ends, hands its wait status
 /// on and exits (taking the rest of the namespace with it).
 fn be_init(bot: libc::pid_t, status_w: std::os::fd::OwnedFd) -> ! {
     super::report::let_go();
-    release_stdio();
+    super::beside::release_stdio(false);
     loop {
         let mut status = 0;
         // SAFETY: waits for any child of this process.
