@@ -91,12 +91,20 @@ fn league(arbiter: &Path, bots: [&Path; 2], sandbox: &str, rounds: u32, pairs: u
         .arg(format!("b={}", bots[1].display()))
         .output()
         .expect("arbiter league");
+    let elapsed = started.elapsed();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    started.elapsed() / (2 * pairs)
+    // A bot that could not start (a Python closed to the jailed bot's user) is no game.
+    let games = std::fs::read_to_string(out_dir.path().join("games.csv")).unwrap_or_default();
+    assert!(
+        !games.contains("spawn_failed"),
+        "--sandbox {sandbox}: a bot could not start (as root, set BENCH_PYTHON to a Python \
+         every user can run): {games}"
+    );
+    elapsed / (2 * pairs)
 }
 
 fn main() {
