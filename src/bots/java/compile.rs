@@ -344,7 +344,14 @@ pub(crate) fn run_javac(
     sources: &Path,
 ) -> Result<(), JavacFailed> {
     let mut command = CommandSpec::new(javac);
-    command.args = args;
+    // A compile lasts a second or two: the JIT's optimising tier never pays off in it (the
+    // client tier alone took 40% less CPU compiling the course's environment), and the
+    // serial collector starts no collector thread per core.
+    command.args = ["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"]
+        .into_iter()
+        .map(String::from)
+        .chain(args)
+        .collect();
     command.confine = Confinement {
         limits: Limits::default(),
         ..confine
