@@ -1,8 +1,7 @@
 //! A lost move is the bot's own doing: a run paused at the terminal (Ctrl-Z, then `fg`)
-//! charges no bot the pause, and its bots stop with it.
+//! charges no bot the pause, and its bots stop with it; an oversubscribed start says so.
 
 use crate::common::*;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The state letter (`R`, `S`, `T`...) and parent of process `pid`.
