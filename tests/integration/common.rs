@@ -156,21 +156,22 @@ pub fn as_nobody() -> bool {
     })
 }
 
-/// `arbiter ARGS`, as `nobody` where [`as_nobody`], with `env` added.
-pub fn arbiter_cmd(args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut cmd = if as_nobody() {
+/// `program`, run as the user arbiter runs as in these tests: `nobody` where
+/// [`as_nobody`], else this process's user.
+pub fn as_arbiters_user(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    if as_nobody() {
         let mut cmd = Command::new("/usr/bin/setpriv");
-        cmd.args([
-            "--reuid=nobody",
-            "--regid=nogroup",
-            "--clear-groups",
-            "--",
-            arbiter_exe(),
-        ]);
+        cmd.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(program);
         cmd
     } else {
-        Command::new(arbiter_exe())
-    };
+        Command::new(program)
+    }
+}
+
+/// `arbiter ARGS`, as `nobody` where [`as_nobody`], with `env` added.
+pub fn arbiter_cmd(args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut cmd = as_arbiters_user(arbiter_exe());
     cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);

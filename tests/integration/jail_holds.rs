@@ -248,23 +248,7 @@ probe("grandchild started", lambda: None)
 #[test]
 fn a_bot_can_change_its_own_process_but_no_other_process_of_the_user() {
     // A process of the user arbiter runs as, which the bot must not touch.
-    let mut victim = if as_nobody() {
-        let mut cmd = Command::new("/usr/bin/setpriv");
-        cmd.args([
-            "--reuid=nobody",
-            "--regid=nogroup",
-            "--clear-groups",
-            "--",
-            "sleep",
-            "120",
-        ]);
-        cmd
-    } else {
-        let mut cmd = Command::new("sleep");
-        cmd.arg("120");
-        cmd
-    };
-    let mut victim = victim.spawn().unwrap();
+    let mut victim = as_arbiters_user("sleep").arg("120").spawn().unwrap();
     let pid = victim.id();
     let limits_before = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
     for level in LEVELS {
