@@ -31,6 +31,10 @@ pub enum Error {
     /// A plot of the report could not be drawn: exit code 1.
     #[error("cannot draw the report's {plot}: {message}")]
     Plot { plot: String, message: String },
+    /// The machine's load kept a game from a result however often it was played again
+    /// (`bots::runqueue`): the run stopped, resumable; exit code [`exit::OVERLOADED`].
+    #[error("{0}")]
+    Overloaded(String),
 }
 
 impl Error {
@@ -45,6 +49,7 @@ impl Error {
         match self {
             Error::Usage(_) | Error::Input { .. } | Error::Unreadable { .. } => exit::BAD_INPUT,
             Error::Io { .. } | Error::Plot { .. } => exit::FAILED,
+            Error::Overloaded(_) => exit::OVERLOADED,
         }
     }
 }
@@ -86,16 +91,21 @@ pub mod exit {
     pub const BAD_INPUT: i32 = 2;
     /// `sprt`: inconclusive at `--max-pairs`.
     pub const INCONCLUSIVE: i32 = 3;
+    /// A league, gauntlet or SPRT stopped because the machine was too busy for fair clocks
+    /// (a game left without a result by the machine's load however often it was played
+    /// again): rerun the same command on a quieter machine to resume.
+    pub const OVERLOADED: i32 = 4;
     /// Stopped by a signal (Ctrl-C, SIGTERM, SIGHUP): rerun the same command to resume.
     pub const INTERRUPTED: i32 = 130;
 
     /// Each exit status with its name, in README's order.
-    pub const CODES: [(i32, &str); 6] = [
+    pub const CODES: [(i32, &str); 7] = [
         (DONE, "DONE"),
         (FAILED, "FAILED"),
         (H0, "H0"),
         (BAD_INPUT, "BAD_INPUT"),
         (INCONCLUSIVE, "INCONCLUSIVE"),
+        (OVERLOADED, "OVERLOADED"),
         (INTERRUPTED, "INTERRUPTED"),
     ];
 }

@@ -9,7 +9,7 @@ use crate::bots::placement::Placement;
 use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::openings::{OpeningKind, play_opening};
 use crate::games::{Game, Outcome, Side};
-use crate::record::{BotLogRecord, GameRecord, MoveRecord};
+use crate::record::{BotLogRecord, GameRecord, MachineLoad, MoveRecord, Waited};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -164,6 +164,7 @@ pub fn play_started<G: Game>(
         started,
     } = handshake;
     let mut moves = Vec::new();
+    let mut waited = Vec::new();
     let mut illegal = [0u32; 2];
     // The opening's plies are the game's: they count for a round limit and in `plies`.
     let mut plies = config.opening.len() as u32;
@@ -192,6 +193,7 @@ pub fn play_started<G: Game>(
                     config,
                     &mut state,
                     &mut moves,
+                    &mut waited,
                     &mut illegal,
                     &mut plies,
                     on_event,
@@ -271,6 +273,10 @@ pub fn play_started<G: Game>(
         moves,
         final_board: game.encode_board(&state),
         logs,
+        machine: MachineLoad {
+            waited,
+            replayed: Vec::new(),
+        },
     };
     on_event(Event::Finished { record: &record });
     record
@@ -328,6 +334,15 @@ fn start_both<G: Game>(
         catch_unwind(AssertUnwindSafe(|| seat.start(game, &setup(side))))
             .unwrap_or_else(|_| Err(Failure::new(FailureKind::Crash, "bot start panicked")))
     });
+    // A start the machine's load kept from finishing is no one's fault: no result.
+    for (side, result) in [(Side::First, &ra), (Side::Second, &rb)] {
+        if let Err(f) = result
+            && f.kind == FailureKind::MachineLoad
+        {
+            let detail = format!("{}: {}", game.role_name(side), f.detail);
+            return Err((Outcome::tie(crate::bots::MACHINE_LOAD), detail, [None, None]));
+        }
+    }
     match (ra, rb) {
         (Ok(na), Ok(nb)) => Ok([na, nb]),
         (Err(fa), Err(fb)) => Err((
@@ -373,6 +388,7 @@ fn play_turns<G: Game>(
     config: &MatchConfig,
     state: &mut G::State,
     moves: &mut Vec<MoveRecord>,
+    waited: &mut Vec<Waited>,
     illegal: &mut [u32; 2],
     plies: &mut u32,
     on_event: &mut dyn FnMut(Event<'_, G>),
@@ -390,6 +406,13 @@ fn play_turns<G: Game>(
         let side = game.side_to_move(state);
         let turn = turn_of(side, state);
         let time_ms = turn.elapsed.as_secs_f64() * 1000.0;
+        if !turn.waited.is_zero() {
+            waited.push(Waited {
+                ply: *plies,
+                side: game.role_name(side).to_string(),
+                waited_ms: turn.waited.as_secs_f64() * 1000.0,
+            });
+        }
         let reply = match turn.reply {
             // A late answer is no answer: the limit holds for every kind of bot.
             _ if turn.elapsed > config.move_limit => Reply::Failed(Failure::new(
@@ -431,10 +454,13 @@ fn play_turns<G: Game>(
             Reply::Failed(failure) => {
                 record.verdict = "failed".into();
                 record.reason = Some(failure.kind.code().to_string());
-                (
-                    Some(Outcome::win(side.other(), failure.kind.code())),
-                    Some(failure.detail),
-                )
+                let outcome = match failure.kind {
+                    // No fault of the bot's: the game has no result (a league plays it
+                    // again).
+                    FailureKind::MachineLoad => Outcome::tie(crate::bots::MACHINE_LOAD),
+                    kind => Outcome::win(side.other(), kind.code()),
+                };
+                (Some(outcome), Some(failure.detail))
             }
         };
         *plies += 1;

@@ -129,6 +129,7 @@ impl ConsolePlayer {
         let failed = |kind, detail: String| TurnReply {
             reply: Reply::Failed(Failure::new(kind, detail)),
             elapsed: Duration::ZERO,
+            waited: Duration::ZERO,
         };
         let Some(board) = game.board_file(state) else {
             let why = format!("{} has no board file for console bots", game.name());
@@ -157,6 +158,7 @@ impl ConsolePlayer {
                 return TurnReply {
                     reply: Reply::Failed(failure),
                     elapsed: Duration::ZERO,
+                    waited: Duration::ZERO,
                 };
             }
         };
@@ -176,7 +178,11 @@ impl ConsolePlayer {
                 )),
             },
         };
-        TurnReply { reply, elapsed }
+        TurnReply {
+            reply,
+            elapsed,
+            waited: ran.waited,
+        }
     }
 
     fn judge<G: Game>(&self, game: &G, state: &G::State, bytes: &[u8]) -> Reply<G::Move> {
@@ -362,7 +368,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
     };
     match ran.exit {
         Exit::Success => {}
-        Exit::TimedOut => {
+        Exit::TimedOut | Exit::MachineLate(_) => {
             return Err(format!(
                 "the build of `{}` was still running after {} s and was killed \
                  (--build-limit-s, build_limit_s)",

@@ -79,6 +79,7 @@ impl<G: Game> Player<G> for InProcess<G> {
         TurnReply {
             reply,
             elapsed: started.elapsed(),
+            waited: Duration::ZERO,
         }
     }
 

@@ -17,6 +17,7 @@ pub mod procfs;
 pub mod protocol;
 pub mod python;
 pub mod reaper;
+pub mod runqueue;
 pub mod serve;
 pub mod solver;
 pub mod spec;
@@ -35,6 +36,10 @@ pub struct Setup {
     pub init_limit: Duration,
     pub seed: u64,
 }
+
+/// The reason code of a game that the machine's load left without a result
+/// ([`FailureKind::MachineLoad`]).
+pub const MACHINE_LOAD: &str = "machine_load";
 
 /// Why a bot lost outside the rules of the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +62,9 @@ pub enum FailureKind {
     FileSize,
     /// A program run once per move left no output file, or one that is not a board.
     BadOutput,
+    /// No reply while the machine kept the bot from running (`runqueue`): no fault of
+    /// the bot's, and no result; a league plays the game again.
+    MachineLoad,
 }
 
 impl FailureKind {
@@ -71,6 +79,7 @@ impl FailureKind {
             FailureKind::Cpu => "cpu",
             FailureKind::FileSize => "file_size",
             FailureKind::BadOutput => "bad_output",
+            FailureKind::MachineLoad => MACHINE_LOAD,
         }
     }
 }
@@ -104,8 +113,12 @@ pub enum Reply<M> {
 #[derive(Clone, Debug)]
 pub struct TurnReply<M> {
     pub reply: Reply<M>,
-    /// From writing the turn to receiving the reply, on a monotonic clock.
+    /// The time charged to the bot: from writing the turn to receiving the reply, on a
+    /// monotonic clock, less what [`TurnReply::waited`] gave back and any pause of the run.
     pub elapsed: Duration,
+    /// The time the machine kept the bot from running during the turn, given back to it
+    /// (`runqueue`): zero for most turns.
+    pub waited: Duration,
 }
 
 /// What a bot left behind in one game: its stderr tail and skipped stdout chatter.

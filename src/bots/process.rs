@@ -127,6 +127,10 @@ impl<G: Game> Player<G> for ProcessPlayer {
                     ),
                 )
             }
+            Got::MachineLate(at, waited) => {
+                run.kill();
+                machine_late(at.saturating_duration_since(asked), waited)
+            }
         };
         // Kept so that `finish` can collect its stderr and reap it.
         self.run = Some(run);
@@ -139,6 +143,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
             return TurnReply {
                 reply: Reply::Failed(Failure::new(FailureKind::Crash, "the bot is not running")),
                 elapsed: Duration::ZERO,
+                waited: Duration::ZERO,
             };
         };
         run.set_waiting(false);
@@ -146,6 +151,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
             return TurnReply {
                 reply: Reply::Failed(failure),
                 elapsed: at.saturating_duration_since(started),
+                waited: Duration::ZERO,
             };
         }
         // The move limit comes from the hello this bot was given; the referee holds the
@@ -188,12 +194,21 @@ impl<G: Game> Player<G> for ProcessPlayer {
                 );
                 (at, Reply::Failed(Failure::new(FailureKind::Timeout, why)))
             }
+            Got::MachineLate(at, waited) => {
+                run.kill();
+                (at, Reply::Failed(machine_late(at.saturating_duration_since(sent), waited)))
+            }
         };
-        // A pause of the whole run (Ctrl-Z) is no part of the move.
+        // A pause of the whole run (Ctrl-Z) is no part of the move, nor is the time the
+        // machine kept the bot from running.
         let paused = super::pause::paused().saturating_sub(paused_before);
         TurnReply {
             reply,
-            elapsed: at.saturating_duration_since(sent).saturating_sub(paused),
+            elapsed: at
+                .saturating_duration_since(sent)
+                .saturating_sub(paused)
+                .saturating_sub(run.given),
+            waited: run.given,
         }
     }
 
@@ -238,4 +253,18 @@ impl<G: Game> Player<G> for ProcessPlayer {
             chatter,
         }
     }
+}
+
+/// The failure of a bot that the machine kept from running until its stretched deadline:
+/// `wall` since it was asked, `waited` of it for a CPU.
+pub fn machine_late(wall: Duration, waited: Duration) -> Failure {
+    Failure::new(
+        FailureKind::MachineLoad,
+        format!(
+            "no reply after {} ms, {} ms of which the machine's other programs kept the bot \
+             from running (its own time was within the limit; the bot was killed)",
+            wall.as_millis(),
+            waited.as_millis()
+        ),
+    )
 }

@@ -385,6 +385,7 @@ fn play<G: Builtins>(
         );
     }
     report_distinct(&distinct);
+    say!("{}", summary.tally.machine.line());
     if t.format == Format::RoundRobin {
         say!("{}", marks_line(&t.out, finished, total, t.shard.is_some()));
     }

@@ -229,5 +229,14 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         note!("a bot could not be started: the game was not played (exit 1)");
         return Ok(crate::error::exit::FAILED);
     }
+    // Nor is a game the machine's load left without a result (no bot's fault).
+    if record.reason == crate::bots::MACHINE_LOAD {
+        note!(
+            "the machine was too busy for fair clocks: the game has no result; play it again \
+             on a quieter machine (exit {})",
+            crate::error::exit::OVERLOADED
+        );
+        return Ok(crate::error::exit::OVERLOADED);
+    }
     Ok(crate::error::exit::DONE)
 }

@@ -253,6 +253,7 @@ fn test<G: Builtins>(
         say!("{verdict}{counted}");
         say!("results in {}", run.out.display());
         super::league::report_distinct(&run.distinct);
+        say!("{}", run.machine.line());
         say!("{}", super::report::written(&index));
     }
     Ok(match status.verdict {

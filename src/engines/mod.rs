@@ -248,6 +248,7 @@ impl<G: Game> crate::bots::Player<G> for Scripted {
         crate::bots::TurnReply {
             reply: crate::bots::Reply::Wire(self.0.clone()),
             elapsed: Duration::ZERO,
+            waited: Duration::ZERO,
         }
     }
     fn finish(&mut self, _end: &crate::bots::EndInfo) -> crate::bots::BotLog {

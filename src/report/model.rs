@@ -47,6 +47,8 @@ pub struct Report<'a> {
     /// One entry per way a game ended, the most frequent first.
     pub endings: Vec<Ending>,
     pub distinct: DistinctPairs,
+    /// What the machine's load did to the games.
+    pub machine: crate::tournament::tally::MachineTotals,
     /// The sequential test, for an SPRT's folder.
     pub sprt: Option<SprtReport>,
 }
@@ -204,6 +206,7 @@ impl<'a> Report<'a> {
             roles: role_results(&plan.roles, &tally.counts, tally.games),
             endings: endings(&tally.endings),
             distinct,
+            machine: tally.machine,
             games: tally.games,
             source,
             failed,
@@ -418,6 +421,7 @@ mod tests {
             pair: id / 2,
             opening: shared("[]"),
             replay: [id as u8; 12],
+            machine: Default::default(),
         }
     }
 

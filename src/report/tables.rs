@@ -126,6 +126,7 @@ fn standings(report: &Report) -> Section {
             of - shown
         ));
     }
+    text.push(machine_sentence(&report.machine));
     if report.uncounted > 0 {
         text.push(format!(
             "{} more games finished after the test's last counted pair (while the run was \
@@ -548,4 +549,13 @@ fn confinement(plan: &crate::tournament::journal::Plan) -> String {
     } else {
         named.join("; ")
     }
+}
+
+/// What the machine's load did to the games, as a sentence of the report.
+fn machine_sentence(machine: &crate::tournament::tally::MachineTotals) -> String {
+    let mut line = machine.line();
+    // `machine load: ...` as a sentence.
+    line.replace_range(..1, "M");
+    line.push('.');
+    line
 }

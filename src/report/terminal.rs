@@ -25,8 +25,16 @@ pub fn game_line(g: &GameSummary) -> String {
             blocked => format!("{} {real} (+{blocked} blocked turns)", g.roles[seat]),
         }
     };
+    let machine = match (g.machine.replays, g.machine.waited) {
+        (0, 0) => String::new(),
+        (0, w) => format!("; {w} late moves timed without their wait for a CPU"),
+        (r, 0) => format!("; played again {r}x (machine load)"),
+        (r, w) => format!(
+            "; played again {r}x (machine load); {w} late moves timed without their wait for a CPU"
+        ),
+    };
     format!(
-        "{} {} vs {} {}: {verdict} by {} after {} rounds; illegal moves: {}, {}{detail}",
+        "{} {} vs {} {}: {verdict} by {} after {} rounds; illegal moves: {}, {}{detail}{machine}",
         g.roles[0],
         g.players[0],
         g.roles[1],

@@ -255,6 +255,7 @@ mod tests {
             pair,
             opening: shared("[]"),
             replay: [replay; 12],
+            machine: Default::default(),
         }
     }
 

@@ -6,6 +6,7 @@ use super::{Finished, Tournament};
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
+use crate::bots::MACHINE_LOAD;
 use crate::record::GameRecord;
 use crate::referee::{CANCELLED, Handshake, MatchConfig, play_started, start_game};
 use std::collections::VecDeque;
@@ -140,6 +141,12 @@ pub(crate) fn play_pool<G: Builtins>(
                                 let (fixture, seated) = current.seated(seat);
                                 let result =
                                     seated.map(|s| play_seated(game, tournament, &fixture, s));
+                                let result = result.and_then(|record| {
+                                    replay_machine_late(record, stop, || {
+                                        seat_fixture(game, tournament, &fixture, stop)
+                                            .map(|s| play_seated(game, tournament, &fixture, s))
+                                    })
+                                });
                                 // A game that ends after a stop may owe its end to the stop
                                 // (its bots were killed): it is no result, and a resume
                                 // plays it again.
@@ -287,4 +294,53 @@ fn play_seated<G: Builtins>(
         handshake,
         &mut |_| {},
     )
+}
+
+/// How many times a game that the machine's load left without a result is played again
+/// before the run stops (resumable) and says the machine is too busy.
+pub const MAX_REPLAYS: usize = 3;
+
+/// `record`, or, when the machine's load left it without a result (a bot kept from
+/// running until its stretched deadline: `bots::runqueue`), the game played again by
+/// `again`, up to [`MAX_REPLAYS`] times, a second apart; the record that counts keeps why
+/// each earlier play was dropped. Still without a result after that, the run stops with
+/// [`Error::Overloaded`]: its journal resumes once the machine is quieter.
+fn replay_machine_late(
+    record: GameRecord,
+    stop: &AtomicBool,
+    mut again: impl FnMut() -> Result<GameRecord, Error>,
+) -> Result<GameRecord, Error> {
+    let mut record = record;
+    let mut replayed = Vec::new();
+    while record.reason == MACHINE_LOAD && !stop.load(Ordering::SeqCst) {
+        // The bot kept from running: the mover of the last turn (a start's detail names
+        // its role itself).
+        let who = record
+            .moves
+            .iter()
+            .rev()
+            .find(|m| m.reason.as_deref() == Some(MACHINE_LOAD))
+            .and_then(|m| record.players.get(&m.side))
+            .map(|name| format!("{name}: "))
+            .unwrap_or_default();
+        let why = format!(
+            "{who}{}",
+            record.detail.as_deref().unwrap_or("kept from running by the machine")
+        );
+        if replayed.len() >= MAX_REPLAYS {
+            return Err(Error::Overloaded(format!(
+                "the machine is too busy for fair clocks: a game of {} was left without a \
+                 result {} times in a row ({why}); the games played so far are kept: run \
+                 the same command again once the machine is quieter to go on",
+                record.players.values().cloned().collect::<Vec<_>>().join(" and "),
+                MAX_REPLAYS + 1
+            )));
+        }
+        replayed.push(why);
+        // A moment for a burst of load to pass.
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        record = again()?;
+    }
+    record.machine.replayed = replayed;
+    Ok(record)
 }

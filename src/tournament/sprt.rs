@@ -56,6 +56,8 @@ pub struct SprtRun {
     pub history: Vec<SprtStatus>,
     /// Over the counted pairs only, as the verdict and the tables count them.
     pub distinct: DistinctPairs,
+    /// What the machine's load did to the counted games.
+    pub machine: super::tally::MachineTotals,
     /// Journaled games the test did not count: finished after the deciding pair while the
     /// run was stopping, or (stopped early) beyond a pair still missing.
     pub uncounted: usize,
@@ -160,6 +162,7 @@ pub fn run<G: Builtins>(
         status: counter.status,
         history: counter.history,
         distinct: DistinctPairs::of(&counted_games),
+        machine: super::tally::Tally::of(&counted_games).machine,
         uncounted: summaries.len() - counted_games.len(),
         resumed,
         out,

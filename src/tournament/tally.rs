@@ -21,7 +21,44 @@ pub struct Tally {
     /// The games some bot lost by its own failure or an illegal move, in the order
     /// counted: few in a league of working bots, each listed in the marks and the report.
     pub failed: Vec<GameSummary>,
+    /// What the machine's load did to the games, counted.
+    pub machine: MachineTotals,
     pairs: PairCounter,
+}
+
+/// What the machine's load did to a run's games (`bots::runqueue`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MachineTotals {
+    /// Games played again because the machine's load left a play without a result.
+    pub games_replayed: usize,
+    /// Plays dropped so, in all.
+    pub replays: usize,
+    /// Moves that ran past the limit in wall time while their bot waited for a CPU, and
+    /// were timed without the wait.
+    pub waited_moves: usize,
+}
+
+impl MachineTotals {
+    /// One line for a run's summary and report: what the machine's load did, said even
+    /// when it did nothing.
+    pub fn line(&self) -> String {
+        let games = |n: usize| if n == 1 { "game" } else { "games" };
+        let moves = if self.waited_moves == 1 { "move" } else { "moves" };
+        let mut line = format!(
+            "machine load: {} {} replayed",
+            self.games_replayed,
+            games(self.games_replayed)
+        );
+        if self.replays > self.games_replayed {
+            line.push_str(&format!(" ({} plays dropped)", self.replays));
+        }
+        line.push_str(&format!(
+            "; {} {moves} ran late waiting for a CPU and {} timed without the wait",
+            self.waited_moves,
+            if self.waited_moves == 1 { "was" } else { "were" }
+        ));
+        line
+    }
 }
 
 /// The games that ended one way.
@@ -55,6 +92,11 @@ impl Tally {
         }
         *ending.rounds.entry(game.rounds).or_default() += 1;
         self.pairs.add(game);
+        if game.machine.replays > 0 {
+            self.machine.games_replayed += 1;
+            self.machine.replays += game.machine.replays as usize;
+        }
+        self.machine.waited_moves += game.machine.waited as usize;
         if is_failure(game) {
             self.failed.push(game.clone());
         }

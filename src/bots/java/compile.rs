@@ -389,7 +389,7 @@ pub(crate) fn run_javac(
             how: format!("its classes could not be kept: {e}"),
             output: String::new(),
         }),
-        Exit::TimedOut => Err(JavacFailed::Failed {
+        Exit::TimedOut | Exit::MachineLate(_) => Err(JavacFailed::Failed {
             how: format!(
                 "still running after {} s and killed: --build-limit-s, build_limit_s",
                 limit.as_secs()

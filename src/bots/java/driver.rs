@@ -253,6 +253,7 @@ impl<G: Game> Player<G> for JavaPlayer {
             None => TurnReply {
                 reply: Reply::Failed(Failure::new(FailureKind::Crash, "the bot is not running")),
                 elapsed: std::time::Duration::ZERO,
+                waited: std::time::Duration::ZERO,
             },
         }
     }

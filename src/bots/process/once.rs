@@ -9,6 +9,7 @@
 //! the program actually wrote them.
 
 use super::POLL;
+use super::read::{Late, MoveClock};
 use super::spawn::{Running, Tail, lock};
 use crate::bots::Failure;
 use crate::bots::FailureKind;
@@ -35,14 +36,22 @@ pub enum Exit {
     Failed(Failure),
     /// It was still running at the deadline, and was killed.
     TimedOut,
+    /// It was still running at the deadline stretched as far as it goes, while the
+    /// machine kept it from running for this long and its own time was within the limit
+    /// (`bots::runqueue`); it was killed.
+    MachineLate(Duration),
 }
 
 /// What one run left.
 #[derive(Clone, Debug)]
 pub struct Ran {
     pub exit: Exit,
-    /// From the start of the process to its exit (or the deadline): start-up included.
+    /// From the start of the process to its exit (or the deadline), start-up included,
+    /// less a pause of the run (Ctrl-Z) and the time given back in `waited`.
     pub elapsed: Duration,
+    /// The time the machine kept the program from running, given back to it
+    /// (`bots::runqueue`).
+    pub waited: Duration,
     /// The end of its stdout.
     pub stdout: String,
     /// The end of its stderr.
@@ -83,10 +92,11 @@ pub fn run_once_then(
     // The program reads no stdin: EOF at once.
     run.to_stdin = None;
     let deadline = super::read::deadline_after(started, limit);
+    let mut clock = MoveClock::new(started, deadline, run.pgid.as_raw_nonzero().get());
     let stdout = Tail::new(STDOUT_BYTES);
     let mut exited_at: Option<Instant> = None;
     let mut eof = false;
-    let timed_out = loop {
+    let late = loop {
         let now = Instant::now();
         if exited_at.is_none() && run.exit_status().is_some() {
             exited_at = Some(now);
@@ -94,23 +104,29 @@ pub fn run_once_then(
         if let Some(at) = exited_at
             && (eof || now.duration_since(at) >= DRAIN)
         {
-            break false;
+            break None;
         }
-        if now >= deadline {
-            break true;
+        if exited_at.is_none() {
+            clock.look(now);
+        }
+        if now >= clock.deadline() {
+            if clock.stretch() {
+                continue;
+            }
+            break Some(clock.late(now));
         }
         if eof {
             // Stdout closed but the program still runs: wait for its exit, woken by it.
             // A confined program's output ends a millisecond or so before its jail does,
             // once a run: a console bot's every move.
-            run.wait_exit(deadline - now);
+            run.wait_exit(clock.wake() - now);
             continue;
         }
         let watch = exited_at.is_none() && run.pidfd.is_some();
         let until = match exited_at {
-            Some(at) => deadline.min(at + DRAIN),
-            None if watch => deadline,
-            None => deadline.min(now + POLL),
+            Some(at) => clock.deadline().min(at + DRAIN),
+            None if watch => clock.wake(),
+            None => clock.wake().min(now + POLL),
         };
         let exit_fd = run.pidfd.as_ref().filter(|_| watch).map(|fd| fd.as_fd());
         match run.out.next(until, exit_fd) {
@@ -126,22 +142,32 @@ pub fn run_once_then(
             None => {}
         }
     };
-    let elapsed = match (timed_out, exited_at) {
-        (false, Some(at)) => at.saturating_duration_since(started),
+    let wall = match (&late, exited_at) {
+        (None, Some(at)) => at.saturating_duration_since(started),
         _ => Instant::now().saturating_duration_since(started),
     };
-    let ended = match timed_out {
-        true => None,
-        false => run.exit_status().map(|s| super::verdict::describe_exit(&s)),
+    if late.is_none() {
+        clock.settle();
+    }
+    let elapsed = wall
+        .saturating_sub(clock.paused())
+        .saturating_sub(clock.given());
+    let ended = match late {
+        Some(_) => None,
+        None => run.exit_status().map(|s| super::verdict::describe_exit(&s)),
     };
-    let exit = if timed_out {
-        run.kill();
-        Exit::TimedOut
-    } else {
-        match run.exit_status().and_then(|s| s.exit_status()) {
+    let exit = match late {
+        Some(late) => {
+            run.kill();
+            match late {
+                Late::Own => Exit::TimedOut,
+                Late::Machine(waited) => Exit::MachineLate(waited),
+            }
+        }
+        None => match run.exit_status().and_then(|s| s.exit_status()) {
             Some(0) => Exit::Success,
             _ => Exit::Failed(run.gone("the program failed")),
-        }
+        },
     };
     // Files are read before the sandbox (and its copy of the folder) goes away.
     let outputs = outputs
@@ -164,6 +190,7 @@ pub fn run_once_then(
     Ok(Ran {
         exit,
         elapsed,
+        waited: clock.given(),
         stdout,
         stderr,
         ended,
@@ -196,6 +223,10 @@ impl Ran {
                     "still running after {} ms (the program was killed)",
                     limit.as_millis()
                 ),
+            )),
+            Exit::MachineLate(waited) => Some(super::machine_late(
+                self.elapsed + *waited,
+                *waited,
             )),
         }
     }

@@ -5,6 +5,7 @@ use super::POLL;
 use super::spawn::{Running, lock};
 use crate::bots::Failure;
 use crate::bots::pipe::{self, Piece};
+use crate::bots::runqueue;
 use crate::bots::protocol::{self, FromBot, Incoming, truncate};
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
@@ -33,6 +34,10 @@ pub(super) enum Got {
     Gone(Instant, Failure),
     /// The deadline passed without a reply.
     TimedOut(Instant),
+    /// The deadline, stretched as far as it goes, passed without a reply while the bot's
+    /// own time was still within its limit: the machine kept it from running for the
+    /// time given (`bots::runqueue`).
+    MachineLate(Instant, Duration),
 }
 
 impl Running {
@@ -87,11 +92,15 @@ impl Running {
     /// bot's exit. Each outcome carries the moment it was seen: the line's arrival, the
     /// exit, the end of output, the failed write, the deadline; the diagnosis of a failure
     /// (exit status, stderr) comes after and is not charged to the bot.
-    pub(super) fn next(&mut self, asked: Instant, mut deadline: Instant) -> Got {
+    ///
+    /// The deadline moves by the time arbiter was stopped (Ctrl-Z: so was the bot) and by
+    /// the time the machine kept the bot waiting for a CPU (`bots::runqueue`), which
+    /// [`Running::given`] then holds; past [`runqueue::MAX_STRETCH`] times the limit, a
+    /// bot still kept waiting so is [`Got::MachineLate`].
+    pub(super) fn next(&mut self, asked: Instant, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
-        // While arbiter was stopped (Ctrl-Z), so was the bot: the deadline moves by as much.
-        let paused_at_start = crate::bots::pause::paused();
-        let mut moved_by = Duration::ZERO;
+        let mut clock = MoveClock::new(asked, deadline, self.pgid.as_raw_nonzero().get());
+        self.given = Duration::ZERO;
         // The clock is read once a wait came back empty: a reply usually comes at the
         // first look, and reading the clock is a good part of a turn's own work.
         let mut now = asked;
@@ -111,28 +120,33 @@ impl Running {
             }
             look = true;
             if let Some(at) = exited_at
-                && (now.duration_since(at) >= DRAIN || now >= deadline)
+                && (now.duration_since(at) >= DRAIN || now >= clock.deadline())
             {
                 return Got::Gone(at, self.gone("the bot exited"));
             }
-            if now >= deadline {
-                let paused = crate::bots::pause::paused().saturating_sub(paused_at_start);
-                if paused > moved_by {
-                    deadline += paused - moved_by;
-                    moved_by = paused;
+            if exited_at.is_none() {
+                clock.look(now);
+            }
+            if now >= clock.deadline() {
+                if clock.stretch() {
                     continue;
                 }
-                return Got::TimedOut(now);
+                self.given = clock.given();
+                return match clock.late(now) {
+                    Late::Own => Got::TimedOut(now),
+                    Late::Machine(waited) => Got::MachineLate(now, waited),
+                };
             }
             // Without an exit descriptor to wait on, the exit is looked for every POLL.
             let watch = exited_at.is_none() && self.pidfd.is_some();
             let until = match exited_at {
-                Some(at) => deadline.min(at + DRAIN),
-                None if watch => deadline,
-                None => deadline.min(now + POLL),
+                Some(at) => clock.deadline().min(at + DRAIN),
+                None if watch => clock.wake(),
+                None => clock.wake().min(now + POLL),
             };
             if let Some((at, event)) = self.read_event(Some(until), until, watch) {
                 self.quick = at.saturating_duration_since(asked) <= pipe::SPIN;
+                self.given = clock.settle();
                 return match event {
                     Event::Message(m) => Got::Message(at, m),
                     Event::Violation(v) => Got::Violation(at, v),
@@ -184,4 +198,131 @@ impl Running {
 pub(super) fn deadline_after(from: Instant, limit: Duration) -> Instant {
     const FAR: Duration = Duration::from_secs(365 * 24 * 3600);
     from.checked_add(limit.min(FAR)).unwrap_or(from)
+}
+
+/// Whose a deadline passed without a reply was.
+pub(super) enum Late {
+    /// The bot's: its own time ran out.
+    Own,
+    /// The machine's: the deadline stretched as far as it goes while the bot's own time
+    /// was still within its limit, with this much time it waited for a CPU.
+    Machine(Duration),
+}
+
+/// A move's deadline, which moves by the time arbiter was stopped (Ctrl-Z: so was the bot)
+/// and by the time the machine kept the bot waiting for a CPU (`bots::runqueue`), up to
+/// [`runqueue::MAX_STRETCH`] times the limit.
+pub(super) struct MoveClock {
+    asked: Instant,
+    limit: Duration,
+    deadline: Instant,
+    cap: Instant,
+    /// When the bot's counters are first read: only once a move lasts (most replies come
+    /// before), at no cost to a quick one.
+    look_at: Instant,
+    threshold: Duration,
+    leader: i32,
+    watch: runqueue::Watch,
+    paused_at_start: Duration,
+    /// How far a pause moved the deadline.
+    paused: Duration,
+}
+
+impl MoveClock {
+    /// The clock of a wait asked for at `asked`, due by `deadline`, of the bot whose
+    /// process group `leader` leads.
+    pub(super) fn new(asked: Instant, deadline: Instant, leader: i32) -> MoveClock {
+        let limit = deadline.saturating_duration_since(asked);
+        MoveClock {
+            asked,
+            limit,
+            deadline,
+            cap: deadline_after(asked, limit.saturating_mul(runqueue::MAX_STRETCH)),
+            look_at: asked + runqueue::first_look(limit),
+            threshold: runqueue::threshold(limit),
+            leader,
+            watch: runqueue::Watch::default(),
+            paused_at_start: crate::bots::pause::paused(),
+            paused: Duration::ZERO,
+        }
+    }
+
+    /// The deadline as it stands.
+    pub(super) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// When a wait must end to keep the clock: the deadline, or the first look at the
+    /// bot's counters while it is to come.
+    pub(super) fn wake(&self) -> Instant {
+        if self.watch.looked() {
+            self.deadline
+        } else {
+            self.deadline.min(self.look_at)
+        }
+    }
+
+    /// Reads the bot's counters for the first time, when that is due at `now`.
+    pub(super) fn look(&mut self, now: Instant) {
+        if !self.watch.looked() && now >= self.look_at {
+            self.watch.look(self.leader);
+        }
+    }
+
+    /// At the deadline: moves it by a pause of the run or by the machine's wait since it
+    /// was last moved, and says whether it moved.
+    pub(super) fn stretch(&mut self) -> bool {
+        let paused = crate::bots::pause::paused().saturating_sub(self.paused_at_start);
+        if paused > self.paused {
+            let by = paused - self.paused;
+            self.deadline += by;
+            self.cap += by;
+            self.paused = paused;
+            return true;
+        }
+        if self.deadline >= self.cap {
+            return false;
+        }
+        let before = self.watch.given;
+        let given = self.watch.measure(self.leader, self.threshold);
+        if given > before {
+            self.deadline = (self.deadline + (given - before)).min(self.cap);
+            return true;
+        }
+        false
+    }
+
+    /// The time given back so far for the machine's wait.
+    pub(super) fn given(&self) -> Duration {
+        self.watch.given
+    }
+
+    /// The time given back for the machine's wait, once the reply came: a move whose
+    /// deadline the wait moved is measured once more, so that the wait since the last
+    /// stretch is given back too (a move answered within its first deadline costs
+    /// nothing more).
+    pub(super) fn settle(&mut self) -> Duration {
+        if !self.watch.given.is_zero() {
+            self.watch.measure(self.leader, self.threshold);
+        }
+        self.watch.given
+    }
+
+    /// The time a pause of the run moved the deadline by.
+    pub(super) fn paused(&self) -> Duration {
+        self.paused
+    }
+
+    /// Whose the passed deadline is, at `now`.
+    pub(super) fn late(&self, now: Instant) -> Late {
+        let own = now
+            .saturating_duration_since(self.asked)
+            .saturating_sub(self.paused)
+            .saturating_sub(self.watch.given);
+        if now >= self.cap && !self.watch.given.is_zero() && own < self.limit {
+            Late::Machine(self.watch.given)
+        } else {
+            Late::Own
+        }
+    }
 }

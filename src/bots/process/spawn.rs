@@ -156,6 +156,9 @@ pub(super) struct Running {
     pub(super) quick: bool,
     /// Set once the bot shares the game's CPU with the referee: waiting then never spins.
     pub(super) placed: bool,
+    /// The time the last wait gave back to the bot because the machine kept it from
+    /// running (`bots::runqueue`).
+    pub(super) given: Duration,
     /// Between `ready` and its game's first turn: it takes no core, and is left out of
     /// [`LIVE_BOTS`].
     pub(super) waiting: bool,
@@ -277,6 +280,7 @@ impl Running {
             cgroup,
             quick: true,
             placed: false,
+            given: Duration::ZERO,
             waiting: false,
         };
         let spawned = std::thread::Builder::new()

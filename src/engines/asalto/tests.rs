@@ -325,11 +325,13 @@ impl<G: Game> Player<G> for Fails {
             Some(kind) => TurnReply {
                 reply: Reply::Failed(Failure::new(kind, "it went wrong")),
                 elapsed: Duration::ZERO,
+                waited: Duration::ZERO,
             },
             // A reply that came after the move limit.
             None => TurnReply {
                 reply: Reply::Wire(Value::Null),
                 elapsed: MatchConfig::default().move_limit + Duration::from_secs(5),
+                waited: Duration::ZERO,
             },
         }
     }

@@ -22,6 +22,7 @@ fn game(id: u64, first: &str, second: &str, winner: Option<usize>) -> GameSummar
             replay[..8].copy_from_slice(&id.to_le_bytes());
             replay
         },
+        machine: Default::default(),
     }
 }
 

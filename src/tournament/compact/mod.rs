@@ -12,7 +12,8 @@
 //! a LEB128 varint and each text its byte length then its UTF-8 bytes:
 //!
 //! 1. the rest of the record as one JSON text: `{"detail", "start_board", "opening",
-//!    "final_board", "logs"}` (the detail left out when there is none);
+//!    "final_board", "logs", "machine"}` (the detail left out when there is none, and
+//!    what the machine's load did to the game when it did nothing);
 //! 2. the line's strings: the count, then each text: every side, verdict and reason the
 //!    moves use, referred to below by index;
 //! 3. the line's replies: the count, then each distinct reply as compact JSON text;
@@ -29,7 +30,7 @@
 //! between the referee and the bot); the limits it is checked against are milliseconds.
 
 use crate::games::registry::MAX_PLIES;
-use crate::record::{BotLogRecord, GameRecord, MoveRecord};
+use crate::record::{BotLogRecord, GameRecord, MachineLoad, MoveRecord};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -67,6 +68,9 @@ struct Rest {
     opening: Value,
     final_board: Value,
     logs: BTreeMap<String, BotLogRecord>,
+    /// Absent on a quiet machine and in lines written before it was kept.
+    #[serde(default, skip_serializing_if = "MachineLoad::is_empty")]
+    machine: MachineLoad,
 }
 
 #[derive(Serialize)]
@@ -109,6 +113,7 @@ pub fn encode(id: u64, record: &GameRecord) -> String {
         opening: record.opening.clone(),
         final_board: record.final_board.clone(),
         logs: record.logs.clone(),
+        machine: record.machine.clone(),
     };
     put_text(
         &mut raw,
@@ -285,6 +290,7 @@ pub fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
             moves,
             final_board: rest.final_board,
             logs: rest.logs,
+            machine: rest.machine,
         },
     ))
 }

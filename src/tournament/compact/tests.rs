@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::bots::spec::BotSpec;
+use crate::record::Waited;
 use crate::engines::Builtins;
 use crate::referee::{MatchConfig, play_game};
 use proptest::prelude::*;
@@ -283,6 +284,8 @@ proptest! {
         stderr in ".*",
         names in ("[a-z]{1,6}", ".{0,10}"),
         numbers in (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
+        replayed in prop::collection::vec(".{0,30}", 0..3),
+        waited_ms in prop::collection::vec(0.0f64..1e7, 0..3),
     ) {
         let (role, player) = names;
         let record = GameRecord {
@@ -302,7 +305,15 @@ proptest! {
             opening: boards.1,
             moves,
             final_board: boards.2,
-            logs: BTreeMap::from([(role, BotLogRecord { announced_name: None, stderr, chatter: String::new() })]),
+            logs: BTreeMap::from([(role.clone(), BotLogRecord { announced_name: None, stderr, chatter: String::new() })]),
+            machine: MachineLoad {
+                waited: waited_ms
+                    .into_iter()
+                    .enumerate()
+                    .map(|(ply, waited_ms)| Waited { ply: ply as u32, side: role.clone(), waited_ms })
+                    .collect(),
+                replayed,
+            },
         };
         let line = encode(id, &record);
         prop_assert_eq!(decode(line.as_bytes()), Ok((id, record)));

@@ -4,7 +4,7 @@
 use super::format::*;
 use super::repair::Repair;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary, own, shared};
+use crate::record::{GameRecord, GameSummary, MachineCounts, own, shared};
 use crate::tournament::shard::Shard;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write as _};
@@ -217,6 +217,7 @@ type Listed<S> = (
     u64,
     S,
     S,
+    MachineCounts,
 );
 
 /// A game's line of a [`Listing`].
@@ -236,6 +237,7 @@ pub fn listed_line(g: &GameSummary) -> String {
         g.seed,
         g.detail.as_str(),
         g.opening.as_str(),
+        g.machine,
     );
     let mut line = serde_json::to_string(&fields).expect("a summary always serializes");
     line.push('\n');
@@ -258,6 +260,7 @@ fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
         seed,
         detail,
         opening,
+        machine,
     ): Listed<String> = serde_json::from_slice(text).map_err(|e| e.to_string())?;
     Ok(GameSummary {
         id,
@@ -276,6 +279,7 @@ fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
         opening: own(opening),
         // Not kept: see `Listed`.
         replay: [0; 12],
+        machine,
     })
 }
 

@@ -1,0 +1,292 @@
+//! What the machine, not the bot, took from a move: the time a bot was ready to run but
+//! waited for a CPU that other programs held.
+//!
+//! The course's referee runs one bot at a time on a quiet machine, so the clock a bot
+//! faces there measures its own work. Here other programs (another game, another user, a
+//! build) may hold the CPUs while a bot is to move; the scheduler then keeps the bot
+//! waiting in its run queue, and the kernel counts that wait per task (the second number
+//! of `/proc/PID/task/TID/schedstat`, in nanoseconds). A move that runs past its limit is
+//! given back the time its bot waited so, and loses only when the bot's own time (the
+//! wall time less that wait) is over the limit.
+//!
+//! What counts as the machine's wait, and why it cannot be made up by a bot:
+//! - A task that sleeps or blocks (a bot that sleeps past its limit, waits on a pipe) is
+//!   not runnable: it accrues no run-queue wait, and loses by `timeout` as ever.
+//! - A bot's own tasks keep each other waiting when they are more than its CPUs (a bot
+//!   that forks busy processes). That wait is the bot's doing: the wait given back is at
+//!   most the CPU time the bot's tasks left unused on the CPUs they may run on (their
+//!   count times the wall time, less the CPU time all of the bot's tasks used, reaped
+//!   children included). A bot that keeps its CPUs busy itself is given nothing back.
+//! - The wait is the longest wait of one task, not the sum over tasks: threads waiting at
+//!   once do not add up to more than the wall time they waited.
+//! - Waits below [`threshold`] are not given back: a quiet machine has them too (timer
+//!   ticks, kernel threads, the referee itself between two reads), as the course's does,
+//!   where they are part of the clock. At a 1 s limit the threshold is 20 ms: one
+//!   scheduler period of a busy CPU (the kernel's default latency target is 6–24 ms
+//!   depending on the core count), well above what a bot alone on an idle CPU waits in
+//!   a second (tens of microseconds), and below what one busy program beside it costs
+//!   (half of the CPU).
+//!
+//! A move can be given back no more than [`MAX_STRETCH`] times its limit in wall time:
+//! past that, a move that the machine still kept from running is no result
+//! ([`FailureKind::MachineLoad`](crate::bots::FailureKind::MachineLoad)), and its game is
+//! played again.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// A move's wall time may stretch to this many times its limit while the bot waits for a
+/// CPU; then its game is played again. At 4, a move is replayed only when the bot had
+/// less than a quarter of a CPU for the whole stretch: a machine loaded beyond that would
+/// not finish a league at any sensible pace anyway.
+pub const MAX_STRETCH: u32 = 4;
+
+/// How long into a move the bot's counters are first read: a move answered sooner costs
+/// nothing (most moves of most bots), and the wait before it is not given back (at most
+/// this, which keeps the measure on the bot's side of any doubt).
+pub fn first_look(limit: Duration) -> Duration {
+    (limit / 10).min(Duration::from_millis(20))
+}
+
+/// The least wait given back for a move of `limit`: 2% of the limit, at least 5 ms.
+pub fn threshold(limit: Duration) -> Duration {
+    (limit / 50).max(Duration::from_millis(5))
+}
+
+/// One task's counters, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counters {
+    /// Time run on a CPU.
+    ran: u64,
+    /// Time waited in a run queue.
+    waited: u64,
+}
+
+/// The counters of every task of a bot's processes at one moment.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    at: Instant,
+    tasks: HashMap<i32, Counters>,
+    /// CPU time of children reaped by the bot's processes (their `cutime + cstime`).
+    reaped: Duration,
+    /// The CPUs the bot's tasks may run on: the most any of them may.
+    cpus: usize,
+}
+
+impl Snapshot {
+    /// The counters of the process tree under `leader` (the bot's process group leader,
+    /// which its processes cannot leave), read from /proc; `None` where the kernel keeps
+    /// no scheduler statistics or the leader is gone.
+    pub fn take(leader: i32) -> Option<Snapshot> {
+        let mut snapshot = Snapshot {
+            at: Instant::now(),
+            tasks: HashMap::new(),
+            reaped: Duration::ZERO,
+            cpus: 1,
+        };
+        let mut queue = vec![leader];
+        let mut seen = 0usize;
+        while let Some(pid) = queue.pop() {
+            // A tree of thousands of processes is the bot's own doing: counted so far.
+            seen += 1;
+            if seen > 4096 {
+                break;
+            }
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                // Gone since its parent listed it (or the leader itself is gone).
+                if pid == leader {
+                    return None;
+                }
+                continue;
+            };
+            if let Some(reaped) = reaped_cpu(pid) {
+                snapshot.reaped += reaped;
+            }
+            for task in tasks.flatten() {
+                let Some(tid) = task.file_name().to_str().and_then(|s| s.parse().ok()) else {
+                    continue;
+                };
+                let path = task.path();
+                match read_counters(&path.join("schedstat")) {
+                    Some(counters) => {
+                        snapshot.tasks.insert(tid, counters);
+                    }
+                    None if pid == leader && snapshot.tasks.is_empty() => return None,
+                    None => {}
+                }
+                if let Ok(list) = std::fs::read_to_string(path.join("children")) {
+                    queue.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+                }
+                if let Ok(set) =
+                    rustix::thread::sched_getaffinity(rustix::process::Pid::from_raw(tid))
+                {
+                    snapshot.cpus = snapshot.cpus.max(set.count() as usize);
+                }
+            }
+        }
+        Some(snapshot)
+    }
+
+    /// The wait between `self` and `later` that was the machine's doing (see the module's
+    /// doc): the longest run-queue wait of one task, at most the CPU time the bot's tasks
+    /// left unused, at most the wall time between the two.
+    pub fn machine_wait(&self, later: &Snapshot) -> Duration {
+        let wall = later.at.saturating_duration_since(self.at);
+        let mut ran = later.reaped.saturating_sub(self.reaped).as_nanos() as u64;
+        let mut longest = 0u64;
+        for (tid, now) in &later.tasks {
+            // A task born meanwhile counts from its birth.
+            let before = self.tasks.get(tid).copied().unwrap_or_default();
+            ran += now.ran.saturating_sub(before.ran);
+            longest = longest.max(now.waited.saturating_sub(before.waited));
+        }
+        let capacity = wall.as_nanos() as u64 * later.cpus.max(self.cpus) as u64;
+        let unused = capacity.saturating_sub(ran);
+        Duration::from_nanos(longest.min(unused)).min(wall)
+    }
+}
+
+fn read_counters(path: &std::path::Path) -> Option<Counters> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut fields = text.split_whitespace();
+    let ran = fields.next()?.parse().ok()?;
+    let waited = fields.next()?.parse().ok()?;
+    Some(Counters { ran, waited })
+}
+
+/// The CPU time of the children `pid` reaped (`cutime + cstime` of /proc/PID/stat).
+fn reaped_cpu(pid: i32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(13);
+    let cutime: u64 = fields.next()?.parse().ok()?;
+    let cstime: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as u64 } else { 100 };
+    Some(Duration::from_nanos((cutime + cstime) * 1_000_000_000 / hz))
+}
+
+/// What a wait for a move found of the machine's doing, as it went: the first look at the
+/// bot's counters, and the wait given back so far.
+#[derive(Debug, Default)]
+pub struct Watch {
+    first: Option<Snapshot>,
+    /// Given back so far (over the threshold, else zero).
+    pub given: Duration,
+}
+
+impl Watch {
+    /// Reads the bot's counters for the first time (at [`first_look`]).
+    pub fn look(&mut self, leader: i32) {
+        if self.first.is_none() {
+            self.first = Snapshot::take(leader);
+        }
+    }
+
+    /// Whether the first look was taken (or tried).
+    pub fn looked(&self) -> bool {
+        self.first.is_some()
+    }
+
+    /// The machine's wait since the first look, read now: what is given back in all
+    /// (zero below `threshold`).
+    pub fn measure(&mut self, leader: i32, threshold: Duration) -> Duration {
+        let Some(first) = &self.first else {
+            return self.given;
+        };
+        let Some(now) = Snapshot::take(leader) else {
+            return self.given;
+        };
+        let wait = first.machine_wait(&now);
+        if wait >= threshold {
+            self.given = self.given.max(wait);
+        }
+        self.given
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(at: Instant, cpus: usize, tasks: &[(i32, u64, u64)]) -> Snapshot {
+        Snapshot {
+            at,
+            tasks: tasks
+                .iter()
+                .map(|&(tid, ran, waited)| (tid, Counters { ran, waited }))
+                .collect(),
+            reaped: Duration::ZERO,
+            cpus,
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_single_bot_kept_waiting_by_others_is_given_its_wait() {
+        let t0 = Instant::now();
+        let before = snapshot(t0, 1, &[(10, 0, 0)]);
+        // 1.5 s of wall: 0.5 s run, 1.0 s waited.
+        let after = snapshot(t0 + Duration::from_millis(1500), 1, &[(10, 500 * MS, 1000 * MS)]);
+        assert_eq!(before.machine_wait(&after), Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn a_bot_whose_own_tasks_fill_its_cpus_is_given_nothing() {
+        let t0 = Instant::now();
+        let before = snapshot(t0, 2, &[(10, 0, 0)]);
+        // 1 s of wall on 2 CPUs: the main task waited 0.8 s behind 8 busy children of
+        // its own, which ran 1.8 s between them.
+        let mut tasks = vec![(10, 200 * MS, 800 * MS)];
+        tasks.extend((11..19).map(|tid| (tid, 225 * MS, 775 * MS)));
+        let after = snapshot(t0 + Duration::from_secs(1), 2, &tasks);
+        assert_eq!(before.machine_wait(&after), Duration::ZERO);
+    }
+
+    #[test]
+    fn threads_waiting_at_once_give_back_no_more_than_the_longest_wait() {
+        let t0 = Instant::now();
+        let before = snapshot(t0, 4, &[(10, 0, 0), (11, 0, 0)]);
+        let after = snapshot(
+            t0 + Duration::from_secs(1),
+            4,
+            &[(10, 400 * MS, 600 * MS), (11, 300 * MS, 500 * MS)],
+        );
+        assert_eq!(before.machine_wait(&after), Duration::from_millis(600));
+    }
+
+    #[test]
+    fn a_sleeping_bot_waits_for_nothing() {
+        let t0 = Instant::now();
+        let before = snapshot(t0, 1, &[(10, 5 * MS, 1 * MS)]);
+        let after = snapshot(t0 + Duration::from_secs(2), 1, &[(10, 6 * MS, 1 * MS)]);
+        assert_eq!(before.machine_wait(&after), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_counters_of_a_live_process_tree_are_read() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 & while :; do :; done"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let Some(snapshot) = Snapshot::take(child.id() as i32) else {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            // A kernel without scheduler statistics: nothing to read.
+            assert!(std::fs::metadata("/proc/self/schedstat").is_err());
+            return;
+        };
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // The shell and its `sleep`, each with its one task.
+        assert!(snapshot.tasks.len() >= 2, "{snapshot:?}");
+        let shell = snapshot.tasks[&(child.id() as i32)];
+        assert!(shell.ran >= 100 * MS, "the spinning shell ran {} ns", shell.ran);
+        assert!(snapshot.cpus >= 1);
+    }
+}
