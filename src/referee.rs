@@ -340,7 +340,11 @@ fn start_both<G: Game>(
             && f.kind == FailureKind::MachineLoad
         {
             let detail = format!("{}: {}", game.role_name(side), f.detail);
-            return Err((Outcome::tie(crate::bots::MACHINE_LOAD), detail, [None, None]));
+            return Err((
+                Outcome::tie(crate::bots::MACHINE_LOAD),
+                detail,
+                [None, None],
+            ));
         }
     }
     match (ra, rb) {

@@ -196,7 +196,10 @@ impl<G: Game> Player<G> for ProcessPlayer {
             }
             Got::MachineLate(at, waited) => {
                 run.kill();
-                (at, Reply::Failed(machine_late(at.saturating_duration_since(sent), waited)))
+                (
+                    at,
+                    Reply::Failed(machine_late(at.saturating_duration_since(sent), waited)),
+                )
             }
         };
         // A pause of the whole run (Ctrl-Z) is no part of the move, nor is the time the

@@ -115,7 +115,10 @@ impl Snapshot {
                     None => {}
                 }
                 if let Ok(list) = std::fs::read_to_string(path.join("children")) {
-                    queue.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+                    queue.extend(
+                        list.split_whitespace()
+                            .filter_map(|p| p.parse::<i32>().ok()),
+                    );
                 }
                 if let Ok(set) =
                     rustix::thread::sched_getaffinity(rustix::process::Pid::from_raw(tid))
@@ -229,7 +232,11 @@ mod tests {
         let t0 = Instant::now();
         let before = snapshot(t0, 1, &[(10, 0, 0)]);
         // 1.5 s of wall: 0.5 s run, 1.0 s waited.
-        let after = snapshot(t0 + Duration::from_millis(1500), 1, &[(10, 500 * MS, 1000 * MS)]);
+        let after = snapshot(
+            t0 + Duration::from_millis(1500),
+            1,
+            &[(10, 500 * MS, 1000 * MS)],
+        );
         assert_eq!(before.machine_wait(&after), Duration::from_millis(1000));
     }
 
@@ -260,8 +267,8 @@ mod tests {
     #[test]
     fn a_sleeping_bot_waits_for_nothing() {
         let t0 = Instant::now();
-        let before = snapshot(t0, 1, &[(10, 5 * MS, 1 * MS)]);
-        let after = snapshot(t0 + Duration::from_secs(2), 1, &[(10, 6 * MS, 1 * MS)]);
+        let before = snapshot(t0, 1, &[(10, 5 * MS, MS)]);
+        let after = snapshot(t0 + Duration::from_secs(2), 1, &[(10, 6 * MS, MS)]);
         assert_eq!(before.machine_wait(&after), Duration::ZERO);
     }
 
@@ -286,7 +293,11 @@ mod tests {
         // The shell and its `sleep`, each with its one task.
         assert!(snapshot.tasks.len() >= 2, "{snapshot:?}");
         let shell = snapshot.tasks[&(child.id() as i32)];
-        assert!(shell.ran >= 100 * MS, "the spinning shell ran {} ns", shell.ran);
+        assert!(
+            shell.ran >= 100 * MS,
+            "the spinning shell ran {} ns",
+            shell.ran
+        );
         assert!(snapshot.cpus >= 1);
     }
 }

@@ -3,10 +3,10 @@
 
 use super::schedule::Fixture;
 use super::{Finished, Tournament};
+use crate::bots::MACHINE_LOAD;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::bots::MACHINE_LOAD;
 use crate::record::GameRecord;
 use crate::referee::{CANCELLED, Handshake, MatchConfig, play_started, start_game};
 use std::collections::VecDeque;
@@ -325,14 +325,22 @@ fn replay_machine_late(
             .unwrap_or_default();
         let why = format!(
             "{who}{}",
-            record.detail.as_deref().unwrap_or("kept from running by the machine")
+            record
+                .detail
+                .as_deref()
+                .unwrap_or("kept from running by the machine")
         );
         if replayed.len() >= MAX_REPLAYS {
             return Err(Error::Overloaded(format!(
                 "the machine is too busy for fair clocks: a game of {} was left without a \
                  result {} times in a row ({why}); the games played so far are kept: run \
                  the same command again once the machine is quieter to go on",
-                record.players.values().cloned().collect::<Vec<_>>().join(" and "),
+                record
+                    .players
+                    .values()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" and "),
                 MAX_REPLAYS + 1
             )));
         }

@@ -43,7 +43,11 @@ impl MachineTotals {
     /// when it did nothing.
     pub fn line(&self) -> String {
         let games = |n: usize| if n == 1 { "game" } else { "games" };
-        let moves = if self.waited_moves == 1 { "move" } else { "moves" };
+        let moves = if self.waited_moves == 1 {
+            "move"
+        } else {
+            "moves"
+        };
         let mut line = format!(
             "machine load: {} {} replayed",
             self.games_replayed,
@@ -55,7 +59,11 @@ impl MachineTotals {
         line.push_str(&format!(
             "; {} {moves} ran late waiting for a CPU and {} timed without the wait",
             self.waited_moves,
-            if self.waited_moves == 1 { "was" } else { "were" }
+            if self.waited_moves == 1 {
+                "was"
+            } else {
+                "were"
+            }
         ));
         line
     }

@@ -1,5 +1,7 @@
 //! A lost move is the bot's own doing: a run paused at the terminal (Ctrl-Z, then `fg`)
-//! charges no bot the pause, and its bots stop with it; an oversubscribed start says so.
+//! charges no bot the pause, and its bots stop with it; a move that busy programs outside
+//! arbiter kept from running is timed without that wait, or its game played again, while
+//! a bot that sleeps past its limit still loses; an oversubscribed start says so.
 
 use crate::common::*;
 use std::time::{Duration, Instant};
@@ -173,4 +175,271 @@ fn an_oversubscribed_start_is_announced_once_with_what_it_means_for_the_clocks()
         spinner.wait().unwrap();
     }
     assert!(said.contains("with the machine already busy"), "{said}");
+}
+
+/// Busy processes outside arbiter, pinned to CPU 0 with whatever [`on_cpu_zero`] starts;
+/// killed when dropped.
+struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    fn start(count: usize) -> Hogs {
+        let hogs = (0..count)
+            .map(|_| {
+                on_cpu_zero(std::process::Command::new("sh").args(["-c", "while :; do :; done"]))
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        // Running before the game starts.
+        std::thread::sleep(Duration::from_millis(200));
+        Hogs(hogs)
+    }
+
+    fn stop(&mut self) {
+        for hog in &mut self.0 {
+            let _ = hog.kill();
+            let _ = hog.wait();
+        }
+        self.0.clear();
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Bots in no cgroup of their own, which the scheduler would share the CPU with as a
+/// group against the busy processes': each process then gets its share, so the bot's is
+/// known (a fifth beside four busy processes).
+const CGROUP_OFF: (&str, &str) = ("ARBITER_CGROUP", "off");
+
+/// `cmd`, to run on CPU 0 only (and everything it starts).
+fn on_cpu_zero(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: sched_setaffinity is async-signal-safe; nothing else runs in the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set = rustix::thread::CpuSet::new();
+            set.set(0);
+            rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+        })
+    }
+}
+
+/// A course bot that sleeps `seconds` at each move: it waits for nothing but its timer.
+fn course_sleeper(dir: &std::path::Path, name: &str, seconds: f64) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = format!(
+        "import time\nimport randbot\n\nclass Player(randbot.Player):\n    \
+         def play_rebel(self, board):\n        time.sleep({seconds})\n        \
+         return super().play_rebel(board)\n"
+    );
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// A course bot that answers at once.
+fn course_quick(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, course_random_bot()).unwrap();
+    file
+}
+
+/// `arbiter play` of `rebel` and `officer` for `rounds` rounds at `--limit-ms 1000` on
+/// CPU 0, beside `hogs` busy processes pinned there: its exit code, output and record.
+fn play_beside_hogs(
+    level: &str,
+    dir: &std::path::Path,
+    rebel: &std::path::Path,
+    officer: &std::path::Path,
+    rounds: &str,
+    hogs: usize,
+) -> (i32, String, serde_json::Value) {
+    give_to_arbiter(dir);
+    let record = dir.join("game.json");
+    let _hogs = Hogs::start(hogs);
+    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(
+        &[
+            "play",
+            "--sandbox",
+            level,
+            "--round-limit",
+            rounds,
+            "--limit-ms",
+            "1000",
+            "--rebel",
+            rebel.to_str().unwrap(),
+            "--officer",
+            officer.to_str().unwrap(),
+            "--record",
+            record.to_str().unwrap(),
+        ],
+        &[CGROUP_OFF],
+    )));
+    let text = format!("{level}: {stdout}{stderr}");
+    let record = serde_json::from_str(&std::fs::read_to_string(&record).unwrap_or_default())
+        .unwrap_or(serde_json::Value::Null);
+    (code, text, record)
+}
+
+/// A bot that sleeps past its limit loses by `timeout`, busy CPU or not: a sleeping bot
+/// waits for no CPU, so the machine gives it nothing back.
+#[test]
+fn a_bot_sleeping_past_its_limit_loses_by_timeout_even_beside_busy_processes_on_its_cpu() {
+    let dir = test_dir();
+    let rebel = course_sleeper(dir.path(), "Team81", 2.0);
+    let officer = course_quick(dir.path(), "Team82");
+    let (code, text, record) = play_beside_hogs("namespaces", dir.path(), &rebel, &officer, "2", 3);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(record["reason"], "timeout", "{text}");
+    assert_eq!(record["winner"], "officer", "{text}");
+    assert!(
+        record["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("no reply within 1000 ms")),
+        "{text}"
+    );
+    // What it waited for its CPU before it fell asleep may be given back; its sleep not.
+    let waited: f64 = record["machine"]["waited"].as_array().map_or(0.0, |w| {
+        w.iter().map(|w| w["waited_ms"].as_f64().unwrap()).sum()
+    });
+    assert!(waited < 500.0, "{record}");
+}
+
+/// A bot that needs 0.5 s of CPU a move at `--limit-ms 1000`, kept waiting for its CPU by
+/// three busy processes pinned there (about 2 s of wall time a move), loses nothing: its
+/// moves are timed without the wait, and the record says how long each waited.
+#[test]
+fn a_move_made_late_by_busy_processes_on_its_cpu_is_timed_without_the_wait() {
+    for level in ["namespaces", "landlock"] {
+        let dir = test_dir();
+        let rebel = course_thinker(dir.path(), "Team83", 0.5);
+        let officer = course_quick(dir.path(), "Team84");
+        let (code, text, record) = play_beside_hogs(level, dir.path(), &rebel, &officer, "2", 3);
+        assert_eq!(code, 0, "{text}\n{record}");
+        assert_eq!(record["reason"], "round_limit", "{text}\n{record}");
+        let waited = record["machine"]["waited"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(!waited.is_empty(), "{level}: no move ran late: {record}");
+        for w in &waited {
+            let ms = w["waited_ms"].as_f64().unwrap();
+            assert_eq!(w["side"], "rebel", "{level}: {w}");
+            // Kept from its CPU for most of the move.
+            assert!(ms > 300.0, "{level}: waited only {ms} ms: {w}");
+            let ply = w["ply"].as_u64().unwrap() as usize;
+            let time = record["moves"][ply]["time_ms"].as_f64().unwrap();
+            assert!(
+                time < 1000.0 && time + ms > 1000.0,
+                "{level}: move {ply} timed {time} ms after {ms} ms of waiting"
+            );
+        }
+        assert!(
+            text.contains("late moves timed without their wait for a CPU"),
+            "{text}"
+        );
+    }
+}
+
+/// A game whose bot the machine kept from running past four times its limit has no
+/// result: a league plays it again (here once the busy processes are gone), the journal
+/// keeps why, and the summary and report count it.
+#[test]
+fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
+    let dir = test_dir();
+    // 0.7 s of CPU a move: beside twelve busy processes on its CPU it gets about a
+    // thirteenth of it, 0.3 s in the 4 s a move may stretch to; alone, 0.7 s.
+    let thinker = course_thinker(dir.path(), "Team85", 0.7);
+    let quick = course_quick(dir.path(), "Team86");
+    give_to_arbiter(dir.path());
+    let out = dir.path().join("out");
+    let mut hogs = Hogs::start(12);
+    let mut cmd = arbiter_cmd(
+        &[
+            "league",
+            "--pairs",
+            "1",
+            "--round-limit",
+            "2",
+            "--limit-ms",
+            "1000",
+            "-j",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            thinker.to_str().unwrap(),
+            quick.to_str().unwrap(),
+        ],
+        // No bots started ahead: the busy processes go once the first game's thinker is.
+        &[("ARBITER_PRESTART", "0"), CGROUP_OFF],
+    );
+    on_cpu_zero(&mut cmd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let arbiter = child.id() as i32;
+    let thinker_processes = || -> Vec<i32> {
+        tree_states(arbiter)
+            .into_iter()
+            .map(|(pid, _)| pid)
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("Team85"))
+            })
+            .collect()
+    };
+    // The first play's thinker: once it is gone, so are the busy processes.
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut seen: Vec<i32> = Vec::new();
+    loop {
+        assert!(Instant::now() < until, "the first play never ended");
+        for pid in thinker_processes() {
+            if !seen.contains(&pid) {
+                seen.push(pid);
+            }
+        }
+        let gone = |pid: &i32| !std::path::Path::new(&format!("/proc/{pid}")).exists();
+        if !seen.is_empty() && seen.iter().all(gone) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    hogs.stop();
+    let out_text = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out_text.stdout),
+        String::from_utf8_lossy(&out_text.stderr)
+    );
+    assert_eq!(out_text.status.code(), Some(0), "{text}");
+    let records = journal_records(&out);
+    assert_eq!(records.len(), 2, "{text}");
+    let replayed: Vec<&Vec<String>> = records
+        .iter()
+        .map(|(_, r)| &r.machine.replayed)
+        .filter(|r| !r.is_empty())
+        .collect();
+    assert_eq!(replayed.len(), 1, "{text}");
+    assert_eq!(replayed[0].len(), 1, "{text}");
+    assert!(
+        replayed[0][0].contains("Team85") && replayed[0][0].contains("kept the bot from running"),
+        "{:?}",
+        replayed[0]
+    );
+    for (_, r) in &records {
+        assert_ne!(r.reason, "machine_load", "{text}");
+        assert_ne!(r.reason, "timeout", "{text}");
+    }
+    assert!(text.contains("machine load: 1 game replayed"), "{text}");
+    assert!(text.contains("played again 1x (machine load)"), "{text}");
+    let report = read(&out.join("report").join("report.md"));
+    assert!(report.contains("Machine load: 1 game replayed"), "{report}");
 }

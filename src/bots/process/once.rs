@@ -224,10 +224,7 @@ impl Ran {
                     limit.as_millis()
                 ),
             )),
-            Exit::MachineLate(waited) => Some(super::machine_late(
-                self.elapsed + *waited,
-                *waited,
-            )),
+            Exit::MachineLate(waited) => Some(super::machine_late(self.elapsed + *waited, *waited)),
         }
     }
 }

@@ -5,8 +5,8 @@ use super::POLL;
 use super::spawn::{Running, lock};
 use crate::bots::Failure;
 use crate::bots::pipe::{self, Piece};
-use crate::bots::runqueue;
 use crate::bots::protocol::{self, FromBot, Incoming, truncate};
+use crate::bots::runqueue;
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::bots::spec::BotSpec;
-use crate::record::Waited;
 use crate::engines::Builtins;
+use crate::record::Waited;
 use crate::referee::{MatchConfig, play_game};
 use proptest::prelude::*;
 use serde_json::json;
