@@ -14,6 +14,20 @@ fn state_and_parent(pid: i32) -> Option<(char, i32)> {
     Some((state, after.next()?.parse().ok()?))
 }
 
+/// The CPU time process `pid` used, in clock ticks (0 when it is gone).
+fn cpu_ticks(pid: i32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    // After the name: state(0) ... utime(11) stime(12).
+    field(11) + field(12)
+}
+
 /// Every process beneath `root`, with its state.
 fn tree_states(root: i32) -> Vec<(i32, char)> {
     let mut all = Vec::new();
@@ -386,13 +400,16 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
         .stderr(std::process::Stdio::piped());
     let child = cmd.spawn().unwrap();
     let arbiter = child.id() as i32;
-    let thinker_processes = || -> Vec<i32> {
+    // The thinker's processes that have thought: 0.2 s of CPU or more (a league's check
+    // of its bots before the games starts its interpreter briefly too).
+    let thinking = || -> Vec<i32> {
         tree_states(arbiter)
             .into_iter()
             .map(|(pid, _)| pid)
             .filter(|pid| {
                 std::fs::read(format!("/proc/{pid}/cmdline"))
                     .is_ok_and(|c| String::from_utf8_lossy(&c).contains("Team85"))
+                    && cpu_ticks(*pid) >= 20
             })
             .collect()
     };
@@ -401,7 +418,7 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
     let mut seen: Vec<i32> = Vec::new();
     loop {
         assert!(Instant::now() < until, "the first play never ended");
-        for pid in thinker_processes() {
+        for pid in thinking() {
             if !seen.contains(&pid) {
                 seen.push(pid);
             }
