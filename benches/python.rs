@@ -30,7 +30,9 @@
 //! difference a ply (each run's freezing-on time less its freezing-off time, over the
 //! game's plies; median and 95% confidence interval); part 6 then plays its 2000-ply game
 //! of two course bots with freezing on and off in turns, `5 * BENCH_ROUNDS` times each:
-//! the difference of the games' wall times a ply, and of the referee's mean move time.
+//! the difference of the games' wall times a ply, of their CPU times (arbiter's and its
+//! bots'; the signals wake every process of both groups each ply), and of the referee's
+//! mean move time.
 //! Parts 1 and 4 play in this process, frozen unless the bench runs with
 //! `ARBITER_FREEZE=off`; parts 5 and 6 set it for each `arbiter play` themselves.
 //!
@@ -626,8 +628,10 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
     .expect("the course bot written");
     let echo_command = format!("{python} {}", echo.display());
     let record = dir.with_extension("records").join("moves.json");
-    // One game: its wall time in seconds, and the mean µs a move per role.
-    let game = |rebel: &str, officer: &str, freezing: Freezing| -> (f64, [f64; 2]) {
+    // One game: its wall time and CPU time (arbiter's and its bots', user + system) in
+    // seconds, and the mean µs a move per role.
+    let game = |rebel: &str, officer: &str, freezing: Freezing| -> (f64, f64, [f64; 2]) {
+        let cpu = cpu_seconds()[1];
         let started = Instant::now();
         play_recorded(
             &bin,
@@ -639,6 +643,7 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
             freezing,
         );
         let wall = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds()[1] - cpu;
         let v = read_record(&record);
         assert_eq!(
             v["plies"], PLIES,
@@ -655,14 +660,14 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
                 .collect();
             times.iter().sum::<f64>() * 1000.0 / times.len() as f64
         };
-        (wall, [mean("rebel"), mean("officer")])
+        (wall, cpu, [mean("rebel"), mean("officer")])
     };
     const PLIES: u64 = 2000;
     // Mean µs a move per role, medians over the runs.
     let per_move = |rebel: &str, officer: &str| -> [f64; 2] {
         let mut seen = [Vec::new(), Vec::new()];
         for _ in 0..runs {
-            let (_, means) = game(rebel, officer, Freezing::On);
+            let (_, _, means) = game(rebel, officer, Freezing::On);
             for i in 0..2 {
                 seen[i].push(means[i]);
             }
@@ -674,7 +679,7 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
     let [adapted, beside] = per_move(&course_file, &echo_command);
     let [both_a, both_b] = per_move(&course_file, &course_file);
     // Two course bots, freezing on and off in turns.
-    let (mut walls, mut means) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
+    let [mut walls, mut cpus, mut means] = [0, 1, 2].map(|_| [Vec::new(), Vec::new()]);
     for run in 0..freeze_runs {
         let order = if run % 2 == 0 {
             [Freezing::On, Freezing::Off]
@@ -682,9 +687,10 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
             [Freezing::Off, Freezing::On]
         };
         for freezing in order {
-            let (wall, [a, b]) = game(&course_file, &course_file, freezing);
+            let (wall, cpu, [a, b]) = game(&course_file, &course_file, freezing);
             let i = usize::from(freezing == Freezing::Off);
             walls[i].push(wall);
+            cpus[i].push(cpu);
             means[i].push((a + b) / 2.0);
         }
     }
@@ -694,6 +700,13 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
         .map(|(on, off)| (on - off) * 1e6 / PLIES as f64)
         .collect();
     let (cost, interval) = median_interval(per_ply);
+    let cpu_per_ply: Vec<f64> = cpus[0]
+        .iter()
+        .zip(&cpus[1])
+        .map(|(on, off)| (on - off) * 1e6 / PLIES as f64)
+        .collect();
+    let (cpu_cost, cpu_interval) = median_interval(cpu_per_ply);
+    let [cpu_on, cpu_off] = cpus.map(median);
     let [wall_on, wall_off] = walls.map(median);
     let [mean_on, mean_off] = means.map(median);
     println!(
@@ -720,6 +733,15 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs
         wall_off * 1000.0,
         wall_on / wall_off,
         interval.map_or(String::new(), |(lo, hi)| format!(
+            " (95% CI {lo:.2} to {hi:.2})"
+        ))
+    );
+    println!(
+        "    its CPU (arbiter's and the bots', user + system): {:.1} ms frozen, {:.1} ms not: {:.3}x; freezing costs {cpu_cost:.2} us of CPU a ply run by run{}",
+        cpu_on * 1000.0,
+        cpu_off * 1000.0,
+        cpu_on / cpu_off,
+        cpu_interval.map_or(String::new(), |(lo, hi)| format!(
             " (95% CI {lo:.2} to {hi:.2})"
         ))
     );
