@@ -23,6 +23,19 @@
 //! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
 //!    protocol itself, a course bot behind the adapter, two course bots.
 //!
+//! What freezing the waiting bot costs (src/bots/freeze.rs: while one side is to move,
+//! the other's process group is stopped): part 5 plays each of its games through `arbiter
+//! play` twice a run, as it plays and with `ARBITER_FREEZE=off`, in turns with the
+//! baseline, and prints beside the ratio with freezing on the ratio with it off and the
+//! difference a ply (each run's freezing-on time less its freezing-off time, over the
+//! game's plies; median and 95% confidence interval); part 6 then plays its 2000-ply game
+//! of two course bots with freezing on and off in turns, `5 * BENCH_ROUNDS` times each:
+//! the difference of the games' wall times a ply, of their CPU times (arbiter's and its
+//! bots'; the signals wake every process of both groups each ply), and of the referee's
+//! mean move time.
+//! Parts 1 and 4 play in this process, frozen unless the bench runs with
+//! `ARBITER_FREEZE=off`; parts 5 and 6 set it for each `arbiter play` themselves.
+//!
 //! Parts 5 and 6 run `arbiter play`, which puts each bot on a CPU of its own when two are
 //! free (`arbiter::referee::pair`); parts 1 and 4 play as a league does, a game's bots on
 //! one CPU.
@@ -57,6 +70,7 @@ use std::time::{Duration, Instant};
 mod support;
 
 const SEED_VAR: &str = "ASALTO_BENCH_SEED";
+const FREEZE_VAR: &str = arbiter::bots::freeze::DISABLE_VAR;
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -335,9 +349,23 @@ fn confinement() -> Confinement {
     }
 }
 
-/// Part 5: one game through `arbiter play` against the baseline, alternated `runs` times:
-/// both sides' times, in seconds, run by run, and the game's plies. The game must come out
-/// the same both ways every time. A jailed bot gets arbiter's environment for bots, without
+/// Part 5's figures of one game, played through `arbiter play` as it plays (freezing the
+/// waiting bot), through `arbiter play` with freezing off, and by the baseline.
+struct ThroughPlay {
+    /// Freezing on against the baseline.
+    on: Paired,
+    /// Freezing off against the baseline.
+    off: Paired,
+    /// What freezing cost a ply, in seconds: the median of each run's difference (freezing
+    /// on less off) over the plies, with its 95% confidence interval.
+    per_ply: (f64, Option<(f64, f64)>),
+    plies: u64,
+}
+
+/// Part 5: one game through `arbiter play`, freezing on and off, and the baseline,
+/// alternated `runs` times (freezing on first in even runs, off first in odd ones; the
+/// baseline last), each command alone timed. The game must come out the same every way
+/// every time. A jailed bot gets arbiter's environment for bots, without
 /// `$ASALTO_BENCH_SEED`: both sides play the bots seeded "0".
 fn one_game_through_play(
     python: &str,
@@ -346,34 +374,23 @@ fn one_game_through_play(
     rebel: &Path,
     officer: &Path,
     runs: usize,
-) -> (Paired, u64) {
+) -> ThroughPlay {
     let bin = support::arbiter_binary();
     // Beside the bots' folder, not in it: a confined bot's folder is copied at its start.
     let record = dir.with_extension("records").join("play.json");
-    let play = || {
-        let (rebel, officer) = (rebel.as_os_str(), officer.as_os_str());
-        play_recorded(&bin, python, dir, rebel, officer, &record)
-    };
     let fixture = Fixture {
         rebel: rebel.to_path_buf(),
         officer: officer.to_path_buf(),
         seed: 0,
     };
-    let (mut through_play, mut baseline) = (Vec::new(), Vec::new());
-    let mut plies = 0;
-    for _ in 0..runs {
-        // Each side's command alone is timed, not the reading of what it wrote.
+    // The game `arbiter play` played with `freezing`, and its time, after checking it is
+    // `expected` (the baseline's game) when given.
+    let play = |freezing: Freezing| -> (f64, Played, u64) {
+        let (rebel, officer) = (rebel.as_os_str(), officer.as_os_str());
         let started = Instant::now();
-        play();
-        through_play.push(started.elapsed().as_secs_f64());
-        let started = Instant::now();
-        let out = baseline_command(python, script, &fixture, 1)
-            .output()
-            .expect("the baseline runs");
-        baseline.push(started.elapsed().as_secs_f64());
-        let base = baseline_games(out);
+        play_recorded(&bin, python, dir, rebel, officer, &record, freezing);
+        let took = started.elapsed().as_secs_f64();
         let v = read_record(&record);
-        plies = v["plies"].as_u64().unwrap_or(0);
         let played = Played {
             moves: v["moves"]
                 .as_array()
@@ -384,12 +401,89 @@ fn one_game_through_play(
             winner: v["winner"].as_str().map(str::to_string),
             wall: None,
         };
-        assert!(
-            played.same_game(&base[0]),
-            "arbiter play and the baseline played different games"
-        );
+        (took, played, v["plies"].as_u64().unwrap_or(0))
+    };
+    let (mut on, mut off, mut baseline) = (Vec::new(), Vec::new(), Vec::new());
+    let mut plies = 0;
+    for run in 0..runs {
+        let order = if run % 2 == 0 {
+            [Freezing::On, Freezing::Off]
+        } else {
+            [Freezing::Off, Freezing::On]
+        };
+        let mut games = Vec::new();
+        for freezing in order {
+            let (took, played, n) = play(freezing);
+            match freezing {
+                Freezing::On => on.push(took),
+                Freezing::Off => off.push(took),
+            }
+            plies = n;
+            games.push(played);
+        }
+        let started = Instant::now();
+        let out = baseline_command(python, script, &fixture, 1)
+            .output()
+            .expect("the baseline runs");
+        baseline.push(started.elapsed().as_secs_f64());
+        let base = baseline_games(out);
+        for played in &games {
+            assert!(
+                played.same_game(&base[0]),
+                "arbiter play and the baseline played different games"
+            );
+        }
     }
-    (Paired::new(&through_play, &baseline), plies)
+    let per_ply: Vec<f64> = on
+        .iter()
+        .zip(&off)
+        .map(|(a, b)| (a - b) / plies.max(1) as f64)
+        .collect();
+    ThroughPlay {
+        on: Paired::new(&on, &baseline),
+        off: Paired::new(&off, &baseline),
+        per_ply: median_interval(per_ply),
+        plies,
+    }
+}
+
+/// The lines part 5 prints of what freezing costs a game: freezing off against the
+/// baseline, and freezing on less off, a game and a ply.
+fn print_freezing(t: &ThroughPlay) {
+    let (cost, interval) = t.per_ply;
+    let interval = interval.map_or(String::new(), |(lo, hi)| {
+        format!(" (95% CI {:.2} to {:.2})", lo * 1e6, hi * 1e6)
+    });
+    println!(
+        "    freezing off ({FREEZE_VAR}=off) {:.1} ms: {:.3}x wall, {}",
+        t.off.arbiter * 1000.0,
+        t.off.arbiter / t.off.baseline,
+        t.off.ratio_text()
+    );
+    println!(
+        "    freezing costs {:.2} us a ply run by run{interval}, {:.1} ms over the game's {} plies",
+        cost * 1e6,
+        cost * t.plies as f64 * 1000.0,
+        t.plies
+    );
+}
+
+/// The median of `xs` and a distribution-free 95% confidence interval for it (`None` with
+/// too few values for one: fewer than 6). The interval between the k-th smallest and the
+/// k-th largest value holds the median with probability 1 - 2 P(B < k), B ~ Binomial(n,
+/// 1/2): the largest k that keeps that at 95% or more.
+fn median_interval(mut xs: Vec<f64>) -> (f64, Option<(f64, f64)>) {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let k = statrs::distribution::Binomial::new(0.5, n as u64)
+        .ok()
+        .and_then(|b| {
+            use statrs::distribution::DiscreteCDF;
+            (1..=n / 2)
+                .take_while(|&k| b.cdf(k as u64 - 1) <= 0.025)
+                .last()
+        });
+    (xs[n / 2], k.map(|k| (xs[k - 1], xs[n - k])))
 }
 
 /// Alternated runs of arbiter and the baseline: the medians of each, and the ratio of each
@@ -410,26 +504,15 @@ struct Paired {
 
 impl Paired {
     fn new(arbiter: &[f64], baseline: &[f64]) -> Paired {
-        let mut ratios: Vec<f64> = arbiter.iter().zip(baseline).map(|(a, b)| a / b).collect();
-        ratios.sort_by(f64::total_cmp);
-        let n = ratios.len();
-        // The interval between the k-th smallest and the k-th largest ratio holds the
-        // median with probability 1 - 2 P(B < k), B ~ Binomial(n, 1/2): the largest k
-        // that keeps that at 95% or more.
-        let k = statrs::distribution::Binomial::new(0.5, n as u64)
-            .ok()
-            .and_then(|b| {
-                use statrs::distribution::DiscreteCDF;
-                (1..=n / 2)
-                    .take_while(|&k| b.cdf(k as u64 - 1) <= 0.025)
-                    .last()
-            });
+        let ratios: Vec<f64> = arbiter.iter().zip(baseline).map(|(a, b)| a / b).collect();
+        let runs = ratios.len();
+        let (ratio, interval) = median_interval(ratios);
         Paired {
             arbiter: median(arbiter.to_vec()),
             baseline: median(baseline.to_vec()),
-            ratio: ratios[n / 2],
-            interval: k.map(|k| (ratios[k - 1], ratios[n - k])),
-            runs: n,
+            ratio,
+            interval,
+            runs,
         }
     }
 
@@ -445,7 +528,15 @@ impl Paired {
     }
 }
 
-/// `arbiter play` of one game in `dir`, its record written to `record`.
+/// Whether `arbiter play` freezes the waiting bot (as it does unless `ARBITER_FREEZE=off`).
+#[derive(Clone, Copy, PartialEq)]
+enum Freezing {
+    On,
+    Off,
+}
+
+/// `arbiter play` of one game in `dir`, its record written to `record`, freezing the
+/// waiting bot or not whatever the bench's own environment says.
 fn play_recorded(
     bin: &Path,
     python: &str,
@@ -453,8 +544,14 @@ fn play_recorded(
     rebel: &std::ffi::OsStr,
     officer: &std::ffi::OsStr,
     record: &Path,
+    freezing: Freezing,
 ) {
-    let status = Command::new(bin)
+    let mut command = Command::new(bin);
+    match freezing {
+        Freezing::On => command.env_remove(FREEZE_VAR),
+        Freezing::Off => command.env(FREEZE_VAR, "off"),
+    };
+    let status = command
         .current_dir(dir)
         .args(["play", "--python", python, "--rebel"])
         .arg(rebel)
@@ -512,8 +609,10 @@ class Player(seeded_{kind}_bot.Player):
 /// that always answer the same illegal move (so that every game runs its 1000 rounds): the
 /// referee's mean time per move (its write of the turn to its read of the reply), for a
 /// minimal Python bot that speaks the protocol itself, for a course bot behind the
-/// adapter, and for two course bots.
-fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
+/// adapter, and for two course bots; then what freezing the waiting bot adds to a move of
+/// two course bots: their game with freezing on and off in turns, `freeze_runs` times each,
+/// the difference of the games' wall times over their plies.
+fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize, freeze_runs: usize) {
     let bin = support::arbiter_binary();
     let echo = dir.join("protocol_echo_bot.py");
     std::fs::write(
@@ -529,26 +628,48 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
     .expect("the course bot written");
     let echo_command = format!("{python} {}", echo.display());
     let record = dir.with_extension("records").join("moves.json");
+    // One game: its wall time and CPU time (arbiter's and its bots', user + system) in
+    // seconds, and the mean µs a move per role.
+    let game = |rebel: &str, officer: &str, freezing: Freezing| -> (f64, f64, [f64; 2]) {
+        let cpu = cpu_seconds()[1];
+        let started = Instant::now();
+        play_recorded(
+            &bin,
+            python,
+            dir,
+            rebel.as_ref(),
+            officer.as_ref(),
+            &record,
+            freezing,
+        );
+        let wall = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds()[1] - cpu;
+        let v = read_record(&record);
+        assert_eq!(
+            v["plies"], PLIES,
+            "the game ran its 1000 rounds: {}",
+            v["reason"]
+        );
+        let mean = |side: &str| {
+            let times: Vec<f64> = v["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .filter(|m| m["side"] == side)
+                .map(|m| m["time_ms"].as_f64().expect("a move's time"))
+                .collect();
+            times.iter().sum::<f64>() * 1000.0 / times.len() as f64
+        };
+        (wall, cpu, [mean("rebel"), mean("officer")])
+    };
+    const PLIES: u64 = 2000;
     // Mean µs a move per role, medians over the runs.
     let per_move = |rebel: &str, officer: &str| -> [f64; 2] {
         let mut seen = [Vec::new(), Vec::new()];
         for _ in 0..runs {
-            play_recorded(&bin, python, dir, rebel.as_ref(), officer.as_ref(), &record);
-            let v = read_record(&record);
-            assert_eq!(
-                v["plies"], 2000,
-                "the game ran its 1000 rounds: {}",
-                v["reason"]
-            );
-            for (i, side) in ["rebel", "officer"].into_iter().enumerate() {
-                let times: Vec<f64> = v["moves"]
-                    .as_array()
-                    .expect("moves")
-                    .iter()
-                    .filter(|m| m["side"] == side)
-                    .map(|m| m["time_ms"].as_f64().expect("a move's time"))
-                    .collect();
-                seen[i].push(times.iter().sum::<f64>() * 1000.0 / times.len() as f64);
+            let (_, _, means) = game(rebel, officer, Freezing::On);
+            for i in 0..2 {
+                seen[i].push(means[i]);
             }
         }
         seen.map(median)
@@ -557,6 +678,37 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
     let [echo_a, echo_b] = per_move(&echo_command, &echo_command);
     let [adapted, beside] = per_move(&course_file, &echo_command);
     let [both_a, both_b] = per_move(&course_file, &course_file);
+    // Two course bots, freezing on and off in turns.
+    let [mut walls, mut cpus, mut means] = [0, 1, 2].map(|_| [Vec::new(), Vec::new()]);
+    for run in 0..freeze_runs {
+        let order = if run % 2 == 0 {
+            [Freezing::On, Freezing::Off]
+        } else {
+            [Freezing::Off, Freezing::On]
+        };
+        for freezing in order {
+            let (wall, cpu, [a, b]) = game(&course_file, &course_file, freezing);
+            let i = usize::from(freezing == Freezing::Off);
+            walls[i].push(wall);
+            cpus[i].push(cpu);
+            means[i].push((a + b) / 2.0);
+        }
+    }
+    let per_ply: Vec<f64> = walls[0]
+        .iter()
+        .zip(&walls[1])
+        .map(|(on, off)| (on - off) * 1e6 / PLIES as f64)
+        .collect();
+    let (cost, interval) = median_interval(per_ply);
+    let cpu_per_ply: Vec<f64> = cpus[0]
+        .iter()
+        .zip(&cpus[1])
+        .map(|(on, off)| (on - off) * 1e6 / PLIES as f64)
+        .collect();
+    let (cpu_cost, cpu_interval) = median_interval(cpu_per_ply);
+    let [cpu_on, cpu_off] = cpus.map(median);
+    let [wall_on, wall_off] = walls.map(median);
+    let [mean_on, mean_off] = means.map(median);
     println!(
         "  a move's cost with Python bots (arbiter play, 2000 plies of the same illegal move; the referee's mean per move, medians of {runs}):"
     );
@@ -571,6 +723,31 @@ fn move_cost_with_python_bots(python: &str, dir: &Path, runs: usize) {
     println!(
         "    two course bots behind the adapter: {both_a:.1} / {both_b:.1} us: {:.1} us a move more than beside a minimal bot",
         (both_a + both_b) / 2.0 - adapted
+    );
+    println!(
+        "  what freezing the waiting bot costs a move, two course bots ({PLIES} plies, freezing on and off in turns, medians of {freeze_runs} each):"
+    );
+    println!(
+        "    the game: {:.1} ms frozen, {:.1} ms with {FREEZE_VAR}=off: {:.3}x; freezing costs {cost:.2} us a ply run by run{}",
+        wall_on * 1000.0,
+        wall_off * 1000.0,
+        wall_on / wall_off,
+        interval.map_or(String::new(), |(lo, hi)| format!(
+            " (95% CI {lo:.2} to {hi:.2})"
+        ))
+    );
+    println!(
+        "    its CPU (arbiter's and the bots', user + system): {:.1} ms frozen, {:.1} ms not: {:.3}x; freezing costs {cpu_cost:.2} us of CPU a ply run by run{}",
+        cpu_on * 1000.0,
+        cpu_off * 1000.0,
+        cpu_on / cpu_off,
+        cpu_interval.map_or(String::new(), |(lo, hi)| format!(
+            " (95% CI {lo:.2} to {hi:.2})"
+        ))
+    );
+    println!(
+        "    the referee's mean per move: {mean_on:.1} us frozen, {mean_off:.1} us not: {:.1} us of it a move (the signals themselves are sent before the move's clock starts)",
+        mean_on - mean_off
     );
 }
 
@@ -658,6 +835,14 @@ fn main() {
     println!(
         "  arbiter's bots confined by --sandbox {}",
         env_or("BENCH_SANDBOX", "auto".to_string())
+    );
+    println!(
+        "  the waiting bot frozen in parts 1 and 4 (in this process; {FREEZE_VAR}=off turns it off): {}",
+        if arbiter::bots::freeze::enabled() {
+            "yes"
+        } else {
+            "no"
+        }
     );
     println!("  load (1, 5, 15 min) at the start: {}", uptime());
     let (mut arb, mut per, mut one) = (Vec::new(), Vec::new(), Vec::new());
@@ -769,7 +954,8 @@ fn main() {
     }
 
     let long_runs = 5 * rounds;
-    let (p, plies) = one_game_through_play(&python, &script, &dir, &greedy, &random, long_runs);
+    let t = one_game_through_play(&python, &script, &dir, &greedy, &random, long_runs);
+    let (p, plies) = (&t.on, t.plies);
     println!(
         "  one game through arbiter play (the command line, its start-up included; greedy rebels, random officers, {plies} plies), medians of {long_runs}:"
     );
@@ -780,10 +966,11 @@ fn main() {
         p.arbiter / p.baseline,
         p.ratio_text()
     );
+    print_freezing(&t);
     // The same game between bots that think about as long as course bots do.
     let think: u32 = env_or("BENCH_THINK", 10);
     let [slow_greedy, slow_random] = thinking_bots(&dir, think);
-    let (p, plies) = one_game_through_play(
+    let t = one_game_through_play(
         &python,
         &script,
         &dir,
@@ -791,6 +978,7 @@ fn main() {
         &slow_random,
         long_runs,
     );
+    let (p, plies) = (&t.on, t.plies);
     println!(
         "  the same game, each bot thinking {think} times as long (BENCH_THINK), {plies} plies, medians of {long_runs}:"
     );
@@ -802,6 +990,7 @@ fn main() {
         (p.arbiter - p.baseline) * 1000.0,
         p.ratio_text()
     );
+    print_freezing(&t);
     // Short games (the random rebels are soon captured), where start-up and end weigh
     // most: the quick bots, then the bots that think. A few tens of milliseconds each, on
     // a machine whose speed drifts by a millisecond or two: five times the runs.
@@ -811,7 +1000,8 @@ fn main() {
         ("quick", &random, &greedy),
         ("thinking", &slow_random, &slow_greedy),
     ] {
-        let (p, plies) = one_game_through_play(&python, &script, &dir, rebel, officer, short_runs);
+        let t = one_game_through_play(&python, &script, &dir, rebel, officer, short_runs);
+        let (p, plies) = (&t.on, t.plies);
         let (a, b) = (p.arbiter, p.baseline);
         println!(
             "  a short game through arbiter play, {label} bots (random rebels, greedy officers, {plies} plies), medians of {}:",
@@ -829,6 +1019,7 @@ fn main() {
             "    its floor with a process per bot: the baseline plus a second interpreter's start beside the first, {:.3}x",
             (b + two - one) / b
         );
+        print_freezing(&t);
     }
     println!(
         "  an interpreter's start (`{python} -c pass`) {:.1} ms alone, {:.1} ms for two side by side ({:.3}x), medians of {}",
@@ -837,7 +1028,7 @@ fn main() {
         two / one,
         short_runs
     );
-    move_cost_with_python_bots(&python, &dir, rounds);
+    move_cost_with_python_bots(&python, &dir, rounds, 5 * rounds);
 
     // As a league plays them: the same two games (one seed, both role orders) again and
     // again, the next games' bots started while one is played.

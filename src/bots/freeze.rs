@@ -3,8 +3,22 @@
 //! measures its own work. A bot's processes are its process group, which a jailed bot's
 //! processes cannot leave (the jail's filter refuses `setsid` and `setpgid`): `SIGSTOP` to
 //! the group stops them all at once, its helper included, and `SIGCONT` lets them go on.
+//!
+//! `ARBITER_FREEZE=off` in arbiter's environment ([`DISABLE_VAR`]) leaves both bots running
+//! throughout, as before freezing: for measuring what freezing costs (benches/python.rs
+//! plays the same games both ways), and a way back should it ever be in the way.
 
 use rustix::process::{Pid, Signal};
+use std::sync::OnceLock;
+
+/// Set to `off`, no bot is ever frozen: [`Freezer::freeze`] does nothing (read once).
+pub const DISABLE_VAR: &str = "ARBITER_FREEZE";
+
+/// Whether freezing is on: unless [`DISABLE_VAR`] is `off`, read at the first freeze.
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os(DISABLE_VAR).is_none_or(|v| v != "off"))
+}
 
 /// One bot's process group, stopped or running.
 #[derive(Debug)]
@@ -24,9 +38,10 @@ impl Freezer {
         }
     }
 
-    /// Stops every process of the group (one signal; nothing when it is stopped already).
+    /// Stops every process of the group (one signal; nothing when it is stopped already, or
+    /// when freezing is turned off, [`DISABLE_VAR`]).
     pub fn freeze(&mut self) {
-        if !self.frozen {
+        if !self.frozen && enabled() {
             // ESRCH (the bot is gone) is its own affair: its turn will say so.
             super::pause::frozen_now(self.group.as_raw_nonzero().get(), true);
             let _ = rustix::process::kill_process_group(self.group, Signal::STOP);
