@@ -23,7 +23,12 @@ fn cpu_ticks(pid: i32) -> u64 {
         return 0;
     };
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     // After the name: state(0) ... utime(11) stime(12).
     field(11) + field(12)
 }
@@ -459,4 +464,39 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
     assert!(text.contains("played again 1x (machine load)"), "{text}");
     let report = read(&out.join("report").join("report.md"));
     assert!(report.contains("Machine load: 1 game replayed"), "{report}");
+}
+
+/// A program run once per move (a console bot) is timed the same way: kept waiting for its
+/// CPU by busy processes there, it is given the wait back and answers within its limit.
+#[test]
+fn a_console_bot_kept_waiting_by_busy_processes_on_its_cpu_is_timed_without_the_wait() {
+    use arbiter::bots::process::once::{Exit, run_once};
+    use arbiter::bots::spec::CommandSpec;
+    // No cgroup of its own (see CGROUP_OFF).
+    // SAFETY: nextest runs each test in a process of its own, and no other thread of this
+    // one reads the environment.
+    unsafe { std::env::set_var(CGROUP_OFF.0, CGROUP_OFF.1) };
+    // This thread, and so the program it starts, on CPU 0 with the busy processes; and the
+    // process's main thread, whose CPUs arbiter starts a program on (`placement`).
+    let before = rustix::thread::sched_getaffinity(None).unwrap();
+    let mut zero = rustix::thread::CpuSet::new();
+    zero.set(0);
+    rustix::thread::sched_setaffinity(None, &zero).unwrap();
+    rustix::thread::sched_setaffinity(Some(rustix::process::getpid()), &zero).unwrap();
+    let hogs = Hogs::start(3);
+    // 0.2 s of CPU at a 500 ms limit: about 0.8 s of wall time beside three busy processes.
+    let program = CommandSpec::new("/usr/bin/python3").arg("-c").arg(
+        "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.2:\n    pass\n",
+    );
+    let ran = run_once(&program, None, Duration::from_millis(500), &[]);
+    drop(hogs);
+    rustix::thread::sched_setaffinity(None, &before).unwrap();
+    let ran = ran.expect("python3 starts");
+    assert_eq!(ran.exit, Exit::Success, "{ran:?}");
+    assert!(ran.waited > Duration::from_millis(200), "{ran:?}");
+    assert!(ran.elapsed < Duration::from_millis(500), "{ran:?}");
+    assert!(
+        ran.elapsed + ran.waited > Duration::from_millis(500),
+        "{ran:?}"
+    );
 }
