@@ -41,6 +41,10 @@ use std::time::{Duration, Instant};
 /// not finish a league at any sensible pace anyway.
 pub const MAX_STRETCH: u32 = 4;
 
+/// How many times a game, or a program's one run, that the machine's load left without a
+/// result is played again before arbiter gives up on fair clocks.
+pub const MAX_REPLAYS: usize = 3;
+
 /// How long into a move the bot's counters are first read: a move answered sooner costs
 /// nothing (most moves of most bots), and the wait before it is not given back (at most
 /// this, which keeps the measure on the bot's side of any doubt).

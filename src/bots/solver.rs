@@ -5,7 +5,7 @@
 //! program (same spawn, limits, sandbox and shutdown; see [`super::process::once::run_once`]);
 //! a solver still running at the limit is a timeout, killed with its JVM.
 
-use super::process::once::run_once;
+use super::process::once::run_once_fairly;
 use super::spec::{CommandSpec, Confinement};
 use super::{Failure, FailureKind, java};
 use sha2::{Digest, Sha256};
@@ -117,15 +117,16 @@ impl Prepared {
     /// Runs the solver on `state` with the pruning flag `ab`, within `limit`.
     pub fn solve(&self, state: &str, ab: bool, limit: Duration) -> Solved {
         let command = self.command.clone().arg(state).arg(ab.to_string());
-        let (result, stdout, mut output, mut time) = match run_once(&command, None, limit, &[]) {
-            Ok(ran) => (
-                ran.failure(limit).map_or(Ok(()), Err),
-                ran.stdout,
-                ran.stderr,
-                ran.elapsed,
-            ),
-            Err(failure) => (Err(failure), String::new(), String::new(), Duration::ZERO),
-        };
+        let (result, stdout, mut output, mut time) =
+            match run_once_fairly(&command, None, limit, &[]) {
+                Ok(ran) => (
+                    ran.failure(limit).map_or(Ok(()), Err),
+                    ran.stdout,
+                    ran.stderr,
+                    ran.elapsed,
+                ),
+                Err(failure) => (Err(failure), String::new(), String::new(), Duration::ZERO),
+            };
         let lines: Vec<&str> = stdout.lines().collect();
         let answer = result.and_then(|()| {
             let last = if self.java {

@@ -8,8 +8,9 @@
 //! them (otherwise the answer's board). Where a level's rule and the answer disagree, the
 //! answer decides.
 
+use crate::bots::runqueue::MAX_REPLAYS;
 use crate::bots::spec::BotSpec;
-use crate::bots::{EndInfo, Player, Reply, Setup, open_player_in, spec::Confinement};
+use crate::bots::{EndInfo, FailureKind, Player, Reply, Setup, open_player_in, spec::Confinement};
 use crate::engines::advance::{level6_moves, wins_at_once};
 use crate::games::advance::{Advance, Move, State, move_to_board, parse_board};
 use crate::games::{Game, Side};
@@ -166,7 +167,9 @@ pub fn judge(case: &Case, mv: &Move) -> Option<String> {
     }
 }
 
-/// Runs the bot `spec` on one case: its move judged, or why it gave none.
+/// Runs the bot `spec` on one case: its move judged, or why it gave none. A run the
+/// machine's load left without a move (`bots::runqueue`) is run again, a second later, up
+/// to [`MAX_REPLAYS`] times: the load must not fail a case.
 pub fn run_case(
     case: &Case,
     spec: &BotSpec,
@@ -174,6 +177,25 @@ pub fn run_case(
     confine: Confinement,
     seed: u64,
 ) -> Verdict {
+    let mut tries = 0;
+    loop {
+        let (verdict, machine_late) = run_case_once(case, spec, limit, confine, seed);
+        if !machine_late || tries >= MAX_REPLAYS {
+            return verdict;
+        }
+        tries += 1;
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// One run of [`run_case`], and whether the machine's load left it without a move.
+fn run_case_once(
+    case: &Case,
+    spec: &BotSpec,
+    limit: Duration,
+    confine: Confinement,
+    seed: u64,
+) -> (Verdict, bool) {
     let game = Advance;
     let verdict = |failure| Verdict {
         level: case.level,
@@ -184,7 +206,12 @@ pub fn run_case(
     let mut player: Box<dyn Player<Advance>> =
         match open_player_in(spec, &game, None, &BTreeMap::new(), confine) {
             Ok(p) => p,
-            Err(e) => return verdict(Some(format!("the bot cannot be seated: {e}"))),
+            Err(e) => {
+                return (
+                    verdict(Some(format!("the bot cannot be seated: {e}"))),
+                    false,
+                );
+            }
         };
     let setup = Setup {
         side: case.position.to_move(),
@@ -197,13 +224,12 @@ pub fn run_case(
             result: "loss",
             reason: f.kind.code().into(),
         });
-        return verdict(Some(format!(
-            "{}: {}",
-            f.kind.code(),
-            first_line(&f.detail)
-        )));
+        let failure = format!("{}: {}", f.kind.code(), first_line(&f.detail));
+        return (verdict(Some(failure)), f.kind == FailureKind::MachineLoad);
     }
     let turn = player.turn(&game, &case.position);
+    let machine_late =
+        matches!(&turn.reply, Reply::Failed(f) if f.kind == FailureKind::MachineLoad);
     let failure = match turn.reply {
         _ if turn.elapsed > limit => {
             Some(format!("timeout: no move within {} ms", limit.as_millis()))
@@ -219,7 +245,7 @@ pub fn run_case(
         result: "tie",
         reason: "suite".into(),
     });
-    verdict(failure)
+    (verdict(failure), machine_late)
 }
 
 fn first_line(text: &str) -> String {

@@ -4,6 +4,7 @@
 use super::schedule::Fixture;
 use super::{Finished, Tournament};
 use crate::bots::MACHINE_LOAD;
+use crate::bots::runqueue::MAX_REPLAYS;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -295,10 +296,6 @@ fn play_seated<G: Builtins>(
         &mut |_| {},
     )
 }
-
-/// How many times a game that the machine's load left without a result is played again
-/// before the run stops (resumable) and says the machine is too busy.
-pub const MAX_REPLAYS: usize = 3;
 
 /// `record`, or, when the machine's load left it without a result (a bot kept from
 /// running until its stretched deadline: `bots::runqueue`), the game played again by

@@ -74,6 +74,28 @@ pub fn run_once(
     run_once_then(command, folder, limit, outputs, |_| {})
 }
 
+/// [`run_once`], run again (a second later, up to [`crate::bots::runqueue::MAX_REPLAYS`]
+/// times) while the machine's load keeps the program from running until its stretched
+/// deadline ([`Exit::MachineLate`]): for a program whose one run is the whole verdict (a
+/// solver on a case), which the load must not decide.
+pub fn run_once_fairly(
+    command: &CommandSpec,
+    folder: Option<&Path>,
+    limit: Duration,
+    outputs: &[&str],
+) -> Result<Ran, Failure> {
+    let mut tries = 0;
+    loop {
+        let ran = run_once(command, folder, limit, outputs)?;
+        if !matches!(ran.exit, Exit::MachineLate(_)) || tries >= crate::bots::runqueue::MAX_REPLAYS
+        {
+            return Ok(ran);
+        }
+        tries += 1;
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// [`run_once`], and `collect` is given the folder the program wrote `folder`'s files into
 /// (its copy under the sandbox) before that goes away.
 pub fn run_once_then(

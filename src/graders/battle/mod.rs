@@ -151,7 +151,9 @@ pub fn judge(case: &Case, ab: bool, solved: &Solved) -> Verdict {
     match &solved.answer {
         Err(failure) => {
             let fault = match failure.kind {
-                FailureKind::Timeout => Fault::Timeout,
+                // Still kept from running after its runs again (`run_once_fairly`): said
+                // as a timeout, with the detail that names the machine's load.
+                FailureKind::Timeout | FailureKind::MachineLoad => Fault::Timeout,
                 FailureKind::Spawn => Fault::SpawnFailed,
                 _ => Fault::Crash,
             };
