@@ -181,10 +181,10 @@ pub fn play_started<G: Game>(
             placement = place_seats(&mut seats);
             on_event(Event::Started { state: &state });
             // While one side is to move, the other's bot is stopped (bots::freeze).
-            let mut freezers = [seats[0].freezer(), seats[1].freezer()];
+            let freezers = [seats[0].freezer(), seats[1].freezer()];
             let mut play = |turn_of: &mut TurnOf<'_, G>| {
                 let mut held = |side: Side, position: &G::State| {
-                    crate::bots::freeze::hold(&mut freezers, side.index());
+                    crate::bots::freeze::hold(&freezers, side.index());
                     turn_of(side, position)
                 };
                 play_turns(
@@ -213,7 +213,7 @@ pub fn play_started<G: Game>(
             };
             // Both go on, to hear how the game ended and to exit.
             freezers
-                .iter_mut()
+                .iter()
                 .flatten()
                 .for_each(crate::bots::freeze::Freezer::thaw);
             (outcome, detail, announced)

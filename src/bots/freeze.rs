@@ -9,7 +9,8 @@
 //! plays the same games both ways), and a way back should it ever be in the way.
 
 use rustix::process::{Pid, Signal};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Set to `off`, no bot is ever frozen: [`Freezer::freeze`] does nothing (read once).
 pub const DISABLE_VAR: &str = "ARBITER_FREEZE";
@@ -20,51 +21,66 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var_os(DISABLE_VAR).is_none_or(|v| v != "off"))
 }
 
-/// One bot's process group, stopped or running.
-#[derive(Debug)]
+/// One bot's process group, stopped or running. Clones share the state: the referee
+/// freezes a bot through its clone, and a bot that goes on by its own turn
+/// ([`Freezer::by_turn`]) thaws through its own.
+#[derive(Clone, Debug)]
 pub struct Freezer {
     group: Pid,
-    frozen: bool,
+    frozen: Arc<AtomicBool>,
+    by_turn: bool,
 }
 
 impl Freezer {
-    /// The freezer of the process group `group`, running. Only for a group whose leader is
-    /// not reaped before the freezer is thawed for the last time (its id cannot be reused
-    /// meanwhile).
+    /// The freezer of the process group `group`, running, which [`hold`] thaws for its
+    /// bot's turn. Only for a group whose leader is not reaped before the freezer is thawed
+    /// for the last time (its id cannot be reused meanwhile).
     pub fn new(group: Pid) -> Freezer {
         Freezer {
             group,
-            frozen: false,
+            frozen: Arc::new(AtomicBool::new(false)),
+            by_turn: false,
+        }
+    }
+
+    /// The same freezer, for a bot whose turn thaws it once the turn is written rather
+    /// than [`hold`] before: the bot then wakes once, with its turn to read, instead of once
+    /// for `SIGCONT` and again for the turn.
+    pub fn thawed_by_turn(&self) -> Freezer {
+        Freezer {
+            by_turn: true,
+            ..self.clone()
         }
     }
 
     /// Stops every process of the group (one signal; nothing when it is stopped already, or
     /// when freezing is turned off, [`DISABLE_VAR`]).
-    pub fn freeze(&mut self) {
-        if !self.frozen && enabled() {
+    pub fn freeze(&self) {
+        if enabled() && !self.frozen.swap(true, Ordering::AcqRel) {
             // ESRCH (the bot is gone) is its own affair: its turn will say so.
             super::pause::frozen_now(self.group.as_raw_nonzero().get(), true);
             let _ = rustix::process::kill_process_group(self.group, Signal::STOP);
-            self.frozen = true;
         }
     }
 
-    /// Lets the group's processes go on.
-    pub fn thaw(&mut self) {
-        if self.frozen {
+    /// Lets the group's processes go on (nothing when they are running).
+    pub fn thaw(&self) {
+        if self.frozen.swap(false, Ordering::AcqRel) {
             super::pause::frozen_now(self.group.as_raw_nonzero().get(), false);
             let _ = rustix::process::kill_process_group(self.group, Signal::CONT);
-            self.frozen = false;
         }
     }
 }
 
-/// Before a turn of `mover`: the other seat's bot stops, the mover's goes on.
-pub fn hold(freezers: &mut [Option<Freezer>; 2], mover: usize) {
-    if let Some(other) = &mut freezers[1 - mover] {
+/// Before a turn of `mover`: the other seat's bot stops, the mover's goes on (now, or as
+/// its turn is written: [`Freezer::thawed_by_turn`]).
+pub fn hold(freezers: &[Option<Freezer>; 2], mover: usize) {
+    if let Some(other) = &freezers[1 - mover] {
         other.freeze();
     }
-    if let Some(own) = &mut freezers[mover] {
+    if let Some(own) = &freezers[mover]
+        && !own.by_turn
+    {
         own.thaw();
     }
 }
@@ -95,7 +111,7 @@ mod tests {
             .spawn()
             .unwrap();
         let pid = spinner.id();
-        let mut freezer = Freezer::new(Pid::from_raw(pid as i32).unwrap());
+        let freezer = Freezer::new(Pid::from_raw(pid as i32).unwrap());
         std::thread::sleep(Duration::from_millis(200));
         freezer.freeze();
         std::thread::sleep(Duration::from_millis(50));

@@ -162,6 +162,8 @@ impl<G: Game> Player<G> for ProcessPlayer {
         let sent = Instant::now();
         let paused_before = super::pause::paused();
         run.send_line(&self.line);
+        // Frozen while the other side moved: it goes on with its turn already to read.
+        run.freezer.thaw();
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
         let (at, reply) = match run.next(sent, deadline) {
@@ -229,7 +231,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
 
     fn freezer(&self) -> Option<super::freeze::Freezer> {
         let run = self.run.as_ref().filter(|r| !r.killed && !r.reaped)?;
-        Some(super::freeze::Freezer::new(run.pgid))
+        Some(run.freezer.thawed_by_turn())
     }
 
     fn finish(&mut self, end: &EndInfo) -> BotLog {

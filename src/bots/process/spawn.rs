@@ -159,6 +159,8 @@ pub(super) struct Running {
     /// The time the last wait gave back to the bot because the machine kept it from
     /// running (`bots::runqueue`).
     pub(super) given: Duration,
+    /// Its process group, stopped while the other side moves (`bots::freeze`).
+    pub(super) freezer: crate::bots::freeze::Freezer,
     /// Between `ready` and its game's first turn: it takes no core, and is left out of
     /// [`LIVE_BOTS`].
     pub(super) waiting: bool,
@@ -281,6 +283,7 @@ impl Running {
             quick: true,
             placed: false,
             given: Duration::ZERO,
+            freezer: crate::bots::freeze::Freezer::new(pgid),
             waiting: false,
         };
         let spawned = std::thread::Builder::new()
