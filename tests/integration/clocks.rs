@@ -315,7 +315,7 @@ fn a_bot_sleeping_past_its_limit_loses_by_timeout_even_beside_busy_processes_on_
     let dir = test_dir();
     let rebel = course_sleeper(dir.path(), "Team81", 2.0);
     let officer = course_quick(dir.path(), "Team82");
-    let (code, text, record) = play_beside_hogs("namespaces", dir.path(), &rebel, &officer, "2", 3);
+    let (code, text, record) = play_beside_hogs("namespaces", dir.path(), &rebel, &officer, "1", 3);
     assert_eq!(code, 0, "{text}");
     assert_eq!(record["reason"], "timeout", "{text}");
     assert_eq!(record["winner"], "officer", "{text}");
@@ -341,7 +341,7 @@ fn a_move_made_late_by_busy_processes_on_its_cpu_is_timed_without_the_wait() {
         let dir = test_dir();
         let rebel = course_thinker(dir.path(), "Team83", 0.5);
         let officer = course_quick(dir.path(), "Team84");
-        let (code, text, record) = play_beside_hogs(level, dir.path(), &rebel, &officer, "2", 3);
+        let (code, text, record) = play_beside_hogs(level, dir.path(), &rebel, &officer, "1", 3);
         assert_eq!(code, 0, "{text}\n{record}");
         assert_eq!(record["reason"], "round_limit", "{text}\n{record}");
         let waited = record["machine"]["waited"]
@@ -387,7 +387,7 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
             "--pairs",
             "1",
             "--round-limit",
-            "2",
+            "1",
             "--limit-ms",
             "1000",
             "-j",
