@@ -143,7 +143,7 @@ pub(crate) fn play_pool<G: Builtins>(
                                 let result =
                                     seated.map(|s| play_seated(game, tournament, &fixture, s));
                                 let result = result.and_then(|record| {
-                                    replay_machine_late(record, stop, || {
+                                    replay_machine_late(record, stop, REPLAY_PAUSE, || {
                                         seat_fixture(game, tournament, &fixture, stop)
                                             .map(|s| play_seated(game, tournament, &fixture, s))
                                     })
@@ -297,14 +297,19 @@ fn play_seated<G: Builtins>(
     )
 }
 
+/// How long a game the machine's load left without a result waits before it is played
+/// again: a moment for a burst of load to pass.
+const REPLAY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// `record`, or, when the machine's load left it without a result (a bot kept from
 /// running until its stretched deadline: `bots::runqueue`), the game played again by
-/// `again`, up to [`MAX_REPLAYS`] times, a second apart; the record that counts keeps why
+/// `again`, up to [`MAX_REPLAYS`] times, `pause` apart; the record that counts keeps why
 /// each earlier play was dropped. Still without a result after that, the run stops with
 /// [`Error::Overloaded`]: its journal resumes once the machine is quieter.
 fn replay_machine_late(
     record: GameRecord,
     stop: &AtomicBool,
+    pause: std::time::Duration,
     mut again: impl FnMut() -> Result<GameRecord, Error>,
 ) -> Result<GameRecord, Error> {
     let mut record = record;
@@ -342,10 +347,90 @@ fn replay_machine_late(
             )));
         }
         replayed.push(why);
-        // A moment for a burst of load to pass.
-        std::thread::sleep(std::time::Duration::from_secs(1));
+        std::thread::sleep(pause);
         record = again()?;
     }
     record.machine.replayed = replayed;
     Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{MachineLoad, MoveRecord};
+    use std::collections::BTreeMap;
+
+    const ZERO: std::time::Duration = std::time::Duration::ZERO;
+
+    fn record(reason: &str) -> GameRecord {
+        GameRecord {
+            game: "asalto".into(),
+            roles: vec!["rebel".into(), "officer".into()],
+            players: BTreeMap::from([
+                ("rebel".to_string(), "Team01".to_string()),
+                ("officer".to_string(), "Team02".to_string()),
+            ]),
+            winner: None,
+            reason: reason.into(),
+            detail: Some("no reply after 4000 ms, 3500 ms of which ...".into()),
+            rounds: 1,
+            plies: 1,
+            illegal: BTreeMap::new(),
+            seed: 1,
+            start: 0,
+            start_board: serde_json::Value::Null,
+            opening: serde_json::Value::Null,
+            moves: vec![MoveRecord {
+                ply: 0,
+                side: "officer".into(),
+                reply: serde_json::Value::Null,
+                verdict: "failed".into(),
+                reason: Some(reason.into()),
+                time_ms: 500.0,
+            }],
+            final_board: serde_json::Value::Null,
+            logs: BTreeMap::new(),
+            machine: MachineLoad::default(),
+        }
+    }
+
+    #[test]
+    fn a_game_the_load_left_without_a_result_is_played_again_and_keeps_why() {
+        let mut plays = vec![record("round_limit"), record(MACHINE_LOAD)];
+        let got = replay_machine_late(record(MACHINE_LOAD), &AtomicBool::new(false), ZERO, || {
+            Ok(plays.pop().unwrap())
+        })
+        .unwrap();
+        assert_eq!(got.reason, "round_limit");
+        assert_eq!(got.machine.replayed.len(), 2, "{:?}", got.machine);
+        // Named by the bot that was kept from running: the officer's.
+        assert!(
+            got.machine.replayed[0].starts_with("Team02: no reply after 4000 ms"),
+            "{:?}",
+            got.machine.replayed
+        );
+        assert!(plays.is_empty());
+    }
+
+    #[test]
+    fn a_game_without_a_result_four_times_stops_the_run_as_overloaded() {
+        let mut played = 0;
+        let got = replay_machine_late(record(MACHINE_LOAD), &AtomicBool::new(false), ZERO, || {
+            played += 1;
+            Ok(record(MACHINE_LOAD))
+        });
+        assert_eq!(played, MAX_REPLAYS);
+        let Err(e) = got else { panic!("no error") };
+        assert_eq!(e.exit_code(), crate::error::exit::OVERLOADED);
+        assert!(e.to_string().contains("too busy for fair clocks"), "{e}");
+    }
+
+    #[test]
+    fn a_stopped_run_plays_nothing_again() {
+        let got = replay_machine_late(record(MACHINE_LOAD), &AtomicBool::new(true), ZERO, || {
+            panic!("played again after a stop")
+        })
+        .unwrap();
+        assert_eq!(got.reason, MACHINE_LOAD);
+    }
 }
