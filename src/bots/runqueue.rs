@@ -73,6 +73,9 @@ pub struct Snapshot {
     tasks: HashMap<i32, Counters>,
     /// CPU time of children reaped by the bot's processes (their `cutime + cstime`).
     reaped: Duration,
+    /// The counters of the thread that takes the snapshot: the referee's, which waits for
+    /// the bot's reply and may itself be kept from running when it comes.
+    referee: Counters,
     /// The CPUs the bot's tasks may run on: the most any of them may.
     cpus: usize,
 }
@@ -86,6 +89,7 @@ impl Snapshot {
             at: Instant::now(),
             tasks: HashMap::new(),
             reaped: Duration::ZERO,
+            referee: own_counters().unwrap_or_default(),
             cpus: 1,
         };
         let mut queue = vec![leader];
@@ -135,8 +139,11 @@ impl Snapshot {
     }
 
     /// The wait between `self` and `later` that was the machine's doing (see the module's
-    /// doc): the longest run-queue wait of one task, at most the CPU time the bot's tasks
-    /// left unused, at most the wall time between the two.
+    /// doc): the longest run-queue wait of one task of the bot or of the referee thread (a
+    /// reply written while the referee waited for a CPU is seen late by that much; the
+    /// longer of the two, as they may have waited at once), at most the CPU time the bot's
+    /// tasks left unused, at most the wall time between the two snapshots (taken on the
+    /// same thread).
     pub fn machine_wait(&self, later: &Snapshot) -> Duration {
         let wall = later.at.saturating_duration_since(self.at);
         let mut ran = later.reaped.saturating_sub(self.reaped).as_nanos() as u64;
@@ -147,9 +154,13 @@ impl Snapshot {
             ran += now.ran.saturating_sub(before.ran);
             longest = longest.max(now.waited.saturating_sub(before.waited));
         }
+        let referee = later.referee.waited.saturating_sub(self.referee.waited);
+        // The referee's own work meanwhile is the bot's doing (reading what it floods its
+        // output with): the CPU it took is no one else's.
+        ran += later.referee.ran.saturating_sub(self.referee.ran);
         let capacity = wall.as_nanos() as u64 * later.cpus.max(self.cpus) as u64;
         let unused = capacity.saturating_sub(ran);
-        Duration::from_nanos(longest.min(unused)).min(wall)
+        Duration::from_nanos(longest.max(referee).min(unused)).min(wall)
     }
 }
 
@@ -159,6 +170,30 @@ fn read_counters(path: &std::path::Path) -> Option<Counters> {
     let ran = fields.next()?.parse().ok()?;
     let waited = fields.next()?.parse().ok()?;
     Some(Counters { ran, waited })
+}
+
+/// The calling thread's own counters, read through a descriptor of its
+/// `/proc/thread-self/schedstat` kept open per thread (one `pread` a call: it is read at the
+/// start of every move).
+fn own_counters() -> Option<Counters> {
+    use std::cell::RefCell;
+    use std::os::unix::fs::FileExt;
+    thread_local! {
+        static OWN: RefCell<Option<std::fs::File>> = const { RefCell::new(None) };
+    }
+    OWN.with(|own| {
+        let mut own = own.borrow_mut();
+        if own.is_none() {
+            *own = std::fs::File::open("/proc/thread-self/schedstat").ok();
+        }
+        let mut buf = [0u8; 96];
+        let n = own.as_ref()?.read_at(&mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
+        let mut fields = text.split_whitespace();
+        let ran = fields.next()?.parse().ok()?;
+        let waited = fields.next()?.parse().ok()?;
+        Some(Counters { ran, waited })
+    })
 }
 
 /// The CPU time of the children `pid` reaped (`cutime + cstime` of /proc/PID/stat).
@@ -174,38 +209,63 @@ fn reaped_cpu(pid: i32) -> Option<Duration> {
     Some(Duration::from_nanos((cutime + cstime) * 1_000_000_000 / hz))
 }
 
-/// What a wait for a move found of the machine's doing, as it went: the first look at the
-/// bot's counters, and the wait given back so far.
-#[derive(Debug, Default)]
+/// What a wait for a move found of the machine's doing, as it went: the referee thread's
+/// own counters at the start, the first look at the bot's, and the wait given back so far.
+#[derive(Debug)]
 pub struct Watch {
+    started: Instant,
+    /// The referee thread's counters when the move began.
+    own: Option<Counters>,
+    looked: bool,
     first: Option<Snapshot>,
     /// Given back so far (over the threshold, else zero).
     pub given: Duration,
 }
 
 impl Watch {
-    /// Reads the bot's counters for the first time (at [`first_look`]).
+    /// The watch of a move that begins now, on the referee thread that waits for it.
+    pub fn begin() -> Watch {
+        Watch {
+            started: Instant::now(),
+            own: own_counters(),
+            looked: false,
+            first: None,
+            given: Duration::ZERO,
+        }
+    }
+
+    /// Reads the bot's counters for the first time (at [`first_look`]); once only, taken
+    /// or not (a bot gone, a kernel without the statistics).
     pub fn look(&mut self, leader: i32) {
-        if self.first.is_none() {
+        if !self.looked {
+            self.looked = true;
             self.first = Snapshot::take(leader);
         }
     }
 
     /// Whether the first look was taken (or tried).
     pub fn looked(&self) -> bool {
-        self.first.is_some()
+        self.looked
     }
 
-    /// The machine's wait since the first look, read now: what is given back in all
+    /// The machine's wait, read now: since the first look at the bot, or, before it, the
+    /// referee's own since the move began (until the first look the referee is blocked
+    /// waiting for the reply, so its wait is a reply seen late); what is given back in all
     /// (zero below `threshold`).
     pub fn measure(&mut self, leader: i32, threshold: Duration) -> Duration {
-        let Some(first) = &self.first else {
-            return self.given;
+        let wait = match &self.first {
+            Some(first) => match Snapshot::take(leader) {
+                Some(now) => first.machine_wait(&now),
+                None => return self.given,
+            },
+            None => match (self.own, own_counters()) {
+                (Some(start), Some(now)) => {
+                    Duration::from_nanos(now.waited.saturating_sub(start.waited))
+                        .min(self.started.elapsed())
+                }
+                _ => return self.given,
+            },
         };
-        let Some(now) = Snapshot::take(leader) else {
-            return self.given;
-        };
-        let wait = first.machine_wait(&now);
         if wait >= threshold {
             self.given = self.given.max(wait);
         }
@@ -225,6 +285,7 @@ mod tests {
                 .map(|&(tid, ran, waited)| (tid, Counters { ran, waited }))
                 .collect(),
             reaped: Duration::ZERO,
+            referee: Counters::default(),
             cpus,
         }
     }
@@ -269,6 +330,31 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_the_referee_was_kept_from_seeing_is_given_the_referees_wait() {
+        let t0 = Instant::now();
+        let before = snapshot(t0, 1, &[(10, 0, 0)]);
+        let mut after = snapshot(
+            t0 + Duration::from_millis(500),
+            1,
+            &[(10, 80 * MS, 20 * MS)],
+        );
+        after.referee.waited = 300 * MS;
+        assert_eq!(before.machine_wait(&after), Duration::from_millis(300));
+        // Unless the bot's own processes held the CPU it shares with the referee.
+        let mut hogging = snapshot(t0 + Duration::from_millis(500), 1, &[(10, 480 * MS, 0)]);
+        hogging.referee.waited = 300 * MS;
+        assert_eq!(before.machine_wait(&hogging), Duration::from_millis(20));
+        // Or the referee itself, reading what the bot flooded its output with.
+        let mut flooding = snapshot(
+            t0 + Duration::from_millis(500),
+            1,
+            &[(10, 250 * MS, 250 * MS)],
+        );
+        flooding.referee.ran = 250 * MS;
+        assert_eq!(before.machine_wait(&flooding), Duration::ZERO);
+    }
+
+    #[test]
     fn a_sleeping_bot_waits_for_nothing() {
         let t0 = Instant::now();
         let before = snapshot(t0, 1, &[(10, 5 * MS, MS)]);
@@ -285,15 +371,19 @@ mod tests {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(300));
-        let Some(snapshot) = Snapshot::take(child.id() as i32) else {
-            child.kill().unwrap();
+        let group = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        // The shell and its `sleep`, which would outlive it holding the test's output.
+        let end = |child: &mut std::process::Child| {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
             child.wait().unwrap();
+        };
+        let Some(snapshot) = Snapshot::take(child.id() as i32) else {
+            end(&mut child);
             // A kernel without scheduler statistics: nothing to read.
             assert!(std::fs::metadata("/proc/self/schedstat").is_err());
             return;
         };
-        child.kill().unwrap();
-        child.wait().unwrap();
+        end(&mut child);
         // The shell and its `sleep`, each with its one task.
         assert!(snapshot.tasks.len() >= 2, "{snapshot:?}");
         let shell = snapshot.tasks[&(child.id() as i32)];

@@ -169,7 +169,7 @@ pub fn run_once_then(
         _ => Instant::now().saturating_duration_since(started),
     };
     if late.is_none() {
-        clock.settle();
+        clock.settle(started + wall);
     }
     let elapsed = wall
         .saturating_sub(clock.paused())

@@ -146,7 +146,7 @@ impl Running {
             };
             if let Some((at, event)) = self.read_event(Some(until), until, watch) {
                 self.quick = at.saturating_duration_since(asked) <= pipe::SPIN;
-                self.given = clock.settle();
+                self.given = clock.settle(at);
                 return match event {
                     Event::Message(m) => Got::Message(at, m),
                     Event::Violation(v) => Got::Violation(at, v),
@@ -216,6 +216,8 @@ pub(super) struct MoveClock {
     asked: Instant,
     limit: Duration,
     deadline: Instant,
+    /// The deadline before any stretch (a pause's aside).
+    first_deadline: Instant,
     cap: Instant,
     /// When the bot's counters are first read: only once a move lasts (most replies come
     /// before), at no cost to a quick one.
@@ -237,11 +239,12 @@ impl MoveClock {
             asked,
             limit,
             deadline,
+            first_deadline: deadline,
             cap: deadline_after(asked, limit.saturating_mul(runqueue::MAX_STRETCH)),
             look_at: asked + runqueue::first_look(limit),
             threshold: runqueue::threshold(limit),
             leader,
-            watch: runqueue::Watch::default(),
+            watch: runqueue::Watch::begin(),
             paused_at_start: crate::bots::pause::paused(),
             paused: Duration::ZERO,
         }
@@ -276,6 +279,7 @@ impl MoveClock {
         if paused > self.paused {
             let by = paused - self.paused;
             self.deadline += by;
+            self.first_deadline += by;
             self.cap += by;
             self.paused = paused;
             return true;
@@ -297,12 +301,12 @@ impl MoveClock {
         self.watch.given
     }
 
-    /// The time given back for the machine's wait, once the reply came: a move whose
-    /// deadline the wait moved is measured once more, so that the wait since the last
-    /// stretch is given back too (a move answered within its first deadline costs
-    /// nothing more).
-    pub(super) fn settle(&mut self) -> Duration {
-        if !self.watch.given.is_zero() {
+    /// The time given back for the machine's wait, once the reply was seen at `at`: a
+    /// reply seen past its first deadline (a move the wait stretched, or a reply the
+    /// referee itself was kept from seeing in time) is measured once more, so that the wait
+    /// since the last look is given back too; a move answered in time costs nothing more.
+    pub(super) fn settle(&mut self, at: Instant) -> Duration {
+        if at > self.first_deadline {
             self.watch.measure(self.leader, self.threshold);
         }
         self.watch.given
