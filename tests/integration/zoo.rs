@@ -133,6 +133,9 @@ pub(crate) fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
 /// timeout its test expects.
 const SPINNING: [&str; 2] = ["busy.py", "stdout_flood.py"];
 
+/// The move limit of a [`SPINNING`] script's timeout games, played one at a time.
+const SPINNING_MOVE_MS: u64 = 300;
+
 /// `script` in both roles and every mode, all at once (one at a time for a [`SPINNING`]
 /// script under a move limit of seconds); checks the time bound and that no process of it
 /// survives, then hands each game to `check`.
@@ -286,7 +289,8 @@ fn a_bot_that_ignores_sigxcpu_is_a_cpu_loss_at_the_hard_limit_in_a_jail_too() {
 
 #[test]
 fn busy_loop_is_a_timeout_and_under_a_cpu_limit_a_cpu_loss() {
-    zoo_case("busy.py", &[], Limits::default(), MOVE_MS, false, |p, _| {
+    // Its games are played one at a time (SPINNING): a short limit keeps them short.
+    zoo_case("busy.py", &[], Limits::default(), SPINNING_MOVE_MS, false, |p, _| {
         lost_by(p, "timeout")
     });
     let cpu = Limits {
@@ -401,7 +405,7 @@ fn stdout_flood_is_a_timeout_with_bounded_chatter() {
         "stdout_flood.py",
         &[],
         Limits::default(),
-        MOVE_MS,
+        SPINNING_MOVE_MS,
         false,
         |p, _| {
             lost_by(p, "timeout");
