@@ -290,9 +290,14 @@ fn a_bot_that_ignores_sigxcpu_is_a_cpu_loss_at_the_hard_limit_in_a_jail_too() {
 #[test]
 fn busy_loop_is_a_timeout_and_under_a_cpu_limit_a_cpu_loss() {
     // Its games are played one at a time (SPINNING): a short limit keeps them short.
-    zoo_case("busy.py", &[], Limits::default(), SPINNING_MOVE_MS, false, |p, _| {
-        lost_by(p, "timeout")
-    });
+    zoo_case(
+        "busy.py",
+        &[],
+        Limits::default(),
+        SPINNING_MOVE_MS,
+        false,
+        |p, _| lost_by(p, "timeout"),
+    );
     let cpu = Limits {
         cpu_s: Some(1),
         ..Limits::default()
