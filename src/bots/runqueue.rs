@@ -19,6 +19,10 @@
 //!   children included). A bot that keeps its CPUs busy itself is given nothing back.
 //! - The wait is the longest wait of one task, not the sum over tasks: threads waiting at
 //!   once do not add up to more than the wall time they waited.
+//! - The referee thread's own run-queue wait counts too (a reply the referee was kept from
+//!   seeing in time), the longer of the two being given back; its CPU time counts as the
+//!   bot's (a bot that floods its output makes the referee read it), so that a referee
+//!   busy with the bot gives nothing back.
 //! - Waits below [`threshold`] are not given back: a quiet machine has them too (timer
 //!   ticks, kernel threads, the referee itself between two reads), as the course's does,
 //!   where they are part of the clock. At a 1 s limit the threshold is 20 ms: one
