@@ -40,10 +40,13 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// A move's wall time may stretch to this many times its limit while the bot waits for a
-/// CPU; then its game is played again. At 4, a move is replayed only when the bot had
-/// less than a quarter of a CPU for the whole stretch: a machine loaded beyond that would
-/// not finish a league at any sensible pace anyway.
-pub const MAX_STRETCH: u32 = 4;
+/// CPU; then its game is played again. At 8, a move is replayed only when the bot had
+/// less than an eighth of a CPU for the whole stretch (at 4, a bot flooding its output on
+/// a core that a busy program outside shared, with a test suite beside, got less than a
+/// quarter): a machine loaded beyond that would not finish a league at any sensible pace
+/// anyway. A bot that never answers is still judged as soon as its own time is out: at a
+/// quarter of a CPU, at four times its limit.
+pub const MAX_STRETCH: u32 = 8;
 
 /// How many times a game, or a program's one run, that the machine's load left without a
 /// result is played again before arbiter gives up on fair clocks.
