@@ -52,6 +52,24 @@ pub const MAX_STRETCH: u32 = 8;
 /// result is played again before arbiter gives up on fair clocks.
 pub const MAX_REPLAYS: usize = 3;
 
+/// How long a play the machine's load left without a result waits before it is played
+/// again: a moment for a burst of load to pass.
+pub const REPLAY_PAUSE: Duration = Duration::from_secs(1);
+
+/// `run()`, run again [`REPLAY_PAUSE`] later, up to [`MAX_REPLAYS`] times, while `late`
+/// says the machine's load left its outcome without a result; the last outcome.
+pub fn again_while_late<T>(mut run: impl FnMut() -> T, late: impl Fn(&T) -> bool) -> T {
+    let mut outcome = run();
+    for _ in 0..MAX_REPLAYS {
+        if !late(&outcome) {
+            break;
+        }
+        std::thread::sleep(REPLAY_PAUSE);
+        outcome = run();
+    }
+    outcome
+}
+
 /// How long into a move the bot's counters are first read: a move answered sooner costs
 /// nothing (most moves of most bots), and the wait before it is not given back (at most
 /// this, which keeps the measure on the bot's side of any doubt).
@@ -359,6 +377,30 @@ mod tests {
         );
         flooding.referee.ran = 250 * MS;
         assert_eq!(before.machine_wait(&flooding), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_run_left_without_a_result_is_run_again_at_most_three_times() {
+        // Late twice, then a result: three runs.
+        let mut runs = 0;
+        let got = again_while_late(
+            || {
+                runs += 1;
+                runs
+            },
+            |&n| n < 3,
+        );
+        assert_eq!((got, runs), (3, 3));
+        // Never a result: the first run and three more, the last outcome kept.
+        let mut runs = 0;
+        let got = again_while_late(
+            || {
+                runs += 1;
+                runs
+            },
+            |_| true,
+        );
+        assert_eq!(got, 1 + MAX_REPLAYS);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! them (otherwise the answer's board). Where a level's rule and the answer disagree, the
 //! answer decides.
 
-use crate::bots::runqueue::MAX_REPLAYS;
+use crate::bots::runqueue::again_while_late;
 use crate::bots::spec::BotSpec;
 use crate::bots::{EndInfo, FailureKind, Player, Reply, Setup, open_player_in, spec::Confinement};
 use crate::engines::advance::{level6_moves, wins_at_once};
@@ -169,7 +169,7 @@ pub fn judge(case: &Case, mv: &Move) -> Option<String> {
 
 /// Runs the bot `spec` on one case: its move judged, or why it gave none. A run the
 /// machine's load left without a move (`bots::runqueue`) is run again, a second later, up
-/// to [`MAX_REPLAYS`] times: the load must not fail a case.
+/// to [`crate::bots::runqueue::MAX_REPLAYS`] times: the load must not fail a case.
 pub fn run_case(
     case: &Case,
     spec: &BotSpec,
@@ -177,15 +177,11 @@ pub fn run_case(
     confine: Confinement,
     seed: u64,
 ) -> Verdict {
-    let mut tries = 0;
-    loop {
-        let (verdict, machine_late) = run_case_once(case, spec, limit, confine, seed);
-        if !machine_late || tries >= MAX_REPLAYS {
-            return verdict;
-        }
-        tries += 1;
-        std::thread::sleep(Duration::from_secs(1));
-    }
+    again_while_late(
+        || run_case_once(case, spec, limit, confine, seed),
+        |(_, machine_late)| *machine_late,
+    )
+    .0
 }
 
 /// One run of [`run_case`], and whether the machine's load left it without a move.

@@ -4,7 +4,7 @@
 use super::schedule::Fixture;
 use super::{Finished, Tournament};
 use crate::bots::MACHINE_LOAD;
-use crate::bots::runqueue::MAX_REPLAYS;
+use crate::bots::runqueue::{MAX_REPLAYS, REPLAY_PAUSE};
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::error::Error;
@@ -296,10 +296,6 @@ fn play_seated<G: Builtins>(
         &mut |_| {},
     )
 }
-
-/// How long a game the machine's load left without a result waits before it is played
-/// again: a moment for a burst of load to pass.
-const REPLAY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `record`, or, when the machine's load left it without a result (a bot kept from
 /// running until its stretched deadline: `bots::runqueue`), the game played again by

@@ -312,24 +312,26 @@ fn play_beside_hogs(
 /// waits for no CPU, so the machine gives it nothing back.
 #[test]
 fn a_bot_sleeping_past_its_limit_loses_by_timeout_even_beside_busy_processes_on_its_cpu() {
-    let dir = test_dir();
-    let rebel = course_sleeper(dir.path(), "Team81", 2.0);
-    let officer = course_quick(dir.path(), "Team82");
-    let (code, text, record) = play_beside_hogs("namespaces", dir.path(), &rebel, &officer, "1", 3);
-    assert_eq!(code, 0, "{text}");
-    assert_eq!(record["reason"], "timeout", "{text}");
-    assert_eq!(record["winner"], "officer", "{text}");
-    assert!(
-        record["detail"]
-            .as_str()
-            .is_some_and(|d| d.contains("no reply within 1000 ms")),
-        "{text}"
-    );
-    // What it waited for its CPU before it fell asleep may be given back; its sleep not.
-    let waited: f64 = record["machine"]["waited"].as_array().map_or(0.0, |w| {
-        w.iter().map(|w| w["waited_ms"].as_f64().unwrap()).sum()
-    });
-    assert!(waited < 500.0, "{record}");
+    for level in ["namespaces", "landlock"] {
+        let dir = test_dir();
+        let rebel = course_sleeper(dir.path(), "Team81", 2.0);
+        let officer = course_quick(dir.path(), "Team82");
+        let (code, text, record) = play_beside_hogs(level, dir.path(), &rebel, &officer, "1", 3);
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(record["reason"], "timeout", "{text}");
+        assert_eq!(record["winner"], "officer", "{text}");
+        assert!(
+            record["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("no reply within 1000 ms")),
+            "{text}"
+        );
+        // What it waited for its CPU before it fell asleep may be given back; its sleep not.
+        let waited: f64 = record["machine"]["waited"].as_array().map_or(0.0, |w| {
+            w.iter().map(|w| w["waited_ms"].as_f64().unwrap()).sum()
+        });
+        assert!(waited < 500.0, "{level}: {record}");
+    }
 }
 
 /// A bot that needs 0.5 s of CPU a move at `--limit-ms 1000`, kept waiting for its CPU by

@@ -74,8 +74,7 @@ pub fn run_once(
     run_once_then(command, folder, limit, outputs, |_| {})
 }
 
-/// [`run_once`], run again (a second later, up to [`crate::bots::runqueue::MAX_REPLAYS`]
-/// times) while the machine's load keeps the program from running until its stretched
+/// [`run_once`], run again ([`crate::bots::runqueue::again_while_late`]) while the machine's load keeps the program from running until its stretched
 /// deadline ([`Exit::MachineLate`]): for a program whose one run is the whole verdict (a
 /// solver on a case), which the load must not decide.
 pub fn run_once_fairly(
@@ -84,16 +83,10 @@ pub fn run_once_fairly(
     limit: Duration,
     outputs: &[&str],
 ) -> Result<Ran, Failure> {
-    let mut tries = 0;
-    loop {
-        let ran = run_once(command, folder, limit, outputs)?;
-        if !matches!(ran.exit, Exit::MachineLate(_)) || tries >= crate::bots::runqueue::MAX_REPLAYS
-        {
-            return Ok(ran);
-        }
-        tries += 1;
-        std::thread::sleep(Duration::from_secs(1));
-    }
+    crate::bots::runqueue::again_while_late(
+        || run_once(command, folder, limit, outputs),
+        |ran| matches!(ran, Ok(ran) if matches!(ran.exit, Exit::MachineLate(_))),
+    )
 }
 
 /// [`run_once`], and `collect` is given the folder the program wrote `folder`'s files into
