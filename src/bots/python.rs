@@ -51,8 +51,19 @@ pub fn command_for(game: &str, file: &Path, python: Option<&str>) -> CommandSpec
     }
 }
 
-/// The interpreter used when none is given.
+/// The interpreter used when none is given and `ARBITER_PYTHON` is not set.
 pub const DEFAULT_PYTHON: &str = "python3";
+/// Names the interpreter for `.py` bots given none (`--python` or a bot's `python`).
+pub const PYTHON_VAR: &str = "ARBITER_PYTHON";
+
+/// The interpreter for a `.py` bot given none: `$ARBITER_PYTHON` where set, else `python3`
+/// from PATH.
+pub fn default_python() -> String {
+    std::env::var(PYTHON_VAR)
+        .ok()
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_PYTHON.to_string())
+}
 
 /// The command that runs the course bot `file`: `python3 -u -c <adapter> <file>` in the
 /// file's folder (course bots open data files relative to themselves).
@@ -69,11 +80,11 @@ pub fn hinger_command(file: &Path, python: Option<&str>) -> CommandSpec {
 
 fn adapter_command(adapter: &'static str, file: &Path, python: Option<&str>) -> CommandSpec {
     let file = absolute(file);
-    let python = python.unwrap_or(DEFAULT_PYTHON);
-    let mut command = CommandSpec::new(python)
+    let python = python.map_or_else(default_python, str::to_string);
+    let mut command = CommandSpec::new(&python)
         .arg("-u")
         .arg("-c")
-        .arg(code::program(adapter, python))
+        .arg(code::program(adapter, &python))
         .arg(file.to_string_lossy().into_owned());
     command.cwd = file
         .parent()

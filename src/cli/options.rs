@@ -22,7 +22,8 @@ pub struct PlayOptions {
     /// The seed: every game's and bot's seed derives from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The interpreter for course-style `.py` bots (default: python3 from PATH).
+    /// The interpreter for course-style `.py` bots (default: $ARBITER_PYTHON, else python3 from
+    /// PATH).
     #[arg(long)]
     pub python: Option<String>,
     #[command(flatten)]

@@ -193,7 +193,7 @@ impl Tournament {
                 Ok(PlanBot {
                     name: e.name.clone(),
                     spec: e.spec_text.clone(),
-                    python: setup::interpreter(&e.spec).map(str::to_string),
+                    python: setup::interpreter(&e.spec),
                     dir: e.cwd.as_ref().map(|d| d.to_string_lossy().into_owned()),
                     env: e.env.clone(),
                     memory_mb: limits.memory_mb,

@@ -14,12 +14,12 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The interpreter a course-style `.py` bot runs under.
-pub fn interpreter(spec: &BotSpec) -> Option<&str> {
+pub fn interpreter(spec: &BotSpec) -> Option<String> {
     match spec {
         BotSpec::CoursePython { python, .. } => Some(
             python
-                .as_deref()
-                .unwrap_or(crate::bots::python::DEFAULT_PYTHON),
+                .clone()
+                .unwrap_or_else(crate::bots::python::default_python),
         ),
         _ => None,
     }
@@ -56,10 +56,10 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
             }
             BotSpec::CoursePython { .. } => {
                 let python = interpreter(&e.spec).unwrap_or_default();
-                if find_program(python).is_none() {
+                if find_program(&python).is_none() {
                     return refuse(format!(
                         "the Python interpreter `{python}` is not found (name another with \
-                         --python, or `python` in tournaments.toml)"
+                         --python, `python` in tournaments.toml or $ARBITER_PYTHON)"
                     ));
                 }
             }

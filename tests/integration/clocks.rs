@@ -57,11 +57,11 @@ fn tree_states(root: i32) -> Vec<(i32, char)> {
 }
 
 #[test]
-fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
+fn a_run_stopped_at_the_terminal_longer_than_a_move_may_take_charges_no_bot_the_pause() {
     for level in ["namespaces", "landlock"] {
         let dir = test_dir();
-        let rebel = course_thinker(dir.path(), "Team51", 0.3);
-        let officer = course_thinker(dir.path(), "Team52", 0.3);
+        let rebel = course_thinker(dir.path(), "Team51", 0.25);
+        let officer = course_thinker(dir.path(), "Team52", 0.25);
         give_to_arbiter(dir.path());
         let record = dir.path().join("game.json");
         let mut cmd = arbiter_cmd(
@@ -70,9 +70,9 @@ fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
                 "--sandbox",
                 level,
                 "--round-limit",
-                "6",
+                "3",
                 "--limit-ms",
-                "2500",
+                "1000",
                 "--rebel",
                 rebel.to_str().unwrap(),
                 "--officer",
@@ -87,7 +87,16 @@ fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
         let child = cmd.spawn().unwrap();
         // setpriv execs arbiter: the child's pid is arbiter's.
         let arbiter = child.id() as i32;
-        std::thread::sleep(Duration::from_millis(1500));
+        // Stopped in the middle of a move: once a bot has thought for 0.1 s.
+        let until = Instant::now() + Duration::from_secs(30);
+        while !tree_states(arbiter).iter().any(|&(pid, _)| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("Team5"))
+                && cpu_ticks(pid) >= 10
+        }) {
+            assert!(Instant::now() < until, "{level}: no bot ever thought");
+            std::thread::sleep(Duration::from_millis(10));
+        }
         rustix::process::kill_process(
             rustix::process::Pid::from_raw(arbiter).unwrap(),
             rustix::process::Signal::TSTP,
@@ -112,7 +121,8 @@ fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
         }
         let bots = tree_states(arbiter).len();
         assert!(bots >= 2, "{level}: no bot process beneath arbiter");
-        std::thread::sleep(Duration::from_secs(3));
+        // Half again a move's limit: a move that ran on through it would be charged more.
+        std::thread::sleep(Duration::from_millis(1500));
         assert!(
             tree_states(arbiter)
                 .iter()
@@ -135,8 +145,8 @@ fn a_run_stopped_at_the_terminal_for_three_seconds_charges_no_bot_the_pause() {
         assert_eq!(record["reason"], "round_limit", "{level}: {text}");
         for m in record["moves"].as_array().unwrap() {
             let ms = m["time_ms"].as_f64().unwrap();
-            // 0.3 s of work a move: the 3 s pause would put any move past the limit.
-            assert!(ms < 2500.0, "{level}: a move was charged {ms} ms: {m}");
+            // 0.25 s of work a move: the 1.5 s pause would put any move past the limit.
+            assert!(ms < 1000.0, "{level}: a move was charged {ms} ms: {m}");
         }
     }
 }
@@ -376,9 +386,9 @@ fn a_move_made_late_by_busy_processes_on_its_cpu_is_timed_without_the_wait() {
 #[test]
 fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
     let dir = test_dir();
-    // 0.8 s of CPU a move: beside sixteen busy processes on its CPU it gets about a
-    // seventeenth of it, under 0.5 s in the 8 s a move may stretch to; alone, 0.8 s.
-    let thinker = course_thinker(dir.path(), "Team85", 0.8);
+    // 0.35 s of CPU a move: beside sixteen busy processes on its CPU it gets about a
+    // seventeenth of it, under 0.25 s in the 4 s a move may stretch to; alone, 0.35 s.
+    let thinker = course_thinker(dir.path(), "Team85", 0.35);
     let quick = course_quick(dir.path(), "Team86");
     give_to_arbiter(dir.path());
     let out = dir.path().join("out");
@@ -391,7 +401,7 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
             "--round-limit",
             "1",
             "--limit-ms",
-            "1000",
+            "500",
             "-j",
             "1",
             "--out",
@@ -407,7 +417,7 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
         .stderr(std::process::Stdio::piped());
     let child = cmd.spawn().unwrap();
     let arbiter = child.id() as i32;
-    // The thinker's processes that have thought: 0.2 s of CPU or more (a league's check
+    // The thinker's processes that have thought: 0.1 s of CPU or more (a league's check
     // of its bots before the games starts its interpreter briefly too).
     let thinking = || -> Vec<i32> {
         tree_states(arbiter)
@@ -416,7 +426,7 @@ fn a_game_the_machine_left_without_a_result_is_played_again_and_counted() {
             .filter(|pid| {
                 std::fs::read(format!("/proc/{pid}/cmdline"))
                     .is_ok_and(|c| String::from_utf8_lossy(&c).contains("Team85"))
-                    && cpu_ticks(*pid) >= 20
+                    && cpu_ticks(*pid) >= 10
             })
             .collect()
     };

@@ -43,3 +43,22 @@ mod visibility;
 mod zoo;
 mod zoo_java;
 mod zoo_promises;
+
+/// Python bots in these tests run on the system's Python, `/usr/bin/python3` (which
+/// tests/install provides, numpy included), wherever `ARBITER_PYTHON` names none: the one
+/// they get where arbiter runs as nobody, and now as root too. A version manager's
+/// `python3` on PATH (a pyenv shim, then its interpreter with its own site-packages) takes
+/// 60-120 ms of CPU to start a bot where the system's takes 16 ms, and the tests start
+/// thousands of bots, in this process and in the arbiter processes it starts, which inherit
+/// the variable.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static SYSTEM_PYTHON: extern "C" fn() = system_python;
+
+extern "C" fn system_python() {
+    let system = std::path::Path::new("/usr/bin/python3");
+    if std::env::var_os(arbiter::bots::python::PYTHON_VAR).is_none() && system.is_file() {
+        // SAFETY: run from .init_array, before main: no other thread reads the environment.
+        unsafe { std::env::set_var(arbiter::bots::python::PYTHON_VAR, system) };
+    }
+}

@@ -306,9 +306,9 @@ fn walk(tab: &Tab, id: u64, record: &GameRecord, replay: &Replay) {
 /// A screenshot of the page as it is: a PNG that decodes and is no blank page.
 fn screenshot(tab: &Tab) -> Vec<u8> {
     let png = tab.screenshot_png().expect("a screenshot");
-    let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+    let decoder = png::Decoder::new(&png[..]);
     let mut reader = decoder.read_info().expect("the screenshot is a PNG");
-    let mut pixels = vec![0; reader.output_buffer_size().expect("a buffer size")];
+    let mut pixels = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut pixels).expect("the PNG decodes");
     assert!(
         info.width >= 800 && info.height >= 600,

@@ -15,6 +15,11 @@ const MAX_COPY_BYTES: u64 = 256 << 20;
 /// A file at least this big is not copied when its folder is over the copy's budget: the
 /// copy holds a link to it, which the bot reads where it is (a model file beside a bot).
 const LINKED_BYTES: u64 = 16 << 20;
+/// The most files and folders a bot's folder may hold to be copied: one with more (a build
+/// folder, a virtual environment) is read where it is. The walk that measures a folder stops
+/// there, so even a folder of a hundred thousand files costs a bounded walk at each start,
+/// and a console bot starts at every move.
+const MAX_COPY_ENTRIES: usize = 10_000;
 /// The `PATH` of a confined bot: system folders, after its runtime's.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// The uid a bot runs as when arbiter runs as root.
@@ -85,17 +90,16 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let mut cwd = private.clone();
     let mut linked = Vec::new();
     let copied = match &command.cwd {
-        Some(_) => {
-            if size_beyond(&origin, MAX_COPY_BYTES, &skip) {
-                linked = files_over(&origin, LINKED_BYTES, &skip);
-            }
-            let skip = |path: &Path| skip(path) || linked.iter().any(|l| l == path);
-            if size_beyond(&origin, MAX_COPY_BYTES, &skip) {
-                Err(io::Error::other("it holds more than the copy's budget"))
-            } else {
+        Some(_) => match copy_plan(&origin, &skip) {
+            CopyPlan::InPlace => Err(io::Error::other("it holds more than the copy's budget")),
+            plan => {
+                if let CopyPlan::Linking(big) = plan {
+                    linked = big;
+                }
+                let skip = |path: &Path| skip(path) || linked.iter().any(|l| l == path);
                 crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
             }
-        }
+        },
         None => std::fs::create_dir(&private),
     };
     match copied {
@@ -225,57 +229,70 @@ pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     })
 }
 
-/// Whether the regular files beneath `dir` (what the copy would take) hold more than
-/// `budget` bytes: measured before copying, so a big folder costs a walk, not a copy.
-fn size_beyond(dir: &Path, budget: u64, skip: &dyn Fn(&Path) -> bool) -> bool {
-    fn walk(dir: &Path, left: &mut u64, skip: &dyn Fn(&Path) -> bool) -> bool {
+/// How a bot's folder goes into its private folder.
+#[derive(Debug, PartialEq)]
+enum CopyPlan {
+    /// Copied whole.
+    All,
+    /// Over the copy's budget: copied but for these files of [`LINKED_BYTES`] or more,
+    /// which are linked.
+    Linking(Vec<PathBuf>),
+    /// Still over the budget without its big files, or holding more than
+    /// [`MAX_COPY_ENTRIES`]: read where it is.
+    InPlace,
+}
+
+/// The [`CopyPlan`] for `dir`, but for what `skip` names and what is beneath it, from one
+/// walk (links not followed) that stops as soon as the folder is known to be too big.
+fn copy_plan(dir: &Path, skip: &dyn Fn(&Path) -> bool) -> CopyPlan {
+    #[derive(Default)]
+    struct Walk {
+        entries: usize,
+        bytes: u64,
+        small_bytes: u64,
+        big: Vec<PathBuf>,
+    }
+    /// False once the folder is too big to copy.
+    fn walk(dir: &Path, skip: &dyn Fn(&Path) -> bool, seen: &mut Walk) -> bool {
         let Ok(entries) = std::fs::read_dir(dir) else {
-            return false;
+            return true;
         };
         for entry in entries.flatten() {
             let path = entry.path();
             if skip(&path) {
                 continue;
             }
+            seen.entries += 1;
+            if seen.entries > MAX_COPY_ENTRIES {
+                return false;
+            }
             match entry.file_type() {
-                Ok(t) if t.is_dir() && walk(&path, left, skip) => return true,
+                Ok(t) if t.is_dir() && !walk(&path, skip, seen) => return false,
                 Ok(t) if t.is_file() => {
                     let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                    if size > *left {
-                        return true;
+                    seen.bytes += size;
+                    if size >= LINKED_BYTES {
+                        seen.big.push(path);
+                    } else {
+                        seen.small_bytes += size;
+                        if seen.small_bytes > MAX_COPY_BYTES {
+                            return false;
+                        }
                     }
-                    *left -= size;
                 }
                 _ => {}
             }
         }
-        false
+        true
     }
-    let mut left = budget;
-    walk(dir, &mut left, skip)
-}
-
-/// The regular files beneath `dir` of at least `bytes` (links not followed), but those
-/// `skip` names and those beneath them.
-fn files_over(dir: &Path, bytes: u64, skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    fn walk(dir: &Path, bytes: u64, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if skip(&path) {
-                continue;
-            }
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => walk(&path, bytes, skip, out),
-                Ok(t) if t.is_file() && entry.metadata().is_ok_and(|m| m.len() >= bytes) => {
-                    out.push(path)
-                }
-                _ => {}
-            }
-        }
+    let mut seen = Walk::default();
+    if !walk(dir, skip, &mut seen) {
+        CopyPlan::InPlace
+    } else if seen.bytes > MAX_COPY_BYTES {
+        CopyPlan::Linking(seen.big)
+    } else {
+        CopyPlan::All
     }
-    let mut out = Vec::new();
-    walk(dir, bytes, skip, &mut out);
-    out
 }
 
 /// Where jails are made: `/var/tmp` (so that a jail's `/tmp` can be its own folder without
@@ -472,5 +489,48 @@ mod tests {
         let (executable, prefix) = python_runtime(&wrapper).expect("the wrapper's Python");
         assert_eq!(executable, std::fs::canonicalize(&real).unwrap());
         assert_eq!(prefix, asked(&real, "base_prefix"));
+    }
+
+    /// A file of `bytes` that takes no disk (sparse).
+    fn sized(path: &Path, bytes: u64) {
+        std::fs::File::create(path).unwrap().set_len(bytes).unwrap();
+    }
+
+    #[test]
+    fn a_folder_within_the_budget_is_copied_whole_and_a_big_one_links_its_big_files() {
+        let dir = tempfile::tempdir().unwrap();
+        sized(&dir.path().join("bot.py"), 1000);
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        sized(&dir.path().join("data/weights.npy"), 1 << 20);
+        assert_eq!(copy_plan(dir.path(), &|_| false), CopyPlan::All);
+        let model = dir.path().join("data/model.bin");
+        sized(&model, MAX_COPY_BYTES);
+        assert_eq!(
+            copy_plan(dir.path(), &|_| false),
+            CopyPlan::Linking(vec![model.clone()])
+        );
+        // What the copy skips (another team's folder) is not counted.
+        let skip = |p: &Path| p == model;
+        assert_eq!(copy_plan(dir.path(), &skip), CopyPlan::All);
+    }
+
+    #[test]
+    fn a_folder_of_small_files_over_the_budget_or_of_too_many_files_is_read_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..17 {
+            sized(&dir.path().join(format!("part{i}")), LINKED_BYTES - 1);
+        }
+        assert_eq!(copy_plan(dir.path(), &|_| false), CopyPlan::InPlace);
+        let many = tempfile::tempdir().unwrap();
+        for i in 0..MAX_COPY_ENTRIES / 100 {
+            let sub = many.path().join(format!("d{i}"));
+            std::fs::create_dir(&sub).unwrap();
+            for j in 0..99 {
+                std::fs::File::create(sub.join(j.to_string())).unwrap();
+            }
+        }
+        assert_eq!(copy_plan(many.path(), &|_| false), CopyPlan::All);
+        std::fs::File::create(many.path().join("one-more")).unwrap();
+        assert_eq!(copy_plan(many.path(), &|_| false), CopyPlan::InPlace);
     }
 }
