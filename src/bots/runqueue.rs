@@ -58,13 +58,18 @@ pub const REPLAY_PAUSE: Duration = Duration::from_secs(1);
 
 /// `run()`, run again [`REPLAY_PAUSE`] later, up to [`MAX_REPLAYS`] times, while `late`
 /// says the machine's load left its outcome without a result; the last outcome.
-pub fn again_while_late<T>(mut run: impl FnMut() -> T, late: impl Fn(&T) -> bool) -> T {
+pub fn again_while_late<T>(run: impl FnMut() -> T, late: impl Fn(&T) -> bool) -> T {
+    again_after(REPLAY_PAUSE, run, late)
+}
+
+/// [`again_while_late`] with `pause` between the runs.
+fn again_after<T>(pause: Duration, mut run: impl FnMut() -> T, late: impl Fn(&T) -> bool) -> T {
     let mut outcome = run();
     for _ in 0..MAX_REPLAYS {
         if !late(&outcome) {
             break;
         }
-        std::thread::sleep(REPLAY_PAUSE);
+        std::thread::sleep(pause);
         outcome = run();
     }
     outcome
@@ -381,9 +386,12 @@ mod tests {
 
     #[test]
     fn a_run_left_without_a_result_is_run_again_at_most_three_times() {
-        // Late twice, then a result: three runs.
+        // Late twice, then a result: three runs, each after the pause.
+        let pause = Duration::from_millis(50);
+        let started = Instant::now();
         let mut runs = 0;
-        let got = again_while_late(
+        let got = again_after(
+            pause,
             || {
                 runs += 1;
                 runs
@@ -391,9 +399,11 @@ mod tests {
             |&n| n < 3,
         );
         assert_eq!((got, runs), (3, 3));
+        assert!(started.elapsed() >= 2 * pause);
         // Never a result: the first run and three more, the last outcome kept.
         let mut runs = 0;
-        let got = again_while_late(
+        let got = again_after(
+            pause,
             || {
                 runs += 1;
                 runs

@@ -653,7 +653,7 @@ randbot.Player = _Hog
                 level,
                 "--spread-bots",
                 "--round-limit",
-                "6",
+                "4",
                 "--limit-ms",
                 "5000",
                 "--rebel",

@@ -111,7 +111,7 @@ fn the_check_table_gives_each_bot_of_a_folder_its_status() {
             "-j",
             "2",
             "--init-limit-ms",
-            "3000",
+            "1500",
             "--limit-ms",
             "5000",
         ])
