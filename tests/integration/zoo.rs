@@ -612,7 +612,7 @@ fn a_gauntlet_against_the_zoo_completes_its_journal_and_leaves_nothing() {
         .arg(&out)
         .args([
             "--limit-ms",
-            "1000",
+            "500",
             "--init-limit-ms",
             "5000",
             "--round-limit",

@@ -157,14 +157,14 @@ fn a_java_player_allocating_without_end_loses_by_memory() {
 #[test]
 fn a_java_player_spinning_the_cpu_loses_by_cpu() {
     let limits = Limits {
-        cpu_s: Some(2),
+        cpu_s: Some(1),
         ..Limits::default()
     };
     // The move limit is far beyond the CPU budget: only the CPU limit can end the game.
     zoo_case("Spinner", limits, 60_000, |record, colour, _, _| {
         lost_by(record, colour, "cpu");
         let detail = record.detail.as_deref().unwrap_or("");
-        assert!(detail.contains("CPU limit of 2 s used up"), "{detail}");
+        assert!(detail.contains("CPU limit of 1 s used up"), "{detail}");
     });
 }
 
