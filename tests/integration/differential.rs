@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Games played. Each costs two Python start-ups, whatever its length, so short games
-/// save little: the mix of limits is chosen for the endings it reaches.
-const GAMES: u64 = 100;
+/// Games played: each round limit of the mix six times. Each costs two Python start-ups,
+/// whatever its length, so short games save little: the mix of limits is chosen for the
+/// endings it reaches.
+const GAMES: u64 = 60;
 
 /// Round limits, by seed: short games end on the limit and its illegal-count tie-break,
 /// long ones on the rules.

@@ -101,8 +101,8 @@ fn every_readme_command_runs_as_written() {
             if l.trim_start().starts_with("limit_ms") {
                 "limit_ms = 50".to_string()
             } else if l.trim() == "game = \"asalto\"" {
-                // As for the commands: a tenth of the course's rounds.
-                "game = \"asalto\"\nround_limit = 100".to_string()
+                // As for the commands: 40 of the course's 1000 rounds.
+                "game = \"asalto\"\nround_limit = 40".to_string()
             } else {
                 l.to_string()
             }
@@ -127,13 +127,13 @@ fn every_readme_command_runs_as_written() {
             set_flag(&mut args, "--max-pairs", "2");
         }
         // Asalto's course bots can draw out the 1000 rounds of the course, move by move
-        // in Python; a tenth of them shows the same command working.
+        // in Python; 40 of them show the same command working.
         let asalto = args
             .iter()
             .position(|a| a == "--game")
             .is_none_or(|i| args[i + 1] == "asalto");
         if ["play", "league", "gauntlet", "sprt"].contains(&sub.as_str()) && asalto {
-            set_flag(&mut args, "--round-limit", "100");
+            set_flag(&mut args, "--round-limit", "40");
         }
         if sub == "perft"
             && args

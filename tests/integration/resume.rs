@@ -548,3 +548,49 @@ fn a_league_rerun_with_more_pairs_keeps_its_games_and_plays_the_new_ones_only() 
     );
     assert_eq!(game_lines(&out).len(), 6, "a refused run changes nothing");
 }
+
+/// `$ARBITER_PYTHON` names the interpreter of the `.py` bots given none: the plan keeps it
+/// (a resume under another is refused), `--python` wins over it, and one that is not there
+/// stops the run before any game, naming the variable.
+#[test]
+fn arbiter_python_names_the_interpreter_of_bots_given_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("python");
+    let other = dir.path().join("mypython");
+    std::os::unix::fs::symlink("/usr/bin/python3", &other).unwrap();
+    let other = other.to_str().unwrap();
+    let bot = example_py("random_bot.py");
+    let bots = [bot.to_str().unwrap(), "builtin:random"];
+    let args = ["--round-limit", "20"];
+    let league = |python: &str, args: &[&str]| {
+        let mut cmd = league_cmd(&out, args, &bots);
+        cmd.env("ARBITER_PYTHON", python);
+        run(&mut cmd)
+    };
+    let (code, _, stderr) = league(other, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = league("/usr/bin/python3", &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "bot random_bot python {other} there, /usr/bin/python3 now"
+        )),
+        "{stderr}"
+    );
+    let (code, _, stderr) = league(
+        "/no/such/python3",
+        &["--round-limit", "20", "--python", other],
+    );
+    assert_eq!(code, 0, "--python wins over ARBITER_PYTHON: {stderr}");
+    let (code, _, stderr) = run(&mut {
+        let mut cmd = league_cmd(&dir.path().join("none"), &args, &bots);
+        cmd.env("ARBITER_PYTHON", "/no/such/python3");
+        cmd
+    });
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("interpreter `/no/such/python3` is not found")
+            && stderr.contains("$ARBITER_PYTHON"),
+        "{stderr}"
+    );
+}
