@@ -58,7 +58,7 @@ fn tree_states(root: i32) -> Vec<(i32, char)> {
 
 #[test]
 fn a_run_stopped_at_the_terminal_longer_than_a_move_may_take_charges_no_bot_the_pause() {
-    for level in ["namespaces", "landlock"] {
+    at_both_levels(|level, _cpu| {
         let dir = test_dir();
         let rebel = course_thinker(dir.path(), "Team51", 0.25);
         let officer = course_thinker(dir.path(), "Team52", 0.25);
@@ -148,7 +148,7 @@ fn a_run_stopped_at_the_terminal_longer_than_a_move_may_take_charges_no_bot_the_
             // 0.25 s of work a move: the 1.5 s pause would put any move past the limit.
             assert!(ms < 1000.0, "{level}: a move was charged {ms} ms: {m}");
         }
-    }
+    });
 }
 
 /// A league started with more games in play than free cores says so once, before any
@@ -206,17 +206,24 @@ fn an_oversubscribed_start_is_announced_once_with_what_it_means_for_the_clocks()
     assert!(said.contains("with the machine already busy"), "{said}");
 }
 
-/// Busy processes outside arbiter, pinned to CPU 0 with whatever [`on_cpu_zero`] starts;
+/// Busy processes outside arbiter, pinned to one CPU with whatever [`on_cpu`] starts there;
 /// killed when dropped.
 struct Hogs(Vec<std::process::Child>);
 
 impl Hogs {
     fn start(count: usize) -> Hogs {
+        Hogs::start_on(0, count)
+    }
+
+    fn start_on(cpu: usize, count: usize) -> Hogs {
         let hogs = (0..count)
             .map(|_| {
-                on_cpu_zero(std::process::Command::new("sh").args(["-c", "while :; do :; done"]))
-                    .spawn()
-                    .unwrap()
+                on_cpu(
+                    cpu,
+                    std::process::Command::new("sh").args(["-c", "while :; do :; done"]),
+                )
+                .spawn()
+                .unwrap()
             })
             .collect();
         // Running before the game starts.
@@ -246,12 +253,17 @@ const CGROUP_OFF: (&str, &str) = ("ARBITER_CGROUP", "off");
 
 /// `cmd`, to run on CPU 0 only (and everything it starts).
 fn on_cpu_zero(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    on_cpu(0, cmd)
+}
+
+/// `cmd`, to run on CPU `cpu` only (and everything it starts).
+fn on_cpu(cpu: usize, cmd: &mut std::process::Command) -> &mut std::process::Command {
     use std::os::unix::process::CommandExt;
     // SAFETY: sched_setaffinity is async-signal-safe; nothing else runs in the child.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             let mut set = rustix::thread::CpuSet::new();
-            set.set(0);
+            set.set(cpu);
             rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
         })
     }
@@ -281,9 +293,33 @@ fn course_quick(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     file
 }
 
+/// Runs `each` for both confinement levels at once, each on a CPU of its own (the first
+/// level's on CPU 0, the second's on CPU 1), or in turn on CPU 0 where there is one CPU.
+fn at_both_levels(each: impl Fn(&str, usize) + Sync) {
+    let levels = ["namespaces", "landlock"];
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        levels.iter().for_each(|level| each(level, 0));
+        return;
+    }
+    std::thread::scope(|scope| {
+        let each = &each;
+        let runs: Vec<_> = levels
+            .iter()
+            .enumerate()
+            .map(|(cpu, level)| scope.spawn(move || each(level, cpu)))
+            .collect();
+        for run in runs {
+            if let Err(panic) = run.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
+
 /// `arbiter play` of `rebel` and `officer` for `rounds` rounds at `--limit-ms 1000` on
-/// CPU 0, beside `hogs` busy processes pinned there: its exit code, output and record.
+/// CPU `cpu`, beside `hogs` busy processes pinned there: its exit code, output and record.
 fn play_beside_hogs(
+    cpu: usize,
     level: &str,
     dir: &std::path::Path,
     rebel: &std::path::Path,
@@ -293,25 +329,28 @@ fn play_beside_hogs(
 ) -> (i32, String, serde_json::Value) {
     give_to_arbiter(dir);
     let record = dir.join("game.json");
-    let _hogs = Hogs::start(hogs);
-    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(
-        &[
-            "play",
-            "--sandbox",
-            level,
-            "--round-limit",
-            rounds,
-            "--limit-ms",
-            "1000",
-            "--rebel",
-            rebel.to_str().unwrap(),
-            "--officer",
-            officer.to_str().unwrap(),
-            "--record",
-            record.to_str().unwrap(),
-        ],
-        &[CGROUP_OFF],
-    )));
+    let _hogs = Hogs::start_on(cpu, hogs);
+    let (code, stdout, stderr) = run(on_cpu(
+        cpu,
+        &mut arbiter_cmd(
+            &[
+                "play",
+                "--sandbox",
+                level,
+                "--round-limit",
+                rounds,
+                "--limit-ms",
+                "1000",
+                "--rebel",
+                rebel.to_str().unwrap(),
+                "--officer",
+                officer.to_str().unwrap(),
+                "--record",
+                record.to_str().unwrap(),
+            ],
+            &[CGROUP_OFF],
+        ),
+    ));
     let text = format!("{level}: {stdout}{stderr}");
     let record = serde_json::from_str(&std::fs::read_to_string(&record).unwrap_or_default())
         .unwrap_or(serde_json::Value::Null);
@@ -322,11 +361,12 @@ fn play_beside_hogs(
 /// waits for no CPU, so the machine gives it nothing back.
 #[test]
 fn a_bot_sleeping_past_its_limit_loses_by_timeout_even_beside_busy_processes_on_its_cpu() {
-    for level in ["namespaces", "landlock"] {
+    at_both_levels(|level, cpu| {
         let dir = test_dir();
         let rebel = course_sleeper(dir.path(), "Team81", 2.0);
         let officer = course_quick(dir.path(), "Team82");
-        let (code, text, record) = play_beside_hogs(level, dir.path(), &rebel, &officer, "1", 3);
+        let (code, text, record) =
+            play_beside_hogs(cpu, level, dir.path(), &rebel, &officer, "1", 3);
         assert_eq!(code, 0, "{text}");
         assert_eq!(record["reason"], "timeout", "{text}");
         assert_eq!(record["winner"], "officer", "{text}");
@@ -341,7 +381,7 @@ fn a_bot_sleeping_past_its_limit_loses_by_timeout_even_beside_busy_processes_on_
             w.iter().map(|w| w["waited_ms"].as_f64().unwrap()).sum()
         });
         assert!(waited < 500.0, "{level}: {record}");
-    }
+    });
 }
 
 /// A bot that needs 0.5 s of CPU a move at `--limit-ms 1000`, kept waiting for its CPU by
@@ -349,11 +389,12 @@ fn a_bot_sleeping_past_its_limit_loses_by_timeout_even_beside_busy_processes_on_
 /// moves are timed without the wait, and the record says how long each waited.
 #[test]
 fn a_move_made_late_by_busy_processes_on_its_cpu_is_timed_without_the_wait() {
-    for level in ["namespaces", "landlock"] {
+    at_both_levels(|level, cpu| {
         let dir = test_dir();
         let rebel = course_thinker(dir.path(), "Team83", 0.5);
         let officer = course_quick(dir.path(), "Team84");
-        let (code, text, record) = play_beside_hogs(level, dir.path(), &rebel, &officer, "1", 3);
+        let (code, text, record) =
+            play_beside_hogs(cpu, level, dir.path(), &rebel, &officer, "1", 3);
         assert_eq!(code, 0, "{text}\n{record}");
         assert_eq!(record["reason"], "round_limit", "{text}\n{record}");
         let waited = record["machine"]["waited"]
@@ -377,7 +418,7 @@ fn a_move_made_late_by_busy_processes_on_its_cpu_is_timed_without_the_wait() {
             text.contains("late moves timed without their wait for a CPU"),
             "{text}"
         );
-    }
+    });
 }
 
 /// A game whose bot the machine kept from running past eight times its limit has no
