@@ -256,19 +256,6 @@ fn on_cpu_zero(cmd: &mut std::process::Command) -> &mut std::process::Command {
     on_cpu(0, cmd)
 }
 
-/// `cmd`, to run on CPU `cpu` only (and everything it starts).
-fn on_cpu(cpu: usize, cmd: &mut std::process::Command) -> &mut std::process::Command {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: sched_setaffinity is async-signal-safe; nothing else runs in the child.
-    unsafe {
-        cmd.pre_exec(move || {
-            let mut set = rustix::thread::CpuSet::new();
-            set.set(cpu);
-            rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
-        })
-    }
-}
-
 /// A course bot that sleeps `seconds` at each move: it waits for nothing but its timer.
 fn course_sleeper(dir: &std::path::Path, name: &str, seconds: f64) -> std::path::PathBuf {
     let team = dir.join(name);
@@ -291,29 +278,6 @@ fn course_quick(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     let file = team.join(format!("{name}.py"));
     std::fs::write(&file, course_random_bot()).unwrap();
     file
-}
-
-/// Runs `each` for both confinement levels at once, each on a CPU of its own (the first
-/// level's on CPU 0, the second's on CPU 1), or in turn on CPU 0 where there is one CPU.
-fn at_both_levels(each: impl Fn(&str, usize) + Sync) {
-    let levels = ["namespaces", "landlock"];
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        levels.iter().for_each(|level| each(level, 0));
-        return;
-    }
-    std::thread::scope(|scope| {
-        let each = &each;
-        let runs: Vec<_> = levels
-            .iter()
-            .enumerate()
-            .map(|(cpu, level)| scope.spawn(move || each(level, cpu)))
-            .collect();
-        for run in runs {
-            if let Err(panic) = run.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
-    });
 }
 
 /// `arbiter play` of `rebel` and `officer` for `rounds` rounds at `--limit-ms 1000` on

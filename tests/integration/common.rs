@@ -356,3 +356,39 @@ pub fn arbiter_exe() -> &'static str {
         shared.join("arbiter").to_string_lossy().into_owned()
     })
 }
+
+/// `cmd`, to run on CPU `cpu` only (and everything it starts).
+pub fn on_cpu(cpu: usize, cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: sched_setaffinity is async-signal-safe; nothing else runs in the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            let mut set = rustix::thread::CpuSet::new();
+            set.set(cpu);
+            rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+        })
+    }
+}
+
+/// Runs `each` for both confinement levels at once, each on a CPU of its own (the first
+/// level's on CPU 0, the second's on CPU 1), or in turn on CPU 0 where there is one CPU.
+pub fn at_both_levels(each: impl Fn(&str, usize) + Sync) {
+    let levels = ["namespaces", "landlock"];
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        levels.iter().for_each(|level| each(level, 0));
+        return;
+    }
+    std::thread::scope(|scope| {
+        let each = &each;
+        let runs: Vec<_> = levels
+            .iter()
+            .enumerate()
+            .map(|(cpu, level)| scope.spawn(move || each(level, cpu)))
+            .collect();
+        for run in runs {
+            if let Err(panic) = run.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
