@@ -30,7 +30,7 @@ fn example_course_bots_play_full_games_against_every_builtin_in_both_roles() {
                     "--officer",
                     officer,
                     "--limit-ms",
-                    "100",
+                    "50",
                     // Enough for every ending; a random bot can keep alphabeta from
                     // winning for most of the course's 1000 rounds.
                     "--round-limit",
