@@ -386,31 +386,25 @@ mod tests {
 
     #[test]
     fn a_run_left_without_a_result_is_run_again_at_most_three_times() {
-        // Late twice, then a result: three runs, each after the pause.
+        // Each run returns how many runs there have been; `late` judges that count.
         let pause = Duration::from_millis(50);
+        let counted = |late: fn(&usize) -> bool| {
+            let mut runs = 0;
+            again_after(
+                pause,
+                || {
+                    runs += 1;
+                    runs
+                },
+                late,
+            )
+        };
+        // Late twice, then a result: three runs, each after the pause.
         let started = Instant::now();
-        let mut runs = 0;
-        let got = again_after(
-            pause,
-            || {
-                runs += 1;
-                runs
-            },
-            |&n| n < 3,
-        );
-        assert_eq!((got, runs), (3, 3));
+        assert_eq!(counted(|&n| n < 3), 3);
         assert!(started.elapsed() >= 2 * pause);
         // Never a result: the first run and three more, the last outcome kept.
-        let mut runs = 0;
-        let got = again_after(
-            pause,
-            || {
-                runs += 1;
-                runs
-            },
-            |_| true,
-        );
-        assert_eq!(got, 1 + MAX_REPLAYS);
+        assert_eq!(counted(|_| true), 1 + MAX_REPLAYS);
     }
 
     #[test]

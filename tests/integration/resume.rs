@@ -125,10 +125,7 @@ fn resume_is_refused_when_the_interpreter_changed() {
     let out = dir.path().join("python");
     // Another name for the same interpreter is still another setting.
     let other = dir.path().join("mypython");
-    let python3 = ["/usr/bin/python3", "/usr/local/bin/python3"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("a python3");
+    let python3 = system_python3();
     std::os::unix::fs::symlink(python3, &other).unwrap();
     let bot = example_py("random_bot.py");
     let bots = [bot.to_str().unwrap(), "builtin:random"];
@@ -557,7 +554,8 @@ fn arbiter_python_names_the_interpreter_of_bots_given_none() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("python");
     let other = dir.path().join("mypython");
-    std::os::unix::fs::symlink("/usr/bin/python3", &other).unwrap();
+    let python3 = system_python3();
+    std::os::unix::fs::symlink(python3, &other).unwrap();
     let other = other.to_str().unwrap();
     let bot = example_py("random_bot.py");
     let bots = [bot.to_str().unwrap(), "builtin:random"];
@@ -569,11 +567,11 @@ fn arbiter_python_names_the_interpreter_of_bots_given_none() {
     };
     let (code, _, stderr) = league(other, &args);
     assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = league("/usr/bin/python3", &args);
+    let (code, _, stderr) = league(python3, &args);
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "bot random_bot python {other} there, /usr/bin/python3 now"
+            "bot random_bot python {other} there, {python3} now"
         )),
         "{stderr}"
     );
@@ -593,4 +591,12 @@ fn arbiter_python_names_the_interpreter_of_bots_given_none() {
             && stderr.contains("$ARBITER_PYTHON"),
         "{stderr}"
     );
+}
+
+/// The system's `python3` (not a version manager's shim).
+fn system_python3() -> &'static str {
+    ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("a python3")
 }
