@@ -1,5 +1,5 @@
 //! The README runs as written: every `cargo run --release -- ...` command of its shell
-//! blocks is run (with 50 ms moves) in a copy of the repository's files, and every
+//! blocks is run (with 25 ms moves) in a copy of the repository's files, and every
 //! link in the repository's Markdown resolves inside the repository.
 
 use crate::common::run;
@@ -99,7 +99,7 @@ fn every_readme_command_runs_as_written() {
         .lines()
         .map(|l| {
             if l.trim_start().starts_with("limit_ms") {
-                "limit_ms = 50".to_string()
+                "limit_ms = 25".to_string()
             } else if l.trim() == "game = \"asalto\"" {
                 // As for the commands: 40 of the course's 1000 rounds.
                 "game = \"asalto\"\nround_limit = 40".to_string()
@@ -121,7 +121,7 @@ fn every_readme_command_runs_as_written() {
             .collect();
         let sub = args[0].clone();
         if ["play", "league", "gauntlet", "sprt"].contains(&sub.as_str()) {
-            set_flag(&mut args, "--limit-ms", "50");
+            set_flag(&mut args, "--limit-ms", "25");
         }
         if sub == "sprt" {
             set_flag(&mut args, "--max-pairs", "2");

@@ -147,6 +147,27 @@ pub(crate) fn zoo_case(
     sandbox_only: bool,
     check: impl Fn(&Played, SandboxMode) + Sync,
 ) {
+    zoo_case_on(
+        &Side::BOTH,
+        script,
+        args,
+        limits,
+        move_ms,
+        sandbox_only,
+        check,
+    );
+}
+
+/// [`zoo_case`] with the zoo bot on `sides` only.
+fn zoo_case_on(
+    sides: &[Side],
+    script: &str,
+    args: &[String],
+    limits: Limits,
+    move_ms: u64,
+    sandbox_only: bool,
+    check: impl Fn(&Played, SandboxMode) + Sync,
+) {
     let modes: Vec<SandboxMode> = modes()
         .into_iter()
         .filter(|m| !sandbox_only || *m == SandboxMode::User)
@@ -159,7 +180,7 @@ pub(crate) fn zoo_case(
     std::thread::scope(|scope| {
         let mut games = Vec::new();
         for &mode in &modes {
-            for side in Side::BOTH {
+            for &side in sides {
                 let bot = zoo_bot(script, args, confine(mode, limits));
                 let game = scope.spawn(move || play(bot, side, move_ms));
                 if SPINNING.contains(&script) && move_ms < 10_000 {
@@ -275,16 +296,26 @@ fn a_bot_that_ignores_sigxcpu_is_a_cpu_loss_at_the_hard_limit_in_a_jail_too() {
         cpu_s: Some(1),
         ..Limits::default()
     };
-    zoo_case("stubborn_busy.py", &[], cpu, 20_000, false, |p, mode| {
-        lost_by(p, "cpu");
-        let detail = p.record.detail.as_deref().unwrap_or("");
-        assert!(
-            detail.contains("CPU limit of 1 s"),
-            "{mode:?}: {}",
-            p.describe()
-        );
-        assert!(detail.contains("SIGKILL"), "{mode:?}: {}", p.describe());
-    });
+    // A CPU limit is the bot's own whichever side it plays, and each game spends it on a
+    // core: one side per mode.
+    zoo_case_on(
+        &[Side::First],
+        "stubborn_busy.py",
+        &[],
+        cpu,
+        20_000,
+        false,
+        |p, mode| {
+            lost_by(p, "cpu");
+            let detail = p.record.detail.as_deref().unwrap_or("");
+            assert!(
+                detail.contains("CPU limit of 1 s"),
+                "{mode:?}: {}",
+                p.describe()
+            );
+            assert!(detail.contains("SIGKILL"), "{mode:?}: {}", p.describe());
+        },
+    );
 }
 
 #[test]
@@ -304,18 +335,27 @@ fn busy_loop_is_a_timeout_and_under_a_cpu_limit_a_cpu_loss() {
     };
     // A move limit well above the CPU limit, so that the CPU limit strikes first even
     // when the machine is busy (a loaded core gives the bot its 1 s slowly).
-    zoo_case("busy.py", &[], cpu, 20_000, false, |p, _| {
-        lost_by(p, "cpu");
-        assert!(
-            p.record
-                .detail
-                .as_deref()
-                .unwrap_or("")
-                .contains("CPU limit of 1 s"),
-            "{}",
-            p.describe()
-        );
-    });
+    // One side per mode, as for the bot that ignores SIGXCPU.
+    zoo_case_on(
+        &[Side::First],
+        "busy.py",
+        &[],
+        cpu,
+        20_000,
+        false,
+        |p, _| {
+            lost_by(p, "cpu");
+            assert!(
+                p.record
+                    .detail
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("CPU limit of 1 s"),
+                "{}",
+                p.describe()
+            );
+        },
+    );
 }
 
 #[test]
