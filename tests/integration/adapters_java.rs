@@ -543,3 +543,119 @@ fn a_helper_declared_in_a_file_of_another_name_is_compiled_with_the_player() {
         "{record:?}"
     );
 }
+
+/// A player of its own in `dir`: `name`.java, a subclass of the course's sequence player.
+fn plain_player(dir: &Path, name: &str) -> PathBuf {
+    let file = dir.join(format!("{name}.java"));
+    std::fs::write(
+        &file,
+        format!("public class {name} extends SequencePlayer {{}}\n"),
+    )
+    .unwrap();
+    file
+}
+
+/// The class-data archives in the Java cache folder `cache`.
+fn archives(cache: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsa"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// The first compile with a JDK leaves an archive of javac's classes in the cache; later
+/// compiles map it and leave it be; one overwritten is made again, and the compile it
+/// could not serve still gives the player.
+#[test]
+fn javac_keeps_an_archive_of_its_classes_for_later_compiles_and_remakes_a_broken_one() {
+    if !have_jdk("javac_keeps_an_archive_of_its_classes...") {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    // SAFETY: nextest runs each test in a process of its own, and no other thread of this
+    // one reads the environment.
+    unsafe { std::env::set_var("ARBITER_JAVA_CACHE", cache.path()) };
+    let dir = tempfile::tempdir().unwrap();
+    java::compile(&plain_player(dir.path(), "First")).expect("the first compiles");
+    let made = archives(cache.path());
+    assert_eq!(made.len(), 1, "{made:?}");
+    let bytes = std::fs::read(&made[0]).unwrap();
+    assert_eq!(bytes[..4], [0xa8, 0xab, 0x0b, 0xf0], "a dynamic archive");
+    let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let first = stamp(&made[0]);
+
+    let second = java::compile(&plain_player(dir.path(), "Second")).expect("the second compiles");
+    assert!(second.dir.join("Second.class").is_file());
+    assert_eq!(archives(cache.path()), made);
+    assert_eq!(stamp(&made[0]), first, "a good archive is kept as it is");
+
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&made[0], std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(&made[0], b"not an archive").unwrap();
+    let third = java::compile(&plain_player(dir.path(), "Third")).expect("the third compiles");
+    assert!(third.dir.join("Third.class").is_file());
+    assert_eq!(archives(cache.path()), made);
+    let again = std::fs::read(&made[0]).unwrap();
+    assert_eq!(again[..4], [0xa8, 0xab, 0x0b, 0xf0], "made again");
+}
+
+/// A JVM that will not start with the archive's options (one that does not know them)
+/// costs the compile nothing: it is run again without them, and so is every later one.
+#[test]
+fn a_javac_refusing_the_archive_options_compiles_without_them() {
+    if !have_jdk("a_javac_refusing_the_archive_options...") {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    // SAFETY: as above, a process of its own.
+    unsafe { std::env::set_var("ARBITER_JAVA_CACHE", cache.path()) };
+    let real = std::process::Command::new("sh")
+        .args(["-c", "command -v javac"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    let real = std::fs::canonicalize(&real).unwrap();
+    // A JDK of its own: a release file, a class image, and a javac whose JVM refuses
+    // any archive option as an unknown one.
+    let jdk = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(jdk.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for d in ["bin", "lib"] {
+        std::fs::create_dir(jdk.path().join(d)).unwrap();
+    }
+    std::fs::write(jdk.path().join("release"), "JAVA_VERSION=\"17.0.1\"\n").unwrap();
+    std::fs::write(jdk.path().join("lib/modules"), "").unwrap();
+    let log = jdk.path().join("refused.log");
+    let javac = jdk.path().join("bin/javac");
+    std::fs::write(
+        &javac,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *Archive*) \
+             echo refused >> {log:?}; \
+             echo 'Unrecognized VM option' >&2; \
+             echo 'Error: Could not create the Java Virtual Machine.' >&2; exit 1;; esac; done\n\
+             exec {real:?} \"$@\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&javac, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let javac = javac.to_string_lossy().into_owned();
+    // Unconfined, so that the stand-in can log what it refused.
+    let unconfined = arbiter::bots::spec::Confinement {
+        sandbox: arbiter::bots::spec::SandboxMode::None,
+        ..Default::default()
+    };
+    for name in ["Refused", "Later"] {
+        let compiled = java::compile_confined(&plain_player(dir.path(), name), &javac, unconfined)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(compiled.dir.join(format!("{name}.class")).is_file());
+    }
+    // Refused once; the later compile did not ask again.
+    let refused = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(refused.lines().count(), 1, "{refused}");
+    assert!(archives(cache.path()).is_empty());
+}

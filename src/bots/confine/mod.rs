@@ -51,13 +51,25 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Points the paths in `arg` that lie under `from` at the same place under `to`: `arg` is
-/// a path, or a `:`-separated list of them (a source or class path).
+/// a path, or a `:`-separated list of them (a source or class path), or an option whose
+/// value is one (`KEY=PATH`).
 pub(crate) fn repoint(arg: &mut String, from: &std::path::Path, to: &std::path::Path) {
+    let moved = |path: &str| {
+        std::path::Path::new(path)
+            .strip_prefix(from)
+            .ok()
+            .map(|rest| to.join(rest).to_string_lossy().into_owned())
+    };
     let parts: Vec<String> = arg
         .split(':')
-        .map(|part| match std::path::Path::new(part).strip_prefix(from) {
-            Ok(rest) => to.join(rest).to_string_lossy().into_owned(),
-            Err(_) => part.to_string(),
+        .map(|part| {
+            // A path, or an option's value after `=` (`-J-XX:SharedArchiveFile=PATH`).
+            moved(part)
+                .or_else(|| {
+                    let (key, value) = part.split_once('=')?;
+                    moved(value).map(|value| format!("{key}={value}"))
+                })
+                .unwrap_or_else(|| part.to_string())
         })
         .collect();
     *arg = parts.join(":");
@@ -411,7 +423,13 @@ mod tests {
         repoint(&mut path, from, to);
         assert_eq!(path, "/jail/.arbiter-job/classes");
         // A neighbour whose name starts alike is not under `from`.
-        for kept in ["/w/jobs/x", "-Dkey=a:b", "-encoding"] {
+        let mut option = "-J-XX:SharedArchiveFile=/w/job/javac.jsa".to_string();
+        repoint(&mut option, from, to);
+        assert_eq!(
+            option,
+            "-J-XX:SharedArchiveFile=/jail/.arbiter-job/javac.jsa"
+        );
+        for kept in ["/w/jobs/x", "-Dkey=a:b", "-Dkey=/w/jobs/x", "-encoding"] {
             let mut arg = kept.to_string();
             repoint(&mut arg, from, to);
             assert_eq!(arg, kept);

@@ -6,6 +6,7 @@
 //! ([`crate::bots::confine`]), confined at the run's level and killed at the build deadline,
 //! and reads copies of the sources it may use, never another entrant's player.
 
+use super::cds::Cds;
 use super::discovery::*;
 use super::environment::*;
 use crate::bots::process::once::{Exit, run_once_then};
@@ -343,31 +344,67 @@ pub(crate) fn run_javac(
     confine: Confinement,
     sources: &Path,
 ) -> Result<(), JavacFailed> {
-    let mut command = CommandSpec::new(javac);
-    // A compile lasts a second or two: the JIT's optimising tier never pays off in it (the
-    // client tier alone took 40% less CPU compiling the course's environment), and the
-    // serial collector starts no collector thread per core.
-    command.args = ["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"]
-        .into_iter()
-        .map(String::from)
-        .chain(args)
-        .collect();
-    command.confine = Confinement {
+    let confine = Confinement {
         limits: Limits::default(),
         ..confine
     };
     // javac is a JVM: under a jail's address-space cap it is sized like a player's.
-    if let Some(mb) = command.confine.effective_limits().memory_mb {
-        let (flags, _) = super::memory_flags(Some(mb));
-        let sized = flags.iter().map(|f| format!("-J{f}"));
-        command.args.splice(0..0, sized);
+    let sized = confine.effective_limits().memory_mb.is_some();
+    let mut jvm: Vec<String> = match confine.effective_limits().memory_mb {
+        Some(mb) => super::memory_flags(Some(mb))
+            .0
+            .iter()
+            .map(|f| format!("-J{f}"))
+            .collect(),
+        None => Vec::new(),
+    };
+    // A compile lasts a second or two: the JIT's optimising tier never pays off in it (the
+    // client tier alone took 40% less CPU compiling the course's environment), and the
+    // serial collector starts no collector thread per core.
+    jvm.extend(["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"].map(String::from));
+    let mut command = CommandSpec::new(javac);
+    command.confine = confine;
+    if sized {
         command.env.insert("MALLOC_ARENA_MAX".into(), "1".into());
     }
+    let cds = Cds::plan(javac, &jvm, work);
+    let with = |cds: Option<&Cds>| {
+        let mut command = command.clone();
+        command.args = jvm
+            .iter()
+            .cloned()
+            .chain(cds.map(|c| c.args(work)).unwrap_or_default())
+            .chain(args.iter().cloned())
+            .collect();
+        run_javac_as(&command, work, sources, cds)
+    };
+    match with(cds.as_ref()) {
+        Err(JavacFailed::Failed { output, .. }) if cds.is_some() && Cds::jvm_refused(&output) => {
+            Cds::refuse();
+            with(None)
+        }
+        ran => ran,
+    }
+}
+
+/// Runs javac as `command` (a compile of `work`, whose `src/` shows as `sources` in its
+/// messages), keeping the class-data archive `cds` makes.
+fn run_javac_as(
+    command: &CommandSpec,
+    work: &Path,
+    sources: &Path,
+    cds: Option<&Cds>,
+) -> Result<(), JavacFailed> {
+    let javac = &command.program;
+    let confine = command.confine;
     let limit = Duration::from_secs(confine.build_s.unwrap_or(DEFAULT_BUILD_S));
     let mut copied = Ok(());
     let mut seen_as = work.to_path_buf();
-    let ran = run_once_then(&command, Some(work), limit, &[], |written| {
+    let ran = run_once_then(command, Some(work), limit, &[], |written| {
         seen_as = written.to_path_buf();
+        if let Some(cds) = cds {
+            cds.keep(written);
+        }
         if written != work {
             copied = copy_classes(&written.join("classes"), &work.join("classes"));
         }

@@ -18,6 +18,7 @@
 //! as every other (its class files travel into the sandbox as a private copy), with JVM
 //! flags derived from the memory limit so that the JVM fits in its address space.
 
+mod cds;
 mod compile;
 mod discovery;
 mod driver;
