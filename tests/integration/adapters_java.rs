@@ -555,6 +555,18 @@ fn plain_player(dir: &Path, name: &str) -> PathBuf {
     file
 }
 
+/// A Java cache folder of the test's own, for the compiles of this process.
+fn own_java_cache() -> tempfile::TempDir {
+    let cache = tempfile::tempdir().unwrap();
+    // SAFETY: nextest runs each test in a process of its own, and no other thread of this
+    // one reads the environment.
+    unsafe { std::env::set_var("ARBITER_JAVA_CACHE", cache.path()) };
+    cache
+}
+
+/// The first bytes of a dynamic class-data archive (HotSpot's `0xf00baba8`).
+const ARCHIVE_MAGIC: [u8; 4] = [0xa8, 0xab, 0x0b, 0xf0];
+
 /// The class-data archives in the Java cache folder `cache`.
 fn archives(cache: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(cache)
@@ -574,16 +586,13 @@ fn javac_keeps_an_archive_of_its_classes_for_later_compiles_and_remakes_a_broken
     if !have_jdk("javac_keeps_an_archive_of_its_classes...") {
         return;
     }
-    let cache = tempfile::tempdir().unwrap();
-    // SAFETY: nextest runs each test in a process of its own, and no other thread of this
-    // one reads the environment.
-    unsafe { std::env::set_var("ARBITER_JAVA_CACHE", cache.path()) };
+    let cache = own_java_cache();
     let dir = tempfile::tempdir().unwrap();
     java::compile(&plain_player(dir.path(), "First")).expect("the first compiles");
     let made = archives(cache.path());
     assert_eq!(made.len(), 1, "{made:?}");
     let bytes = std::fs::read(&made[0]).unwrap();
-    assert_eq!(bytes[..4], [0xa8, 0xab, 0x0b, 0xf0], "a dynamic archive");
+    assert_eq!(bytes[..4], ARCHIVE_MAGIC, "a dynamic archive");
     let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
     let first = stamp(&made[0]);
 
@@ -599,7 +608,7 @@ fn javac_keeps_an_archive_of_its_classes_for_later_compiles_and_remakes_a_broken
     assert!(third.dir.join("Third.class").is_file());
     assert_eq!(archives(cache.path()), made);
     let again = std::fs::read(&made[0]).unwrap();
-    assert_eq!(again[..4], [0xa8, 0xab, 0x0b, 0xf0], "made again");
+    assert_eq!(again[..4], ARCHIVE_MAGIC, "made again");
 }
 
 /// A JVM that will not start with the archive's options (one that does not know them)
@@ -609,9 +618,7 @@ fn a_javac_refusing_the_archive_options_compiles_without_them() {
     if !have_jdk("a_javac_refusing_the_archive_options...") {
         return;
     }
-    let cache = tempfile::tempdir().unwrap();
-    // SAFETY: as above, a process of its own.
-    unsafe { std::env::set_var("ARBITER_JAVA_CACHE", cache.path()) };
+    let cache = own_java_cache();
     let real = std::process::Command::new("sh")
         .args(["-c", "command -v javac"])
         .output()

@@ -349,8 +349,8 @@ pub(crate) fn run_javac(
         ..confine
     };
     // javac is a JVM: under a jail's address-space cap it is sized like a player's.
-    let sized = confine.effective_limits().memory_mb.is_some();
-    let mut jvm: Vec<String> = match confine.effective_limits().memory_mb {
+    let memory_mb = confine.effective_limits().memory_mb;
+    let mut jvm: Vec<String> = match memory_mb {
         Some(mb) => super::memory_flags(Some(mb))
             .0
             .iter()
@@ -364,7 +364,7 @@ pub(crate) fn run_javac(
     jvm.extend(["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"].map(String::from));
     let mut command = CommandSpec::new(javac);
     command.confine = confine;
-    if sized {
+    if memory_mb.is_some() {
         command.env.insert("MALLOC_ARENA_MAX".into(), "1".into());
     }
     let cds = Cds::plan(javac, &jvm, work);
