@@ -1,6 +1,6 @@
 //! A class-data archive of javac's own classes. A player's compile is short, and most of it
 //! goes to loading and linking the compiler's classes: mapped from an archive, a course
-//! player's compile took 1.0 s of CPU instead of 1.4 s. The first compile with a JDK writes
+//! player's compile took 1.05-1.3 s of CPU instead of 1.4 s. The first compile with a JDK writes
 //! the archive (`-XX:ArchiveClassesAtExit`) into the Java cache; later compiles map it
 //! (`-XX:SharedArchiveFile`). The archive holds the JDK's classes only: javac runs no code
 //! of the player (`-proc:none`).
@@ -25,7 +25,7 @@ static REFUSED: AtomicBool = AtomicBool::new(false);
 pub(super) enum Cds {
     /// Maps the archive, linked into the work folder.
     Use,
-    /// Writes the archive into the work folder, to keep once javac succeeds.
+    /// Writes the archive into the work folder, to keep in the cache once javac has run.
     Make(PathBuf),
 }
 
@@ -61,8 +61,9 @@ impl Cds {
         vec![option, "-J-Xlog:all=error".to_string()]
     }
 
-    /// After a successful compile that wrote the archive into `written` (the work folder
-    /// as javac saw it), keeps it in the cache; a run that got there first made the same.
+    /// After a compile that wrote the archive into `written` (the work folder as javac saw
+    /// it), keeps it in the cache, whether or not the player compiled: it holds the JDK's
+    /// classes only. A run that got there first made the same.
     pub(super) fn keep(&self, written: &Path) {
         let Cds::Make(archive) = self else {
             return;
@@ -112,15 +113,7 @@ const DYNAMIC_MAGIC: [u8; 4] = [0xa8, 0xab, 0x0b, 0xf0];
 /// the options, so that another JDK, the same one updated, or a JVM sized otherwise (whose
 /// archive would not map) gets an archive of its own.
 fn archive_name(javac: &str, jvm: &[String]) -> Option<String> {
-    let program = if javac.contains('/') {
-        PathBuf::from(javac)
-    } else {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(javac))
-            .find(|p| p.is_file())?
-    };
-    let program = std::fs::canonicalize(program).ok()?;
+    let program = std::fs::canonicalize(crate::bots::spec::find_program(javac)?).ok()?;
     let home = program.parent()?.parent()?;
     let release = std::fs::read_to_string(home.join("release")).ok()?;
     if release_major(&release)? < 13 {
