@@ -108,11 +108,11 @@ fn league(arbiter: &Path, bots: [&Path; 2], sandbox: &str, rounds: u32, pairs: u
 }
 
 fn main() {
-    let level = arbiter::bots::confine::layers().level();
+    let level = arbiter::jail::layers().level();
     let Some(level) = level else {
         println!(
             "bots cannot be confined here ({}): nothing to measure",
-            arbiter::bots::confine::layers().why_none()
+            arbiter::jail::layers().why_none()
         );
         return;
     };
@@ -120,7 +120,7 @@ fn main() {
     // Each level this machine gives: level 2 is what a desktop without user namespaces
     // gets, and its helper stays beside the bot (one more fork a start).
     let mut levels = vec![(SandboxMode::Landlock, "landlock")];
-    if level == arbiter::bots::confine::Level::Namespaces {
+    if level == arbiter::jail::Level::Namespaces {
         levels.insert(0, (SandboxMode::Namespaces, "namespaces"));
     }
     let starts = env_or("BENCH_STARTS", 40usize);

@@ -4,7 +4,7 @@
 //!    `arbiter bot random` as the subprocess) against a raw pipe echo between two processes
 //!    (a `cat` child: write one turn-sized line, read it back), measured in the same run;
 //!    each also with both processes on one CPU, as the referee places a game's bots
-//!    beside itself (`arbiter::bots::placement`): the protocol then never spins. Then the
+//!    beside itself (`arbiter::clocks::placement`): the protocol then never spins. Then the
 //!    same placed round trip with a bot that does no work (this bench's own program,
 //!    answering every turn with the same move, unread): the protocol's own cost, the
 //!    referee's side and the pipes, without a bot's thinking. Last, that bot unplaced and
@@ -22,11 +22,11 @@
 //! measurement, default 5000), `BENCH_GAMES` (subprocess games, default 40; in-process
 //! games are 10 times as many).
 
-use arbiter::bots::placement::Placement;
 use arbiter::bots::process::ProcessPlayer;
 use arbiter::bots::protocol::{self, ToBot};
 use arbiter::bots::spec::{BotSpec, CommandSpec};
 use arbiter::bots::{EndInfo, Player, Reply, Setup};
+use arbiter::clocks::placement::Placement;
 use arbiter::games::asalto::Asalto;
 use arbiter::games::{Game, Side};
 use arbiter::referee::{MatchConfig, play_game};

@@ -23,7 +23,7 @@
 //! 6. what a move costs through the pipes with Python bots: a minimal bot that speaks the
 //!    protocol itself, a course bot behind the adapter, two course bots.
 //!
-//! What freezing the waiting bot costs (src/bots/freeze.rs: while one side is to move,
+//! What freezing the waiting bot costs (src/clocks/freeze.rs: while one side is to move,
 //! the other's process group is stopped): part 5 plays each of its games through `arbiter
 //! play` twice a run, as it plays and with `ARBITER_FREEZE=off`, in turns with the
 //! baseline, and prints beside the ratio with freezing on the ratio with it off and the
@@ -70,7 +70,7 @@ use std::time::{Duration, Instant};
 mod support;
 
 const SEED_VAR: &str = "ASALTO_BENCH_SEED";
-const FREEZE_VAR: &str = arbiter::bots::freeze::DISABLE_VAR;
+const FREEZE_VAR: &str = arbiter::clocks::freeze::DISABLE_VAR;
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -838,7 +838,7 @@ fn main() {
     );
     println!(
         "  the waiting bot frozen in parts 1 and 4 (in this process; {FREEZE_VAR}=off turns it off): {}",
-        if arbiter::bots::freeze::enabled() {
+        if arbiter::clocks::freeze::enabled() {
             "yes"
         } else {
             "no"

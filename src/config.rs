@@ -79,7 +79,7 @@ pub struct BotConfig {
     /// config file's folder. A bot has this or `folder`.
     pub spec: Option<Spanned<String>>,
     /// A folder of submissions, relative to the config file's folder: every entry of it
-    /// is a bot (see `bots::submissions`).
+    /// is a bot (see `class`).
     pub folder: Option<Spanned<String>>,
     /// With `folder`: only the entries whose names match (`*` and `?` wildcards).
     pub pattern: Option<Spanned<String>>,

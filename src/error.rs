@@ -32,7 +32,7 @@ pub enum Error {
     #[error("cannot draw the report's {plot}: {message}")]
     Plot { plot: String, message: String },
     /// The machine's load kept a game from a result however often it was played again
-    /// (`bots::runqueue`): the run stopped, resumable; exit code [`exit::OVERLOADED`].
+    /// (`clocks::runqueue`): the run stopped, resumable; exit code [`exit::OVERLOADED`].
     #[error("{0}")]
     Overloaded(String),
 }

@@ -7,12 +7,15 @@
 //! See docs/PROTOCOL.md for the bot protocol.
 
 pub mod bots;
+pub mod class;
 pub mod cli;
+pub mod clocks;
 pub mod config;
 pub mod engines;
 pub mod error;
 pub mod games;
 pub mod graders;
+pub mod jail;
 pub mod record;
 pub mod referee;
 pub mod replay;

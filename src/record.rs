@@ -52,7 +52,7 @@ pub struct GameRecord {
     pub machine: MachineLoad,
 }
 
-/// What the machine's load did to a game (`bots::runqueue`): moves whose clock gave back
+/// What the machine's load did to a game (`clocks::runqueue`): moves whose clock gave back
 /// the time other programs kept their bot from running, and earlier plays of the game
 /// that the load left without a result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@
 //! enforces the move limit on every reply (a bot that answers late loses even when its
 //! answer arrived), adjudicates failures, and reports each turn as an [`Event`].
 
-use crate::bots::placement::Placement;
 use crate::bots::{EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
+use crate::clocks::placement::Placement;
 use crate::games::openings::{OpeningKind, play_opening};
 use crate::games::{Game, Outcome, Side};
 use crate::record::{BotLogRecord, GameRecord, MachineLoad, MoveRecord, Waited};
@@ -180,11 +180,11 @@ pub fn play_started<G: Game>(
             // The CPU stays claimed until the bots are finished.
             placement = place_seats(&mut seats);
             on_event(Event::Started { state: &state });
-            // While one side is to move, the other's bot is stopped (bots::freeze).
+            // While one side is to move, the other's bot is stopped (clocks::freeze).
             let freezers = [seats[0].freezer(), seats[1].freezer()];
             let mut play = |turn_of: &mut TurnOf<'_, G>| {
                 let mut held = |side: Side, position: &G::State| {
-                    crate::bots::freeze::hold(&freezers, side.index());
+                    crate::clocks::freeze::hold(&freezers, side.index());
                     turn_of(side, position)
                 };
                 play_turns(
@@ -215,7 +215,7 @@ pub fn play_started<G: Game>(
             freezers
                 .iter()
                 .flatten()
-                .for_each(crate::bots::freeze::Freezer::thaw);
+                .for_each(crate::clocks::freeze::Freezer::thaw);
             (outcome, detail, announced)
         }
     };

@@ -3,5 +3,5 @@
 //! it starts sooner than arbiter (each jailed bot starts through it).
 
 fn main() {
-    std::process::exit(arbiter::bots::confine::helper::main());
+    std::process::exit(arbiter::jail::helper::main());
 }

@@ -19,11 +19,11 @@
 //! suite of 200 positions otherwise ran every program twice a case. A failure there only
 //! leaves the bot unnamed, and the name is asked again at its next game.
 
-use super::confine::leftovers::private_folder;
 use super::process::once::{Exit, run_once, run_once_then};
 use super::spec::{CommandSpec, Confinement, DEFAULT_BUILD_S, SandboxMode};
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
 use crate::games::Game;
+use crate::jail::leftovers::private_folder;
 use crate::untrusted::file::ReadBack;
 use std::path::Path;
 use std::sync::Mutex;
@@ -244,7 +244,7 @@ impl<G: Game> Player<G> for ConsolePlayer {
 /// (removed with it).
 type Build = (
     CommandSpec,
-    std::sync::Arc<crate::bots::confine::leftovers::PrivateFolder>,
+    std::sync::Arc<crate::jail::leftovers::PrivateFolder>,
 );
 
 /// The C# projects built in this run, by folder and confinement: a folder is built once,
@@ -309,7 +309,7 @@ fn build_now(dir: &Path, confine: Confinement) -> Result<Build, String> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let place = crate::bots::confine::leftovers::private_folder("build", &std::env::temp_dir())
+    let place = crate::jail::leftovers::private_folder("build", &std::env::temp_dir())
         .map_err(|e| format!("cannot make a folder for the build: {e}"))?;
     let (out, home) = (place.path().join("out"), place.path().join("home"));
     for folder in [&out, &home] {

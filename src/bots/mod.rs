@@ -3,25 +3,16 @@
 //! Bot misbehaviour is data: every way a bot can fail is a [`Failure`] the referee
 //! adjudicates, never a panic or an `Err` of the harness.
 
-pub mod confine;
-pub use confine::{cgroup, sandbox};
 pub mod console;
-pub mod freeze;
 pub mod inprocess;
 pub mod java;
-pub mod pause;
 pub mod pipe;
-pub mod placement;
 pub mod process;
-pub mod procfs;
 pub mod protocol;
 pub mod python;
-pub mod reaper;
-pub mod runqueue;
 pub mod serve;
 pub mod solver;
 pub mod spec;
-pub mod submissions;
 
 use crate::engines::Builtins;
 use crate::games::{Game, Side};
@@ -154,12 +145,12 @@ pub trait Player<G: Game>: Send {
     /// Moves the bot's processes onto the game's CPU, beside the referee (see
     /// [`placement`]); from then on the bot must not spin while it waits, as it would
     /// take the CPU from the side it waits for. False when there is nothing to move.
-    fn place(&mut self, _placement: &placement::Placement) -> bool {
+    fn place(&mut self, _placement: &crate::clocks::placement::Placement) -> bool {
         false
     }
     /// The bot's processes as one group to stop while the other side is to move
     /// ([`freeze`]); `None` for a bot with no process between its turns.
-    fn freezer(&self) -> Option<freeze::Freezer> {
+    fn freezer(&self) -> Option<crate::clocks::freeze::Freezer> {
         None
     }
 }

@@ -2,7 +2,7 @@
 //! seats a bot program in a game.
 //!
 //! Each bot runs in its own process group (and its own cgroup where one can be made: see
-//! `super::cgroup`) so that it and everything it forks can be killed at once. The referee
+//! `crate::jail::cgroup`) so that it and everything it forks can be killed at once. The referee
 //! never blocks on a pipe: the bot's stdout and stdin are non-blocking and handled on the
 //! referee's own thread (stdout read line by line, bounded in length, with `poll` until
 //! the deadline, which the bot's exit also ends through its pidfd; a turn written at once
@@ -29,8 +29,9 @@ pub use shutdown::kill_all_bots;
 use super::protocol::{FromBot, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBot};
 use super::spec::CommandSpec;
 use super::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
+use crate::clocks::deadline::deadline_after;
 use crate::games::Game;
-use read::{Got, deadline_after};
+use read::Got;
 use spawn::{Running, lock};
 use std::time::{Duration, Instant};
 
@@ -160,7 +161,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         self.line.clear();
         game.write_turn(state, &mut self.line);
         let sent = Instant::now();
-        let paused_before = super::pause::paused();
+        let paused_before = crate::clocks::pause::paused();
         run.send_line(&self.line);
         // Frozen while the other side moved: it goes on with its turn already to read.
         run.freezer.thaw();
@@ -206,7 +207,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         };
         // A pause of the whole run (Ctrl-Z) is no part of the move, nor is the time the
         // machine kept the bot from running.
-        let paused = super::pause::paused().saturating_sub(paused_before);
+        let paused = crate::clocks::pause::paused().saturating_sub(paused_before);
         TurnReply {
             reply,
             elapsed: at
@@ -217,7 +218,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         }
     }
 
-    fn place(&mut self, placement: &super::placement::Placement) -> bool {
+    fn place(&mut self, placement: &crate::clocks::placement::Placement) -> bool {
         let Some(run) = self
             .run
             .as_mut()
@@ -229,7 +230,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         run.placed
     }
 
-    fn freezer(&self) -> Option<super::freeze::Freezer> {
+    fn freezer(&self) -> Option<crate::clocks::freeze::Freezer> {
         let run = self.run.as_ref().filter(|r| !r.killed && !r.reaped)?;
         Some(run.freezer.thawed_by_turn())
     }
@@ -247,7 +248,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         if run.placed {
             // Its exit (an interpreter unmapping its memory) need not wait for the other
             // bot's on the game's CPU.
-            super::placement::unplace_tree(run.pgid.as_raw_nonzero().get());
+            crate::clocks::placement::unplace_tree(run.pgid.as_raw_nonzero().get());
         }
         run.shut_down();
         let stderr = run.stderr_text(Duration::from_millis(100));

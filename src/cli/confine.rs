@@ -1,8 +1,8 @@
 //! Options that confine bot programs: resource limits and the sandbox (docs/SECURITY.md).
 
-use crate::bots::sandbox;
 use crate::bots::spec::{Confinement, Limits, SandboxMode};
 use crate::error::Error;
+use crate::jail::sandbox;
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct ConfineArgs {
@@ -61,7 +61,7 @@ pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
     if let Some(why) = sandbox::unavailable(confine.sandbox) {
         return Err(Error::usage(format!("bot {name}: {why}")));
     }
-    crate::bots::confine::level_for(confine.sandbox)
+    crate::jail::level_for(confine.sandbox)
         .map(|_| ())
         .map_err(|why| Error::usage(format!("bot {name}: {why}")))
 }
@@ -77,10 +77,10 @@ pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
         .iter()
         .filter(|e| !matches!(e.spec, BotSpec::Builtin(_)))
     {
-        let name = match crate::bots::confine::level_for(e.confine.sandbox) {
+        let name = match crate::jail::level_for(e.confine.sandbox) {
             Ok(Some(level)) => {
                 caveats.extend(level.caveat());
-                let described = crate::bots::confine::caps::describe(&e.confine.effective_limits());
+                let described = crate::jail::caps::describe(&e.confine.effective_limits());
                 if !caps.contains(&described) {
                     caps.push(described);
                 }

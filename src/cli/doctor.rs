@@ -1,9 +1,9 @@
 //! `arbiter doctor`: what this machine gives for confining bots, and the runtimes found.
 
-use crate::bots::confine;
+use crate::jail;
 
 pub fn run() -> i32 {
-    let layers = confine::verify();
+    let layers = jail::verify();
     let yes_no = |r: &Result<(), String>| match r {
         Ok(()) => "yes".to_string(),
         Err(e) => format!("no ({e})"),
@@ -19,8 +19,8 @@ pub fn run() -> i32 {
     say!("seccomp: {}", yes_no(&layers.seccomp));
     // After the trials: an `arbiter-jail` of another build is known by then.
     match (
-        confine::helper_program(),
-        confine::jail_program_of_another_build(),
+        jail::helper_program(),
+        jail::jail_program_of_another_build(),
     ) {
         (Some(program), Some(stale)) => say!(
             "jails are built by: {} ({} is of another build: `cargo build --release` builds both)",
@@ -45,7 +45,7 @@ pub fn run() -> i32 {
         Some(level) => {
             say!(
                 "bots are confined at level {} ({}){}",
-                if level == confine::Level::Namespaces {
+                if level == jail::Level::Namespaces {
                     1
                 } else {
                     2
@@ -53,7 +53,7 @@ pub fn run() -> i32 {
                 level.name(),
                 level.caveat().map(|c| format!(": {c}")).unwrap_or_default()
             );
-            if level == confine::Level::Landlock
+            if level == jail::Level::Landlock
                 && let Ok(abi) = &layers.landlock
                 && *abi < 6
             {
@@ -66,11 +66,9 @@ pub fn run() -> i32 {
                 "each jailed bot is capped by default at {} (--memory-mb and --file-mb raise \
                  them): enough for a course bot that loads numpy and a model file of a few \
                  hundred MB, or a JVM, and no more, so that no bot can take the machine",
-                confine::caps::describe(
-                    &crate::bots::spec::Confinement::default().effective_limits()
-                )
+                jail::caps::describe(&crate::bots::spec::Confinement::default().effective_limits())
             );
-            if let Some(file) = confine::kept_finding() {
+            if let Some(file) = jail::kept_finding() {
                 say!(
                     "the runs that follow on this boot take this finding from {} instead of trying again",
                     file.display()

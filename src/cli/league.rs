@@ -112,7 +112,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
     // A bad roster is known before any game; a good one is kept in the folder once it
     // matches the league's teams.
     let mut roster = match &args.roster {
-        Some(path) => Some(report::roster::read_roster(path)?),
+        Some(path) => Some(crate::class::roster::read_roster(path)?),
         None => None,
     };
     if roster.is_none() && args.options.force_new {
@@ -128,7 +128,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
     )?;
     if let (Some(path), Some(roster)) = (&args.roster, &mut roster) {
         let non_scoring = &args.options.non_scoring;
-        let teams = report::roster::Teams {
+        let teams = crate::class::roster::Teams {
             marked: entries
                 .entrants
                 .iter()
@@ -438,7 +438,7 @@ pub(crate) fn report_distinct(distinct: &tournament::openings::DistinctPairs) {
 /// whether the games themselves are too many (`-j` above the cores) or the machine is
 /// busy with other work as the run starts. Said once, before any game.
 pub(crate) fn warn_oversubscribed(jobs: usize) {
-    let cores = crate::bots::placement::cores();
+    let cores = crate::clocks::placement::cores();
     let busy = other_load();
     if jobs as f64 + busy > cores as f64 + 0.5 {
         let load = if busy >= 0.5 {

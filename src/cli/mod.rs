@@ -182,15 +182,15 @@ fn keep_the_heap_tight() {
 pub fn main() -> i32 {
     // `arbiter confine JAIL` starts a confined bot where `arbiter-jail` is missing or of
     // another build: straight to the jail, without building the command line's parser.
-    if let Some(jail) = crate::bots::confine::helper::asked_to_confine() {
-        return crate::bots::confine::helper::run(&jail, false);
+    if let Some(jail) = crate::jail::helper::asked_to_confine() {
+        return crate::jail::helper::run(&jail, false);
     }
     keep_the_heap_tight();
     let cli = Cli::parse();
     // A jail is built by a single-threaded process (a user namespace needs one): before
     // any signal thread starts.
     if let Command::Confine { jail } = &cli.command {
-        return crate::bots::confine::helper::run(jail, false);
+        return crate::jail::helper::run(jail, false);
     }
     // Commands that play bots take Ctrl-Z themselves (the bots stop with arbiter); the
     // others (tables, reports, tools) keep the terminal's own stop and no extra thread.
@@ -247,7 +247,7 @@ pub(crate) fn print(text: &str) {
         .and_then(|()| stdout.flush())
     {
         crate::bots::process::kill_all_bots();
-        crate::bots::confine::leftovers::remove_live();
+        crate::jail::leftovers::remove_live();
         crate::bots::console::remove_builds();
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(crate::error::exit::DONE);

@@ -120,7 +120,7 @@ impl MatchOptions {
 
 /// Games at once: `jobs`, or one per core.
 pub(crate) fn jobs_or_cores(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(crate::bots::placement::cores)
+    jobs.unwrap_or_else(crate::clocks::placement::cores)
 }
 
 /// A bot as written on the command line, `NAME=SPEC` or a SPEC: its name (given, or

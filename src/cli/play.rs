@@ -148,9 +148,9 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         super::options::spec_with_name(text.as_deref()?, args.play.python.as_deref()).ok()
     });
     let early: Vec<BotSpec> = early.map(|(_, _, spec)| spec).collect();
-    crate::bots::confine::entrants::enter(early.iter().map(|spec| (spec, None)));
+    crate::bots::spec::enter(early.iter().map(|spec| (spec, None)));
     if let Some(record) = &args.record {
-        crate::bots::confine::entrants::results(record);
+        crate::jail::entrants::results(record);
     }
     for (role, text) in specs {
         let text = text.ok_or_else(|| Error::usage(format!("--{role} BOT is required")))?;

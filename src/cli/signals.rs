@@ -1,5 +1,5 @@
 //! What every command does when a signal would end arbiter (SIGINT, SIGTERM, SIGHUP), or
-//! stop it (SIGTSTP: Ctrl-Z, whose pause no bot is charged, `bots::pause`).
+//! stop it (SIGTSTP: Ctrl-Z, whose pause no bot is charged, `clocks::pause`).
 //!
 //! Bots run in their own process groups, so a Ctrl-C at the terminal, or a signal sent to
 //! arbiter alone, does not reach them: the handler, installed once for every command,
@@ -21,7 +21,7 @@ const EXIT_ON_SIGNAL: i32 = crate::error::exit::INTERRUPTED;
 /// for a command that plays bots, also the one that stops them with arbiter (Ctrl-Z).
 pub fn install(plays_bots: bool) {
     if plays_bots {
-        crate::bots::pause::take_stops();
+        crate::clocks::pause::take_stops();
     }
     let result = ctrlc::set_handler(|| {
         // From the handler's own thread, not a signal context: taking locks is fine. The
@@ -37,7 +37,7 @@ pub fn install(plays_bots: bool) {
             );
         } else {
             // Exiting at once, nothing is dropped: the bots' private folders go here.
-            crate::bots::confine::leftovers::remove_live();
+            crate::jail::leftovers::remove_live();
             std::process::exit(EXIT_ON_SIGNAL);
         }
     });

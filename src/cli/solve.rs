@@ -52,17 +52,17 @@ pub fn run(args: SolveArgs) -> Result<i32, Error> {
     for spec in &specs {
         match spec {
             SolverSpec::Java(folder) => {
-                crate::bots::confine::entrants::enter_files(std::slice::from_ref(folder))
+                crate::jail::entrants::enter_files(std::slice::from_ref(folder))
             }
             SolverSpec::Console(words) => {
                 let mut command = crate::bots::spec::CommandSpec::new(words[0].clone());
                 command.args = words[1..].to_vec();
                 let bot = crate::bots::spec::BotSpec::Command(command);
-                crate::bots::confine::entrants::enter([(&bot, None)]);
+                crate::bots::spec::enter([(&bot, None)]);
             }
         }
     }
-    crate::bots::confine::entrants::results(&args.cases);
+    crate::jail::entrants::results(&args.cases);
     let flags = match args.ab.as_str() {
         "true" => vec![true],
         "false" => vec![false],

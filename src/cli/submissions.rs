@@ -4,7 +4,7 @@
 use super::games::GameOptions;
 use super::options::{cli_entrant, jobs_or_cores, parse_spec};
 use crate::bots::spec::{BotSpec, Confinement};
-use crate::bots::submissions::{self, Submissions};
+use crate::class::{self, Submissions};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::games::GameKind;
@@ -94,7 +94,7 @@ pub fn folder_entrants(
         skipped,
         same,
         ignored,
-    } = submissions::scan(folder, game, pattern, unpack_to)?;
+    } = class::scan(folder, game, pattern, unpack_to)?;
     let entry_name = |path: &Path| {
         path.file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -181,7 +181,7 @@ pub fn folder_entrants(
 /// A bot found in a submissions folder (or a team's folder), as an entrant whose spec in the
 /// journal is `FOLDER/ENTRY` as written.
 fn found_entrant(
-    bot: submissions::Found,
+    bot: class::Found,
     folder_shown: &str,
     python: Option<&str>,
 ) -> Result<Entrant, Error> {
@@ -219,7 +219,7 @@ fn team_folder_entrant(
     game: GameKind,
     python: Option<&str>,
 ) -> Result<Option<Entrant>, Error> {
-    let Some(bot) = submissions::team_folder(Path::new(text), game) else {
+    let Some(bot) = class::team_folder(Path::new(text), game) else {
         return Ok(None);
     };
     note!(

@@ -55,8 +55,8 @@ pub fn run(args: SuiteArgs) -> Result<i32, Error> {
     }
     let confine = args.confine.confinement();
     // The bot reads its own files, never the suite's cases and their answers.
-    crate::bots::confine::entrants::enter([(&spec, None)]);
-    crate::bots::confine::entrants::results(&args.dir);
+    crate::bots::spec::enter([(&spec, None)]);
+    crate::jail::entrants::results(&args.dir);
     let name = crate::bots::display_name(&spec, None, &Default::default(), confine);
     super::confine::check(&name, &confine)?;
     let limit = Duration::from_millis(args.limit_ms);

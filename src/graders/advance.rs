@@ -8,9 +8,9 @@
 //! them (otherwise the answer's board). Where a level's rule and the answer disagree, the
 //! answer decides.
 
-use crate::bots::runqueue::again_while_late;
 use crate::bots::spec::BotSpec;
 use crate::bots::{EndInfo, FailureKind, Player, Reply, Setup, open_player_in, spec::Confinement};
+use crate::clocks::runqueue::again_while_late;
 use crate::engines::advance::{level6_moves, wins_at_once};
 use crate::games::advance::{Advance, Move, State, move_to_board, parse_board};
 use crate::games::{Game, Side};
@@ -168,8 +168,8 @@ pub fn judge(case: &Case, mv: &Move) -> Option<String> {
 }
 
 /// Runs the bot `spec` on one case: its move judged, or why it gave none. A run the
-/// machine's load left without a move (`bots::runqueue`) is run again, a second later, up
-/// to [`crate::bots::runqueue::MAX_REPLAYS`] times: the load must not fail a case.
+/// machine's load left without a move (`clocks::runqueue`) is run again, a second later, up
+/// to [`crate::clocks::runqueue::MAX_REPLAYS`] times: the load must not fail a case.
 pub fn run_case(
     case: &Case,
     spec: &BotSpec,

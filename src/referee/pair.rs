@@ -19,8 +19,8 @@
 //! game holds. Without one free, or when the second seat cannot be placed, the game is
 //! played on one CPU as usual.
 
-use crate::bots::placement::Placement;
 use crate::bots::{Player, TurnReply};
+use crate::clocks::placement::Placement;
 use crate::games::{Game, Side};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};

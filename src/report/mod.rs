@@ -17,7 +17,6 @@ pub mod model;
 pub(crate) mod numbers;
 pub mod plots;
 pub mod replay;
-pub mod roster;
 mod section;
 mod sprt_section;
 pub mod tables;
@@ -35,6 +34,7 @@ use crate::stats::elo::Anchor;
 use crate::stats::league::LeagueTable;
 use crate::tournament::journal::{self, Loaded};
 use crate::tournament::tally::Tally;
+pub use crate::untrusted::file::{write_atomic, write_atomic_with};
 use model::{GameSource, Report};
 use std::path::{Path, PathBuf};
 
@@ -362,30 +362,4 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         out.write_all(after.as_bytes())
     })?;
     Ok(index)
-}
-
-/// Writes `path` atomically: a temporary file in the same folder, then a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    write_atomic_with(path, |file| file.write_all(bytes))
-}
-
-/// [`write_atomic`] of what `write` writes, streamed to the file rather than built in
-/// memory first.
-pub fn write_atomic_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), Error> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-    write(&mut file).map_err(io)?;
-    file.into_inner().map_err(|e| io(e.into_error()))?;
-    std::fs::rename(&tmp, path).map_err(io)
 }

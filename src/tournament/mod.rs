@@ -429,7 +429,7 @@ pub(crate) fn open<G: Builtins>(
         tournament.out.join(journal::JOURNAL_FILE),
         tournament.out.join(journal::LOCK_FILE),
     ] {
-        crate::bots::confine::entrants::results(&result);
+        crate::jail::entrants::results(&result);
     }
     if tournament.shard.is_some() && tournament.format == Format::Sprt {
         return Err(Error::usage(
@@ -540,8 +540,8 @@ impl Finished {
 fn sandbox_level(mode: SandboxMode) -> Result<String, String> {
     // What the trials find now, not a finding kept from an earlier run: this is the level
     // the plan holds a resumed run to.
-    crate::bots::confine::verify();
-    Ok(match crate::bots::confine::level_for(mode)? {
+    crate::jail::verify();
+    Ok(match crate::jail::level_for(mode)? {
         Some(level) => level.name().to_string(),
         None => mode.name().to_string(),
     })

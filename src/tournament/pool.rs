@@ -4,8 +4,8 @@
 use super::schedule::Fixture;
 use super::{Finished, Tournament};
 use crate::bots::MACHINE_LOAD;
-use crate::bots::runqueue::{MAX_REPLAYS, REPLAY_PAUSE};
 use crate::bots::spec::BotSpec;
+use crate::clocks::runqueue::{MAX_REPLAYS, REPLAY_PAUSE};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::GameRecord;
@@ -56,7 +56,7 @@ fn games_ahead(tournament: &Tournament) -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok());
     match asked {
         Some(n) => n.min(MAX_AHEAD),
-        None if tournament.jobs < crate::bots::placement::cores() => DEFAULT_AHEAD,
+        None if tournament.jobs < crate::clocks::placement::cores() => DEFAULT_AHEAD,
         None => 0,
     }
 }
@@ -298,7 +298,7 @@ fn play_seated<G: Builtins>(
 }
 
 /// `record`, or, when the machine's load left it without a result (a bot kept from
-/// running until its stretched deadline: `bots::runqueue`), the game played again by
+/// running until its stretched deadline: `clocks::runqueue`), the game played again by
 /// `again`, up to [`MAX_REPLAYS`] times, `pause` apart; the record that counts keeps why
 /// each earlier play was dropped. Still without a result after that, the run stops with
 /// [`Error::Overloaded`]: its journal resumes once the machine is quieter.

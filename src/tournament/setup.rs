@@ -84,7 +84,7 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
 
 /// Makes `entrants` the run's entrants for confinement: no bot reads another's files.
 pub fn enter(entrants: &[Entrant]) {
-    crate::bots::confine::entrants::enter(entrants.iter().map(|e| (&e.spec, e.cwd.as_deref())));
+    crate::bots::spec::enter(entrants.iter().map(|e| (&e.spec, e.cwd.as_deref())));
 }
 
 /// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`

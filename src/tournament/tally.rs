@@ -26,7 +26,7 @@ pub struct Tally {
     pairs: PairCounter,
 }
 
-/// What the machine's load did to a run's games (`bots::runqueue`).
+/// What the machine's load did to a run's games (`clocks::runqueue`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MachineTotals {
     /// Games played again because the machine's load left a play without a result.

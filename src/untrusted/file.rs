@@ -342,6 +342,32 @@ pub fn trusted_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Writes `path` atomically: a temporary file in the same folder, then a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), crate::error::Error> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, streamed to the file rather than built in
+/// memory first.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), crate::error::Error> {
+    let io = |source| crate::error::Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    write(&mut file).map_err(io)?;
+    file.into_inner().map_err(|e| io(e.into_error()))?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

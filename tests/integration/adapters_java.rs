@@ -380,7 +380,7 @@ fn course_players_play_unchanged_from_one_flat_folder_that_holds_a_broken_file()
     ])
     .args(["--cpu-s", "60", "--file-mb", "8", "--out"])
     .arg(&out);
-    if arbiter::bots::sandbox::is_root() {
+    if arbiter::jail::sandbox::is_root() {
         cmd.args(["--sandbox", "user"]);
     }
     for name in [

@@ -271,7 +271,7 @@ fn a_csharp_project_folder_is_built_with_dotnet_or_refused_clearly() {
 
 #[test]
 fn under_the_sandbox_the_move_files_follow_the_bot_into_its_folder() {
-    if !arbiter::bots::sandbox::is_root() {
+    if !arbiter::jail::sandbox::is_root() {
         eprintln!("skipped: --sandbox user needs root");
         return;
     }

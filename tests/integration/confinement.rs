@@ -637,7 +637,7 @@ fn have_jdk() -> bool {
 
 /// The cgroup2 folder of this process's own cgroup, if the tests can make cgroups in it.
 fn own_cgroup_folder() -> Option<PathBuf> {
-    let own = arbiter::bots::cgroup::cgroup_of(std::process::id() as i32);
+    let own = arbiter::jail::cgroup::cgroup_of(std::process::id() as i32);
     if own.is_empty() {
         return None;
     }
@@ -1089,7 +1089,7 @@ fn a_bot_born_outside_its_cgroup_plays_without_it_and_the_kept_finding_is_forgot
         .into_iter()
         .find(|m| Path::new(m).join("cgroup.controllers").exists())
         .unwrap();
-    let own = arbiter::bots::cgroup::cgroup_of(std::process::id() as i32);
+    let own = arbiter::jail::cgroup::cgroup_of(std::process::id() as i32);
     let parent = Path::new(cgroup_root).join(own.trim_start_matches('/'));
     let left: Vec<String> = std::fs::read_dir(&parent)
         .unwrap()

@@ -89,7 +89,7 @@ fn play_advance(dir: &Path, white: &str, extra: &[&str]) -> (Finished, serde_jso
 /// Without the sandbox (as `nobody` where the tests run as root), and with it (as root).
 fn runs_with_and_without_the_sandbox() -> Vec<Vec<&'static str>> {
     let mut runs = vec![vec![]];
-    if arbiter::bots::sandbox::is_root() {
+    if arbiter::jail::sandbox::is_root() {
         runs.push(vec!["--sandbox", "user"]);
     }
     runs
@@ -399,7 +399,7 @@ fn check_never_runs_code_planted_in_a_shared_temporary_folder() {
 
 #[test]
 fn a_sandboxed_league_keeps_its_results_and_unpacked_code_from_other_users() {
-    if !arbiter::bots::sandbox::is_root() {
+    if !arbiter::jail::sandbox::is_root() {
         eprintln!("skipped: --sandbox user needs root");
         return;
     }
@@ -469,7 +469,7 @@ fn stand_in_dotnet(dir: &Path, sandboxed: bool) -> PathBuf {
 #[test]
 fn a_csharp_project_is_built_into_a_private_folder_and_plays_with_and_without_the_sandbox() {
     let mut modes = vec![false];
-    if arbiter::bots::sandbox::is_root() {
+    if arbiter::jail::sandbox::is_root() {
         modes.push(true);
     }
     for sandboxed in modes {

@@ -221,7 +221,7 @@ probe("grandchild started", lambda: None)
         let root = rustix::process::getuid().is_root();
         let runs = [("on", false), ("off", false), ("on", true), ("off", true)];
         for (cgroup, as_root) in runs.into_iter().filter(|&(_, r)| !r || root) {
-            let mut env = vec![(arbiter::bots::cgroup::DISABLE_VAR, cgroup)];
+            let mut env = vec![(arbiter::jail::cgroup::DISABLE_VAR, cgroup)];
             if as_root {
                 env.push((AS_ROOT, ""));
             }

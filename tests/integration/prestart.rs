@@ -7,9 +7,9 @@
 use crate::bots_common::{assert_no_process_with, processes_with};
 use crate::common::*;
 use crate::league::league_cmd;
-use arbiter::bots::sandbox::TOKEN_VAR;
 use arbiter::bots::spec::BotSpec;
 use arbiter::games::asalto::Asalto;
+use arbiter::jail::sandbox::TOKEN_VAR;
 use arbiter::record::GameRecord;
 use arbiter::tournament::{self, Entrant, Format, LeagueEvent, PRESTART_VAR, Tournament};
 use std::collections::BTreeMap;
@@ -388,7 +388,7 @@ fn longest_over(dir: &Path, extra: &[&str], marker: &str, limit: usize) -> (Dura
 #[test]
 fn bots_are_started_ahead_only_while_a_core_is_left_over() {
     let dir = tempfile::tempdir().unwrap();
-    let cores = arbiter::bots::placement::cores();
+    let cores = arbiter::clocks::placement::cores();
     let moment = Duration::from_millis(150);
     let (over, stderr) = longest_over(dir.path(), &["--pairs", "2"], "prestart_full_", cores);
     assert!(

@@ -4,10 +4,10 @@
 //! stalls loses by timeout without holding the referee.
 
 use crate::bots_common::*;
-use arbiter::bots::placement::Placement;
 use arbiter::bots::process::ProcessPlayer;
 use arbiter::bots::spec::CommandSpec;
 use arbiter::bots::{BotLog, EndInfo, Failure, Player, Setup, TurnReply};
+use arbiter::clocks::placement::Placement;
 use arbiter::record::GameRecord;
 use arbiter::referee::{MatchConfig, play_game};
 use std::collections::BTreeSet;

@@ -6,9 +6,9 @@
 use crate::bots_common::{Shapes, processes_with};
 use crate::common::journal_text;
 use arbiter::bots::process::{CHATTER_BYTES, ProcessPlayer, STDERR_BYTES};
-use arbiter::bots::sandbox;
 use arbiter::bots::spec::{CommandSpec, Confinement, Limits, SandboxMode};
 use arbiter::games::Side;
+use arbiter::jail::sandbox;
 use arbiter::record::GameRecord;
 use arbiter::referee::{MatchConfig, play_game};
 use std::path::{Path, PathBuf};
@@ -129,7 +129,7 @@ pub(crate) fn play(bot: CommandSpec, side: Side, move_ms: u64) -> Played {
 /// Scripts that keep a CPU busy until they are stopped (spinning, or flooding their
 /// output for the referee to read): where the move limit ends their games, they are played
 /// one at a time, since six of them at once on two cores keep each other from running,
-/// which is the machine's load (`bots::runqueue`): such a move would be no result, not the
+/// which is the machine's load (`clocks::runqueue`): such a move would be no result, not the
 /// timeout its test expects.
 const SPINNING: [&str; 2] = ["busy.py", "stdout_flood.py"];
 

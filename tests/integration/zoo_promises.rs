@@ -7,12 +7,12 @@ use crate::common::{arbiter, read, run, served};
 use crate::zoo::{
     MOVE_MS, Played, assert_no_stray, lost_by, play, pythons_running, zoo_case, zoo_copy, zoo_dir,
 };
-use arbiter::bots::cgroup::cgroup_of;
 use arbiter::bots::protocol::UNDECODABLE_MOVE_PREFIX;
 use arbiter::bots::python::course_command;
 use arbiter::bots::spec::Limits;
 use arbiter::bots::spec::{Confinement, SandboxMode};
 use arbiter::games::Side;
+use arbiter::jail::cgroup::cgroup_of;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -253,7 +253,7 @@ fn without_a_cgroup_a_helper_in_its_own_session_is_still_swept() {
         let helper = format!("{helper}{args}");
         for (rebel, officer) in [(&helper, &polite), (&polite, &helper)] {
             let mut cmd = arbiter();
-            cmd.env(arbiter::bots::cgroup::DISABLE_VAR, "off")
+            cmd.env(arbiter::jail::cgroup::DISABLE_VAR, "off")
                 .args(["play", "--rebel", rebel, "--officer", officer])
                 .args(["--round-limit", "2", "--limit-ms", "1000"]);
             let (code, stdout, stderr) = run(&mut cmd);
@@ -275,7 +275,7 @@ fn without_a_cgroup_a_helper_in_its_own_session_is_still_swept() {
 fn inherited_zombies() -> Vec<i32> {
     let me = std::process::id() as i32;
     let my_group = rustix::process::getpgrp().as_raw_nonzero().get();
-    arbiter::bots::procfs::processes()
+    arbiter::jail::procfs::processes()
         .into_iter()
         .filter(|p| p.state == 'Z' && p.ppid == me && p.pgrp != p.pid && p.pgrp != my_group)
         .map(|p| p.pid)
@@ -434,7 +434,7 @@ fn signals_end_command_and_its_bots(
     let sleeper_file = sleeper.split(' ').next().unwrap();
     let mut cmd = arbiter();
     if without_cgroup {
-        cmd.env(arbiter::bots::cgroup::DISABLE_VAR, "off");
+        cmd.env(arbiter::jail::cgroup::DISABLE_VAR, "off");
     }
     cmd.args(command)
         .args(bots(script(sleeper), script("polite.py")));

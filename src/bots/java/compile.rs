@@ -3,7 +3,7 @@
 //! could read.
 //!
 //! javac is a submission's build: it starts through the same door as every bot program
-//! ([`crate::bots::confine`]), confined at the run's level and killed at the build deadline,
+//! ([`crate::jail`]), confined at the run's level and killed at the build deadline,
 //! and reads copies of the sources it may use, never another entrant's player.
 
 use super::cds::Cds;
@@ -254,7 +254,7 @@ impl Javac<'_> {
             let Ok(rest) = path.strip_prefix(self.root) else {
                 continue;
             };
-            if crate::bots::confine::entrants::of_another(path, self.file) {
+            if crate::jail::entrants::of_another(path, self.file) {
                 continue;
             }
             if own(path) || player_class(path).is_err() {

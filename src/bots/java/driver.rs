@@ -236,7 +236,7 @@ impl<G: Game> Player<G> for JavaPlayer {
             .map_err(|f| file_size_failure(jvm_start_failure(f, &limits), &limits))
     }
 
-    fn freezer(&self) -> Option<crate::bots::freeze::Freezer> {
+    fn freezer(&self) -> Option<crate::clocks::freeze::Freezer> {
         self.inner.as_ref().and_then(Player::<G>::freezer)
     }
 

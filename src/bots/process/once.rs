@@ -9,12 +9,12 @@
 //! the program actually wrote them.
 
 use super::POLL;
-use super::read::{Late, MoveClock};
 use super::spawn::{Running, Tail, lock};
 use crate::bots::Failure;
 use crate::bots::FailureKind;
 use crate::bots::pipe::Piece;
 use crate::bots::spec::CommandSpec;
+use crate::clocks::deadline::{Late, MoveClock, deadline_after};
 use crate::untrusted::file::{ReadBack, read_beneath};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub enum Exit {
     TimedOut,
     /// It was still running at the deadline stretched as far as it goes, while the
     /// machine kept it from running for this long and its own time was within the limit
-    /// (`bots::runqueue`); it was killed.
+    /// (`clocks::runqueue`); it was killed.
     MachineLate(Duration),
 }
 
@@ -50,7 +50,7 @@ pub struct Ran {
     /// less a pause of the run (Ctrl-Z) and the time given back in `waited`.
     pub elapsed: Duration,
     /// The time the machine kept the program from running, given back to it
-    /// (`bots::runqueue`).
+    /// (`clocks::runqueue`).
     pub waited: Duration,
     /// The end of its stdout.
     pub stdout: String,
@@ -74,7 +74,7 @@ pub fn run_once(
     run_once_then(command, folder, limit, outputs, |_| {})
 }
 
-/// [`run_once`], run again ([`crate::bots::runqueue::again_while_late`]) while the machine's load keeps the program from running until its stretched
+/// [`run_once`], run again ([`crate::clocks::runqueue::again_while_late`]) while the machine's load keeps the program from running until its stretched
 /// deadline ([`Exit::MachineLate`]): for a program whose one run is the whole verdict (a
 /// solver on a case), which the load must not decide.
 pub fn run_once_fairly(
@@ -83,7 +83,7 @@ pub fn run_once_fairly(
     limit: Duration,
     outputs: &[&str],
 ) -> Result<Ran, Failure> {
-    crate::bots::runqueue::again_while_late(
+    crate::clocks::runqueue::again_while_late(
         || run_once(command, folder, limit, outputs),
         |ran| matches!(ran, Ok(ran) if matches!(ran.exit, Exit::MachineLate(_))),
     )
@@ -106,7 +106,7 @@ pub fn run_once_then(
     let mut run = Running::spawn(&command)?;
     // The program reads no stdin: EOF at once.
     run.to_stdin = None;
-    let deadline = super::read::deadline_after(started, limit);
+    let deadline = deadline_after(started, limit);
     let mut clock = MoveClock::new(started, deadline, run.pgid.as_raw_nonzero().get());
     let stdout = Tail::new(STDOUT_BYTES);
     let mut exited_at: Option<Instant> = None;

@@ -6,7 +6,7 @@ use super::spawn::{Running, lock};
 use crate::bots::Failure;
 use crate::bots::pipe::{self, Piece};
 use crate::bots::protocol::{self, FromBot, Incoming, truncate};
-use crate::bots::runqueue;
+use crate::clocks::deadline::{Late, MoveClock};
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
@@ -36,7 +36,7 @@ pub(super) enum Got {
     TimedOut(Instant),
     /// The deadline, stretched as far as it goes, passed without a reply while the bot's
     /// own time was still within its limit: the machine kept it from running for the
-    /// time given (`bots::runqueue`).
+    /// time given (`clocks::runqueue`).
     MachineLate(Instant, Duration),
 }
 
@@ -94,7 +94,7 @@ impl Running {
     /// (exit status, stderr) comes after and is not charged to the bot.
     ///
     /// The deadline moves by the time arbiter was stopped (Ctrl-Z: so was the bot) and by
-    /// the time the machine kept the bot waiting for a CPU (`bots::runqueue`), which
+    /// the time the machine kept the bot waiting for a CPU (`clocks::runqueue`), which
     /// [`Running::given`] then holds; past [`runqueue::MAX_STRETCH`] times the limit, a
     /// bot still kept waiting so is [`Got::MachineLate`].
     pub(super) fn next(&mut self, asked: Instant, deadline: Instant) -> Got {
@@ -190,143 +190,6 @@ impl Running {
                 }
                 None => return Ok(()),
             }
-        }
-    }
-}
-
-/// `from + limit`, for any limit a configuration can hold (no overflow panic).
-pub(super) fn deadline_after(from: Instant, limit: Duration) -> Instant {
-    const FAR: Duration = Duration::from_secs(365 * 24 * 3600);
-    from.checked_add(limit.min(FAR)).unwrap_or(from)
-}
-
-/// Whose a deadline passed without a reply was.
-pub(super) enum Late {
-    /// The bot's: its own time ran out.
-    Own,
-    /// The machine's: the deadline stretched as far as it goes while the bot's own time
-    /// was still within its limit, with this much time it waited for a CPU.
-    Machine(Duration),
-}
-
-/// A move's deadline, which moves by the time arbiter was stopped (Ctrl-Z: so was the bot)
-/// and by the time the machine kept the bot waiting for a CPU (`bots::runqueue`), up to
-/// [`runqueue::MAX_STRETCH`] times the limit.
-pub(super) struct MoveClock {
-    asked: Instant,
-    limit: Duration,
-    deadline: Instant,
-    /// The deadline before any stretch (a pause's aside).
-    first_deadline: Instant,
-    cap: Instant,
-    /// When the bot's counters are first read: only once a move lasts (most replies come
-    /// before), at no cost to a quick one.
-    look_at: Instant,
-    threshold: Duration,
-    leader: i32,
-    watch: runqueue::Watch,
-    paused_at_start: Duration,
-    /// How far a pause moved the deadline.
-    paused: Duration,
-}
-
-impl MoveClock {
-    /// The clock of a wait asked for at `asked`, due by `deadline`, of the bot whose
-    /// process group `leader` leads.
-    pub(super) fn new(asked: Instant, deadline: Instant, leader: i32) -> MoveClock {
-        let limit = deadline.saturating_duration_since(asked);
-        MoveClock {
-            asked,
-            limit,
-            deadline,
-            first_deadline: deadline,
-            cap: deadline_after(asked, limit.saturating_mul(runqueue::MAX_STRETCH)),
-            look_at: asked + runqueue::first_look(limit),
-            threshold: runqueue::threshold(limit),
-            leader,
-            watch: runqueue::Watch::begin(),
-            paused_at_start: crate::bots::pause::paused(),
-            paused: Duration::ZERO,
-        }
-    }
-
-    /// The deadline as it stands.
-    pub(super) fn deadline(&self) -> Instant {
-        self.deadline
-    }
-
-    /// When a wait must end to keep the clock: the deadline, or the first look at the
-    /// bot's counters while it is to come.
-    pub(super) fn wake(&self) -> Instant {
-        if self.watch.looked() {
-            self.deadline
-        } else {
-            self.deadline.min(self.look_at)
-        }
-    }
-
-    /// Reads the bot's counters for the first time, when that is due at `now`.
-    pub(super) fn look(&mut self, now: Instant) {
-        if !self.watch.looked() && now >= self.look_at {
-            self.watch.look(self.leader);
-        }
-    }
-
-    /// At the deadline: moves it by a pause of the run or by the machine's wait since it
-    /// was last moved, and says whether it moved.
-    pub(super) fn stretch(&mut self) -> bool {
-        let paused = crate::bots::pause::paused().saturating_sub(self.paused_at_start);
-        if paused > self.paused {
-            let by = paused - self.paused;
-            self.deadline += by;
-            self.first_deadline += by;
-            self.cap += by;
-            self.paused = paused;
-            return true;
-        }
-        if self.deadline >= self.cap {
-            return false;
-        }
-        let before = self.watch.given;
-        let given = self.watch.measure(self.leader, self.threshold);
-        if given > before {
-            self.deadline = (self.deadline + (given - before)).min(self.cap);
-            return true;
-        }
-        false
-    }
-
-    /// The time given back so far for the machine's wait.
-    pub(super) fn given(&self) -> Duration {
-        self.watch.given
-    }
-
-    /// The time given back for the machine's wait, once the reply was seen at `at`: a
-    /// reply seen past its first deadline (a move the wait stretched, or a reply the
-    /// referee itself was kept from seeing in time) is measured once more, so that the wait
-    /// since the last look is given back too; a move answered in time costs nothing more.
-    pub(super) fn settle(&mut self, at: Instant) -> Duration {
-        if at > self.first_deadline {
-            self.watch.measure(self.leader, self.threshold);
-        }
-        self.watch.given
-    }
-
-    /// The time a pause of the run moved the deadline by.
-    pub(super) fn paused(&self) -> Duration {
-        self.paused
-    }
-
-    /// Whose the passed deadline is, at `now`.
-    pub(super) fn late(&self, now: Instant) -> Late {
-        let own = now
-            .saturating_duration_since(self.asked)
-            .saturating_sub(self.paused)
-            .saturating_sub(self.watch.given);
-        if now >= self.cap && !self.watch.given.is_zero() && own < self.limit {
-            Late::Machine(self.watch.given)
-        } else {
-            Late::Own
         }
     }
 }

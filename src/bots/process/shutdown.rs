@@ -3,10 +3,10 @@
 
 use super::spawn::Running;
 use crate::bots::EndInfo;
-use crate::bots::cgroup;
 use crate::bots::protocol::ToBot;
-use crate::bots::reaper::{self, leaders};
-use crate::bots::sandbox;
+use crate::jail::cgroup;
+use crate::jail::reaper::{self, leaders};
+use crate::jail::sandbox;
 use rustix::process::{Pid, Signal, WaitIdStatus};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;

@@ -1,16 +1,16 @@
-//! Starting a bot: its command (confined by `bots::confine::launch`) and pipes, the helper
+//! Starting a bot: its command (confined by `jail::launch`) and pipes, the helper
 //! threads that drain its stderr and finish writes to its stdin, and sending it messages.
 
 use super::POLL;
 use super::{CHATTER_BYTES, STDERR_BYTES};
-use crate::bots::cgroup::BotCgroup;
-use crate::bots::confine::Launch;
 use crate::bots::pipe;
 use crate::bots::protocol::{self, MAX_LINE_BYTES, ToBot};
-use crate::bots::reaper::{self, leaders};
-use crate::bots::sandbox::Sandbox;
 use crate::bots::spec::{CommandSpec, Limits};
 use crate::bots::{Failure, FailureKind};
+use crate::jail::Launch;
+use crate::jail::cgroup::BotCgroup;
+use crate::jail::reaper::{self, leaders};
+use crate::jail::sandbox::Sandbox;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, WaitIdStatus};
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
@@ -28,7 +28,7 @@ pub(super) static LIVE_BOTS: AtomicUsize = AtomicUsize::new(0);
 /// there is a core for each bot alive (one game on two cores: yes; two games on two cores:
 /// no), since a spinning referee takes the core another game's bot or referee needs.
 pub(super) fn core_to_spare() -> bool {
-    LIVE_BOTS.load(Ordering::Relaxed) <= crate::bots::placement::cores()
+    LIVE_BOTS.load(Ordering::Relaxed) <= crate::clocks::placement::cores()
 }
 
 /// The referee's end of the bot's stdin: written directly while nothing is queued, else
@@ -146,7 +146,7 @@ pub(super) struct Running {
     /// The uid and folder of a sandboxed bot.
     pub(super) sandbox: Option<Sandbox>,
     /// The jail of a confined bot, and its private folder (removed with it).
-    pub(super) jail: Option<crate::bots::confine::Prepared>,
+    pub(super) jail: Option<crate::jail::Prepared>,
     /// Set once every process of the bot was swept away.
     pub(super) swept: bool,
     /// The bot's cgroup, where one can be made: everything it started is in it.
@@ -157,10 +157,10 @@ pub(super) struct Running {
     /// Set once the bot shares the game's CPU with the referee: waiting then never spins.
     pub(super) placed: bool,
     /// The time the last wait gave back to the bot because the machine kept it from
-    /// running (`bots::runqueue`).
+    /// running (`clocks::runqueue`).
     pub(super) given: Duration,
-    /// Its process group, stopped while the other side moves (`bots::freeze`).
-    pub(super) freezer: crate::bots::freeze::Freezer,
+    /// Its process group, stopped while the other side moves (`clocks::freeze`).
+    pub(super) freezer: crate::clocks::freeze::Freezer,
     /// Between `ready` and its game's first turn: it takes no core, and is left out of
     /// [`LIVE_BOTS`].
     pub(super) waiting: bool,
@@ -171,14 +171,14 @@ impl Running {
         let mut started = Running::spawn_once(command);
         // The `arbiter-jail` beside arbiter is of another build: arbiter builds the jail.
         if let Err(Started::JailFailed(why)) = &started
-            && crate::bots::confine::other_build_beside(why)
+            && crate::jail::other_build_beside(why)
         {
             started = Running::spawn_once(command);
         }
         match started {
             // The level came from a finding kept on this boot that no longer holds: the
             // trials ran again, and the bot starts again at the level they found.
-            Err(Started::JailFailed(_)) if crate::bots::confine::recheck() => {
+            Err(Started::JailFailed(_)) if crate::jail::recheck() => {
                 Running::spawn_once(command).map_err(Started::failure)
             }
             started => started.map_err(Started::failure),
@@ -195,7 +195,8 @@ impl Running {
             jail: prepared,
             cgroup,
             report,
-        } = crate::bots::confine::launch(command).map_err(Started::Failed)?;
+        } = crate::jail::launch(command)
+            .map_err(|e| Started::Failed(Failure::new(FailureKind::Spawn, e.to_string())))?;
         let born_in_jail = prepared.as_ref().is_some_and(|p| p.jail.cgroup.is_some());
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -217,7 +218,7 @@ impl Running {
         let pgid = Pid::from_child(&child);
         leaders().insert(pgid.as_raw_nonzero().get());
         // From the first bot on, a Ctrl-Z stops the bots with arbiter.
-        crate::bots::pause::watch();
+        crate::clocks::pause::watch();
         drop(starting);
         // Before the report is read: its wait ends with the helper's exit.
         let pidfd = rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok();
@@ -232,7 +233,7 @@ impl Running {
         // bot without one.
         let cgroup = match cgroup {
             Some(c) if born_in_jail && !c.holds_anyone() && exited(pgid).is_none() => {
-                crate::bots::cgroup::born_into_failed();
+                crate::jail::cgroup::born_into_failed();
                 None
             }
             other => other,
@@ -283,7 +284,7 @@ impl Running {
             quick: true,
             placed: false,
             given: Duration::ZERO,
-            freezer: crate::bots::freeze::Freezer::new(pgid),
+            freezer: crate::clocks::freeze::Freezer::new(pgid),
             waiting: false,
         };
         let spawned = std::thread::Builder::new()

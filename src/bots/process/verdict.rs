@@ -4,10 +4,10 @@
 
 use super::ERROR_MESSAGE_BYTES;
 use super::spawn::Running;
-use crate::bots::confine::caps;
-use crate::bots::procfs;
 use crate::bots::protocol::{FromBot, truncate_front};
 use crate::bots::{Failure, FailureKind};
+use crate::jail::caps;
+use crate::jail::procfs;
 use rustix::process::WaitIdStatus;
 use std::time::Duration;
 

@@ -9,10 +9,10 @@
 //! not an error here: it is returned with the reason, and the caller decides whether that
 //! stops the run.
 
-mod platform;
-pub use platform::{flat_name, student_words};
+use super::platform;
+pub use super::platform::{flat_name, student_words};
 
-use super::spec::{BotSpec, is_agent_file};
+use crate::bots::spec::{BotSpec, is_agent_file};
 use crate::error::Error;
 use crate::games::GameKind;
 use sha2::{Digest, Sha256};
@@ -70,7 +70,7 @@ impl Found {
             let folder = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
             BotSpec::ConsoleProject(folder)
         } else if is_executable(&self.file) && self.file.extension().is_none_or(|e| e != "py") {
-            let mut command = super::spec::CommandSpec::new(self.file.to_string_lossy());
+            let mut command = crate::bots::spec::CommandSpec::new(self.file.to_string_lossy());
             command.cwd = self.file.parent().map(Path::to_path_buf);
             BotSpec::Console(command)
         } else if self.file.extension().is_some_and(|e| e == "java") {
@@ -489,7 +489,8 @@ fn is_candidate(file: &Path, game: GameKind) -> bool {
         }
         GameKind::Hinger => is_agent_file(file),
         GameKind::Gomoku => {
-            file.extension().is_some_and(|e| e == "java") && super::java::player_class(file).is_ok()
+            file.extension().is_some_and(|e| e == "java")
+                && crate::bots::java::player_class(file).is_ok()
         }
         // The course's console programs are C# projects; a built program is any executable.
         GameKind::Advance => {

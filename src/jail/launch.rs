@@ -6,8 +6,7 @@ use super::Prepared;
 use super::cgroup::{self, BotCgroup};
 use super::report::{self, JailReport};
 use super::sandbox::{self, ChildPlan, Sandbox};
-use crate::bots::spec::{CommandSpec, SandboxMode};
-use crate::bots::{Failure, FailureKind};
+use super::{CommandSpec, SandboxMode};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
@@ -34,11 +33,47 @@ fn absolute(path: &std::path::Path) -> std::path::PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// Why a bot program could not be set up to start: the bot's `spawn_failed`, in these words.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The confinement asked for is not to be had here.
+    #[error("{0}")]
+    Unavailable(String),
+    /// No jail level serves the sandbox mode asked for.
+    #[error("{0}")]
+    NoLevel(String),
+    /// `--sandbox user`'s private folder could not be made.
+    #[error("cannot prepare the bot's sandbox: {0}")]
+    Sandbox(std::io::Error),
+    /// A folder the command reads could not be copied into `--sandbox user`'s folder.
+    #[error("cannot copy `{}` into the bot's sandbox: {source}", .from.display())]
+    Carry {
+        /// The folder the command reads.
+        from: std::path::PathBuf,
+        /// What the copy met.
+        source: std::io::Error,
+    },
+    /// The bot's program cannot be found or read.
+    #[error("cannot start `{program}`: {source}")]
+    Program {
+        /// The program as the command names it.
+        program: String,
+        /// What looking it up met.
+        source: std::io::Error,
+    },
+    /// The jail's private folder, runtime or command could not be prepared.
+    #[error("cannot prepare the bot's jail: {0}")]
+    Jail(std::io::Error),
+    /// The jail's report could not be made.
+    #[error("cannot make the jail's report: {0}")]
+    Report(std::io::Error),
+}
+
 /// Arranges `command`'s confinement; a failure is the bot's `spawn_failed`.
-pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
+pub fn launch(command: &CommandSpec) -> Result<Launch, StartError> {
     let confine = command.confine;
     if let Some(why) = sandbox::unavailable(confine.sandbox) {
-        return Err(Failure::new(FailureKind::Spawn, why));
+        return Err(StartError::Unavailable(why));
     }
     let token = sandbox::new_token();
     let mut program = command.program.clone();
@@ -47,12 +82,7 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     let mut jail = None;
     if confine.sandbox == SandboxMode::User {
         let source = command.cwd.as_deref().map(absolute);
-        let sb = Sandbox::create(source.as_deref()).map_err(|e| {
-            Failure::new(
-                FailureKind::Spawn,
-                format!("cannot prepare the bot's sandbox: {e}"),
-            )
-        })?;
+        let sb = Sandbox::create(source.as_deref()).map_err(StartError::Sandbox)?;
         if let Some(source) = &source {
             // Paths into the bot's folder now point into its copy.
             let moved = |text: &mut String| super::repoint(text, source, &sb.workdir);
@@ -62,12 +92,9 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         // Folders the command needs besides the bot's own (a Java player's compiled
         // classes) are copied in too, and the arguments naming them follow.
         for from in &command.carried {
-            let copy = sb.carry_in(from).map_err(|e| {
-                let what = format!(
-                    "cannot copy `{}` into the bot's sandbox: {e}",
-                    from.display()
-                );
-                Failure::new(FailureKind::Spawn, what)
+            let copy = sb.carry_in(from).map_err(|source| StartError::Carry {
+                from: from.clone(),
+                source,
             })?;
             for arg in args.iter_mut() {
                 super::repoint(arg, from, &copy);
@@ -77,18 +104,17 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         jail = Some(sb);
     }
     // Every bot program not under `--sandbox user` or `none` starts in a jail of the
-    // level this machine gives (bots::confine), which applies its limits itself.
-    let level = crate::bots::confine::level_for(confine.sandbox)
-        .map_err(|why| Failure::new(FailureKind::Spawn, why))?;
+    // level this machine gives (jail), which applies its limits itself.
+    let level = super::level_for(confine.sandbox).map_err(StartError::NoLevel)?;
     let mut prepared = match level {
-        Some(level) => Some(crate::bots::confine::prepare(command, level).map_err(|e| {
-            let what = match e.kind() {
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                    format!("cannot start `{}`", command.program)
+        Some(level) => Some(super::prepare(command, level).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                StartError::Program {
+                    program: command.program.clone(),
+                    source: e,
                 }
-                _ => "cannot prepare the bot's jail".to_string(),
-            };
-            Failure::new(FailureKind::Spawn, format!("{what}: {e}"))
+            }
+            _ => StartError::Jail(e),
         })?),
         None => None,
     };
@@ -107,18 +133,13 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
     if let Some(prepared) = &mut prepared {
         // Whatever CPU the thread starting it is placed on, the bot starts on every CPU
         // the referee has: its jail's helper moves itself there.
-        let cpus = crate::bots::placement::process_cpus();
+        let cpus = super::cpus::process_cpus();
         prepared.jail.cpus = (0..rustix::thread::CpuSet::MAX_CPU)
             .filter(|&cpu| cpus.is_set(cpu))
             .collect();
     }
     let mut cmd = match &prepared {
-        Some(prepared) => prepared.command().map_err(|e| {
-            Failure::new(
-                FailureKind::Spawn,
-                format!("cannot prepare the bot's jail: {e}"),
-            )
-        })?,
+        Some(prepared) => prepared.command().map_err(StartError::Jail)?,
         None => {
             let mut cmd = Command::new(&program);
             cmd.args(&args);
@@ -143,12 +164,7 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
         .filter(|_| !born_in_jail)
         .map(BotCgroup::procs_fd);
     let report = match &prepared {
-        Some(prepared) => Some(prepared.report().map_err(|e| {
-            Failure::new(
-                FailureKind::Spawn,
-                format!("cannot make the jail's report: {e}"),
-            )
-        })?),
+        Some(prepared) => Some(prepared.report().map_err(StartError::Report)?),
         None => None,
     };
     if let Some(report) = &report {
@@ -171,13 +187,13 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, Failure> {
                 uid: jail.as_ref().map(|sb| sb.uid),
                 no_network: jail.is_some() && sandbox::network_isolation_works(),
             };
-            let cpus = *crate::bots::placement::process_cpus();
+            let cpus = *super::cpus::process_cpus();
             // SAFETY: join, unplace_child and confine_child make raw system calls only
             // (no allocation, no locks). The cgroup is joined first, while the child may
             // still write its files.
             unsafe {
                 cmd.pre_exec(move || {
-                    crate::bots::placement::unplace_child(&cpus);
+                    super::cpus::unplace_child(&cpus);
                     if let Some(procs) = join {
                         cgroup::join(procs);
                     }

@@ -55,7 +55,7 @@ pub(super) fn frozen_now(group: i32, is_frozen: bool) {
 /// enters the kernel; [`go_on`] is called once the process was continued (SIGCONT).
 pub fn stop_the_run() {
     use rustix::process::{Pid, Signal, kill_process, kill_process_group};
-    for &group in super::reaper::leaders().iter() {
+    for &group in crate::jail::reaper::leaders().iter() {
         if let Some(pid) = Pid::from_raw(group) {
             let _ = kill_process_group(pid, Signal::STOP);
         }
@@ -76,7 +76,7 @@ pub fn go_on() {
         pauses.0 += at.elapsed();
     }
     let frozen = frozen().clone();
-    let groups: Vec<i32> = super::reaper::leaders().iter().copied().collect();
+    let groups: Vec<i32> = crate::jail::reaper::leaders().iter().copied().collect();
     for group in groups.into_iter().filter(|g| !frozen.contains(g)) {
         if let Some(pid) = Pid::from_raw(group) {
             let _ = kill_process_group(pid, Signal::CONT);

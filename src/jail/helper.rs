@@ -1,10 +1,10 @@
 //! The program that builds jails, from its start to the jail's first step: the
 //! description read (by `arbiter-jail`, checked to be of its own build), then
-//! [`super::jail::enter`]; a step that fails is said on stderr and on the jail's report.
+//! [`super::inside::enter`]; a step that fails is said on stderr and on the jail's report.
 //! Both programs a build makes run it: `arbiter-jail confine JAIL` and, where that one is
 //! missing or of another build, `arbiter confine JAIL`.
 
-use super::jail::{Jail, SETUP_FAILED, enter};
+use super::inside::{Jail, SETUP_FAILED, enter};
 use std::path::Path;
 
 /// This build's identity (`src/build.rs`), in every jail's description: `arbiter-jail`
@@ -77,7 +77,7 @@ pub fn run(jail: &str, same_build: bool) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bots::confine::Level;
+    use crate::jail::Level;
 
     fn described_by(build: &str) -> Jail {
         Jail {

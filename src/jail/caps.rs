@@ -9,7 +9,7 @@ use super::plan::StepFailed;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-pub use crate::bots::spec::{DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS};
+pub use super::{DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS};
 
 /// The most entries (files and folders) a bot may make in its private folder: each costs
 /// the disk an inode, and the helper a look at every check.
@@ -17,7 +17,7 @@ pub const MAX_NEW_ENTRIES: u64 = 100_000;
 
 /// The caps `limits` (a jailed bot's effective limits) give, for a run's summary line and
 /// `arbiter doctor`.
-pub fn describe(limits: &crate::bots::spec::Limits) -> String {
+pub fn describe(limits: &super::Limits) -> String {
     let mut parts = Vec::new();
     if let Some(mb) = limits.memory_mb {
         parts.push(format!("{mb} MiB of address space"));

@@ -5,8 +5,8 @@
 //! in the forked child before `exec` (so the bot's program never runs unconfined). Only
 //! raw system calls are made there: the child of a multithreaded process may not allocate.
 
-use crate::bots::procfs::{ProcInfo, my_descendants, processes};
-use crate::bots::spec::{Limits, SandboxMode};
+use super::{Limits, SandboxMode};
+use crate::jail::procfs::{ProcInfo, my_descendants, processes};
 use rustix::process::{Pid, Resource, Rlimit, Signal, WaitOptions};
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -421,7 +421,7 @@ pub fn sweep_descendants(leader: Option<i32>, pgid: i32, token: &str) {
         // Arbiter is the subreaper of its bots, so whatever a bot started is among
         // arbiter's descendants, and only they need be read: not every process on the
         // machine, at every bot's end.
-        let procs = crate::bots::reaper::is_subreaper()
+        let procs = crate::jail::reaper::is_subreaper()
             .then(my_descendants)
             .flatten()
             .unwrap_or_else(processes);

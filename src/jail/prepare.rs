@@ -1,9 +1,9 @@
 //! The referee's side of a jail: the bot's private folder and what goes in it, the runtime
 //! it needs, its environment, and the command that starts `arbiter confine`.
 
+use super::CommandSpec;
 use super::Level;
-use super::jail::{Jail, SYSTEM};
-use crate::bots::spec::CommandSpec;
+use super::inside::{Jail, SYSTEM};
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! What one jail is, as the referee describes it to the program that builds it: the
 //! description (read from JSON), and how a step that fails says so. Every step of the jail
-//! ([`super::jail`], [`super::beside`], [`super::caps`], [`super::filter`]) reads it.
+//! ([`super::inside`], [`super::beside`], [`super::caps`], [`super::filter`]) reads it.
 
 use super::Level;
 use serde::{Deserialize, Serialize};

@@ -217,7 +217,7 @@ pub fn match_teams<'a>(
     for i in 0..roster.students.len() {
         let (team, cells) = &roster.students[i];
         let by_id = teams.handed_in.iter().find(|(_, entry)| {
-            let words = crate::bots::submissions::student_words(entry);
+            let words = crate::class::student_words(entry);
             cells
                 .iter()
                 .filter(|c| c.chars().count() >= 2)
@@ -431,7 +431,7 @@ pub fn keep_roster(dir: &Path, path: &Path, roster: &Roster) -> Result<(), Error
         source,
     };
     std::fs::create_dir_all(dir).map_err(io)?;
-    super::write_atomic(&dir.join(ROSTER_FILE), &bytes)
+    crate::untrusted::file::write_atomic(&dir.join(ROSTER_FILE), &bytes)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! A process is best born in its cgroup ([`fork_into`], `clone3` with `CLONE_INTO_CGROUP`,
 //! Linux 5.7): moving a living one there ([`join`]) makes the kernel wait for an RCU grace
 //! period, 8 to 16 ms a bot on a virtual machine, while the birth costs nothing extra.
-//! A jailed bot's namespace is born in its cgroup ([`super::jail`]); a bot started
+//! A jailed bot's namespace is born in its cgroup ([`super::inside`]); a bot started
 //! without a jail joins it between `fork` and `exec`.
 
 use std::collections::BTreeSet;

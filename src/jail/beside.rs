@@ -185,10 +185,10 @@ fn end_descendants() {
     loop {
         // Every descendant, from the kernel's lists of children where it keeps them (a
         // look at a few files), else from the whole process table.
-        let tree: std::collections::BTreeSet<i32> = match crate::bots::procfs::my_descendants() {
+        let tree: std::collections::BTreeSet<i32> = match crate::jail::procfs::my_descendants() {
             Some(found) => found.into_iter().map(|p| p.pid).collect(),
             None => {
-                let procs = crate::bots::procfs::processes();
+                let procs = crate::jail::procfs::processes();
                 let mut tree = std::collections::BTreeSet::from([me]);
                 loop {
                     let before = tree.len();

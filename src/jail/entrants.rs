@@ -3,7 +3,7 @@
 //! list, never from file names or contents: the files of every entrant but the bot's own,
 //! and the results (the live journal).
 
-use crate::bots::spec::{BotSpec, CommandSpec};
+use super::CommandSpec;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
@@ -19,11 +19,27 @@ static RUN: RwLock<Run> = RwLock::new(Run {
     results: Vec::new(),
 });
 
-/// Adds the bots of a run, each with the working folder it is seated in.
-pub fn enter<'a>(bots: impl IntoIterator<Item = (&'a BotSpec, Option<&'a Path>)>) {
-    let owned: Vec<Vec<PathBuf>> = bots
+/// What an entrant of the run owns, as the bot's naming describes it.
+#[derive(Clone, Copy, Debug)]
+pub enum Owned<'a> {
+    /// Nothing on disk (a built-in).
+    Nothing,
+    /// A course bot's file, or a Java player's source.
+    File(&'a Path),
+    /// A Hinger course agent's file, whose folder every team names alike.
+    Agent(&'a Path),
+    /// A project's folder (a C# console project).
+    Folder(&'a Path),
+    /// A program's command: its file and the files its arguments name, seated in `cwd`
+    /// when given.
+    Command(&'a CommandSpec, Option<&'a Path>),
+}
+
+/// Adds the entrants of a run.
+pub fn enter<'a>(entrants: impl IntoIterator<Item = Owned<'a>>) {
+    let owned: Vec<Vec<PathBuf>> = entrants
         .into_iter()
-        .map(|(spec, cwd)| files_of(spec, cwd))
+        .map(files_of)
         .filter(|files| !files.is_empty())
         .collect();
     let mut run = RUN.write().unwrap_or_else(|e| e.into_inner());
@@ -56,21 +72,18 @@ pub fn results(path: &Path) {
 /// its `a1_state.py` and which every team names alike), a C# project's folder, a program's
 /// file and the files and folders its arguments name. Its working folder is not its own:
 /// bots may share one.
-pub fn files_of(spec: &BotSpec, cwd: Option<&Path>) -> Vec<PathBuf> {
+pub fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    match spec {
-        BotSpec::Builtin(_) => {}
-        BotSpec::CoursePython { file, .. } if crate::bots::spec::is_agent_file(file) => {
+    match owned {
+        Owned::Nothing => {}
+        Owned::Agent(file) => {
             // Its file too: a folder two agents share is neither's, their files are.
             let file = absolute(file);
             files.extend(file.parent().map(Path::to_path_buf));
             files.push(file);
         }
-        BotSpec::CoursePython { file, .. } | BotSpec::CourseJava { file } => {
-            files.push(absolute(file))
-        }
-        BotSpec::ConsoleProject(dir) => files.push(absolute(dir)),
-        BotSpec::Command(command) | BotSpec::Console(command) => {
+        Owned::File(file) | Owned::Folder(file) => files.push(absolute(file)),
+        Owned::Command(command, cwd) => {
             let cwd = cwd.or(command.cwd.as_deref());
             for word in std::iter::once(&command.program).chain(&command.args) {
                 if word.starts_with('-') || (word == &command.program && !word.contains('/')) {
@@ -81,7 +94,7 @@ pub fn files_of(spec: &BotSpec, cwd: Option<&Path>) -> Vec<PathBuf> {
                     None => PathBuf::from(word),
                 };
                 let path = absolute(&path);
-                let system = super::jail::SYSTEM.iter().any(|s| path.starts_with(s));
+                let system = super::inside::SYSTEM.iter().any(|s| path.starts_with(s));
                 // `.` names the working folder, which bots may share.
                 let shared = cwd.is_some_and(|dir| absolute(dir).starts_with(&path));
                 if !system && !shared && path.exists() && path.parent().is_some() {
@@ -180,15 +193,10 @@ mod tests {
         for name in ["alice.py", "bob.py", "helper.py"] {
             std::fs::write(dir.join(name), "").unwrap();
         }
-        let alice = BotSpec::CoursePython {
-            file: dir.join("alice.py"),
-            python: None,
-        };
-        let bob = BotSpec::CoursePython {
-            file: dir.join("bob.py"),
-            python: None,
-        };
-        enter([(&alice, None), (&bob, None)]);
+        enter([
+            Owned::File(&dir.join("alice.py")),
+            Owned::File(&dir.join("bob.py")),
+        ]);
         results(&dir.join("results"));
         let command = crate::bots::python::course_command(&dir.join("alice.py"), None);
         let hidden = hidden_from(&command, &dir);
@@ -213,10 +221,7 @@ mod tests {
             command
         };
         let (a, b) = (script("a.py"), script("b.py"));
-        enter([
-            (&BotSpec::Command(a.clone()), None),
-            (&BotSpec::Command(b.clone()), None),
-        ]);
+        enter([Owned::Command(&a, None), Owned::Command(&b, None)]);
         let hidden = hidden_from(&b, &dir);
         assert_eq!(hidden, [dir.join("a.py")]);
         let hidden = hidden_from(&a, &dir);

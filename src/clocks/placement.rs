@@ -20,27 +20,13 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+pub use crate::jail::cpus::process_cpus;
+
 /// How many cores this process may use: its CPU set, and a cgroup's CPU quota where one
 /// is set, as the standard library counts them (read once). `-j` defaults to it.
 pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// The CPUs the process may use, as it started: bots start on all of them.
-pub fn process_cpus() -> &'static CpuSet {
-    static CPUS: OnceLock<CpuSet> = OnceLock::new();
-    // The main thread's set (its tid is the pid): the threads that place games change
-    // their own set, never the main thread's before this is read.
-    CPUS.get_or_init(|| {
-        sched_getaffinity(Some(rustix::process::getpid()))
-            .or_else(|_| sched_getaffinity(None))
-            .unwrap_or_else(|_| {
-                let mut all = CpuSet::new();
-                (0..CpuSet::MAX_CPU).for_each(|cpu| all.set(cpu));
-                all
-            })
-    })
 }
 
 /// The folder of the CPUs' claims, one file per CPU, shared by every arbiter process of
@@ -191,12 +177,6 @@ impl Drop for Placement {
     fn drop(&mut self) {
         self.unpin();
     }
-}
-
-/// For `pre_exec`, after `fork`: the child runs on every CPU of the process, whatever
-/// CPU the thread that started it was placed on (one raw system call).
-pub fn unplace_child(cpus: &CpuSet) {
-    let _ = sched_setaffinity(None, cpus);
 }
 
 #[cfg(test)]

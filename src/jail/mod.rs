@@ -26,24 +26,31 @@
 mod beside;
 pub mod caps;
 pub mod cgroup;
+mod command;
+pub mod cpus;
 pub mod entrants;
 mod filter;
 pub mod helper;
-pub mod jail;
+pub mod inside;
 mod kept;
 mod launch;
 pub mod leftovers;
 mod plan;
 mod prepare;
+pub mod procfs;
 mod readable;
+pub mod reaper;
 pub mod report;
 pub mod sandbox;
 
-pub use launch::{Launch, launch};
+pub use command::{
+    CommandSpec, Confinement, DEFAULT_BUILD_S, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS,
+    Limits, SandboxMode, find_program,
+};
+pub use launch::{Launch, StartError, launch};
 pub use prepare::{Prepared, prepare};
 pub use report::JailReport;
 
-use super::spec::SandboxMode;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -307,7 +314,7 @@ fn try_level_once(level: Level) -> Result<(), String> {
         .into_iter()
         .find(|p| std::path::Path::new(p).exists())
         .ok_or("no `true` program to try with")?;
-    let command = super::spec::CommandSpec::new(truth);
+    let command = CommandSpec::new(truth);
     let prepared = prepare(&command, level).map_err(|e| e.to_string())?;
     let mut cmd = prepared.command().map_err(|e| e.to_string())?;
     let out = cmd

@@ -1,0 +1,11 @@
+//! The class: how a course's "download all" and its roster become teams and students.
+//!
+//! A folder of submissions is scanned into bots ([`submissions`]), each platform's way of
+//! naming a student's files read on the way ([`platform`]), and the teacher's class list
+//! ([`roster`]) matched to the teams before any game.
+
+mod platform;
+pub mod roster;
+mod submissions;
+
+pub use submissions::*;

@@ -1,0 +1,144 @@
+//! A move's deadline: the limit from the moment the bot was asked, moved by a pause of the
+//! run and by the time the machine kept the bot waiting for a CPU, and whose it was when it
+//! passed. Every wait for a bot's reply (a protocol bot's turn, a console program's run)
+//! keeps one [`MoveClock`].
+
+use super::runqueue;
+use std::time::{Duration, Instant};
+
+/// `from + limit`, for any limit a configuration can hold (no overflow panic).
+pub fn deadline_after(from: Instant, limit: Duration) -> Instant {
+    const FAR: Duration = Duration::from_secs(365 * 24 * 3600);
+    from.checked_add(limit.min(FAR)).unwrap_or(from)
+}
+
+/// Whose a deadline passed without a reply was.
+pub enum Late {
+    /// The bot's: its own time ran out.
+    Own,
+    /// The machine's: the deadline stretched as far as it goes while the bot's own time
+    /// was still within its limit, with this much time it waited for a CPU.
+    Machine(Duration),
+}
+
+/// A move's deadline, which moves by the time arbiter was stopped (Ctrl-Z: so was the bot)
+/// and by the time the machine kept the bot waiting for a CPU ([`super::runqueue`]), up to
+/// [`runqueue::MAX_STRETCH`] times the limit.
+pub struct MoveClock {
+    asked: Instant,
+    limit: Duration,
+    deadline: Instant,
+    /// The deadline before any stretch (a pause's aside).
+    first_deadline: Instant,
+    cap: Instant,
+    /// When the bot's counters are first read: only once a move lasts (most replies come
+    /// before), at no cost to a quick one.
+    look_at: Instant,
+    threshold: Duration,
+    leader: i32,
+    watch: runqueue::Watch,
+    paused_at_start: Duration,
+    /// How far a pause moved the deadline.
+    paused: Duration,
+}
+
+impl MoveClock {
+    /// The clock of a wait asked for at `asked`, due by `deadline`, of the bot whose
+    /// process group `leader` leads.
+    pub fn new(asked: Instant, deadline: Instant, leader: i32) -> MoveClock {
+        let limit = deadline.saturating_duration_since(asked);
+        MoveClock {
+            asked,
+            limit,
+            deadline,
+            first_deadline: deadline,
+            cap: deadline_after(asked, limit.saturating_mul(runqueue::MAX_STRETCH)),
+            look_at: asked + runqueue::first_look(limit),
+            threshold: runqueue::threshold(limit),
+            leader,
+            watch: runqueue::Watch::begin(),
+            paused_at_start: super::pause::paused(),
+            paused: Duration::ZERO,
+        }
+    }
+
+    /// The deadline as it stands.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// When a wait must end to keep the clock: the deadline, or the first look at the
+    /// bot's counters while it is to come.
+    pub fn wake(&self) -> Instant {
+        if self.watch.looked() {
+            self.deadline
+        } else {
+            self.deadline.min(self.look_at)
+        }
+    }
+
+    /// Reads the bot's counters for the first time, when that is due at `now`.
+    pub fn look(&mut self, now: Instant) {
+        if !self.watch.looked() && now >= self.look_at {
+            self.watch.look(self.leader);
+        }
+    }
+
+    /// At the deadline: moves it by a pause of the run or by the machine's wait since it
+    /// was last moved, and says whether it moved.
+    pub fn stretch(&mut self) -> bool {
+        let paused = super::pause::paused().saturating_sub(self.paused_at_start);
+        if paused > self.paused {
+            let by = paused - self.paused;
+            self.deadline += by;
+            self.first_deadline += by;
+            self.cap += by;
+            self.paused = paused;
+            return true;
+        }
+        if self.deadline >= self.cap {
+            return false;
+        }
+        let before = self.watch.given;
+        let given = self.watch.measure(self.leader, self.threshold);
+        if given > before {
+            self.deadline = (self.deadline + (given - before)).min(self.cap);
+            return true;
+        }
+        false
+    }
+
+    /// The time given back so far for the machine's wait.
+    pub fn given(&self) -> Duration {
+        self.watch.given
+    }
+
+    /// The time given back for the machine's wait, once the reply was seen at `at`: a
+    /// reply seen past its first deadline (a move the wait stretched, or a reply the
+    /// referee itself was kept from seeing in time) is measured once more, so that the wait
+    /// since the last look is given back too; a move answered in time costs nothing more.
+    pub fn settle(&mut self, at: Instant) -> Duration {
+        if at > self.first_deadline {
+            self.watch.measure(self.leader, self.threshold);
+        }
+        self.watch.given
+    }
+
+    /// The time a pause of the run moved the deadline by.
+    pub fn paused(&self) -> Duration {
+        self.paused
+    }
+
+    /// Whose the passed deadline is, at `now`.
+    pub fn late(&self, now: Instant) -> Late {
+        let own = now
+            .saturating_duration_since(self.asked)
+            .saturating_sub(self.paused)
+            .saturating_sub(self.watch.given);
+        if now >= self.cap && !self.watch.given.is_zero() && own < self.limit {
+            Late::Machine(self.watch.given)
+        } else {
+            Late::Own
+        }
+    }
+}
