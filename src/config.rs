@@ -531,7 +531,7 @@ fn key_before(text: &str, offset: usize) -> Option<String> {
 }
 
 /// 1-based line of byte `offset` in `text`.
-pub fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text.get(..offset.min(text.len()))
         .map(|t| t.matches('\n').count() + 1)
         .unwrap_or(1)

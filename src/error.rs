@@ -72,8 +72,6 @@ fn at_line(line: usize) -> String {
     }
 }
 
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
 /// Every exit status of arbiter, named once: each command returns one of these, and
 /// README's table of exit codes is checked against [`exit::CODES`].
 pub mod exit {

@@ -6,6 +6,8 @@
 //! `bots` and knows a game only through `games`; `report` reads what a tournament wrote.
 //! See docs/PROTOCOL.md for the bot protocol.
 
+#![warn(unreachable_pub)]
+
 pub mod bots;
 pub mod class;
 pub mod cli;

@@ -350,7 +350,7 @@ fn replay_digest(record: &GameRecord) -> [u8; 12] {
 }
 
 /// The longest [`short_detail`], in characters: it must fit a table cell and a line.
-pub const DETAIL_CHARS: usize = 160;
+pub(crate) const DETAIL_CHARS: usize = 160;
 
 /// Why a game ended as it did, in one short line: for an exception, its type and message
 /// with the file and line of the bot's frame that raised it; for a failed start, a

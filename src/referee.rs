@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-pub mod pair;
+pub(crate) mod pair;
 
 /// Asks a side's bot for its move in a position.
 type TurnOf<'t, G> = dyn FnMut(Side, &<G as Game>::State) -> TurnReply<<G as Game>::Move> + 't;
@@ -83,7 +83,7 @@ pub enum Event<'a, G: Game> {
 }
 
 /// A per-game seed for each seat, derived from the game seed so the two differ.
-pub fn seat_seed(game_seed: u64, side: Side) -> u64 {
+pub(crate) fn seat_seed(game_seed: u64, side: Side) -> u64 {
     // splitmix64 step: cheap, and distinct seeds for distinct inputs.
     let mut z =
         game_seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(side.index() as u64 + 1));

@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// The longest wait for `COMMAND name`.
-pub const NAME_LIMIT: Duration = Duration::from_secs(5);
+pub(crate) const NAME_LIMIT: Duration = Duration::from_secs(5);
 /// How much of the bot's stderr is kept over a game: the last bytes.
 const STDERR_BYTES: usize = 16 * 1024;
 
@@ -64,7 +64,7 @@ fn remember_name(command: &CommandSpec, name: &str) {
 
 /// The name `command` gives to `COMMAND name` (within [`NAME_LIMIT`]), unless this run has
 /// it already; `None` when the program gives none in time (asked again next time).
-pub fn name_of(command: &CommandSpec) -> Option<String> {
+pub(crate) fn name_of(command: &CommandSpec) -> Option<String> {
     name_within(command, NAME_LIMIT).ok()?.0
 }
 
@@ -271,7 +271,7 @@ const BUILD_BYTES: u64 = 256 << 20;
 /// Release` like a bot's own run (its process group, limits, sandbox and cgroup, under
 /// `confine`), killed at its deadline, into a private folder; then `dotnet NAME.dll` from
 /// there, run in `dir`. The error says why there is no program.
-pub fn build_project(dir: &Path, confine: Confinement) -> Result<CommandSpec, String> {
+pub(crate) fn build_project(dir: &Path, confine: Confinement) -> Result<CommandSpec, String> {
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let key = (dir.clone(), format!("{confine:?}"));
     // The lock is held over the build: parallel games wait for the one build.

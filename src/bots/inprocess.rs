@@ -6,7 +6,7 @@ use crate::games::Game;
 use std::time::{Duration, Instant};
 
 /// Makes an engine for a seat's seed (known only when the game starts).
-pub type EngineFactory<G> = Box<dyn Fn(u64) -> Option<Box<dyn Engine<G>>> + Send>;
+pub(crate) type EngineFactory<G> = Box<dyn Fn(u64) -> Option<Box<dyn Engine<G>>> + Send>;
 
 /// Seats an engine; it spends `budget_fraction` of the move limit per move.
 pub struct InProcess<G: Game> {
@@ -18,7 +18,7 @@ pub struct InProcess<G: Game> {
 }
 
 /// Built-in engines spend at most this share of the move limit by default.
-pub const DEFAULT_BUDGET_FRACTION: f64 = 0.4;
+pub(crate) const DEFAULT_BUDGET_FRACTION: f64 = 0.4;
 
 impl<G: Game> InProcess<G> {
     /// Seats an engine that already exists (its seed chosen by the caller).

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 /// How long a read keeps retrying before it sleeps until the bot writes: long enough for
 /// a quick bot's reply, short enough to cost little CPU while a bot thinks.
-pub const SPIN: Duration = Duration::from_micros(50);
+pub(crate) const SPIN: Duration = Duration::from_micros(50);
 
 /// One piece of a bot's output.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// A complete line, newline and a trailing `\r` removed.
     Line(Vec<u8>),
     /// A line longer than the bound, discarded; its length.
@@ -27,7 +27,7 @@ pub enum Piece {
 
 /// Splits a byte stream into lines, never holding more than `max` bytes of one line.
 #[derive(Debug)]
-pub struct LineBuffer {
+pub(crate) struct LineBuffer {
     max: usize,
     buf: Vec<u8>,
     /// Start of the unconsumed bytes in `buf`.
@@ -39,7 +39,7 @@ pub struct LineBuffer {
 }
 
 impl LineBuffer {
-    pub fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize) -> Self {
         LineBuffer {
             max,
             buf: Vec::new(),
@@ -50,7 +50,7 @@ impl LineBuffer {
     }
 
     /// Adds input; an empty slice marks its end.
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             self.eof = true;
             return;
@@ -80,7 +80,7 @@ impl LineBuffer {
     }
 
     /// The next complete piece, if any.
-    pub fn pop(&mut self) -> Option<Piece> {
+    pub(crate) fn pop(&mut self) -> Option<Piece> {
         let pending = &self.buf[self.start..];
         if let Some(n) = self.discarding {
             if pending.first() == Some(&b'\n') {
@@ -131,13 +131,14 @@ impl LineBuffer {
     }
 
     /// Bytes held (bounded by the line limit plus one read).
-    pub fn held(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
         self.buf.len()
     }
 }
 
 /// A bot's stdout, read without blocking.
-pub struct Reader {
+pub(crate) struct Reader {
     pipe: ChildStdout,
     lines: LineBuffer,
     chunk: Box<[u8]>,
@@ -145,7 +146,7 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn new(pipe: ChildStdout, max_line: usize) -> io::Result<Reader> {
+    pub(crate) fn new(pipe: ChildStdout, max_line: usize) -> io::Result<Reader> {
         rustix::io::ioctl_fionbio(&pipe, true)?;
         Ok(Reader {
             pipe,
@@ -158,7 +159,7 @@ impl Reader {
     /// How long [`Reader::next`] polls without sleeping before it waits in `poll`
     /// ([`SPIN`] unless set): spinning only pays when a core is free for it and the
     /// line is about to come.
-    pub fn set_spin(&mut self, spin: Duration) {
+    pub(crate) fn set_spin(&mut self, spin: Duration) {
         self.spin = spin;
     }
 
@@ -174,7 +175,7 @@ impl Reader {
     /// written and has answered by the time the write returns (three turns in four,
     /// measured on `arbiter bot random`), so polling first would cost a system call more
     /// than it saves.
-    pub fn next(&mut self, until: Instant, also: Option<BorrowedFd<'_>>) -> Option<Piece> {
+    pub(crate) fn next(&mut self, until: Instant, also: Option<BorrowedFd<'_>>) -> Option<Piece> {
         let mut spin_until: Option<Instant> = None;
         loop {
             if let Some(piece) = self.lines.pop() {
@@ -205,7 +206,7 @@ impl Reader {
 
 impl Reader {
     /// The next piece if one is there now: what is buffered, else one read's worth.
-    pub fn try_next(&mut self) -> Option<Piece> {
+    pub(crate) fn try_next(&mut self) -> Option<Piece> {
         loop {
             if let Some(piece) = self.lines.pop() {
                 return Some(piece);
@@ -221,7 +222,7 @@ impl Reader {
 }
 
 /// Waits until `fd` is ready for `flags` (or hung up), at most `limit`.
-pub fn wait_for(fd: &impl AsFd, flags: PollFlags, limit: std::time::Duration) -> bool {
+pub(crate) fn wait_for(fd: &impl AsFd, flags: PollFlags, limit: std::time::Duration) -> bool {
     let mut fds = [PollFd::new(fd, flags)];
     let timeout = timespec(limit);
     matches!(rustix::event::poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
@@ -252,12 +253,12 @@ fn timespec(limit: Duration) -> Timespec {
 }
 
 /// Makes a bot's stdin non-blocking, so that a write never waits for the bot.
-pub fn nonblocking_stdin(pipe: &ChildStdin) -> io::Result<()> {
+pub(crate) fn nonblocking_stdin(pipe: &ChildStdin) -> io::Result<()> {
     Ok(rustix::io::ioctl_fionbio(pipe, true)?)
 }
 
 /// Writes as much of `bytes` as the pipe takes now; returns how much.
-pub fn write_now(mut pipe: &ChildStdin, bytes: &[u8]) -> io::Result<usize> {
+pub(crate) fn write_now(mut pipe: &ChildStdin, bytes: &[u8]) -> io::Result<usize> {
     let mut done = 0;
     while done < bytes.len() {
         match pipe.write(&bytes[done..]) {

@@ -43,7 +43,7 @@ pub const STDERR_BYTES: usize = 64 * 1024;
 /// How much skipped stdout chatter is kept: the last bytes.
 pub const CHATTER_BYTES: usize = 64 * 1024;
 /// How much of an `error` message lands in the record: its end, where a traceback says most.
-pub const ERROR_MESSAGE_BYTES: usize = 4 * 1024;
+pub(crate) const ERROR_MESSAGE_BYTES: usize = 4 * 1024;
 /// The reply recorded for a line longer than [`MAX_LINE_BYTES`]: a string, which no game
 /// accepts as a move, so the turn is adjudicated as an illegal move.
 pub const OVERLONG_REPLY_PREFIX: &str = "<discarded: over-long line of";
@@ -263,7 +263,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
 
 /// The failure of a bot that the machine kept from running until its stretched deadline:
 /// `wall` since it was asked, `waited` of it for a CPU.
-pub fn machine_late(wall: Duration, waited: Duration) -> Failure {
+pub(crate) fn machine_late(wall: Duration, waited: Duration) -> Failure {
     Failure::new(
         FailureKind::MachineLoad,
         format!(

@@ -13,7 +13,7 @@ use std::io::{self, BufRead};
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// The longest line either side may send, newline excluded.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Referee to bot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -279,7 +279,7 @@ pub fn encode<T: Serialize>(message: &T) -> String {
 
 /// What [`read_line_bounded`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineRead {
+pub(crate) enum LineRead {
     /// A line is in the buffer (newline and a trailing `\r` removed).
     Line,
     /// A line longer than the bound: consumed and discarded; its length in bytes.
@@ -291,7 +291,7 @@ pub enum LineRead {
 /// Reads one line into `line`, keeping at most `max` bytes in memory: a longer line is
 /// consumed to its end and reported as [`LineRead::Overlong`], so a bot cannot make the
 /// harness buffer without limit. A last line without a newline still counts as a line.
-pub fn read_line_bounded<R: BufRead>(
+pub(crate) fn read_line_bounded<R: BufRead>(
     reader: &mut R,
     line: &mut Vec<u8>,
     max: usize,
@@ -348,7 +348,7 @@ fn end_line(line: &mut Vec<u8>, total: usize, max: usize) -> LineRead {
 }
 
 /// The last `max` bytes of `text` (a traceback's end says most), marked when cut.
-pub fn truncate_front(text: &str, max: usize) -> String {
+pub(crate) fn truncate_front(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }
@@ -360,7 +360,7 @@ pub fn truncate_front(text: &str, max: usize) -> String {
 }
 
 /// At most `max` bytes of `text`, cut at a character boundary, marked when cut.
-pub fn truncate(text: &str, max: usize) -> String {
+pub(crate) fn truncate(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }

@@ -11,20 +11,18 @@ pub use super::spec::is_agent_file;
 use std::path::{Path, PathBuf};
 
 /// The adapter's source, embedded so that no file needs to be found at run time.
-pub const COURSE_ADAPTER: &str = include_str!("../../bots/python/course_adapter.py");
+pub(crate) const COURSE_ADAPTER: &str = include_str!("../../bots/python/course_adapter.py");
 
 /// The Hinger agent adapter's source, embedded likewise.
-pub const HINGER_ADAPTER: &str = include_str!("../../bots/python/hinger_adapter.py");
+pub(crate) const HINGER_ADAPTER: &str = include_str!("../../bots/python/hinger_adapter.py");
 
 /// The environment variable that chooses the search mode a Hinger agent is asked for
-/// (`agent.move(state, mode)`); [`DEFAULT_HINGER_MODE`] when unset.
+/// (`agent.move(state, mode)`); `alphabeta` when unset.
 pub const HINGER_MODE_VAR: &str = "ARBITER_HINGER_MODE";
-/// The mode a Hinger agent is asked for by default.
-pub const DEFAULT_HINGER_MODE: &str = "alphabeta";
 
 /// Which adapter runs a course Python file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Adapter {
+pub(crate) enum Adapter {
     /// Asalto's `Player` class: [`course_command`].
     Course,
     /// Hinger's `Agent` class: [`hinger_command`].
@@ -34,7 +32,7 @@ pub enum Adapter {
 /// The adapter for a course Python file in the game named `game`: Hinger's for every file
 /// when the game is Hinger, Asalto's for every file when it is Asalto, and otherwise by
 /// the file's name (see [`is_agent_file`]).
-pub fn adapter_for(game: &str, file: &Path) -> Adapter {
+pub(crate) fn adapter_for(game: &str, file: &Path) -> Adapter {
     match game {
         "hinger" => Adapter::Hinger,
         "asalto" => Adapter::Course,
@@ -52,7 +50,7 @@ pub fn command_for(game: &str, file: &Path, python: Option<&str>) -> CommandSpec
 }
 
 /// The interpreter used when none is given and `ARBITER_PYTHON` is not set.
-pub const DEFAULT_PYTHON: &str = "python3";
+pub(crate) const DEFAULT_PYTHON: &str = "python3";
 /// Names the interpreter for `.py` bots given none (`--python` or a bot's `python`).
 pub const PYTHON_VAR: &str = "ARBITER_PYTHON";
 
@@ -74,7 +72,7 @@ pub fn course_command(file: &Path, python: Option<&str>) -> CommandSpec {
 /// The command that runs the Hinger agent `file` (an `a3_agent.py` whose folder holds its
 /// `a1_state.py`): `python3 -u -c <hinger adapter> <file>` in the file's folder. The agent
 /// is asked for the mode in `$ARBITER_HINGER_MODE` (default `alphabeta`).
-pub fn hinger_command(file: &Path, python: Option<&str>) -> CommandSpec {
+pub(crate) fn hinger_command(file: &Path, python: Option<&str>) -> CommandSpec {
     adapter_command(HINGER_ADAPTER, file, python)
 }
 

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The driver that calls `new BattleSolver().solve(state, ab, false)`.
-pub const BATTLE_DRIVER: &str = include_str!("../../bots/java/BattleDriver.java");
+pub(crate) const BATTLE_DRIVER: &str = include_str!("../../bots/java/BattleDriver.java");
 /// The marker of the driver's answer line.
 const ANSWER_MARK: &str = "arbiter-answer ";
 /// Where a solver folder's main class must be.
-pub const SOLVER_FILE: &str = "src/battle/BattleSolver.java";
+pub(crate) const SOLVER_FILE: &str = "src/battle/BattleSolver.java";
 
 /// A solver as named on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]

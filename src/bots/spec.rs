@@ -111,7 +111,7 @@ pub fn enter<'a>(bots: impl IntoIterator<Item = (&'a BotSpec, Option<&'a Path>)>
 }
 
 /// Whether `dir` is a folder holding a C# project file.
-pub fn is_csproj_folder(dir: &Path) -> bool {
+pub(crate) fn is_csproj_folder(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
         entries
             .flatten()

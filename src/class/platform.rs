@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// A file of a flat download: the student it belongs to and the name the student gave it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Flat {
+pub(crate) struct Flat {
     /// The platform's words for the student (`smithalice_10001`, `jsmith`): the files of
     /// one student share it.
     pub student: String,
@@ -25,7 +25,7 @@ pub struct Flat {
 /// - Blackboard: `ASSIGNMENT_USERNAME_attempt_DATE_NAME`, and `..._attempt_DATE.txt` for the
 ///   receipt of each attempt;
 /// - Moodle without folders: `Full Name_ID_assignsubmission_file_NAME`.
-pub fn flat_name(name: &str) -> Option<Flat> {
+pub(crate) fn flat_name(name: &str) -> Option<Flat> {
     blackboard(name)
         .or_else(|| moodle(name))
         .or_else(|| canvas(name))
@@ -94,7 +94,7 @@ fn reupload(name: &str) -> (String, u32) {
 
 /// Why an entry of a class folder is no submission at all, if it is none: a platform's
 /// online-text folder, an empty folder, a README or notes, a data file or a picture.
-pub fn not_a_submission(entry: &Path) -> Option<&'static str> {
+pub(crate) fn not_a_submission(entry: &Path) -> Option<&'static str> {
     let name = entry
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
@@ -141,7 +141,7 @@ fn holds_no_file(folder: &Path) -> bool {
 /// The words of an entry's name that may name its student: what lies between its
 /// underscores (`Alice Smith_12345_assignsubmission_file_` gives `Alice Smith` and
 /// `12345`), and, for a flat name, the student's own words.
-pub fn student_words(entry_name: &str) -> Vec<String> {
+pub(crate) fn student_words(entry_name: &str) -> Vec<String> {
     let mut words: Vec<String> = entry_name
         .split('_')
         .filter(|w| !w.is_empty())

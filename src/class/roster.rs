@@ -355,7 +355,7 @@ pub fn match_teams<'a>(
 
 /// Whether two team names look like one written two ways: `Team 1` and `Team01`, `team-1`
 /// and `Team1`, or a typo or two apart.
-pub fn close_names(a: &str, b: &str) -> bool {
+pub(crate) fn close_names(a: &str, b: &str) -> bool {
     let (a, b) = (squeezed(a), squeezed(b));
     // The numbers tell teams apart: only the words around them may be misspelt.
     let parts = |s: &str| -> (String, String) {

@@ -10,7 +10,7 @@
 //! stops the run.
 
 use super::platform;
-pub use super::platform::{flat_name, student_words};
+pub(crate) use super::platform::student_words;
 
 use crate::bots::spec::{BotSpec, is_agent_file};
 use crate::error::Error;

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::jail::sandbox;
 
 #[derive(clap::Args, Clone, Debug, Default)]
-pub struct ConfineArgs {
+pub(crate) struct ConfineArgs {
     /// Address-space limit of each bot process in MiB: allocations beyond it fail (the
     /// bot loses by `memory` when that can be told, else `crash`).
     #[arg(help_heading = "Limits and confinement", long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -40,7 +40,7 @@ pub struct ConfineArgs {
 }
 
 impl ConfineArgs {
-    pub fn confinement(&self) -> Confinement {
+    pub(crate) fn confinement(&self) -> Confinement {
         Confinement {
             limits: Limits {
                 memory_mb: self.memory_mb,
@@ -57,7 +57,7 @@ impl ConfineArgs {
 
 /// A usage error when a bot's confinement cannot be had here (`--sandbox user` without
 /// root).
-pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
+pub(crate) fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
     if let Some(why) = sandbox::unavailable(confine.sandbox) {
         return Err(Error::usage(format!("bot {name}: {why}")));
     }
@@ -68,7 +68,7 @@ pub fn check(name: &str, confine: &Confinement) -> Result<(), Error> {
 
 /// `confinement: LEVEL` for a run's summary: how its bot programs were confined, and what
 /// the level does not give; `None` for a run of built-ins only.
-pub fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
+pub(crate) fn summary_line(entrants: &[crate::tournament::Entrant]) -> Option<String> {
     use crate::bots::spec::BotSpec;
     let mut levels: Vec<String> = Vec::new();
     let mut caveats: Vec<&str> = Vec::new();

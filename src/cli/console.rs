@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
-pub struct ConsoleBotArgs {
+pub(crate) struct ConsoleBotArgs {
     /// The built-in bot (Advance: random, grade4, grade5, greedy, grade6, grade7, alphabeta).
     pub name: String,
     /// `name`, or the colour to play, the board file to read and the file to write.
@@ -27,7 +27,7 @@ pub struct ConsoleBotArgs {
     pub think_ms: u64,
 }
 
-pub fn run(args: ConsoleBotArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: ConsoleBotArgs) -> Result<i32, Error> {
     match args.game {
         GameKind::Advance => run_game(&Advance, &args),
         other => Err(Error::usage(format!(

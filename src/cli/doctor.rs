@@ -2,7 +2,7 @@
 
 use crate::jail;
 
-pub fn run() -> i32 {
+pub(crate) fn run() -> i32 {
     let layers = jail::verify();
     let yes_no = |r: &Result<(), String>| match r {
         Ok(()) => "yes".to_string(),

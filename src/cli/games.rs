@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 // Game options of every command that plays.
 #[derive(clap::Args, Debug, Clone)]
-pub struct GameOptions {
+pub(crate) struct GameOptions {
     /// The game.
     #[arg(long, value_enum, default_value = "asalto")]
     pub game: GameKind,
@@ -48,7 +48,7 @@ pub struct GameOptions {
 impl GameOptions {
     /// `game` with every other option at its default: for a command that takes only the
     /// game (`check` starts bots from the standard start).
-    pub fn defaults(game: GameKind) -> GameOptions {
+    pub(crate) fn defaults(game: GameKind) -> GameOptions {
         GameOptions {
             game,
             round_limit: registry::DEFAULT_ROUND_LIMIT,
@@ -63,7 +63,7 @@ impl GameOptions {
         }
     }
 
-    pub fn settings(&self) -> Result<GameSettings, Error> {
+    pub(crate) fn settings(&self) -> Result<GameSettings, Error> {
         if !(0.0..=1.0).contains(&self.density) {
             return Err(Error::usage(format!(
                 "--density must be between 0 and 1, not {}",
@@ -112,7 +112,7 @@ impl GameOptions {
 }
 
 /// Reads a Hinger board file into a grid, with the file and line in errors.
-pub fn read_grid(path: &Path) -> Result<Vec<Vec<u32>>, Error> {
+pub(crate) fn read_grid(path: &Path) -> Result<Vec<Vec<u32>>, Error> {
     let text = super::read_file(path)?;
     let at = |e: BoardError| Error::Input {
         path: path.to_path_buf(),

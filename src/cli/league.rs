@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 // Options of the tournament commands.
 #[derive(clap::Args, Debug)]
-pub struct LeagueOptions {
+pub(crate) struct LeagueOptions {
     #[command(flatten)]
     pub matches: MatchOptions,
     /// The output folder (journal and tables); rerun with the same folder to resume.
@@ -51,7 +51,7 @@ pub struct LeagueOptions {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct LeagueArgs {
+pub(crate) struct LeagueArgs {
     #[command(flatten)]
     pub options: LeagueOptions,
     #[command(flatten)]
@@ -72,7 +72,7 @@ pub struct LeagueArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct GauntletArgs {
+pub(crate) struct GauntletArgs {
     #[command(flatten)]
     pub options: LeagueOptions,
     /// The bot under test: `NAME=SPEC` or a SPEC.
@@ -96,7 +96,7 @@ pub(crate) fn note_kept_roster(out: &std::path::Path) {
     }
 }
 
-pub fn league(args: LeagueArgs) -> Result<i32, Error> {
+pub(crate) fn league(args: LeagueArgs) -> Result<i32, Error> {
     let out = &args.options.out;
     let fresh = std::fs::symlink_metadata(out).is_err();
     let result = league_in(&args);
@@ -162,7 +162,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
     )
 }
 
-pub fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
+pub(crate) fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     let python = args.options.matches.play.python.as_deref();
     let confine = args.options.matches.play.confine.confinement();
     let mut entrants = vec![cli_entrant(&args.candidate, python, confine)?];

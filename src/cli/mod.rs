@@ -21,7 +21,7 @@ macro_rules! note {
 mod confine;
 mod console;
 mod doctor;
-pub mod games;
+pub(crate) mod games;
 mod league;
 mod openings;
 mod options;
@@ -50,7 +50,7 @@ const EXAMPLES: &str = "Examples:\n  arbiter play --rebel builtin:greedy --offic
     about = "Referee, tournament runner and benchmarking harness for two-player game bots",
     after_help = EXAMPLES
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
@@ -61,7 +61,7 @@ pub struct Cli {
 /// doc comments: a deferred struct's doc would replace the command's own description.
 #[derive(Subcommand, Debug)]
 #[command(defer = true)]
-pub enum Command {
+pub(crate) enum Command {
     /// Count the legal move sequences of a given length (a move-generator check).
     #[command(display_order = 13, after_help = "Example: arbiter perft asalto 4")]
     Perft(perft::PerftArgs),

@@ -7,7 +7,7 @@ use crate::games::registry::{GameSettings, with_game};
 use crate::games::{Game, GameKind};
 
 #[derive(clap::Args, Debug)]
-pub struct OpeningsArgs {
+pub(crate) struct OpeningsArgs {
     /// The game (one whose openings are moves: asalto, gomoku).
     #[arg(value_enum)]
     pub game: GameKind,
@@ -22,7 +22,7 @@ pub struct OpeningsArgs {
     pub seed: u64,
 }
 
-pub fn run(args: OpeningsArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: OpeningsArgs) -> Result<i32, Error> {
     let settings = GameSettings::defaults(args.game);
     with_game!(settings, args.seed, |game| print(&game, &args))
 }

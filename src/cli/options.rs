@@ -12,7 +12,7 @@ use std::time::Duration;
 
 // Options of every command that plays: limits, seed, interpreter, confinement.
 #[derive(clap::Args, Debug)]
-pub struct PlayOptions {
+pub(crate) struct PlayOptions {
     /// The move limit in milliseconds, measured by the referee.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub limit_ms: u64,
@@ -32,7 +32,7 @@ pub struct PlayOptions {
 
 // How a tournament's pairs start.
 #[derive(clap::Args, Debug)]
-pub struct OpeningOptions {
+pub(crate) struct OpeningOptions {
     /// Each pair starts with N random plies drawn from the seed (0: the standard start).
     /// Default: the standard start for league and run, the game's measured number for
     /// gauntlet and sprt (README, "Openings").
@@ -52,7 +52,7 @@ pub struct OpeningOptions {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OpeningsOrder {
+pub(crate) enum OpeningsOrder {
     /// The book's order.
     Sequential,
     /// Shuffled by the seed.
@@ -60,7 +60,7 @@ pub enum OpeningsOrder {
 }
 
 impl OpeningOptions {
-    pub fn choice(&self) -> OpeningChoice {
+    pub(crate) fn choice(&self) -> OpeningChoice {
         match (&self.openings, self.random_plies) {
             (Some(file), _) => OpeningChoice::Book {
                 file: file.clone(),
@@ -74,7 +74,7 @@ impl OpeningOptions {
 
 // Options of every command that plays games in parallel.
 #[derive(clap::Args, Debug)]
-pub struct MatchOptions {
+pub(crate) struct MatchOptions {
     #[command(flatten)]
     pub game: GameOptions,
     /// Games at once (default: the number of cores).
@@ -246,7 +246,7 @@ const MAX_ANCHOR: f64 = 100_000.0;
 
 /// `--anchor NAME=ELO`: the bot whose Elo is fixed, so that ratings of runs sharing it can
 /// be compared. The name is checked against the tournament's bots once they are known.
-pub fn parse_anchor(text: &str) -> Result<crate::stats::elo::Anchor, String> {
+pub(crate) fn parse_anchor(text: &str) -> Result<crate::stats::elo::Anchor, String> {
     let Some((bot, elo)) = text.rsplit_once('=') else {
         return Err(format!(
             "`{text}`: expected NAME=ELO, a bot's name and the rating to fix it at (e.g. \

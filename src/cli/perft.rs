@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
-pub struct PerftArgs {
+pub(crate) struct PerftArgs {
     /// The game.
     #[arg(value_enum)]
     pub game: GameKind,
@@ -29,7 +29,7 @@ pub struct PerftArgs {
     pub divide: bool,
 }
 
-pub fn run(args: PerftArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: PerftArgs) -> Result<i32, Error> {
     match args.game {
         GameKind::Advance => run_game(&Advance, &args),
         GameKind::Asalto => run_game(&Asalto::default(), &args),

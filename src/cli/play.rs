@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
-pub struct PlayArgs {
+pub(crate) struct PlayArgs {
     #[command(flatten)]
     pub game: GameOptions,
     /// Asalto's rebel bot: `builtin:NAME`, a course-style file, or a command line, each
@@ -52,7 +52,7 @@ pub struct PlayArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct BotArgs {
+pub(crate) struct BotArgs {
     /// The built-in bot to serve (random, greedy, alphabeta; Battle: random, greedy,
     /// minimax).
     pub name: String,
@@ -60,12 +60,12 @@ pub struct BotArgs {
     pub game: GameOptions,
 }
 
-pub fn run(args: PlayArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: PlayArgs) -> Result<i32, Error> {
     let settings = args.game.settings()?;
     with_game!(settings, args.play.seed, |game| play_one(&game, &args))
 }
 
-pub fn serve(args: BotArgs) -> Result<i32, Error> {
+pub(crate) fn serve(args: BotArgs) -> Result<i32, Error> {
     let settings = args.game.settings()?;
     with_game!(settings, 0, |game| serve_builtin(&game, &args.name))
 }

@@ -7,7 +7,7 @@ use crate::tournament::journal::Repair;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// A tournament's output folder (of league, gauntlet, run or sprt).
     pub dir: PathBuf,
     /// Where to write the report (default: DIR/report).
@@ -15,7 +15,7 @@ pub struct ReportArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: ReportArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: ReportArgs) -> Result<i32, Error> {
     let out = args
         .out
         .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The tournament to run (default: the file's `default`).
     pub name: Option<String>,
     /// The tournaments file.
@@ -39,7 +39,7 @@ pub struct RunArgs {
     pub submissions: SubmissionOptions,
 }
 
-pub fn run(args: RunArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
     let config = Config::load(&args.config)?;
     let (name, t) = config.tournament(args.name.as_deref())?;
     // Canonical, so the plan names the same folders whatever the current folder.

@@ -19,7 +19,7 @@ const EXIT_ON_SIGNAL: i32 = crate::error::exit::INTERRUPTED;
 
 /// Installs the handlers (once, before any command runs, while arbiter has one thread);
 /// for a command that plays bots, also the one that stops them with arbiter (Ctrl-Z).
-pub fn install(plays_bots: bool) {
+pub(crate) fn install(plays_bots: bool) {
     if plays_bots {
         crate::clocks::pause::take_stops();
     }
@@ -49,7 +49,7 @@ pub fn install(plays_bots: bool) {
 }
 
 /// The flag a signal sets instead of ending arbiter: the caller stops when it is set.
-pub fn graceful_stop() -> Arc<AtomicBool> {
+pub(crate) fn graceful_stop() -> Arc<AtomicBool> {
     GRACEFUL
         .get_or_init(|| Arc::new(AtomicBool::new(false)))
         .clone()

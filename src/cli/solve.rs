@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
-pub struct SolveArgs {
+pub(crate) struct SolveArgs {
     /// The exercise: `battle` (the Minimax Battle solver).
     #[arg(value_parser = ["battle"])]
     pub exercise: String,
@@ -39,7 +39,7 @@ pub struct SolveArgs {
 }
 
 /// Exit 0 when every solver passed every case, 1 when something failed, 2 bad input.
-pub fn run(args: SolveArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: SolveArgs) -> Result<i32, Error> {
     let confine = args.confine.confinement();
     check("solver", &confine)?;
     let specs = args

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 #[derive(clap::Args, Debug)]
-pub struct SprtArgs {
+pub(crate) struct SprtArgs {
     #[command(flatten)]
     pub matches: MatchOptions,
     /// The new bot: `NAME=SPEC` or a SPEC.
@@ -61,7 +61,7 @@ pub struct SprtArgs {
     pub shard: Option<String>,
 }
 
-pub fn run(args: SprtArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: SprtArgs) -> Result<i32, Error> {
     if let Some(shard) = &args.shard {
         return Err(Error::usage(format!(
             "--shard {shard}: an SPRT is sequential (each pair decides whether the next is \

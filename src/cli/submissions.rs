@@ -18,7 +18,7 @@ use std::time::Duration;
 
 // Options of the tournament commands about folders of submissions and the preflight.
 #[derive(clap::Args, Debug, Default)]
-pub struct SubmissionOptions {
+pub(crate) struct SubmissionOptions {
     /// Stop before any game when an entry of a submissions folder is not a bot.
     #[arg(long)]
     pub strict: bool,
@@ -30,7 +30,7 @@ pub struct SubmissionOptions {
 // `check` takes what changes how a bot starts and answers, nothing about whole games
 // (their round limit, start boards or seeds).
 #[derive(clap::Args, Debug)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The game.
     #[arg(long, value_enum, default_value = "asalto")]
     pub game: GameKind,
@@ -58,7 +58,7 @@ pub struct CheckArgs {
 
 /// Where the zips of the submissions folder `folder` are extracted for a run whose
 /// results go to `out`: one private folder per submissions folder.
-pub fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
+pub(crate) fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
     let name = folder
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -68,7 +68,7 @@ pub fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
 
 /// What the bots named on a command line or in tournaments.toml come to.
 #[derive(Debug, Default)]
-pub struct Entries {
+pub(crate) struct Entries {
     pub entrants: Vec<Entrant>,
     /// The entries of submissions folders that are not bots.
     pub left_out: Vec<LeftOut>,
@@ -80,7 +80,7 @@ pub struct Entries {
 /// The bots of a submissions folder, and its entries left out, printed (or, when
 /// `strict`, an error listing them). `shown` is the folder as the user wrote it, which
 /// each bot's spec in the journal is written under.
-pub fn folder_entrants(
+pub(crate) fn folder_entrants(
     folder: &Path,
     shown: &str,
     game: GameKind,
@@ -243,7 +243,7 @@ fn shlex_quote(text: &str) -> String {
 /// The bots as written on the command line: each `NAME=SPEC`, a SPEC, or a folder of
 /// submissions (every bot in it); and the entries of those folders that are not bots. A
 /// console program named without `NAME=` is asked its name under `confine`.
-pub fn cli_entrants(
+pub(crate) fn cli_entrants(
     bots: &[String],
     game: GameKind,
     python: Option<&str>,
@@ -282,7 +282,10 @@ pub fn cli_entrants(
 /// Checks every bot of a tournament and prints the table; the bots that failed, each with
 /// its failure in the words of the marks (`could not start: SyntaxError: ... (Team03.py,
 /// line 4)`).
-pub fn preflight<G: Builtins>(game: &G, t: &Tournament) -> Result<Vec<(String, String)>, Error> {
+pub(crate) fn preflight<G: Builtins>(
+    game: &G,
+    t: &Tournament,
+) -> Result<Vec<(String, String)>, Error> {
     let rows = run_checks(game, &t.entrants, t.move_limit, t.init_limit, t.jobs)?;
     Ok(rows
         .into_iter()
@@ -327,7 +330,7 @@ fn run_checks<G: Builtins>(
 }
 
 /// `arbiter check`: exit 0 when every bot passed, 1 when one failed, 2 on bad input.
-pub fn check(args: CheckArgs) -> Result<i32, Error> {
+pub(crate) fn check(args: CheckArgs) -> Result<i32, Error> {
     let settings = GameOptions::defaults(args.game).settings()?;
     let python = args.python.as_deref();
     // Zips are unpacked into a folder made for this check alone (mode 0700, a name nobody

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum SuiteGame {
+pub(crate) enum SuiteGame {
     Advance,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct SuiteArgs {
+pub(crate) struct SuiteArgs {
     /// The game whose course suite this is.
     #[arg(value_enum)]
     pub game: SuiteGame,
@@ -40,7 +40,7 @@ pub struct SuiteArgs {
     pub confine: super::confine::ConfineArgs,
 }
 
-pub fn run(args: SuiteArgs) -> Result<i32, Error> {
+pub(crate) fn run(args: SuiteArgs) -> Result<i32, Error> {
     let SuiteGame::Advance = args.game;
     let spec = parse_spec(&args.bot, None)?;
     if let crate::bots::spec::BotSpec::Builtin(name) = &spec {

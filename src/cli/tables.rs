@@ -7,7 +7,7 @@ use crate::tournament;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The merged folder (it must not hold a journal).
     #[arg(long)]
     pub out: PathBuf,
@@ -20,7 +20,7 @@ pub struct MergeArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct TableArgs {
+pub(crate) struct TableArgs {
     /// A tournament's output folder.
     pub dir: PathBuf,
     /// Marks leaving out these bots instead of the ones the tournament was run with.
@@ -41,7 +41,7 @@ pub struct TableArgs {
     pub anchor: Option<crate::stats::elo::Anchor>,
 }
 
-pub fn merge(args: MergeArgs) -> Result<i32, Error> {
+pub(crate) fn merge(args: MergeArgs) -> Result<i32, Error> {
     let merged = tournament::merge::merge(&args.shards, &args.out, args.partial)?;
     // The merged folder's tables and report are made from its journal, as `arbiter table`
     // makes them.
@@ -72,7 +72,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, Error> {
     Ok(crate::error::exit::DONE)
 }
 
-pub fn table(args: TableArgs) -> Result<i32, Error> {
+pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
     if let Some(path) = &args.roster {
         let journal = report::journal_of(&args.dir)?;

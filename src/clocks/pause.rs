@@ -53,7 +53,7 @@ pub(super) fn frozen_now(group: i32, is_frozen: bool) {
 
 /// Stops every bot, then this process: the stop takes effect as the calling thread next
 /// enters the kernel; [`go_on`] is called once the process was continued (SIGCONT).
-pub fn stop_the_run() {
+pub(crate) fn stop_the_run() {
     use rustix::process::{Pid, Signal, kill_process, kill_process_group};
     for &group in crate::jail::reaper::leaders().iter() {
         if let Some(pid) = Pid::from_raw(group) {
@@ -66,7 +66,7 @@ pub fn stop_the_run() {
 
 /// After a pause: counts it (the time stopped is no bot's) and lets go on every bot that
 /// was running. A SIGCONT with no pause does nothing.
-pub fn go_on() {
+pub(crate) fn go_on() {
     use rustix::process::{Pid, Signal, kill_process_group};
     {
         let mut pauses = pauses();

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 /// quarter): a machine loaded beyond that would not finish a league at any sensible pace
 /// anyway. A bot that never answers is still judged as soon as its own time is out: at a
 /// quarter of a CPU, at four times its limit.
-pub const MAX_STRETCH: u32 = 8;
+pub(crate) const MAX_STRETCH: u32 = 8;
 
 /// How many times a game, or a program's one run, that the machine's load left without a
 /// result is played again before arbiter gives up on fair clocks.
@@ -78,12 +78,12 @@ fn again_after<T>(pause: Duration, mut run: impl FnMut() -> T, late: impl Fn(&T)
 /// How long into a move the bot's counters are first read: a move answered sooner costs
 /// nothing (most moves of most bots), and the wait before it is not given back (at most
 /// this, which keeps the measure on the bot's side of any doubt).
-pub fn first_look(limit: Duration) -> Duration {
+pub(crate) fn first_look(limit: Duration) -> Duration {
     (limit / 10).min(Duration::from_millis(20))
 }
 
 /// The least wait given back for a move of `limit`: 2% of the limit, at least 5 ms.
-pub fn threshold(limit: Duration) -> Duration {
+pub(crate) fn threshold(limit: Duration) -> Duration {
     (limit / 50).max(Duration::from_millis(5))
 }
 
@@ -98,7 +98,7 @@ struct Counters {
 
 /// The counters of every task of a bot's processes at one moment.
 #[derive(Clone, Debug)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     at: Instant,
     tasks: HashMap<i32, Counters>,
     /// CPU time of children reaped by the bot's processes (their `cutime + cstime`).
@@ -114,7 +114,7 @@ impl Snapshot {
     /// The counters of the process tree under `leader` (the bot's process group leader,
     /// which its processes cannot leave), read from /proc; `None` where the kernel keeps
     /// no scheduler statistics or the leader is gone.
-    pub fn take(leader: i32) -> Option<Snapshot> {
+    pub(crate) fn take(leader: i32) -> Option<Snapshot> {
         let mut snapshot = Snapshot {
             at: Instant::now(),
             tasks: HashMap::new(),
@@ -174,7 +174,7 @@ impl Snapshot {
     /// longer of the two, as they may have waited at once), at most the CPU time the bot's
     /// tasks left unused, at most the wall time between the two snapshots (taken on the
     /// same thread).
-    pub fn machine_wait(&self, later: &Snapshot) -> Duration {
+    pub(crate) fn machine_wait(&self, later: &Snapshot) -> Duration {
         let wall = later.at.saturating_duration_since(self.at);
         let mut ran = later.reaped.saturating_sub(self.reaped).as_nanos() as u64;
         let mut longest = 0u64;
@@ -242,7 +242,7 @@ fn reaped_cpu(pid: i32) -> Option<Duration> {
 /// What a wait for a move found of the machine's doing, as it went: the referee thread's
 /// own counters at the start, the first look at the bot's, and the wait given back so far.
 #[derive(Debug)]
-pub struct Watch {
+pub(crate) struct Watch {
     started: Instant,
     /// The referee thread's counters when the move began.
     own: Option<Counters>,
@@ -254,7 +254,7 @@ pub struct Watch {
 
 impl Watch {
     /// The watch of a move that begins now, on the referee thread that waits for it.
-    pub fn begin() -> Watch {
+    pub(crate) fn begin() -> Watch {
         Watch {
             started: Instant::now(),
             own: own_counters(),
@@ -266,7 +266,7 @@ impl Watch {
 
     /// Reads the bot's counters for the first time (at [`first_look`]); once only, taken
     /// or not (a bot gone, a kernel without the statistics).
-    pub fn look(&mut self, leader: i32) {
+    pub(crate) fn look(&mut self, leader: i32) {
         if !self.looked {
             self.looked = true;
             self.first = Snapshot::take(leader);
@@ -274,7 +274,7 @@ impl Watch {
     }
 
     /// Whether the first look was taken (or tried).
-    pub fn looked(&self) -> bool {
+    pub(crate) fn looked(&self) -> bool {
         self.looked
     }
 
@@ -282,7 +282,7 @@ impl Watch {
     /// referee's own since the move began (until the first look the referee is blocked
     /// waiting for the reply, so its wait is a reply seen late); what is given back in all
     /// (zero below `threshold`).
-    pub fn measure(&mut self, leader: i32, threshold: Duration) -> Duration {
+    pub(crate) fn measure(&mut self, leader: i32, threshold: Duration) -> Duration {
         let wait = match &self.first {
             Some(first) => match Snapshot::take(leader) {
                 Some(now) => first.machine_wait(&now),

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 /// Level 7's score of a move after which the opponent can win at once (negated: after
 /// which the bot can win at once on its answer). Far beyond any material difference.
-pub const DECISIVE: i32 = 1_000;
+pub(crate) const DECISIVE: i32 = 1_000;
 
 /// The board after `mv`, the opponent to move (no counters: the level rules look at
 /// boards only).
@@ -35,7 +35,7 @@ pub fn wins_at_once(state: &State, mv: &Move) -> bool {
 }
 
 /// Level 5: the moves that win at once.
-pub fn winning_moves(state: &State) -> Vec<Move> {
+pub(crate) fn winning_moves(state: &State) -> Vec<Move> {
     legal(state)
         .into_iter()
         .filter(|mv| wins_at_once(state, mv))
@@ -43,7 +43,7 @@ pub fn winning_moves(state: &State) -> Vec<Move> {
 }
 
 /// The mover's material minus the opponent's after `mv`.
-pub fn material_after(state: &State, mv: &Move) -> i32 {
+pub(crate) fn material_after(state: &State, mv: &Move) -> i32 {
     let mut next = state.clone();
     next.apply_board(mv);
     next.material_difference(state.to_move())
@@ -75,7 +75,7 @@ fn best_by(moves: Vec<Move>, mut score: impl FnMut(&Move) -> i32) -> (Vec<Move>,
 /// (the worst of its tied replies for us), we answer that by the level-6 rule, and the
 /// material difference after both counts; a reply that wins at once scores
 /// `-DECISIVE`, an answer that wins at once `DECISIVE`.
-pub fn level7_score(state: &State, mv: &Move) -> i32 {
+pub(crate) fn level7_score(state: &State, mv: &Move) -> i32 {
     let me = state.to_move();
     let s1 = after(state, mv);
     let replies = legal(&s1);
@@ -108,7 +108,7 @@ pub fn level7_score(state: &State, mv: &Move) -> i32 {
 }
 
 /// Level 7: among the level-6 moves, those of the best level-7 score, and that score.
-pub fn level7_best(state: &State) -> (Vec<Move>, i32) {
+pub(crate) fn level7_best(state: &State) -> (Vec<Move>, i32) {
     let (six, _) = level6_moves(state);
     best_by(six, |mv| level7_score(state, mv))
 }
@@ -116,7 +116,7 @@ pub fn level7_best(state: &State) -> (Vec<Move>, i32) {
 /// The moves a course bot of `grade` (4 to 7) chooses among: every legal move (4); a
 /// winning move when there is one, else every move (5), else the level-6 moves (6) or
 /// the best level-7 moves (7).
-pub fn grade_choices(state: &State, grade: u8) -> Vec<Move> {
+pub(crate) fn grade_choices(state: &State, grade: u8) -> Vec<Move> {
     if grade <= 4 {
         return legal(state);
     }
@@ -132,13 +132,13 @@ pub fn grade_choices(state: &State, grade: u8) -> Vec<Move> {
 }
 
 /// A course bot of one grade: the grade's rule, ties broken by its seeded generator.
-pub struct GradeBot {
+pub(crate) struct GradeBot {
     grade: u8,
     rng: ChaCha8Rng,
 }
 
 impl GradeBot {
-    pub fn new(grade: u8, seed: u64) -> GradeBot {
+    pub(crate) fn new(grade: u8, seed: u64) -> GradeBot {
         GradeBot {
             grade,
             rng: ChaCha8Rng::seed_from_u64(seed),

@@ -141,7 +141,7 @@ pub struct AlphaBeta<G: Game> {
 }
 
 /// Default table size: 2^19 entries of 24 bytes, 12 MiB, allocated on the first search.
-pub const DEFAULT_TT_BITS: u32 = 19;
+pub(crate) const DEFAULT_TT_BITS: u32 = 19;
 
 impl<G: Heuristic> AlphaBeta<G> {
     /// A searcher limited only by the time budget it is given.

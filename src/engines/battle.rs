@@ -240,12 +240,12 @@ fn ordered(state: &State) -> Vec<(usize, usize)> {
 /// The exact player: the best attack by [`Solver`], its table kept from move to move.
 /// Should its budget run out first (armies far larger than the course's), it plays the
 /// greedy attack rather than lose on time.
-pub struct Minimax {
+pub(crate) struct Minimax {
     solver: Solver,
 }
 
 impl Minimax {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Minimax {
             solver: Solver::new(),
         }

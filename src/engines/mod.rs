@@ -9,17 +9,17 @@
 //! A game only supplies its evaluation, a position hash and move-ordering hints.
 
 pub mod advance;
-pub mod alphabeta;
-pub mod asalto;
+pub(crate) mod alphabeta;
+pub(crate) mod asalto;
 pub mod battle;
-pub mod gomoku;
-pub mod greedy;
-pub mod hinger;
-pub mod random;
+pub(crate) mod gomoku;
+pub(crate) mod greedy;
+pub(crate) mod hinger;
+pub(crate) mod random;
 #[cfg(test)]
 mod testgame;
 
-pub use alphabeta::{AlphaBeta, Limits, SearchStats};
+pub use alphabeta::{AlphaBeta, Limits};
 pub use greedy::Greedy;
 pub use random::RandomMover;
 
@@ -36,7 +36,7 @@ pub trait Engine<G: Game>: Send {
 }
 
 /// The built-in bots every game with a heuristic has, weakest first.
-pub const STANDARD_BUILTINS: &[&str] = &["random", "greedy", "alphabeta"];
+pub(crate) const STANDARD_BUILTINS: &[&str] = &["random", "greedy", "alphabeta"];
 
 /// Every game with a heuristic gets the three standard built-in bots, and whatever bots
 /// of its own [`Heuristic::own_builtin`] adds.
@@ -68,12 +68,12 @@ pub trait Builtins: Game {
 
 /// The score of a won game at the root. Wins further away score less, so that the
 /// searchers prefer the quickest win and the slowest loss.
-pub const WIN: i32 = 1_000_000;
+pub(crate) const WIN: i32 = 1_000_000;
 /// Scores at or beyond this magnitude are decided games, not evaluations.
-pub const WIN_THRESHOLD: i32 = WIN - 10_000;
+pub(crate) const WIN_THRESHOLD: i32 = WIN - 10_000;
 /// The largest evaluation a heuristic may return; larger values are clamped so that they
 /// can never be mistaken for decided games.
-pub const MAX_EVAL: i32 = WIN_THRESHOLD - 1;
+pub(crate) const MAX_EVAL: i32 = WIN_THRESHOLD - 1;
 
 /// What the generic engines need to know about a game beyond its rules.
 pub trait Heuristic: Game {
@@ -107,7 +107,7 @@ pub trait Heuristic: Game {
 }
 
 /// The score of a finished game for `perspective`, `ply` plies below the root.
-pub fn outcome_score(outcome: &Outcome, perspective: Side, ply: u32) -> i32 {
+pub(crate) fn outcome_score(outcome: &Outcome, perspective: Side, ply: u32) -> i32 {
     let ply = ply.min(9_000) as i32;
     match outcome.winner {
         None => 0,

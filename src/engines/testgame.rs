@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
-pub struct Mnk {
+pub(crate) struct Mnk {
     pub width: usize,
     pub height: usize,
     /// Every straight run of `k` cells, computed once.
@@ -15,7 +15,7 @@ pub struct Mnk {
 }
 
 impl Mnk {
-    pub fn new(width: usize, height: usize, k: usize) -> Self {
+    pub(super) fn new(width: usize, height: usize, k: usize) -> Self {
         Mnk {
             width,
             height,
@@ -23,7 +23,7 @@ impl Mnk {
         }
     }
 
-    pub fn tictactoe() -> Self {
+    pub(super) fn tictactoe() -> Self {
         Self::new(3, 3, 3)
     }
 
@@ -52,7 +52,7 @@ impl Mnk {
     }
 
     /// A position from rows of `x`, `o` and `.`, with `side` to move.
-    pub fn board(&self, rows: &[&str], side: Side) -> MnkState {
+    pub(super) fn board(&self, rows: &[&str], side: Side) -> MnkState {
         let cells = rows
             .iter()
             .flat_map(|r| r.chars())
@@ -70,14 +70,14 @@ impl Mnk {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct MnkState {
+pub(crate) struct MnkState {
     /// 0 empty, 1 first player's mark, 2 second's.
     cells: Vec<u8>,
     to_move: Side,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MnkIllegal {
+pub(crate) enum MnkIllegal {
     #[error("not an empty cell")]
     Bad,
 }

@@ -13,7 +13,7 @@ pub mod openings;
 pub mod perft;
 pub mod registry;
 pub mod view;
-pub mod wire;
+pub(crate) mod wire;
 
 pub use registry::GameKind;
 

@@ -88,7 +88,11 @@ fn has_move<G: Game>(game: &G, state: &G::State) -> bool {
 /// allowed in an opening; a draw that would end the game or leave the side to move
 /// without a move is redrawn, and a dead end starts the opening over. `None` when no
 /// such opening was found in many tries.
-pub fn random_opening<G: Game>(game: &G, plies: u32, rng: &mut ChaCha8Rng) -> Option<Opening> {
+pub(crate) fn random_opening<G: Game>(
+    game: &G,
+    plies: u32,
+    rng: &mut ChaCha8Rng,
+) -> Option<Opening> {
     'attempt: for _ in 0..1000 {
         let mut state = game.initial();
         let mut line = Vec::with_capacity(plies as usize);

@@ -192,7 +192,7 @@ pub fn parse_range(text: &str) -> Result<RangeInclusive<u32>, String> {
 }
 
 /// The Hinger game of `settings`: its start boards, or random boards from `seed`.
-pub fn hinger_game(settings: &GameSettings, seed: u64) -> Result<Hinger, Error> {
+pub(crate) fn hinger_game(settings: &GameSettings, seed: u64) -> Result<Hinger, Error> {
     let bad = |e: BoardError| Error::usage(format!("hinger start: {}", e.message));
     if settings.boards.is_empty() {
         Hinger::random_starts(settings.rows, settings.cols, settings.density, seed).map_err(bad)
@@ -202,7 +202,7 @@ pub fn hinger_game(settings: &GameSettings, seed: u64) -> Result<Hinger, Error> 
 }
 
 /// The Battle game of `settings`: its given armies, or random armies from `seed`.
-pub fn battle_game(settings: &GameSettings, seed: u64) -> Result<Battle, Error> {
+pub(crate) fn battle_game(settings: &GameSettings, seed: u64) -> Result<Battle, Error> {
     let bad = |e: BoardError| Error::usage(format!("battle start: {}", e.message));
     if settings.armies.is_empty() {
         Battle::random(settings.battle.clone(), seed).map_err(bad)

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 /// The kind of a cell that is not part of the board (Asalto's corners, the gaps of a
 /// short Battle army): drawn as nothing.
-pub const OFF: &str = "off";
+pub(crate) const OFF: &str = "off";
 
 /// One cell of a drawn position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]

@@ -7,7 +7,12 @@ use serde_json::{Map, Value};
 /// further `fields`, appended to `out`: `{"type":"turn","role":…,"board":…,` then the fields
 /// in their map's (sorted) order. The bytes are those of `bots::protocol::ToBot::Turn`
 /// encoded by serde, whose fields are flattened the same way.
-pub fn write_turn(role: &str, board: &Value, fields: &Map<String, Value>, out: &mut Vec<u8>) {
+pub(crate) fn write_turn(
+    role: &str,
+    board: &Value,
+    fields: &Map<String, Value>,
+    out: &mut Vec<u8>,
+) {
     // Writing into a Vec cannot fail, and these values have string keys only.
     out.extend_from_slice(b"{\"type\":\"turn\",\"role\":");
     let _ = serde_json::to_writer(&mut *out, role);
@@ -23,7 +28,7 @@ pub fn write_turn(role: &str, board: &Value, fields: &Map<String, Value>, out: &
 }
 
 /// A JSON value shortened for a message: a bot's reply can be arbitrarily large.
-pub fn excerpt(v: &Value) -> String {
+pub(crate) fn excerpt(v: &Value) -> String {
     let text = v.to_string();
     if text.chars().count() <= 40 {
         text
@@ -34,7 +39,7 @@ pub fn excerpt(v: &Value) -> String {
 }
 
 /// What kind of JSON value `v` is, for messages.
-pub fn kind_of(v: &Value) -> &'static str {
+pub(crate) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -46,7 +51,7 @@ pub fn kind_of(v: &Value) -> &'static str {
 }
 
 /// Whether a JSON value counts as an integer coordinate (in range or not).
-pub fn is_integer(v: &Value) -> bool {
+pub(crate) fn is_integer(v: &Value) -> bool {
     match v {
         Value::Number(n) if n.is_u64() || n.is_i64() => true,
         // Only an integer literal beyond 64 bits reaches here as a whole float this large.
@@ -59,7 +64,7 @@ pub fn is_integer(v: &Value) -> bool {
 
 /// Why a reply is not a `[row, col]` pair of integers.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PairError {
+pub(crate) enum PairError {
     /// Not a two-item list: what it was instead.
     WrongShape(String),
     /// An item that is not an integer, shortened.
@@ -68,7 +73,7 @@ pub enum PairError {
 
 /// The two items of a `[row, col]` reply, both integers (in range or not). Types are
 /// checked over the whole reply before any range: a float anywhere is the more basic fault.
-pub fn integer_pair(reply: &Value) -> Result<(&Value, &Value), PairError> {
+pub(crate) fn integer_pair(reply: &Value) -> Result<(&Value, &Value), PairError> {
     let (r, c) = match reply {
         Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
         Value::Array(list) => {

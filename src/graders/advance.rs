@@ -129,7 +129,7 @@ fn board_of(state: &State, mv: &Move) -> State {
 }
 
 /// Judges the move `mv` the bot played in `case`: `None` when it passes.
-pub fn judge(case: &Case, mv: &Move) -> Option<String> {
+pub(crate) fn judge(case: &Case, mv: &Move) -> Option<String> {
     let state = &case.position;
     let after = board_of(state, mv);
     let matches_answer = after.rows() == case.answer.rows();
@@ -249,9 +249,9 @@ fn first_line(text: &str) -> String {
 }
 
 /// Passed and total cases per level and colour.
-pub type Tally = BTreeMap<u8, BTreeMap<&'static str, [usize; 2]>>;
+pub(crate) type Tally = BTreeMap<u8, BTreeMap<&'static str, [usize; 2]>>;
 
-pub fn tally(verdicts: &[Verdict]) -> Tally {
+pub(crate) fn tally(verdicts: &[Verdict]) -> Tally {
     let mut t = Tally::new();
     for v in verdicts {
         let cell = t
@@ -279,7 +279,7 @@ fn weight(level: u8) -> f64 {
 /// counts its share times the fraction of its cases passed, and only while every level
 /// before it was passed completely; a level with no cases (missing) counts nothing and
 /// stops the gate.
-pub fn functionality_mark(tally: &Tally) -> f64 {
+pub(crate) fn functionality_mark(tally: &Tally) -> f64 {
     let mut mark = 0.0;
     for level in LEVELS {
         let (passed, total) = tally.get(&level).map_or((0, 0), |by_colour| {
@@ -300,7 +300,7 @@ pub fn functionality_mark(tally: &Tally) -> f64 {
 
 /// The game bonus (percent): each win beyond 30% of the games adds 50% / games (0.5%
 /// each for the course's 100 games), at most 15%.
-pub fn game_bonus(games: usize, won: usize) -> f64 {
+pub(crate) fn game_bonus(games: usize, won: usize) -> f64 {
     if games == 0 {
         return 0.0;
     }
@@ -310,12 +310,12 @@ pub fn game_bonus(games: usize, won: usize) -> f64 {
 }
 
 /// Whether the bot passed everything (no level missing): the games are played then.
-pub fn all_passed(suite: &Suite, verdicts: &[Verdict]) -> bool {
+pub(crate) fn all_passed(suite: &Suite, verdicts: &[Verdict]) -> bool {
     suite.missing.is_empty() && !verdicts.is_empty() && verdicts.iter().all(|v| v.failure.is_none())
 }
 
 /// Game `i` of the bonus games: the bot's side, and the seed.
-pub fn bonus_game(
+pub(crate) fn bonus_game(
     spec: &BotSpec,
     name: &str,
     i: usize,
@@ -348,7 +348,7 @@ pub fn bonus_game(
 
 /// The `--json` summary line.
 #[derive(Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub levels: BTreeMap<String, BTreeMap<String, [usize; 2]>>,
     pub passed: usize,
     pub total: usize,
@@ -357,12 +357,12 @@ pub struct Summary {
 }
 
 #[derive(Serialize)]
-pub struct GamesPlayed {
+pub(crate) struct GamesPlayed {
     pub played: usize,
     pub won: usize,
 }
 
-pub fn summary(tally: &Tally, played: usize, won: usize) -> Summary {
+pub(crate) fn summary(tally: &Tally, played: usize, won: usize) -> Summary {
     let levels = tally
         .iter()
         .map(|(l, by)| {

@@ -28,7 +28,7 @@ const DISK_CHECK: Duration = Duration::from_millis(100);
 /// Level 2: makes this process the subreaper of everything the bot starts, and forks the
 /// bot. Returns in the bot's process (which then confines itself and `exec`s); the helper
 /// never returns.
-pub fn stay_beside(jail: &Jail) -> Result<(), StepFailed> {
+pub(crate) fn stay_beside(jail: &Jail) -> Result<(), StepFailed> {
     // SAFETY: plain prctl and signal calls on this single-threaded process.
     let made = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     if made != 0 {
@@ -70,7 +70,7 @@ static HELPER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(
 /// In the bot's process at level 2, once its uid is final (a change of credentials clears
 /// the setting): the bot is killed when its helper dies, and if the helper is already
 /// gone, it does not start.
-pub fn die_with_helper() -> Result<(), StepFailed> {
+pub(crate) fn die_with_helper() -> Result<(), StepFailed> {
     let helper = HELPER.load(std::sync::atomic::Ordering::SeqCst);
     if helper == 0 {
         return Ok(());
@@ -88,7 +88,7 @@ pub fn die_with_helper() -> Result<(), StepFailed> {
 
 /// Level 1, in the helper outside the namespace: waits for the namespace's init (whose
 /// pipe `status` brings the bot's wait status) and ends as the bot did.
-pub fn pass_on_the_end(init: libc::pid_t, status: OwnedFd, jail: &Jail) -> ! {
+pub(crate) fn pass_on_the_end(init: libc::pid_t, status: OwnedFd, jail: &Jail) -> ! {
     super::report::let_go();
     release_stdio(true);
     let end = match watch(init, jail, cap_of(jail)) {

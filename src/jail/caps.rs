@@ -13,7 +13,7 @@ pub use super::{DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS};
 
 /// The most entries (files and folders) a bot may make in its private folder: each costs
 /// the disk an inode, and the helper a look at every check.
-pub const MAX_NEW_ENTRIES: u64 = 100_000;
+pub(crate) const MAX_NEW_ENTRIES: u64 = 100_000;
 
 /// The caps `limits` (a jailed bot's effective limits) give, for a run's summary line and
 /// `arbiter doctor`.
@@ -38,7 +38,7 @@ pub fn describe(limits: &super::Limits) -> String {
 /// Sets the resource limits, last before the filter (the helper itself runs without them).
 /// `tasks_base`: the tasks of the bot's uid that the kernel counts against its process
 /// limit already (the limit is per uid, not per process tree).
-pub fn apply(jail: &super::plan::Jail, tasks_base: u64) -> Result<(), StepFailed> {
+pub(crate) fn apply(jail: &super::plan::Jail, tasks_base: u64) -> Result<(), StepFailed> {
     use rustix::process::{Resource, Rlimit};
     let set = |what: &str, resource, soft: u64, hard: u64| {
         rustix::process::setrlimit(
@@ -70,7 +70,7 @@ pub fn apply(jail: &super::plan::Jail, tasks_base: u64) -> Result<(), StepFailed
 
 /// The tasks (threads of every process) that run as `uid` among the processes this
 /// process sees: what `RLIMIT_NPROC` counts for that uid.
-pub fn tasks_of(uid: u32) -> u64 {
+pub(crate) fn tasks_of(uid: u32) -> u64 {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -100,14 +100,14 @@ pub fn tasks_of(uid: u32) -> u64 {
 
 /// What a folder holds: bytes on disk (sparse holes cost nothing) and entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub bytes: u64,
     pub entries: u64,
 }
 
 /// The [`Usage`] of everything beneath `dir`, links not followed; the walk stops once
 /// `stop_at` entries were seen (the folder is over its cap by then anyway).
-pub fn usage(dir: &Path, stop_at: u64) -> Usage {
+pub(crate) fn usage(dir: &Path, stop_at: u64) -> Usage {
     let mut used = Usage::default();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -131,14 +131,14 @@ pub fn usage(dir: &Path, stop_at: u64) -> Usage {
 
 /// A private folder's cap: how much more than its start it may hold.
 #[derive(Clone, Copy, Debug)]
-pub struct DiskCap {
+pub(crate) struct DiskCap {
     pub mb: u64,
     start: Usage,
 }
 
 impl DiskCap {
     /// The cap of `mb` MiB over what the folder holds now.
-    pub fn over(dir: &Path, mb: u64) -> DiskCap {
+    pub(crate) fn over(dir: &Path, mb: u64) -> DiskCap {
         DiskCap {
             mb,
             start: usage(dir, u64::MAX),
@@ -146,7 +146,7 @@ impl DiskCap {
     }
 
     /// Why the folder is past its cap now, if it is.
-    pub fn breached(&self, dir: &Path) -> Option<String> {
+    pub(crate) fn breached(&self, dir: &Path) -> Option<String> {
         let now = usage(dir, self.start.entries.saturating_add(MAX_NEW_ENTRIES));
         let written = now.bytes.saturating_sub(self.start.bytes);
         if written > self.mb.saturating_mul(1 << 20) {

@@ -89,7 +89,7 @@ impl Drop for BotCgroup {
 /// Moves the calling process into the cgroup whose `cgroup.procs` is `procs`: meant for
 /// `pre_exec`, after `fork` (one raw `write`). A failure leaves the bot where it was,
 /// and the sweep without the cgroup finds it.
-pub fn join(procs: RawFd) {
+pub(crate) fn join(procs: RawFd) {
     // SAFETY: the descriptor is kept open by the BotCgroup until the child has started.
     let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(procs) };
     let _ = rustix::io::write(fd, b"0");
@@ -97,7 +97,7 @@ pub fn join(procs: RawFd) {
 
 /// Whether a process can be born in a bot's cgroup here ([`fork_into`]): false where
 /// there are no bot cgroups, or where the kernel has no `CLONE_INTO_CGROUP`.
-pub fn born_into_works() -> bool {
+pub(crate) fn born_into_works() -> bool {
     usable_parent().is_some_and(|parent| parent.born_into)
 }
 
@@ -108,7 +108,7 @@ pub fn born_into_works() -> bool {
 /// As for `fork`: in a multi-threaded process, the child may only make async-signal-safe
 /// calls before it `exec`s or exits. Unlike `fork`, the C library is not told of the new
 /// process (no `atfork` handlers run), so the child must not rely on them.
-pub unsafe fn fork_into(cgroup: BorrowedFd<'_>) -> io::Result<Option<libc::pid_t>> {
+pub(crate) unsafe fn fork_into(cgroup: BorrowedFd<'_>) -> io::Result<Option<libc::pid_t>> {
     let mut args = CloneArgs {
         flags: CLONE_INTO_CGROUP,
         exit_signal: libc::SIGCHLD as u64,
@@ -265,7 +265,7 @@ pub fn born_into_failed() {
 }
 
 /// A cgroup's folder, opened as [`fork_into`] takes it.
-pub fn open_folder(path: &Path) -> io::Result<OwnedFd> {
+pub(crate) fn open_folder(path: &Path) -> io::Result<OwnedFd> {
     use rustix::fs::{Mode, OFlags};
     Ok(rustix::fs::open(
         path,

@@ -22,6 +22,6 @@ pub fn process_cpus() -> &'static CpuSet {
 
 /// For `pre_exec`, after `fork`: the child runs on every CPU of the process, whatever
 /// CPU the thread that started it was placed on (one raw system call).
-pub fn unplace_child(cpus: &CpuSet) {
+pub(crate) fn unplace_child(cpus: &CpuSet) {
     let _ = sched_setaffinity(None, cpus);
 }

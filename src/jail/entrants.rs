@@ -72,7 +72,7 @@ pub fn results(path: &Path) {
 /// its `a1_state.py` and which every team names alike), a C# project's folder, a program's
 /// file and the files and folders its arguments name. Its working folder is not its own:
 /// bots may share one.
-pub fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
+pub(crate) fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     match owned {
         Owned::Nothing => {}
@@ -110,7 +110,7 @@ pub fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
 /// but none that holds one of its own files (a folder it shares with them: their entries
 /// in it are hidden instead). Its own entrants are those owning a path it names (its
 /// program, an argument, its working folder, a folder it carries, its entry).
-pub fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> {
+pub(crate) fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> {
     let run = RUN.read().unwrap_or_else(|e| e.into_inner());
     if run.entrants.is_empty() && run.results.is_empty() {
         return Vec::new();
@@ -153,7 +153,7 @@ pub fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether `path` is one of an entrant's files, or lies in one of its folders.
-pub fn is_entrants(path: &Path) -> bool {
+pub(crate) fn is_entrants(path: &Path) -> bool {
     let run = RUN.read().unwrap_or_else(|e| e.into_inner());
     run.entrants.iter().flatten().any(|f| path.starts_with(f))
 }

@@ -147,7 +147,7 @@ fn rules(own: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, StepFailed> {
 
 /// Installs the filter on this process (and so on everything it starts); `own` is the
 /// bot's pid, as this process sees it.
-pub fn install(own: u32) -> Result<(), StepFailed> {
+pub(crate) fn install(own: u32) -> Result<(), StepFailed> {
     let arch = std::env::consts::ARCH.try_into().map_err(fail)?;
     let denied = SeccompFilter::new(
         rules(own)?,

@@ -18,13 +18,13 @@
 //! 6. `exec` of the bot's program.
 
 use super::Level;
-pub use super::plan::{Jail, SETUP_FAILED, StepFailed};
+pub(crate) use super::plan::{Jail, SETUP_FAILED, StepFailed};
 use std::ffi::CString;
 use std::io;
 use std::path::{Path, PathBuf};
 
 /// The system folders every bot may read: programs, libraries, configuration.
-pub const SYSTEM: &[&str] = &[
+pub(crate) const SYSTEM: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
 ];
 
@@ -36,7 +36,7 @@ fn step<T>(what: &str, result: Result<T, impl std::fmt::Display>) -> Result<T, S
 }
 
 /// Confines this process as `jail` says and runs the bot's program; returns only on failure.
-pub fn enter(jail: &Jail) -> StepFailed {
+pub(crate) fn enter(jail: &Jail) -> StepFailed {
     match enter_steps(jail) {
         Ok(never) => match never {},
         Err(e) => e,

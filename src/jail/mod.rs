@@ -31,7 +31,7 @@ pub mod cpus;
 pub mod entrants;
 mod filter;
 pub mod helper;
-pub mod inside;
+pub(crate) mod inside;
 mod kept;
 mod launch;
 pub mod leftovers;
@@ -40,16 +40,17 @@ mod prepare;
 pub mod procfs;
 mod readable;
 pub mod reaper;
-pub mod report;
+pub(crate) mod report;
 pub mod sandbox;
 
 pub use command::{
     CommandSpec, Confinement, DEFAULT_BUILD_S, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS,
     Limits, SandboxMode, find_program,
 };
-pub use launch::{Launch, StartError, launch};
-pub use prepare::{Prepared, prepare};
-pub use report::JailReport;
+pub use launch::{Launch, launch};
+pub use prepare::Prepared;
+pub(crate) use prepare::prepare;
+pub(crate) use report::JailReport;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -213,7 +214,7 @@ pub fn verify() -> &'static Layers {
 
 /// Set to `off`, arbiter makes no user namespaces: its bots are confined at level 2, as on
 /// a machine that refuses them (to see what such a machine gives, or where they misbehave).
-pub const USERNS_VAR: &str = "ARBITER_USERNS";
+pub(crate) const USERNS_VAR: &str = "ARBITER_USERNS";
 
 fn user_namespaces_turned_off() -> bool {
     std::env::var_os(USERNS_VAR).is_some_and(|v| v == "off")

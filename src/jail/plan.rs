@@ -53,7 +53,7 @@ pub struct Jail {
 /// A step that failed, and why: `arbiter confine` prints it and exits with
 /// [`SETUP_FAILED`], which the referee reports as `spawn_failed` with this text.
 #[derive(Debug)]
-pub struct StepFailed(pub String);
+pub(crate) struct StepFailed(pub String);
 
 /// The exit status of `arbiter confine` when the jail could not be made.
-pub const SETUP_FAILED: i32 = 125;
+pub(crate) const SETUP_FAILED: i32 = 125;

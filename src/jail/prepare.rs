@@ -63,7 +63,7 @@ impl Prepared {
 /// working folder (without the files of the run's other entrants, nor its results:
 /// [`super::entrants`]) and of the folders it carries, and the arguments naming them point
 /// at the copies.
-pub fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
+pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
     let run_as = rustix::process::geteuid().is_root().then_some(NOBODY);
     let folder = super::leftovers::private_folder("bot", &base())?;
     let origin = match &command.cwd {

@@ -17,7 +17,7 @@ pub struct ProcInfo {
 
 /// The children of process `pid`, from /proc/PID/task/*/children; `None` where the
 /// kernel has no such files or `pid` is gone.
-pub fn children_of(pid: i32) -> Option<BTreeSet<i32>> {
+pub(crate) fn children_of(pid: i32) -> Option<BTreeSet<i32>> {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
     let mut pids = BTreeSet::new();
     for task in tasks.flatten() {
@@ -32,7 +32,7 @@ pub fn children_of(pid: i32) -> Option<BTreeSet<i32>> {
 
 /// Every descendant of this process, zombies included, found by walking down from it;
 /// `None` where the kernel lists no children (then only [`processes`] finds them).
-pub fn my_descendants() -> Option<Vec<ProcInfo>> {
+pub(crate) fn my_descendants() -> Option<Vec<ProcInfo>> {
     let mut out = Vec::new();
     let mut queue = children_of(std::process::id() as i32)?
         .into_iter()
@@ -72,7 +72,7 @@ pub fn processes() -> Vec<ProcInfo> {
     out
 }
 
-pub fn proc_info(pid: i32) -> Option<ProcInfo> {
+pub(crate) fn proc_info(pid: i32) -> Option<ProcInfo> {
     use std::io::Read;
     // Scanned for every process at every bot's end: one open, one read into a buffer
     // that holds the whole line (a `stat` line is a few hundred bytes), and the owner

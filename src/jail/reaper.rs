@@ -52,7 +52,7 @@ static SUBREAPER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 
 /// Whether this process is the subreaper of its descendants: set by [`become_subreaper`]
 /// (before any bot starts) when the kernel allowed it.
-pub fn is_subreaper() -> bool {
+pub(crate) fn is_subreaper() -> bool {
     SUBREAPER.load(std::sync::atomic::Ordering::SeqCst)
 }
 
@@ -90,7 +90,7 @@ fn reap_forever() {
 }
 
 /// Reaps every exited orphan this process inherited; how many.
-pub fn reap_inherited() -> usize {
+pub(crate) fn reap_inherited() -> usize {
     let zombies = inherited_candidates(|c| c.state == 'Z');
     if zombies.is_empty() {
         return 0;

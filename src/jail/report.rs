@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 /// Names the report's FIFO in `arbiter confine`'s environment.
-pub const VAR: &str = "ARBITER_JAIL_REPORT";
+pub(crate) const VAR: &str = "ARBITER_JAIL_REPORT";
 
 /// The FIFO's name in the jail's private folder.
 const NAME: &str = "jail.report";
@@ -32,7 +32,7 @@ static REPORT: AtomicI32 = AtomicI32::new(-1);
 ///
 /// # Safety
 /// Only while this process is single-threaded (it changes the environment).
-pub unsafe fn take() {
+pub(crate) unsafe fn take() {
     use rustix::fs::{FileType, Mode, OFlags};
     let Some(path) = std::env::var_os(VAR) else {
         return;
@@ -53,7 +53,7 @@ pub unsafe fn take() {
 }
 
 /// Says why the jail failed on the report, if there is one.
-pub fn say(why: &str) {
+pub(crate) fn say(why: &str) {
     let fd = REPORT.load(Ordering::SeqCst);
     if fd >= 0 {
         // SAFETY: the descriptor stays open until `let_go`, in this process.

@@ -22,11 +22,11 @@ use std::time::{Duration, Instant};
 /// The first uid (and gid) given to a sandboxed bot: slot `n` runs as `UID_BASE + n`.
 pub const UID_BASE: u32 = 61_000;
 /// How many sandboxed bots can run at once on one machine (across arbiter processes).
-pub const UID_SLOTS: u32 = 2_000;
+pub(crate) const UID_SLOTS: u32 = 2_000;
 /// Processes a sandboxed bot may have at once (its uid's `RLIMIT_NPROC`) unless set.
-pub const DEFAULT_SANDBOX_PROCS: u64 = 64;
+pub(crate) const DEFAULT_SANDBOX_PROCS: u64 = 64;
 /// The most a bot's folder may hold to be copied into its sandbox.
-pub const MAX_COPY_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_COPY_BYTES: u64 = 256 << 20;
 /// Locks that claim a uid slot across processes; root-only.
 const LOCK_DIR: &str = "/run/arbiter-sandbox";
 /// The environment variable that marks every process started for one bot.
@@ -34,7 +34,7 @@ pub const TOKEN_VAR: &str = "ARBITER_BOT_TOKEN";
 
 /// What the forked child must do before `exec`, all plain data.
 #[derive(Clone, Copy, Debug)]
-pub struct ChildPlan {
+pub(crate) struct ChildPlan {
     pub limits: Limits,
     /// The uid/gid to drop to (sandbox only).
     pub uid: Option<u32>,
@@ -43,7 +43,7 @@ pub struct ChildPlan {
 }
 
 /// Applies `plan` to the calling process: meant for `pre_exec`, after `fork`.
-pub fn confine_child(plan: &ChildPlan) -> io::Result<()> {
+pub(crate) fn confine_child(plan: &ChildPlan) -> io::Result<()> {
     if plan.no_network {
         // SAFETY: NEWNET only; no file-descriptor table is unshared.
         unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWNET) }?;
@@ -101,7 +101,7 @@ pub fn unavailable(mode: SandboxMode) -> Option<String> {
 
 /// Whether a new network namespace can be made here (containers may forbid it); probed
 /// once by starting `true` in one.
-pub fn network_isolation_works() -> bool {
+pub(crate) fn network_isolation_works() -> bool {
     static WORKS: OnceLock<bool> = OnceLock::new();
     *WORKS.get_or_init(|| {
         let plan = ChildPlan {
@@ -124,7 +124,7 @@ pub fn network_isolation_works() -> bool {
 }
 
 /// A unique marker for the processes of one bot run.
-pub fn new_token() -> String {
+pub(crate) fn new_token() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     format!(
         "{}-{}",

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 /// How long a thread waiting for the other spins before it sleeps: longer than a quick
 /// bot's move and the referee's work between turns, short against a move worth sleeping
 /// through (the wake-up then costs tens of microseconds once).
-pub const SPIN: Duration = Duration::from_millis(2);
+pub(crate) const SPIN: Duration = Duration::from_millis(2);
 
 /// The second seat's thread is starting (taking its CPU, placing its bot).
 const STARTING: u8 = 0;
@@ -98,7 +98,7 @@ fn wait_for(step: &AtomicU8, wanted: &[u8], spin: Duration) -> u8 {
 
 /// Plays with the second seat on a CPU of its own when one is free: `play` gets the turn
 /// of either side. `None` when no second CPU was had: the caller plays on one CPU.
-pub fn play<G: Game, R>(
+pub(crate) fn play<G: Game, R>(
     game: &G,
     seats: &mut [&mut dyn Player<G>; 2],
     play: impl FnOnce(&mut super::TurnOf<'_, G>) -> R,

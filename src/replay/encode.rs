@@ -17,7 +17,7 @@ fn same_cell(a: &crate::games::view::Cell, b: &crate::games::view::Cell) -> bool
 /// time_ms, caption, changes]`, `changes` being `[grid cell, cell, ...]` pairs, or
 /// `{"cols", "cells"}` when the grid itself changed shape. A game that does not replay has
 /// `null` cells and its error as `[ply, message]`.
-pub fn encode_game<G: Game>(game: &G, record: &GameRecord) -> String {
+pub(crate) fn encode_game<G: Game>(game: &G, record: &GameRecord) -> String {
     let mut encoder = Encoder::default();
     // The start, and the position before the ply being encoded: no more is kept.
     let mut start: Option<(usize, String, usize)> = None;

@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 mod encode;
-pub use encode::encode_game;
+pub(crate) use encode::encode_game;
 
 /// The verdict given to the plies of an opening in a replay: played by the referee before
 /// the bots were asked.

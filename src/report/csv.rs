@@ -12,7 +12,7 @@ use crate::tournament::sprt::SprtStatus;
 use std::path::Path;
 
 /// Writes games.csv, standings.csv, pairwise.csv and points_matrix.csv of `report` into `dir`.
-pub fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
+pub(crate) fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     let roles = &report.plan.roles;
     if report.source.listed() {
         // An error reading the journal again is the journal's, not games.csv's.
@@ -74,29 +74,6 @@ fn write_row<W: std::io::Write>(writer: &mut csv::Writer<W>, row: &[String]) -> 
     )
 }
 
-/// games.csv: one row per game, in scheduled order.
-pub fn games_csv(roles: &[String], games: &[&GameSummary]) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    write_games_csv(&mut bytes, roles, games).expect("writing to memory");
-    bytes
-}
-
-/// [`games_csv`] written row by row into `out`: a league of any size never holds its
-/// whole games table in memory.
-pub fn write_games_csv(
-    out: &mut dyn std::io::Write,
-    roles: &[String],
-    games: &[&GameSummary],
-) -> std::io::Result<()> {
-    let mut sorted = games.to_vec();
-    sorted.sort_by_key(|g| g.id);
-    let mut csv = GamesCsv::new(out, roles)?;
-    for g in sorted {
-        csv.row(g)?;
-    }
-    csv.finish()
-}
-
 /// games.csv written a row at a time, the games given in schedule order.
 struct GamesCsv<'w> {
     writer: csv::Writer<&'w mut dyn std::io::Write>,
@@ -156,7 +133,7 @@ pub fn write_sprt_csv(dir: &Path, history: &[SprtStatus]) -> Result<(), Error> {
     write_atomic(&dir.join("sprt.csv"), &sprt_csv(history))
 }
 
-pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
+pub(crate) fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
     let mut header: Vec<String> = [
         "pair", "llr", "lower", "upper", "elo", "elo_low", "elo_high",
     ]
@@ -187,15 +164,10 @@ pub fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
     csv_bytes(header, rows)
 }
 
-/// standings.csv: the league table with per-role results, and the marks when `marks`
-/// (a league's; a gauntlet's or an SPRT's would compare nothing).
-pub fn standings_csv(roles: &[String], table: &[Standing], marks: bool) -> Vec<u8> {
-    standings_csv_with(roles, table, marks, &[])
-}
-
-/// [`standings_csv`] and a row for every entry `left_out` (no games, mark 0, the reason in
+/// standings.csv: the league table with per-role results, the marks when `marks` (a
+/// league's; a gauntlet's or an SPRT's would compare nothing), and a row for every entry `left_out` (no games, mark 0, the reason in
 /// the `left_out` column), so that no team is missing from the table.
-pub fn standings_csv_with(
+pub(crate) fn standings_csv_with(
     roles: &[String],
     table: &[Standing],
     marks: bool,
@@ -263,7 +235,7 @@ pub fn standings_csv_with(
 
 /// pairwise.csv: one row per ordered pair that met, from `bot`'s side: its points,
 /// score, Elo difference with 95% error, and likelihood of superiority.
-pub fn pairwise_csv(pairings: &[Pairing]) -> Vec<u8> {
+pub(crate) fn pairwise_csv(pairings: &[Pairing]) -> Vec<u8> {
     let header = [
         "bot",
         "opponent",
@@ -298,7 +270,7 @@ pub fn pairwise_csv(pairings: &[Pairing]) -> Vec<u8> {
 }
 
 /// points_matrix.csv: `row` scored this many points against `column`.
-pub fn points_matrix_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
+pub(crate) fn points_matrix_csv(bots: &[String], matrix: &[Vec<f64>]) -> Vec<u8> {
     let mut header = vec!["bot".to_string()];
     header.extend(bots.iter().cloned());
     let rows = bots.iter().zip(matrix).map(|(bot, scores)| {

@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// Writes `marks.csv` and `feedback/*.md` of a round robin's report into `dir`, reading
 /// the roster kept there if any.
-pub fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
+pub(crate) fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
     if report.plan.format != "round_robin" {
         return Ok(());
     }
@@ -263,7 +263,7 @@ fn entry_name(entry: &str) -> String {
 
 /// `text` with every path cut to its last part, a file's name: feedback names a team's own
 /// files and no folder of the teacher's or of another team.
-pub fn file_names_only(text: &str) -> String {
+pub(crate) fn file_names_only(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {

@@ -18,7 +18,7 @@ const DEJAVU: [&str; 2] = [
 ];
 
 /// A PNG's pixels per SVG pixel: sharp on a high-density screen and in print.
-pub const PNG_SCALE: f32 = 2.0;
+pub(crate) const PNG_SCALE: f32 = 2.0;
 
 /// The fonts the figures are drawn with, found once per process: `None` when the system
 /// has none.
@@ -87,7 +87,7 @@ fn not_xml(c: char) -> bool {
 
 /// The plot `plot` (its SVG text `svg`) as a PDF page of the SVG's size, its text as text
 /// in an embedded font.
-pub fn pdf(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
+pub(crate) fn pdf(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
     let tree = tree(plot, svg)?;
     svg2pdf::to_pdf(
         &tree,
@@ -101,7 +101,7 @@ pub fn pdf(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
 }
 
 /// The plot `plot` (its SVG text `svg`) as a PNG, [`PNG_SCALE`] pixels per SVG pixel.
-pub fn png(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
+pub(crate) fn png(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
     let tree = tree(plot, svg)?;
     let failed = |message: String| Error::Plot {
         plot: plot.to_string(),

@@ -35,7 +35,7 @@ const STYLE: &str = r#"
 /// index.html with `plots` inlined, in the two parts that go before and after the game
 /// browser of every game ([`super::replay::GamesHtml`]): a page of 100,000 games is
 /// written with its list of games streamed between them, never copied into one string.
-pub fn render(report: &Report, plots: &[Plot]) -> Result<(String, String), Error> {
+pub(crate) fn render(report: &Report, plots: &[Plot]) -> Result<(String, String), Error> {
     let title = tables::title(report);
     let sections = tables::sections(report);
     let mut body = String::new();
@@ -121,7 +121,7 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 /// Text as HTML shows it as written.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -12,7 +12,7 @@ use super::plots;
 use super::tables::{self, Align, Table};
 
 /// The folder of the tables' files, inside the report's.
-pub const TABLES_DIR: &str = "tables";
+pub(crate) const TABLES_DIR: &str = "tables";
 
 /// More rows than this make a `longtable`: a float cannot break across pages.
 const LONG_ROWS: usize = 25;
@@ -42,7 +42,7 @@ const WRAP_CHARS: usize = 28;
 
 /// The whole of report.tex: a document of the report's sections, each table `\input`
 /// from [`TABLES_DIR`], each plot its PDF.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let title = escape(&tables::title(report));
     let mut out = format!(
         "% {title}\n\
@@ -87,7 +87,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// Every table of the report as its file name in [`TABLES_DIR`] and its text.
-pub fn table_files(report: &Report) -> Vec<(String, String)> {
+pub(crate) fn table_files(report: &Report) -> Vec<(String, String)> {
     tables::sections(report)
         .iter()
         .flat_map(|section| &section.tables)
@@ -234,7 +234,7 @@ fn number(cell: &str) -> String {
 
 /// Text that LaTeX typesets as written: its special characters escaped, the few
 /// non-ASCII signs the report uses turned into LaTeX's own.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

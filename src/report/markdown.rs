@@ -6,7 +6,7 @@ use super::plots;
 use super::tables::{self, Align, Table};
 
 /// The whole of report.md.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     // Blocks (headings, paragraphs, tables, images) separated by one blank line.
     let mut blocks = vec![format!("# {}", escape(&tables::title(report)))];
     for section in tables::sections(report) {
@@ -46,7 +46,7 @@ fn table_text(table: &Table) -> String {
 /// Text that Markdown shows as written: the characters that could start emphasis, code,
 /// HTML or a table cell backslash-escaped (a bot's name may hold `_`, `*` or `|`). The
 /// report's own text starts no line with other markup.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if "\\`*_<>|".contains(c) {

@@ -11,13 +11,13 @@ use crate::record::{GameSummary, both_failed_part, failure_words};
 use std::path::Path;
 
 /// The marks for the grade book, in a round robin's folder.
-pub const MARKS_FILE: &str = "marks.csv";
+pub(crate) const MARKS_FILE: &str = "marks.csv";
 /// One Markdown file per team.
-pub const FEEDBACK_DIR: &str = "feedback";
+pub(crate) const FEEDBACK_DIR: &str = "feedback";
 
 /// A failure of one team's bot in one game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TeamFailure {
+pub(crate) struct TeamFailure {
     pub game: u64,
     pub opponent: String,
     pub role: String,
@@ -31,7 +31,7 @@ pub struct TeamFailure {
 
 impl TeamFailure {
     /// The failure in a few words (`could not start`, `ran out of time`), its error aside.
-    pub fn what(&self) -> &str {
+    pub(crate) fn what(&self) -> &str {
         self.words
             .split(": ")
             .next()
@@ -42,7 +42,7 @@ impl TeamFailure {
 
 /// How one team fared, for its marks row, its feedback and the report's problems.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TeamResult {
+pub(crate) struct TeamResult {
     pub team: String,
     /// m_i; 0 for a team left out or with no entry.
     pub mark: f64,
@@ -66,7 +66,7 @@ pub struct TeamResult {
 
 impl TeamResult {
     /// One short line a teacher reads in the grade book.
-    pub fn status(&self) -> String {
+    pub(crate) fn status(&self) -> String {
         if self.missing {
             return "no submission".to_string();
         }
@@ -100,7 +100,7 @@ impl TeamResult {
 /// The team results of a round robin's report: every scoring bot, then every left-out
 /// entry (reference bots kept out of the marks are no team), then the teams of its roster
 /// with none of those ([`with_roster_teams`]).
-pub fn team_results(report: &Report) -> Vec<TeamResult> {
+pub(crate) fn team_results(report: &Report) -> Vec<TeamResult> {
     with_roster_teams(bot_results(report), report.roster.as_ref(), report)
 }
 
@@ -213,13 +213,13 @@ pub(super) fn with_roster_teams(
 
 /// Whether `report` counts every game of its league's schedule: else its marks are not
 /// final (a run stopped part-way, a shard's folder).
-pub fn complete(report: &Report) -> bool {
+pub(crate) fn complete(report: &Report) -> bool {
     let bots = report.plan.bots.len() as u64;
     report.games as u64 >= bots * bots.saturating_sub(1) * u64::from(report.plan.pairs)
 }
 
 /// The roster kept in the tournament folder `dir`, if any.
-pub fn kept_roster(dir: &Path) -> Result<Option<Roster>, Error> {
+pub(crate) fn kept_roster(dir: &Path) -> Result<Option<Roster>, Error> {
     let path = dir.join(ROSTER_FILE);
     match path.exists() {
         true => Roster::read(&path).map(Some),
@@ -265,7 +265,11 @@ pub(super) fn failures_of(bot: &str, games: &[GameSummary]) -> Vec<TeamFailure> 
 /// points, games, status, complete), then the teams of no student; without, one row per
 /// team. `results` holds the roster's teams with no entry too ([`with_roster_teams`]);
 /// `complete` says whether the league played every game: `no` marks are not final.
-pub fn marks_csv(results: &[TeamResult], roster: Option<&Roster>, complete: bool) -> Vec<u8> {
+pub(crate) fn marks_csv(
+    results: &[TeamResult],
+    roster: Option<&Roster>,
+    complete: bool,
+) -> Vec<u8> {
     let mut header: Vec<String> = roster.map(|r| r.columns.clone()).unwrap_or_default();
     header.extend(["team", "mark", "points", "games", "status", "complete"].map(String::from));
     let row_of = |cells: Vec<String>, r: &TeamResult, note: &str| {

@@ -6,35 +6,33 @@
 //! [`model::Report`], computed from the journal alone.
 
 pub mod check;
-pub mod csv;
+pub(crate) mod csv;
 mod feedback;
-pub mod figures;
-pub mod html;
-pub mod latex;
-pub mod markdown;
+pub(crate) mod figures;
+pub(crate) mod html;
+pub(crate) mod latex;
+pub(crate) mod markdown;
 pub mod marks;
-pub mod model;
+pub(crate) mod model;
 pub(crate) mod numbers;
-pub mod plots;
+pub(crate) mod plots;
 pub mod replay;
 mod section;
 mod sprt_section;
-pub mod tables;
+pub(crate) mod tables;
 mod teams;
-pub mod terminal;
+pub(crate) mod terminal;
 
-pub use csv::{
-    games_csv, pairwise_csv, points_matrix_csv, sprt_csv, standings_csv, write_csv_tables,
-    write_games_csv, write_sprt_csv,
-};
-pub use terminal::{game_line, left_out_text, results_text, standings_table};
+pub(crate) use csv::write_csv_tables;
+pub use csv::write_sprt_csv;
+pub use terminal::{game_line, left_out_text};
 
 use crate::error::Error;
 use crate::stats::elo::Anchor;
 use crate::stats::league::LeagueTable;
 use crate::tournament::journal::{self, Loaded};
 use crate::tournament::tally::Tally;
-pub use crate::untrusted::file::{write_atomic, write_atomic_with};
+pub(crate) use crate::untrusted::file::{write_atomic, write_atomic_with};
 use model::{GameSource, Report};
 use std::path::{Path, PathBuf};
 
@@ -179,22 +177,13 @@ fn left_out_of_marks(
 
 /// Writes every table of `report` into the tournament folder `dir`: the CSV tables, and
 /// for a round robin marks.csv and the feedback per team.
-pub fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
+pub(crate) fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     write_csv_tables(dir, report)?;
     feedback::write_marks(dir, report)
 }
 
 /// Writes every table of `dir` ([`write_all_tables`]) from `games` under `plan`, with the
-/// marks leaving out the plan's non-scoring bots.
-pub fn write_tables(
-    dir: &Path,
-    plan: &journal::Plan,
-    games: &[crate::record::GameSummary],
-) -> Result<LeagueTable, Error> {
-    write_tables_with(dir, plan, games, None, None)
-}
-
-/// [`write_tables`] of an SPRT (`sprt`: the test after each counted pair, so that the
+/// marks leaving out the plan's non-scoring bots; of an SPRT (`sprt`: the test after each counted pair, so that the
 /// tables count the pairs it counted) or with Elo relative to `anchor`.
 pub fn write_tables_with(
     dir: &Path,
@@ -298,7 +287,7 @@ pub fn journal_of(dir: &Path) -> Result<PathBuf, Error> {
 /// The report's model of a journal already loaded from `journal` (its SPRT recounted), the
 /// marks leaving out `non_scoring`, Elo relative to `anchor` when given: what the CSV
 /// tables and the report files render.
-pub fn model_of<'a>(
+pub(crate) fn model_of<'a>(
     loaded: &'a Loaded,
     non_scoring: &[String],
     anchor: Option<&Anchor>,
@@ -323,7 +312,11 @@ pub fn model_of<'a>(
 /// Writes report.md, report.tex, plots/*.svg and index.html of `report` (the model of
 /// `journal`) into `out`, with the replays of every game beside the page (made as
 /// [`write_report`] makes them: [`replay::section`]). Returns index.html's path.
-pub fn write_report_files(report: &Report, journal: &Path, out: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn write_report_files(
+    report: &Report,
+    journal: &Path,
+    out: &Path,
+) -> Result<PathBuf, Error> {
     let games = replay::section(report.plan, journal, out)?;
     write_files(report, out, &games)
 }

@@ -14,7 +14,7 @@ use crate::tournament::tally::{EndingCounts, Tally};
 use std::collections::BTreeMap;
 
 /// A tournament's results, ready to render.
-pub struct Report<'a> {
+pub(crate) struct Report<'a> {
     pub plan: &'a Plan,
     /// Journaled games the report counts: for an SPRT, the games of the pairs the test
     /// counted.
@@ -55,7 +55,7 @@ pub struct Report<'a> {
 
 /// How the games went for whoever played one role.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RoleResults {
+pub(crate) struct RoleResults {
     pub role: String,
     pub games: u32,
     /// Games this role won.
@@ -65,7 +65,7 @@ pub struct RoleResults {
 
 /// The games that ended one way, and how long they lasted.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ending {
+pub(crate) struct Ending {
     pub reason: String,
     /// Wins of each role (move order) by this ending.
     pub wins: [u32; 2],
@@ -75,20 +75,20 @@ pub struct Ending {
 }
 
 impl Ending {
-    pub fn games(&self) -> usize {
+    pub(crate) fn games(&self) -> usize {
         self.rounds.len()
     }
 
-    pub fn min(&self) -> u32 {
+    pub(crate) fn min(&self) -> u32 {
         self.rounds.first().copied().unwrap_or(0)
     }
 
-    pub fn max(&self) -> u32 {
+    pub(crate) fn max(&self) -> u32 {
         self.rounds.last().copied().unwrap_or(0)
     }
 
     /// The middle value; the mean of the two middle ones for an even count.
-    pub fn median(&self) -> f64 {
+    pub(crate) fn median(&self) -> f64 {
         let n = self.rounds.len();
         match n {
             0 => 0.0,
@@ -97,7 +97,7 @@ impl Ending {
         }
     }
 
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         if self.rounds.is_empty() {
             0.0
         } else {
@@ -108,7 +108,7 @@ impl Ending {
 
 /// A sequential test: its settings, and the test after each counted pair.
 #[derive(Clone, Debug)]
-pub struct SprtReport {
+pub(crate) struct SprtReport {
     pub candidate: String,
     pub baseline: String,
     pub alpha: f64,
@@ -120,7 +120,7 @@ pub struct SprtReport {
 
 impl SprtReport {
     /// The test as it stands: after its last counted pair.
-    pub fn last(&self) -> Option<&SprtStatus> {
+    pub(crate) fn last(&self) -> Option<&SprtStatus> {
         self.history.last()
     }
 }
@@ -133,7 +133,7 @@ impl<'a> Report<'a> {
     /// An SPRT's tables count exactly the pairs its test counted: one pair count in the
     /// verdict, the standings and the distinct-pairs line. Games that finished while the
     /// run was stopping stay in the journal only.
-    pub fn new(
+    pub(crate) fn new(
         plan: &'a Plan,
         all_games: &'a [GameSummary],
         non_scoring: &[String],
@@ -165,7 +165,7 @@ impl<'a> Report<'a> {
     /// The report of the games counted in `tally` under `plan`, each game read again from
     /// `source` where a table lists every game; `sprt` is the test after each pair (for an
     /// SPRT) and the journaled games it did not count.
-    pub fn of_tally(
+    pub(crate) fn of_tally(
         plan: &'a Plan,
         tally: &Tally,
         source: GameSource<'a>,
@@ -226,13 +226,13 @@ impl<'a> Report<'a> {
     /// Whether the course marks mean anything here: in a league only. In a gauntlet or an
     /// SPRT the candidate plays every game and the others only against it, so 20 x_i /
     /// x_winner compares nothing.
-    pub fn marks(&self) -> bool {
+    pub(crate) fn marks(&self) -> bool {
         self.plan.format == "round_robin"
     }
 
     /// A gauntlet's candidate against each baseline, in the plan's order (empty for other
     /// formats): the candidate's side of each head-to-head.
-    pub fn head_to_head(&self) -> Vec<&Pairing> {
+    pub(crate) fn head_to_head(&self) -> Vec<&Pairing> {
         if self.plan.format != "gauntlet" {
             return Vec::new();
         }
@@ -251,7 +251,7 @@ impl<'a> Report<'a> {
 
     /// The likelihood of superiority of bot i over bot j (plan order), from their games
     /// against each other; `None` where they did not meet.
-    pub fn los(&self, i: usize, j: usize) -> Option<f64> {
+    pub(crate) fn los(&self, i: usize, j: usize) -> Option<f64> {
         let (bot, opponent) = (self.bots.get(i)?, self.bots.get(j)?);
         self.pairings
             .iter()
@@ -260,7 +260,7 @@ impl<'a> Report<'a> {
     }
 
     /// How Elo is placed, in words: `mean 0`, or the anchor.
-    pub fn elo_reference(&self) -> String {
+    pub(crate) fn elo_reference(&self) -> String {
         match &self.anchor {
             Some(a) => format!(
                 "{} anchored at {} (--anchor)",
@@ -272,7 +272,7 @@ impl<'a> Report<'a> {
     }
 
     /// The role names in move order (two, whatever the plan holds).
-    pub fn role_names(&self) -> [String; 2] {
+    pub(crate) fn role_names(&self) -> [String; 2] {
         let role = |i: usize| {
             self.plan
                 .roles
@@ -285,7 +285,7 @@ impl<'a> Report<'a> {
 }
 
 /// Why a head-to-head's Elo difference says nothing, in words; `None` when it does.
-pub fn too_few_to_tell(stats: &PairStats) -> Option<String> {
+pub(crate) fn too_few_to_tell(stats: &PairStats) -> Option<String> {
     if stats.tells() {
         return None;
     }
@@ -315,7 +315,7 @@ pub fn too_few_to_tell(stats: &PairStats) -> Option<String> {
 /// narrow: at least twice the pairs then.
 ///
 /// [`MAX_HALF_WIDTH`]: crate::stats::elo::MAX_HALF_WIDTH
-pub fn pairs_to_tell(stats: &PairStats) -> u64 {
+pub(crate) fn pairs_to_tell(stats: &PairStats) -> u64 {
     use crate::stats::elo::{MAX_HALF_WIDTH, MIN_DECISIVE};
     let games = f64::from(stats.games.max(1));
     let decisive = f64::from((stats.wins + stats.losses).max(1));
@@ -369,7 +369,7 @@ fn endings(counted: &BTreeMap<Shared, EndingCounts>) -> Vec<Ending> {
 }
 
 /// Where a report reads its games one at a time, for the tables that list every game.
-pub enum GameSource<'a> {
+pub(crate) enum GameSource<'a> {
     /// Held in memory, in schedule order (an SPRT's counted games; tests).
     Held(Vec<&'a GameSummary>),
     /// Kept on disk while the journal was read.
@@ -381,13 +381,13 @@ pub enum GameSource<'a> {
 
 impl GameSource<'_> {
     /// Whether the games can be listed.
-    pub fn listed(&self) -> bool {
+    pub(crate) fn listed(&self) -> bool {
         !matches!(self, GameSource::Unlisted)
     }
 
     /// Hands every game to `visit`, in schedule order; an error from `visit` or from
     /// reading the journal stops it.
-    pub fn for_each(
+    pub(crate) fn for_each(
         &self,
         visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
     ) -> Result<(), Error> {

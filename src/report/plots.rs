@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Plot width in pixels: a report page's text width at 96 dpi, a little over.
-pub const WIDTH: u32 = 640;
+pub(crate) const WIDTH: u32 = 640;
 const FONT: &str = "sans-serif";
 /// Room right of a plotting area: half of its last tick's label (`+1000`) stands out
 /// beyond its edge.
@@ -22,20 +22,20 @@ const RIGHT: u32 = 28;
 const GREY: RGBColor = RGBColor(150, 150, 150);
 
 /// One plot: its file name in `plots/` and its SVG text.
-pub struct Plot {
+pub(crate) struct Plot {
     pub file: &'static str,
     pub svg: String,
 }
 
 impl Plot {
     /// What it shows, for a caption or an `alt` text.
-    pub fn title(&self) -> &'static str {
+    pub(crate) fn title(&self) -> &'static str {
         title(self.file)
     }
 }
 
 /// What the plot `file` shows.
-pub fn title(file: &str) -> &'static str {
+pub(crate) fn title(file: &str) -> &'static str {
     match file {
         "elo.svg" => "Elo ratings with 95% intervals",
         "points_matrix.svg" => "Points scored by the row's bot against the column's",
@@ -47,7 +47,7 @@ pub fn title(file: &str) -> &'static str {
 }
 
 /// Every plot of the report, in the order the report shows them.
-pub fn all(report: &Report) -> Result<Vec<Plot>, Error> {
+pub(crate) fn all(report: &Report) -> Result<Vec<Plot>, Error> {
     let mut plots = vec![
         Plot {
             file: "elo.svg",
@@ -147,7 +147,7 @@ fn row_label<DB: DrawingBackend>(
 
 /// Elo per bot, best on top, a dot at the estimate and a bar over its 95% interval; an
 /// interval end the data cannot bound runs to the plot's edge and ends in an arrow head.
-pub fn elo(report: &Report) -> Result<String, Error> {
+pub(crate) fn elo(report: &Report) -> Result<String, Error> {
     let rows = &report.table.rows;
     let names: Vec<String> = rows.iter().map(|s| s.bot.clone()).collect();
     let finite = rows
@@ -234,7 +234,7 @@ pub fn elo(report: &Report) -> Result<String, Error> {
 
 /// The points matrix as a heat map: darker is more of the points there were to win, each
 /// cell labelled with its points; pairs that never met are left blank.
-pub fn points_matrix(report: &Report) -> Result<String, Error> {
+pub(crate) fn points_matrix(report: &Report) -> Result<String, Error> {
     let n = report.bots.len();
     let names = &report.bots;
     let label_size = if n > 16 { 10 } else { 13 };
@@ -338,7 +338,7 @@ pub fn points_matrix(report: &Report) -> Result<String, Error> {
 
 /// Per bot, the share of its games won in each role: the first role a filled bar, the
 /// second a hollow one, each labelled with its percentage.
-pub fn roles(report: &Report) -> Result<String, Error> {
+pub(crate) fn roles(report: &Report) -> Result<String, Error> {
     let rows = &report.table.rows;
     let names: Vec<String> = rows.iter().map(|s| s.bot.clone()).collect();
     let roles = report.role_names();
@@ -426,7 +426,7 @@ pub fn roles(report: &Report) -> Result<String, Error> {
 }
 
 /// A histogram of rounds per game for each ending, one panel each on a shared axis.
-pub fn lengths(report: &Report) -> Result<String, Error> {
+pub(crate) fn lengths(report: &Report) -> Result<String, Error> {
     let endings = &report.endings;
     let panels = endings.len().max(1);
     let longest = endings.iter().map(|e| e.max()).max().unwrap_or(0);
@@ -497,7 +497,7 @@ pub fn lengths(report: &Report) -> Result<String, Error> {
 
 /// The LLR after each pair, from 0 before the first, between its two bounds (dashed),
 /// each bound named by the hypothesis it accepts.
-pub fn sprt(report: &Report) -> Result<Option<String>, Error> {
+pub(crate) fn sprt(report: &Report) -> Result<Option<String>, Error> {
     let Some(test) = &report.sprt else {
         return Ok(None);
     };

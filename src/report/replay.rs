@@ -44,10 +44,10 @@ pub fn for_each_replay(
 
 /// The folder, inside a report's folder, that holds the page's replays: one script per
 /// block of [`GAMES_PER_BLOCK`] games, `000000.js`, `000001.js`, ... in journal order.
-pub const REPLAYS_DIR: &str = "replays";
+pub(crate) const REPLAYS_DIR: &str = "replays";
 
 /// The file of block `block` inside [`REPLAYS_DIR`].
-pub fn block_file(block: usize) -> String {
+pub(crate) fn block_file(block: usize) -> String {
     format!("{block:06}.js")
 }
 
@@ -58,13 +58,13 @@ pub fn block_file(block: usize) -> String {
 /// nor the page holds every game's replay: the page loads a block's file when one of its
 /// games is opened. The DOM it draws is described in docs/OUTPUTS.md (tests read the
 /// board back from it).
-pub fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<GamesHtml, Error> {
+pub(crate) fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<GamesHtml, Error> {
     Ok(section_reading(plan, out, |visit| for_each_record(journal, visit))?.0)
 }
 
 /// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
 /// ([`section`], its replays written into `out`) from one reading of it.
-pub fn load_and_section(journal: &Path, out: &Path) -> Result<(Loaded, GamesHtml), Error> {
+pub(crate) fn load_and_section(journal: &Path, out: &Path) -> Result<(Loaded, GamesHtml), Error> {
     let Some(plan) = read_plan(journal) else {
         // Whatever is wrong with the header, the whole reading says it.
         let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
@@ -490,10 +490,10 @@ fn write_script_safe_bytes(out: &mut dyn std::io::Write, json: &[u8]) -> std::io
 /// Games per block of replays (one file each): few enough that opening a game loads and
 /// inflates little, enough that deflate finds what games share (an Asalto league's
 /// replays shrink about fifteenfold).
-pub const GAMES_PER_BLOCK: usize = 64;
+pub(crate) const GAMES_PER_BLOCK: usize = 64;
 
 /// The function a block's script calls, defined by the page: `(block, ids, data)`.
-pub const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
+pub(crate) const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
 
 /// The script of block `n` holding the games `ids` whose lines are `lines`: one call
 /// `arbiterReplayBlock(n, [ids], "DATA")`, DATA the lines deflated (zlib) and in base64,

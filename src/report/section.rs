@@ -2,14 +2,14 @@
 //! markup yet, which report.md, report.tex and index.html each render.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
 /// A table: a header row and body rows of plain text (Unicode, no markup).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Table {
+pub(crate) struct Table {
     /// Short, unique within the report: a LaTeX label, an HTML id (letters, digits, `-`).
     pub id: String,
     pub caption: String,
@@ -19,7 +19,7 @@ pub struct Table {
 
 /// A part of the report: a heading, sentences, tables and the plot that goes with them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Section {
+pub(crate) struct Section {
     /// Letters, digits and `-` only: an HTML id.
     pub id: String,
     pub title: String,
@@ -49,6 +49,6 @@ pub(super) fn columns(names: &[&str], right_from: usize) -> Vec<(String, Align)>
 }
 
 /// How an SPRT counts pairs, said wherever its pair count is.
-pub const PAIR_COUNT_RULE: &str = "Pairs count in pair order; the verdict, the standings and \
+pub(crate) const PAIR_COUNT_RULE: &str = "Pairs count in pair order; the verdict, the standings and \
      the distinct-pairs line count the same pairs. Games that finished after the deciding \
      pair (while the run was stopping) stay in the journal but are in no table.";

@@ -6,10 +6,10 @@ use super::model::{Report, too_few_to_tell};
 use super::numbers::{fixed, num};
 
 use super::section::columns;
-pub use super::section::{Align, Section, Table};
+pub(crate) use super::section::{Align, Section, Table};
 
 /// The report's title.
-pub fn title(report: &Report) -> String {
+pub(crate) fn title(report: &Report) -> String {
     format!(
         "{}: {} of {} bots",
         report.plan.game,
@@ -28,7 +28,7 @@ fn format_name(format: &str) -> &str {
 }
 
 /// Every section, in the report's order.
-pub fn sections(report: &Report) -> Vec<Section> {
+pub(crate) fn sections(report: &Report) -> Vec<Section> {
     // An SPRT is run for its verdict: the report opens with it.
     let mut sections: Vec<Section> = super::sprt_section::sprt(report).into_iter().collect();
     sections.push(standings(report));

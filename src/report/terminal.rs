@@ -49,7 +49,7 @@ pub fn game_line(g: &GameSummary) -> String {
 /// What a finished tournament shows on the terminal: the standings (with the marks in a
 /// league only), the fitted role advantage below them, and for a gauntlet one
 /// head-to-head line per baseline.
-pub fn results_text(report: &Report) -> String {
+pub(crate) fn results_text(report: &Report) -> String {
     let table = &report.table;
     let roles = &report.plan.roles;
     let unmarked: Vec<&str> = table
@@ -87,7 +87,7 @@ pub fn results_text(report: &Report) -> String {
 
 /// `A vs B: 10-2-4 (68.8%), Elo +136 [+40, +232], LOS 99.0%`, with the words that say when
 /// the difference means nothing.
-pub fn head_to_head_line(p: &Pairing) -> String {
+pub(crate) fn head_to_head_line(p: &Pairing) -> String {
     let s = &p.stats;
     let mut line = format!(
         "{} vs {}: {}-{}-{} ({}%), Elo {} [{}, {}], LOS {}%",
@@ -110,7 +110,11 @@ pub fn head_to_head_line(p: &Pairing) -> String {
 }
 
 /// The standings as a terminal table, with the course marks when `marks`.
-pub fn standings_table(roles: &[String], table: &[Standing], marks: bool) -> comfy_table::Table {
+pub(crate) fn standings_table(
+    roles: &[String],
+    table: &[Standing],
+    marks: bool,
+) -> comfy_table::Table {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
     let mut header: Vec<String> = [

@@ -23,23 +23,24 @@ use statrs::distribution::{ContinuousCDF, Normal};
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 
 /// Two-sided 95% normal quantile, from statrs.
-pub fn z95() -> f64 {
+pub(crate) fn z95() -> f64 {
     Normal::standard().inverse_cdf(0.975)
 }
 
 /// The expected score of a rating difference.
-pub fn expected_score(diff: f64) -> f64 {
+pub(crate) fn expected_score(diff: f64) -> f64 {
     1.0 / (1.0 + (-K * diff).exp())
 }
 
 /// The rating difference of an expected score in (0, 1).
-pub fn elo_of_score(score: f64) -> f64 {
+pub(crate) fn elo_of_score(score: f64) -> f64 {
     -400.0 * (1.0 / score - 1.0).log10()
 }
 
 /// One game: seats by bot index, and the first seat's score (1, 0.5 or 0).
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Game {
+pub(crate) struct Game {
     pub first: usize,
     pub second: usize,
     pub score: f64,
@@ -53,7 +54,7 @@ pub struct Anchor {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ratings {
+pub(crate) struct Ratings {
     /// Per bot, mean 0 (or relative to the anchor).
     pub elo: Vec<f64>,
     pub low: Vec<f64>,
@@ -66,7 +67,7 @@ pub struct Ratings {
 
 /// Games of one ordered pairing, summed: `first` held the first role in each.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub first: usize,
     pub second: usize,
     /// Games rated.
@@ -76,7 +77,8 @@ pub struct Cell {
 }
 
 /// Fits the ratings of `bots` bots over `games`, with mean 0.
-pub fn fit(bots: usize, games: &[Game]) -> Ratings {
+#[cfg(test)]
+pub(crate) fn fit(bots: usize, games: &[Game]) -> Ratings {
     fit_anchored(bots, games, None)
 }
 
@@ -84,7 +86,8 @@ pub fn fit(bots: usize, games: &[Game]) -> Ratings {
 /// mean: every rating moves by the same amount, so differences are those of [`fit`]. The
 /// intervals are those of each rating's difference to the anchor's (the anchor's own has
 /// width 0), since the anchor is now the reference point rather than the mean.
-pub fn fit_anchored(bots: usize, games: &[Game], anchor: Option<(usize, f64)>) -> Ratings {
+#[cfg(test)]
+pub(crate) fn fit_anchored(bots: usize, games: &[Game], anchor: Option<(usize, f64)>) -> Ratings {
     let mut cells: std::collections::BTreeMap<(usize, usize), (f64, f64)> = Default::default();
     for g in games {
         let cell = cells.entry((g.first, g.second)).or_default();
@@ -107,7 +110,7 @@ pub fn fit_anchored(bots: usize, games: &[Game], anchor: Option<(usize, f64)>) -
 /// on the games only through these sums, so a league of any size is fitted from one cell
 /// per pairing. Cells naming a bot out of range, a bot against itself, or no game are left
 /// out; `cells` must not name one ordered pairing twice.
-pub fn fit_cells(bots: usize, cells: &[Cell], anchor: Option<(usize, f64)>) -> Ratings {
+pub(crate) fn fit_cells(bots: usize, cells: &[Cell], anchor: Option<(usize, f64)>) -> Ratings {
     let anchor = anchor.filter(|&(i, elo)| i < bots && elo.is_finite());
     if bots == 0 {
         return Ratings {
@@ -292,7 +295,7 @@ pub fn pair_stats(wins: u32, ties: u32, losses: u32) -> PairStats {
 /// Likelihood of superiority from wins and losses, draws carrying no information: the
 /// chess-engine formula LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2; 0.5 with no
 /// decisive game.
-pub fn los(wins: u32, losses: u32) -> f64 {
+pub(crate) fn los(wins: u32, losses: u32) -> f64 {
     let decisive = (wins + losses) as f64;
     if decisive == 0.0 {
         return 0.5;

@@ -287,7 +287,12 @@ pub fn score_rate(points: f64, games: u32) -> f64 {
 }
 
 /// `matrix[i][j]`: the points bot i scored against bot j.
-pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Vec<f64>> {
+#[cfg(test)]
+pub(crate) fn head_to_head(
+    bots: &[String],
+    games: &[GameSummary],
+    scoring: Scoring,
+) -> Vec<Vec<f64>> {
     head_to_head_of(bots, &Counts::of(games), scoring)
 }
 
@@ -336,7 +341,8 @@ pub struct Pairing {
 }
 
 /// Every ordered pair of bots that met, in bot order.
-pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
+#[cfg(test)]
+pub(crate) fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
     pairings_of(bots, &Counts::of(games), scoring)
 }
 

@@ -15,7 +15,7 @@ pub const PENTANOMIAL_LEGEND: &str = "the five counts are pairs by the candidate
      draws), 1.5 (a win and a draw), 2 (won both)";
 
 /// 800 / ln(10): normalized Elo per unit of t-value (fishtest's `nelo_divided_by_nt`).
-pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+pub(crate) const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -30,7 +30,7 @@ pub enum Model {
 /// the distribution of a given t-value starts from the uniform pair-score distribution
 /// (mean 1/2, sigma sqrt(1/8)), where a t-value of 2 sqrt(2) / 3 or more leaves the secular
 /// equation without a root. That is 2/3 of [`NELO_PER_T`], about 231.6 normalized Elo.
-pub fn normalized_limit() -> f64 {
+pub(crate) fn normalized_limit() -> f64 {
     2.0 / 3.0 * NELO_PER_T
 }
 

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 /// One piece of work.
-pub type Chore = Box<dyn FnOnce() + Send>;
+pub(crate) type Chore = Box<dyn FnOnce() + Send>;
 
 /// Chores waiting for a game thread, first come first done.
 #[derive(Default)]

@@ -8,13 +8,13 @@
 //! a table or a report itself.
 
 pub mod chores;
-pub mod compact;
+pub(crate) mod compact;
 pub mod journal;
 pub mod merge;
 pub mod openings;
 mod pool;
 pub mod preflight;
-pub mod schedule;
+pub(crate) mod schedule;
 pub mod setup;
 pub mod shard;
 pub mod sprt;
@@ -29,7 +29,7 @@ use crate::stats::league::{self, LeagueTable, Scoring};
 use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
 pub(crate) use pool::play_pool;
-pub use pool::{DEFAULT_AHEAD, MAX_AHEAD, PRESTART_VAR};
+pub use pool::{DEFAULT_AHEAD, PRESTART_VAR};
 use schedule::Fixture;
 use shard::Shard;
 use sprt::SprtStatus;
@@ -109,7 +109,7 @@ pub struct Tournament {
 
 /// How often a run hands out its results so far while games finish ([`LeagueEvent::Results`]):
 /// tables are cheap for a course league and costly for a huge one.
-pub const RESULTS_EVERY: Duration = Duration::from_secs(1);
+pub(crate) const RESULTS_EVERY: Duration = Duration::from_secs(1);
 
 /// What a run tells whoever shows its progress and keeps its tables on disk; an error
 /// returned for an event ends the run.
@@ -574,7 +574,7 @@ fn keep_results_private(dir: &Path) -> Result<(), Error> {
 }
 
 /// The whole schedule a plan describes, or why there is none.
-pub fn schedule_of(plan: &Plan) -> Result<Vec<Fixture>, String> {
+pub(crate) fn schedule_of(plan: &Plan) -> Result<Vec<Fixture>, String> {
     let bots = plan.bots.len();
     schedule::check_size(
         plan.format != "round_robin",
@@ -614,22 +614,4 @@ fn check_against_schedule(
         )));
     }
     Ok(())
-}
-
-/// The league table of `games` played under `plan`, the marks leaving out `non_scoring`,
-/// Elo relative to `anchor` when given (else mean 0).
-pub fn league_table(
-    plan: &Plan,
-    games: &[GameSummary],
-    non_scoring: &[String],
-    anchor: Option<&crate::stats::elo::Anchor>,
-) -> LeagueTable {
-    let scoring = Scoring {
-        win: plan.points_win,
-        tie: plan.points_tie,
-    };
-    let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let mut table = league::table(&bots, games, scoring, anchor);
-    league::set_marks(&mut table.rows, non_scoring);
-    table
 }

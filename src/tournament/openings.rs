@@ -179,7 +179,7 @@ impl DistinctPairs {
 /// game until its second arrives, then as a digest of both (16 bytes), so that a league
 /// of any size is counted without holding its games.
 #[derive(Clone, Debug, Default)]
-pub struct PairCounter {
+pub(crate) struct PairCounter {
     /// Pairs with one game so far: (players in move order, replay digest).
     halves: HashMap<u64, (Shared, Shared, [u8; 12])>,
     /// Pairs with both games: the digest of the two.
@@ -189,7 +189,7 @@ pub struct PairCounter {
 }
 
 impl PairCounter {
-    pub fn add(&mut self, game: &GameSummary) {
+    pub(crate) fn add(&mut self, game: &GameSummary) {
         let pair = game.pair;
         if self.over.contains(&pair) {
             return;
@@ -211,7 +211,7 @@ impl PairCounter {
     }
 
     /// Complete pairs so far, and how many are distinct.
-    pub fn count(&self) -> DistinctPairs {
+    pub(crate) fn count(&self) -> DistinctPairs {
         let distinct: HashSet<&[u8; 16]> = self.whole.values().collect();
         DistinctPairs {
             distinct: distinct.len(),

@@ -30,7 +30,7 @@ pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
 pub const DEFAULT_AHEAD: usize = 1;
 
 /// The most games ahead per worker [`PRESTART_VAR`] may ask for.
-pub const MAX_AHEAD: usize = 8;
+pub(crate) const MAX_AHEAD: usize = 8;
 
 /// How many games ahead a worker starts the bots of while it plays one: none when every
 /// entrant is an engine in this process (it starts at once), else [`PRESTART_VAR`]'s

@@ -78,7 +78,7 @@ fn status_of(kind: FailureKind) -> Status {
 }
 
 /// Checks one bot under the tournament's limits.
-pub fn check_one<G: Builtins>(
+pub(crate) fn check_one<G: Builtins>(
     game: &G,
     entrant: &Entrant,
     move_limit: Duration,

@@ -17,7 +17,7 @@ pub struct Fixture {
 }
 
 /// A seed for game `id` of a tournament seeded `seed` (splitmix64 of the pair).
-pub fn game_seed(seed: u64, id: u64) -> u64 {
+pub(crate) fn game_seed(seed: u64, id: u64) -> u64 {
     let mut z = seed
         ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(0x6A09_E667_F3BC_C909);
@@ -29,11 +29,16 @@ pub fn game_seed(seed: u64, id: u64) -> u64 {
 /// The most games one schedule may hold. A schedule is built whole (about 40 bytes a
 /// game), and its size comes from a number a user or a file chose: a run of more games
 /// is refused before anything is built. A 30-team league of 1000 pairs is 870,000 games.
-pub const MAX_GAMES: u64 = 1_000_000;
+pub(crate) const MAX_GAMES: u64 = 1_000_000;
 
 /// The games of a round robin (`gauntlet` false) or a gauntlet of `bots` with `pairs`
 /// pairs, or why there would be too many; `what` names where `pairs` came from.
-pub fn check_size(gauntlet: bool, bots: usize, pairs: u32, what: &str) -> Result<u64, String> {
+pub(crate) fn check_size(
+    gauntlet: bool,
+    bots: usize,
+    pairs: u32,
+    what: &str,
+) -> Result<u64, String> {
     let bots = bots as u64;
     let pairings = if gauntlet {
         bots.saturating_sub(1)
@@ -55,7 +60,7 @@ pub fn check_size(gauntlet: bool, bots: usize, pairs: u32, what: &str) -> Result
 /// Games are ordered by the circle method, one round of pairings after another, so
 /// that a league stopped half-way has given every bot about the same number of games
 /// and the same share of each role.
-pub fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
+pub(crate) fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
     let rounds = circle_rounds(bots);
     let pairings = (bots * bots.saturating_sub(1) / 2) as u64;
     // Sized at once: a growing list of 100,000 games leaves freed copies of itself behind.
@@ -79,7 +84,7 @@ pub fn round_robin(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
 
 /// The candidate (index 0) against every baseline (indices 1..), `pairs` role-swapped
 /// pairs each, baselines interleaved.
-pub fn gauntlet(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
+pub(crate) fn gauntlet(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
     let mut order = Vec::with_capacity(2 * pairs as usize * bots.saturating_sub(1));
     for pass in 0..pairs {
         for swap in [false, true] {

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The interpreter a course-style `.py` bot runs under.
-pub fn interpreter(spec: &BotSpec) -> Option<String> {
+pub(crate) fn interpreter(spec: &BotSpec) -> Option<String> {
     match spec {
         BotSpec::CoursePython { python, .. } => Some(
             python
@@ -90,7 +90,7 @@ pub fn enter(entrants: &[Entrant]) {
 /// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`
 /// bot's file and its folder's `.java` files, a command's program and arguments that name
 /// files (relative to its working folder). Sorted, without duplicates.
-pub fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
+pub(crate) fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
     let siblings = |file: &Path, extension: &str| -> Result<Vec<PathBuf>, Error> {
         let folder = match file.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -141,7 +141,7 @@ pub fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBuf>, Err
 
 /// SHA-256 (hex) over the names and contents of the bot's files; `None` for a bot made of
 /// no file (a built-in, or a command found in `PATH`).
-pub fn digest(spec: &BotSpec, cwd: Option<&Path>) -> Result<Option<String>, Error> {
+pub(crate) fn digest(spec: &BotSpec, cwd: Option<&Path>) -> Result<Option<String>, Error> {
     let files = bot_files(spec, cwd)?;
     if files.is_empty() {
         return Ok(None);

@@ -51,7 +51,7 @@ impl Shard {
 }
 
 /// The shard (from 1, of `count`) of each game of `schedule`, a whole schedule.
-pub fn shards_of(schedule: &[Fixture], count: u32) -> Vec<u32> {
+pub(crate) fn shards_of(schedule: &[Fixture], count: u32) -> Vec<u32> {
     use std::collections::HashMap;
     // Pairs are told apart by their start, pairings by their two bots.
     let pairing = |f: &Fixture| (f.first.min(f.second), f.first.max(f.second));
@@ -98,7 +98,7 @@ impl std::str::FromStr for Shard {
 }
 
 /// Game ids written compactly: `0-3, 7, 9-10`.
-pub fn id_ranges(ids: &[u64]) -> String {
+pub(crate) fn id_ranges(ids: &[u64]) -> String {
     let mut sorted = ids.to_vec();
     sorted.sort_unstable();
     sorted.dedup();

@@ -118,6 +118,6 @@ impl Tally {
 
 /// Whether some bot lost `game` by its own failure, or by an illegal move where that
 /// loses: the games a team's failures are listed from.
-pub fn is_failure(game: &GameSummary) -> bool {
+pub(crate) fn is_failure(game: &GameSummary) -> bool {
     !game.faults().is_empty() || (game.winner.is_some() && game.reason.contains("illegal"))
 }

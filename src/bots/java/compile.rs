@@ -93,7 +93,7 @@ impl Fnv {
 /// The folder that holds compiled players: `$ARBITER_JAVA_CACHE`, else `arbiter-java-UID`
 /// in the system's temporary folder (one per user, so that nobody runs classes another user
 /// put there).
-pub fn cache_root() -> PathBuf {
+pub(crate) fn cache_root() -> PathBuf {
     match std::env::var_os("ARBITER_JAVA_CACHE") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => std::env::temp_dir().join(format!(
@@ -105,7 +105,7 @@ pub fn cache_root() -> PathBuf {
 
 /// [`cache_root`], made if missing, once it is known to be ours alone: classes found there
 /// are run as the player, so a folder someone else made or can write is refused.
-pub fn trusted_cache_root() -> Result<PathBuf, String> {
+pub(crate) fn trusted_cache_root() -> Result<PathBuf, String> {
     let root = cache_root();
     crate::untrusted::file::private_dir(&root)
         .map_err(|e| format!("cannot use the Java cache folder: {e}"))?;

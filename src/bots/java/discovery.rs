@@ -77,7 +77,7 @@ pub(super) fn tokens(code: &str) -> Vec<&str> {
 }
 
 /// The package a Java source declares, if any (`package a.b;` before the first type).
-pub fn package_of(source: &str) -> Option<String> {
+pub(crate) fn package_of(source: &str) -> Option<String> {
     let code = code_only(source);
     let words = tokens(&code);
     // Annotations may come first (`@Deprecated package a;` in package-info only, but cheap).
@@ -102,7 +102,7 @@ pub fn package_of(source: &str) -> Option<String> {
 
 /// A top-level class a source declares.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClassDecl {
+pub(crate) struct ClassDecl {
     pub name: String,
     /// The class it extends, as written (`SequencePlayer`, `a.b.Base`).
     pub superclass: Option<String>,
@@ -110,7 +110,7 @@ pub struct ClassDecl {
 }
 
 /// The top-level classes of a source (not interfaces, enums, records or nested classes).
-pub fn top_level_classes(source: &str) -> Vec<ClassDecl> {
+pub(crate) fn top_level_classes(source: &str) -> Vec<ClassDecl> {
     let code = code_only(source);
     let words = tokens(&code);
     let mut found = Vec::new();
@@ -162,7 +162,7 @@ pub fn top_level_classes(source: &str) -> Vec<ClassDecl> {
 
 /// The folder javac resolves the player's classes from: its file's folder, or for a
 /// player in package `a.b` kept in `…/a/b/`, the folder above `a`.
-pub fn source_root(file: &Path, package: Option<&str>) -> PathBuf {
+pub(crate) fn source_root(file: &Path, package: Option<&str>) -> PathBuf {
     let folder = file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

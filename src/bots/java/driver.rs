@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 /// image mapped whole (about 120 MiB), code cache, class space, metaspace, libraries and
 /// the JVM's own threads. Measured at about 320 MiB for OpenJDK 17 with the flags of
 /// [`memory_flags`]; the rest is margin.
-pub const JVM_OVERHEAD_MB: u64 = 400;
+pub(crate) const JVM_OVERHEAD_MB: u64 = 400;
 /// The smallest heap arbiter gives a JVM.
-pub const MIN_HEAP_MB: u64 = 16;
+pub(crate) const MIN_HEAP_MB: u64 = 16;
 /// The player's thread stack without a memory limit (course players recurse deeply).
-pub const STACK_MB: u64 = 256;
+pub(crate) const STACK_MB: u64 = 256;
 
 /// The JVM flags that fit a JVM into `memory_mb` MiB of address space (`RLIMIT_AS`), and
 /// the player thread's stack in MiB. Without a limit, only the stack (256 MiB).
@@ -28,7 +28,7 @@ pub const STACK_MB: u64 = 256;
 /// JVM's fixed reservations (code cache and class space capped at 32 MiB, metaspace at
 /// 96 MiB, [`JVM_OVERHEAD_MB`] in all) and the heap (`-Xmx`, the rest but at most a
 /// quarter of the limit, at least [`MIN_HEAP_MB`]). Under [`min_memory_mb`] the JVM cannot start.
-pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
+pub(crate) fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
     let Some(limit) = memory_mb else {
         return (Vec::new(), STACK_MB);
     };
@@ -56,13 +56,18 @@ pub fn memory_flags(memory_mb: Option<u64>) -> (Vec<String>, u64) {
 /// garbage-collector thread per core while many bots share the machine; without perf data
 /// the JVM writes nothing to /tmp. `extra` holds more JVM options ([`JAVA_OPTS_VAR`]). The
 /// class folder is carried into a sandbox (its copy is private to the bot).
-pub fn run_command(compiled: &Compiled, java: &str, limits: &Limits, extra: &str) -> CommandSpec {
+pub(crate) fn run_command(
+    compiled: &Compiled,
+    java: &str,
+    limits: &Limits,
+    extra: &str,
+) -> CommandSpec {
     jvm_command(&compiled.dir, "ArbiterDriver", java, limits, extra).arg(compiled.class.clone())
 }
 
 /// The command that runs the class `main` from the class folder `classes` with the flags
 /// of [`run_command`] (arguments to `main` are added by the caller).
-pub fn jvm_command(
+pub(crate) fn jvm_command(
     classes: &Path,
     main: &str,
     java: &str,

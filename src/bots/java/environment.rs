@@ -3,17 +3,17 @@
 //! and the JDK programs that compile and run players.
 
 /// The course's board: constants and the methods a player may simulate with.
-pub const GOMOKU_BOARD: &str = include_str!("../../../bots/java/GomokuBoard.java");
+pub(crate) const GOMOKU_BOARD: &str = include_str!("../../../bots/java/GomokuBoard.java");
 /// The course's abstract player class.
-pub const GOMOKU_PLAYER: &str = include_str!("../../../bots/java/GomokuPlayer.java");
+pub(crate) const GOMOKU_PLAYER: &str = include_str!("../../../bots/java/GomokuPlayer.java");
 /// The course's move class.
-pub const MOVE: &str = include_str!("../../../bots/java/Move.java");
+pub(crate) const MOVE: &str = include_str!("../../../bots/java/Move.java");
 /// The course's example player: the first empty cell, row by row.
-pub const SEQUENCE_PLAYER: &str = include_str!("../../../bots/java/SequencePlayer.java");
+pub(crate) const SEQUENCE_PLAYER: &str = include_str!("../../../bots/java/SequencePlayer.java");
 /// The course's example player: a random empty cell.
-pub const RANDOM_PLAYER: &str = include_str!("../../../bots/java/RandomPlayer.java");
+pub(crate) const RANDOM_PLAYER: &str = include_str!("../../../bots/java/RandomPlayer.java");
 /// The protocol driver: `java ArbiterDriver CLASS_NAME`.
-pub const DRIVER: &str = include_str!("../../../bots/java/ArbiterDriver.java");
+pub(crate) const DRIVER: &str = include_str!("../../../bots/java/ArbiterDriver.java");
 
 /// The course environment, class name and source (default package).
 pub const ENVIRONMENT: [(&str, &str); 5] = [
@@ -31,7 +31,7 @@ pub const DEFAULT_JAVAC: &str = "javac";
 /// The runtime used unless `ARBITER_JAVA` names another.
 pub const DEFAULT_JAVA: &str = "java";
 /// Extra JVM options (whitespace-separated), placed after arbiter's so that they win.
-pub const JAVA_OPTS_VAR: &str = "ARBITER_JAVA_OPTS";
+pub(crate) const JAVA_OPTS_VAR: &str = "ARBITER_JAVA_OPTS";
 
 pub(crate) fn javac_program() -> String {
     std::env::var("ARBITER_JAVAC").unwrap_or_else(|_| DEFAULT_JAVAC.to_string())

@@ -26,19 +26,12 @@ mod environment;
 #[cfg(test)]
 mod tests;
 
-pub use compile::{
-    Compiled, cache_root, compile, compile_confined, compile_with, trusted_cache_root,
-};
+pub(crate) use compile::trusted_cache_root;
+pub use compile::{compile, compile_confined, compile_with};
 pub(crate) use compile::{compile_into_place, run_javac};
-pub use discovery::{
-    ClassDecl, default_name, package_of, player_class, source_root, top_level_classes,
-};
-pub use driver::{
-    JVM_OVERHEAD_MB, JavaPlayer, MIN_HEAP_MB, STACK_MB, jvm_command, memory_flags, min_memory_mb,
-    run_command,
-};
-pub use environment::{
-    DEFAULT_JAVA, DEFAULT_JAVAC, DRIVER, ENVIRONMENT, GOMOKU_BOARD, GOMOKU_PLAYER, JAVA_OPTS_VAR,
-    MOVE, RANDOM_PLAYER, SEQUENCE_PLAYER,
-};
+pub use discovery::{default_name, player_class};
+pub use driver::{JavaPlayer, min_memory_mb};
+pub(crate) use driver::{jvm_command, memory_flags};
+pub(crate) use environment::JAVA_OPTS_VAR;
+pub use environment::{DEFAULT_JAVA, DEFAULT_JAVAC, ENVIRONMENT};
 pub(crate) use environment::{java_program, javac_program};

@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How much of a program's stdout is kept: the last bytes.
-pub const STDOUT_BYTES: usize = 64 * 1024;
+pub(crate) const STDOUT_BYTES: usize = 64 * 1024;
 /// The largest output file read back; a longer one is refused.
-pub const OUTPUT_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const OUTPUT_FILE_BYTES: u64 = 1 << 20;
 /// After the program exited, how long a descendant holding its stdout may delay the end.
 const DRAIN: Duration = Duration::from_millis(100);
 
@@ -77,7 +77,7 @@ pub fn run_once(
 /// [`run_once`], run again ([`crate::clocks::runqueue::again_while_late`]) while the machine's load keeps the program from running until its stretched
 /// deadline ([`Exit::MachineLate`]): for a program whose one run is the whole verdict (a
 /// solver on a case), which the load must not decide.
-pub fn run_once_fairly(
+pub(crate) fn run_once_fairly(
     command: &CommandSpec,
     folder: Option<&Path>,
     limit: Duration,
@@ -91,7 +91,7 @@ pub fn run_once_fairly(
 
 /// [`run_once`], and `collect` is given the folder the program wrote `folder`'s files into
 /// (its copy under the sandbox) before that goes away.
-pub fn run_once_then(
+pub(crate) fn run_once_then(
     command: &CommandSpec,
     folder: Option<&Path>,
     limit: Duration,

@@ -48,7 +48,7 @@ struct Compiled {
 
 /// The `-c` program that runs `adapter` under the interpreter `python`: a loader of the
 /// adapter's compiled code, or the source itself when no code can be had.
-pub fn program(adapter: &'static str, python: &str) -> String {
+pub(crate) fn program(adapter: &'static str, python: &str) -> String {
     /// Per interpreter and adapter (one of arbiter's own): the loader, if there is code.
     type Loaders = BTreeMap<(String, &'static str), Option<String>>;
     static KNOWN: Mutex<Loaders> = Mutex::new(BTreeMap::new());

@@ -3,8 +3,9 @@
 use super::*;
 use crate::bots::inprocess::InProcess;
 use crate::bots::{BotLog, EndInfo, Failure, FailureKind, Player, Reply, Setup, TurnReply};
+use crate::engines::alphabeta::SearchStats;
 use crate::engines::{AlphaBeta, Builtins, Engine, Greedy, RandomMover, Scripted, StartAt};
-use crate::engines::{Limits, SearchStats, WIN_THRESHOLD};
+use crate::engines::{Limits, WIN_THRESHOLD};
 use crate::games::Game;
 use crate::record::GameRecord;
 use crate::referee::{MatchConfig, play_game};

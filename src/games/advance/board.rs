@@ -10,19 +10,19 @@
 use crate::games::{BoardError, Outcome, Side};
 
 /// Rows and columns.
-pub const SIZE: usize = 9;
+pub(crate) const SIZE: usize = 9;
 pub const CELLS: usize = SIZE * SIZE;
 /// Moves per side before the material adjudication.
-pub const MOVES_PER_SIDE: u32 = 100;
+pub(crate) const MOVES_PER_SIDE: u32 = 100;
 
 pub const WHITE: Side = Side::First;
 pub const BLACK: Side = Side::Second;
 
-pub const START: &str = "mjdsgscjm\nbzzzzzzzb\n.........\n.........\n.........\n\
+pub(crate) const START: &str = "mjdsgscjm\nbzzzzzzzb\n.........\n.........\n.........\n\
                          .........\n.........\nBZZZZZZZB\nMJCSGSDJM\n";
 
 pub const EMPTY: u8 = b'.';
-pub const WALL: u8 = b'#';
+pub(crate) const WALL: u8 = b'#';
 
 const ORTHO: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
 const KING: [(i32, i32); 8] = [

@@ -12,7 +12,7 @@ pub mod board;
 #[cfg(test)]
 mod tests;
 
-pub use board::{BLACK, Kind, Move, START, State, WHITE, parse_board};
+pub use board::{BLACK, Kind, Move, State, WHITE, parse_board};
 
 use super::view::{BoardView, Cell, CellKind};
 use super::wire::{excerpt, kind_of};

@@ -1,6 +1,6 @@
 //! The rules of docs/rules/advance.md, one position per rule.
 
-use super::board::{Kind, MOVES_PER_SIDE};
+use super::board::{Kind, MOVES_PER_SIDE, START};
 use super::*;
 use crate::games::ReasonCode;
 use crate::games::perft::perft;

@@ -9,16 +9,16 @@ use crate::games::{BoardError, Side};
 use std::fmt;
 
 /// Board side length: rows and columns are 0..7.
-pub const SIZE: usize = 7;
+pub(crate) const SIZE: usize = 7;
 /// Number of playable points.
-pub const POINTS: usize = 33;
+pub(crate) const POINTS: usize = 33;
 /// The side that plays the rebels (moves first).
 pub const REBELS: Side = Side::First;
 /// The side that plays the officers.
 pub const OFFICERS: Side = Side::Second;
 
 /// Whether `(row, col)` is one of the 33 playable points.
-pub const fn is_playable(row: usize, col: usize) -> bool {
+pub(crate) const fn is_playable(row: usize, col: usize) -> bool {
     row < SIZE && col < SIZE && ((row >= 2 && row <= 4) || (col >= 2 && col <= 4))
 }
 
@@ -124,7 +124,7 @@ pub fn points(mut bits: u64) -> impl Iterator<Item = Point> {
 }
 
 /// Every playable point.
-pub const ALL: u64 = (1u64 << POINTS) - 1;
+pub(crate) const ALL: u64 = (1u64 << POINTS) - 1;
 
 /// The nine fortress points: rows 0-2, columns 2-4.
 pub const FORTRESS: u64 = {
@@ -142,7 +142,7 @@ pub const FORTRESS: u64 = {
 };
 
 /// Line directions as `(row delta, col delta)`: four orthogonal, then four diagonal.
-pub const DIRS: [(i8, i8); 8] = [
+pub(crate) const DIRS: [(i8, i8); 8] = [
     (-1, 0),
     (1, 0),
     (0, -1),
@@ -266,14 +266,14 @@ pub fn officer_steps(p: Point) -> u64 {
 
 /// Every point a rebel on `p` could step to on an empty board.
 #[inline]
-pub fn rebel_steps(p: Point) -> u64 {
+pub(crate) fn rebel_steps(p: Point) -> u64 {
     REBEL_STEPS[p.index()]
 }
 
 /// The point halfway between `a` and `b` when they are two apart along a row, column or
 /// diagonal of the grid (whether or not a line joins them).
 #[inline]
-pub fn between(a: Point, b: Point) -> Option<Point> {
+pub(crate) fn between(a: Point, b: Point) -> Option<Point> {
     let (r1, c1, r2, c2) = (a.row(), a.col(), b.row(), b.col());
     if (r1 + r2) % 2 != 0 || (c1 + c2) % 2 != 0 {
         return None;
@@ -300,7 +300,7 @@ pub struct State {
 }
 
 /// The course's start position, top row first.
-pub const INITIAL_ROWS: [&str; SIZE] = [
+pub(crate) const INITIAL_ROWS: [&str; SIZE] = [
     "  ...  ", "  O.O  ", "RR...RR", "RRRRRRR", "RRRRRRR", "  RRR  ", "  RRR  ",
 ];
 

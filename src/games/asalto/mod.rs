@@ -9,17 +9,15 @@
 //! module functions directly ([`generate`], [`Asalto::play_unchecked`]) and skip the JSON.
 
 pub mod board;
-pub mod moves;
+pub(crate) mod moves;
 pub mod parse;
 #[cfg(test)]
 mod tests;
 
-pub use board::{FORTRESS, OFFICERS, POINTS, Piece, Point, REBELS, State};
-pub use moves::{
-    Chain, MAX_LANDINGS, Move, any_capture, generate, huff_victim, officer_can_capture,
-    officers_can_move,
-};
-pub use parse::{Illegal, parse_move};
+pub(crate) use board::Piece;
+pub use board::{FORTRESS, OFFICERS, Point, REBELS, State};
+pub use moves::{Move, generate};
+pub(crate) use parse::{Illegal, parse_move};
 
 use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, Outcome, Side};

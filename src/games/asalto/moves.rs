@@ -8,7 +8,7 @@ use std::fmt;
 
 /// The longest capture chain a position can hold: every capture removes a rebel, and at
 /// most 32 rebels fit beside the officer.
-pub const MAX_LANDINGS: usize = POINTS - 1;
+pub(crate) const MAX_LANDINGS: usize = POINTS - 1;
 
 /// An officer's capture chain: the start and each landing point (one capture per landing).
 #[derive(Clone, Copy)]
@@ -128,7 +128,7 @@ impl Move {
 
 /// Whether the officer on `p` can jump a rebel in `state`.
 #[inline]
-pub fn officer_can_capture(state: &State, p: Point) -> bool {
+pub(crate) fn officer_can_capture(state: &State, p: Point) -> bool {
     let empty = state.empty();
     (0..8).any(|d| match (board::step(p, d), board::jump(p, d)) {
         (Some(mid), Some(to)) => state.rebels & mid.bit() != 0 && empty & to.bit() != 0,
@@ -138,14 +138,15 @@ pub fn officer_can_capture(state: &State, p: Point) -> bool {
 
 /// Whether any officer can capture (then a plain officer step is a huff).
 #[inline]
-pub fn any_capture(state: &State) -> bool {
+#[cfg(test)]
+pub(crate) fn any_capture(state: &State) -> bool {
     board::points(state.officers).any(|p| officer_can_capture(state, p))
 }
 
 /// The officer a huff removes when the officer on `mover` steps: the mover if it could
 /// capture, else the first capturing officer in row-major order. `None`: no officer could
 /// capture, so the step is an ordinary move.
-pub fn huff_victim(state: &State, mover: Point) -> Option<Point> {
+pub(crate) fn huff_victim(state: &State, mover: Point) -> Option<Point> {
     if state.officers & mover.bit() != 0 && officer_can_capture(state, mover) {
         return Some(mover);
     }
@@ -153,7 +154,7 @@ pub fn huff_victim(state: &State, mover: Point) -> Option<Point> {
 }
 
 /// Whether the officers can step or capture at all (no officers: they cannot).
-pub fn officers_can_move(state: &State) -> bool {
+pub(crate) fn officers_can_move(state: &State) -> bool {
     let empty = state.empty();
     board::points(state.officers)
         .any(|p| board::officer_steps(p) & empty != 0 || officer_can_capture(state, p))

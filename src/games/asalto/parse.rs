@@ -190,7 +190,7 @@ fn segment(from: Point, to: Point) -> Result<Segment, Illegal> {
 }
 
 /// Parses and checks a reply for the side to move of `state`.
-pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
+pub(crate) fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
     let coords = coordinates(reply)?;
     let (&first, rest) = match coords.split_first() {
         Some(split) => split,

@@ -6,6 +6,7 @@
 //! points to `parse_move`, so the generator and the parser check each other.
 
 use super::board::{self, parse_rows};
+use super::moves::{any_capture, huff_victim, officer_can_capture};
 use super::*;
 use crate::games::perft::{divide, perft};
 use crate::games::{Game, Outcome, ReasonCode, Side};

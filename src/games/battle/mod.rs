@@ -11,11 +11,12 @@
 //! turn, or random armies drawn from the tournament seed and the start number.
 
 pub mod parse;
-pub mod state;
+pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 
-pub use parse::{Illegal, Move, parse_move};
+pub use parse::Move;
+pub(crate) use parse::{Illegal, parse_move};
 pub use state::{Letter, State, Unit};
 
 use super::view::{BoardView, Cell, CellKind};
@@ -26,7 +27,7 @@ use serde_json::{Map, Value, json};
 use std::ops::RangeInclusive;
 
 /// The rules page's worked example: `3,1,4,2;3,5;A;`.
-pub const EXAMPLE: &str = "3,1,4,2;3,5;A;";
+pub(crate) const EXAMPLE: &str = "3,1,4,2;3,5;A;";
 
 /// How random armies are drawn: `units` per side, each health and damage uniform in its
 /// range (inclusive).

@@ -47,7 +47,7 @@ impl ReasonCode for Illegal {
 
 /// Checks a reply against the position: an object with integer `attacker` and `target`
 /// naming a living unit of the mover and a living unit of its opponent.
-pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
+pub(crate) fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
     let Value::Object(fields) = reply else {
         return Err(Illegal::WrongShape {
             detail: format!(

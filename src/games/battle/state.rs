@@ -55,9 +55,9 @@ pub struct State {
 
 /// The largest health or damage a state string may give a unit: keeps every sum of
 /// health (and the scores built from it) far inside `i32`.
-pub const MAX_VALUE: u32 = 1_000_000;
+pub(crate) const MAX_VALUE: u32 = 1_000_000;
 /// The most units an army may have.
-pub const MAX_UNITS: usize = 64;
+pub(crate) const MAX_UNITS: usize = 64;
 
 impl State {
     /// A start position: `first` is the starting player's army, `starter` its letter.
@@ -274,7 +274,7 @@ fn parse_army(text: &str, letter: char) -> Result<Vec<Unit>, String> {
 
 /// A board file: one state string (blank lines and `#` comments aside), with `side` to
 /// move (`Side::First` is the string's starting player).
-pub fn parse_board(text: &str, side: Side) -> Result<State, BoardError> {
+pub(crate) fn parse_board(text: &str, side: Side) -> Result<State, BoardError> {
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()

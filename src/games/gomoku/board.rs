@@ -8,13 +8,13 @@
 use crate::games::{BoardError, Outcome, Side};
 
 /// Rows and columns per side.
-pub const SIZE: usize = 8;
+pub(crate) const SIZE: usize = 8;
 /// Cells on the board.
 pub const CELLS: usize = SIZE * SIZE;
 /// Stones in a winning line.
-pub const LINE: usize = 5;
+pub(crate) const LINE: usize = 5;
 /// Five-cell windows: 8 rows x 4, 8 columns x 4, 16 diagonals and 16 anti-diagonals.
-pub const WINDOW_COUNT: usize = 96;
+pub(crate) const WINDOW_COUNT: usize = 96;
 /// Windows through one cell at most: 5 per direction.
 const MAX_PER_CELL: usize = 20;
 const FULL: u64 = u64::MAX;
@@ -87,7 +87,7 @@ pub fn windows_through(cell: usize) -> &'static [u8] {
 }
 
 /// Whether `stones` fill some window through `cell`: the check after a stone lands there.
-pub fn five_through(stones: u64, cell: usize) -> bool {
+pub(crate) fn five_through(stones: u64, cell: usize) -> bool {
     windows_through(cell).iter().any(|&w| {
         let mask = WINDOWS[w as usize];
         stones & mask == mask
@@ -95,12 +95,12 @@ pub fn five_through(stones: u64, cell: usize) -> bool {
 }
 
 /// Whether `stones` fill any window.
-pub fn has_five(stones: u64) -> bool {
+pub(crate) fn has_five(stones: u64) -> bool {
     WINDOWS.iter().any(|&mask| mask & !stones == 0)
 }
 
 /// Whether every window holds stones of both colours, so that nobody can ever win.
-pub fn no_window_left(white: u64, black: u64) -> bool {
+pub(crate) fn no_window_left(white: u64, black: u64) -> bool {
     WINDOWS
         .iter()
         .all(|&mask| white & mask != 0 && black & mask != 0)
@@ -328,7 +328,8 @@ pub fn parse_rows(text: &str, to_move: Side) -> Result<State, BoardError> {
 
 /// Perft straight on the bitboards: the same count as the generic
 /// [`crate::games::perft::perft`], without cloning through the trait.
-pub fn fast_perft(state: &State, depth: u32) -> u64 {
+#[cfg(test)]
+pub(crate) fn fast_perft(state: &State, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }

@@ -11,8 +11,9 @@ pub mod parse;
 #[cfg(test)]
 mod tests;
 
-pub use board::{BLACK, State, WHITE, WINDOWS, fast_perft, parse_rows};
-pub use parse::{Illegal, Move, parse_move};
+pub use board::{BLACK, State, WHITE, WINDOWS, parse_rows};
+pub use parse::Move;
+pub(crate) use parse::{Illegal, parse_move};
 
 use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, LeaguePoints, Outcome, Side};

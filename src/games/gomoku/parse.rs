@@ -66,7 +66,7 @@ fn coordinate(v: &Value) -> Result<usize, Illegal> {
 }
 
 /// Parses and checks a reply `[row, col]` for the side to move of `state`.
-pub fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
+pub(crate) fn parse_move(state: &State, reply: &Value) -> Result<Move, Illegal> {
     let (r, c) = integer_pair(reply).map_err(|e| match e {
         PairError::WrongShape(detail) => Illegal::WrongShape { detail },
         PairError::NotIntegers(value) => Illegal::NotIntegers { value },

@@ -2,7 +2,7 @@
 //! table through both paths, wins in every direction, both draws, every illegal reason,
 //! the board text, and property tests over random positions and random replies.
 
-use super::board::{self, CELLS, SIZE, WINDOW_COUNT, windows_through};
+use super::board::{self, CELLS, SIZE, WINDOW_COUNT, fast_perft, windows_through};
 use super::*;
 use crate::games::perft::perft;
 use crate::games::{Game, Outcome, ReasonCode, Side};

@@ -240,7 +240,7 @@ pub fn parse_rows(text: &str, to_move: Side) -> Result<State, BoardError> {
 
 /// A binary grid (0 or 1 counter per cell) of `rows` x `cols`, each cell active with
 /// probability `density` (clamped to 0..=1; NaN counts as 0), drawn from `seed`.
-pub fn random_grid(rows: usize, cols: usize, density: f64, seed: u64) -> Vec<Vec<u32>> {
+pub(crate) fn random_grid(rows: usize, cols: usize, density: f64, seed: u64) -> Vec<Vec<u32>> {
     let p = if density.is_nan() {
         0.0
     } else {

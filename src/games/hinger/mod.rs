@@ -15,8 +15,10 @@ pub mod parse;
 #[cfg(test)]
 mod tests;
 
-pub use board::{State, parse_rows, random_grid};
-pub use parse::{Illegal, Move, parse_move};
+pub(crate) use board::random_grid;
+pub use board::{State, parse_rows};
+pub use parse::Move;
+pub(crate) use parse::{Illegal, parse_move};
 
 use super::view::{BoardView, Cell, CellKind};
 use super::{BoardError, Game, Outcome, Side};
@@ -146,7 +148,7 @@ fn check_random(rows: usize, cols: usize, density: f64) -> Result<(), BoardError
 
 /// The seed of the random board for start number `start` of a league seeded `seed`
 /// (a splitmix64 mix of both, so that neighbouring seeds and starts give unrelated boards).
-pub fn start_seed(seed: u64, start: u64) -> u64 {
+pub(crate) fn start_seed(seed: u64, start: u64) -> u64 {
     let mut z = seed ^ start.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -168,7 +170,8 @@ fn random_start(rows: usize, cols: usize, density: f64, seed: u64, start: u64) -
 }
 
 /// The number of active regions (8-connected groups of non-empty cells).
-pub fn regions(state: &State) -> usize {
+#[cfg(test)]
+pub(crate) fn regions(state: &State) -> usize {
     state.regions()
 }
 
@@ -182,7 +185,8 @@ pub fn hingers(state: &State) -> Vec<Move> {
 }
 
 /// What a move costs, for reports: 1 plus the active cells next to it before it is made.
-pub fn move_cost(state: &State, mv: &Move) -> u32 {
+#[cfg(test)]
+pub(crate) fn move_cost(state: &State, mv: &Move) -> u32 {
     state
         .index(mv.row(), mv.col())
         .map_or(1, |i| 1 + state.active_neighbours(i) as u32)

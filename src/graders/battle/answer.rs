@@ -5,7 +5,7 @@ use crate::games::battle::{Letter, State};
 
 /// A solver's answer, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// `(player, attacker, target)` per action.
     pub plan: Vec<(Letter, usize, usize)>,
     pub score: i64,
@@ -13,7 +13,7 @@ pub struct Answer {
 }
 
 /// Reads `plan;score;nodesExpanded;` (the final `;` may be left out).
-pub fn parse_answer(text: &str) -> Result<Answer, String> {
+pub(crate) fn parse_answer(text: &str) -> Result<Answer, String> {
     let text = text.trim();
     let body = text.strip_suffix(';').unwrap_or(text);
     let fields: Vec<&str> = body.split(';').collect();
@@ -75,7 +75,7 @@ pub(super) fn parse_action(text: &str) -> Option<(Letter, usize, usize)> {
 
 /// Replays `plan` from `start`; the end score, or why the plan is not a legal, complete
 /// game.
-pub fn replay(start: &State, plan: &[(Letter, usize, usize)]) -> Result<i64, String> {
+pub(crate) fn replay(start: &State, plan: &[(Letter, usize, usize)]) -> Result<i64, String> {
     let mut state = start.clone();
     for (k, &(p, i, j)) in plan.iter().enumerate() {
         let n = k + 1;

@@ -22,8 +22,8 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
 
-pub use answer::{Answer, parse_answer, replay};
-pub use reference::{Reference, reference};
+pub(crate) use answer::{Answer, parse_answer, replay};
+pub(crate) use reference::{Reference, reference};
 
 /// One line of a case file.
 #[derive(Clone, Debug)]
@@ -141,7 +141,7 @@ pub struct Verdict {
 }
 
 /// Judges a solver's run on `case` with flag `ab`.
-pub fn judge(case: &Case, ab: bool, solved: &Solved) -> Verdict {
+pub(crate) fn judge(case: &Case, ab: bool, solved: &Solved) -> Verdict {
     let mut problems: Vec<(Fault, String)> = Vec::new();
     let mut nodes = None;
     let tail = |out: &str| {

@@ -36,7 +36,7 @@ pub(super) fn healths(state: &State) -> Healths {
 }
 
 /// The reference of a start position (side [`crate::games::Side::First`] to move).
-pub fn reference(state: &State) -> Reference {
+pub(crate) fn reference(state: &State) -> Reference {
     let mut solver = Solver::new();
     let value = solver.course_value(state).unwrap_or(0);
     let mut plan = Vec::new();

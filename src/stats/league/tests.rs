@@ -219,7 +219,11 @@ fn mixed_league(n: u64, seed: u64, bots: &[&str]) -> Vec<GameSummary> {
 mod per_game {
     use super::super::*;
 
-    pub fn standings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Standing> {
+    pub(super) fn standings(
+        bots: &[String],
+        games: &[GameSummary],
+        scoring: Scoring,
+    ) -> Vec<Standing> {
         let mut rows: Vec<Standing> = bots.iter().map(|bot| Standing::empty(bot)).collect();
         let index = |name: &str| bots.iter().position(|b| b == name);
         for game in games {
@@ -270,7 +274,7 @@ mod per_game {
         rows
     }
 
-    pub fn table(
+    pub(super) fn table(
         bots: &[String],
         games: &[GameSummary],
         scoring: Scoring,
@@ -309,7 +313,11 @@ mod per_game {
         }
     }
 
-    pub fn head_to_head(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Vec<f64>> {
+    pub(super) fn head_to_head(
+        bots: &[String],
+        games: &[GameSummary],
+        scoring: Scoring,
+    ) -> Vec<Vec<f64>> {
         let n = bots.len();
         let mut matrix = vec![vec![0.0; n]; n];
         let index = |name: &str| bots.iter().position(|b| b == name);
@@ -330,7 +338,11 @@ mod per_game {
         matrix
     }
 
-    pub fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring) -> Vec<Pairing> {
+    pub(super) fn pairings(
+        bots: &[String],
+        games: &[GameSummary],
+        scoring: Scoring,
+    ) -> Vec<Pairing> {
         let n = bots.len();
         let points = head_to_head(bots, games, scoring);
         let mut wtl = vec![vec![(0u32, 0u32, 0u32); n]; n];

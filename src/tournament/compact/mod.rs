@@ -88,7 +88,7 @@ struct LineIn {
 }
 
 /// The time of a move as kept: whole microseconds, rounded to the nearest.
-pub fn time_us(time_ms: f64) -> u64 {
+pub(crate) fn time_us(time_ms: f64) -> u64 {
     // A negative or non-finite time cannot come from a clock; it is kept as zero.
     if time_ms.is_finite() && time_ms > 0.0 {
         (time_ms * 1000.0).round() as u64
@@ -98,14 +98,14 @@ pub fn time_us(time_ms: f64) -> u64 {
 }
 
 /// Rounds the times of `record` as [`encode`] keeps them.
-pub fn keep_times(record: &mut GameRecord) {
+pub(crate) fn keep_times(record: &mut GameRecord) {
     for mv in &mut record.moves {
         mv.time_ms = time_us(mv.time_ms) as f64 / 1000.0;
     }
 }
 
 /// The line of game `id` (without its newline).
-pub fn encode(id: u64, record: &GameRecord) -> String {
+pub(crate) fn encode(id: u64, record: &GameRecord) -> String {
     let mut raw = Vec::with_capacity(64 + record.moves.len() * 6);
     let rest = Rest {
         detail: record.detail.clone(),
@@ -174,7 +174,7 @@ pub fn encode(id: u64, record: &GameRecord) -> String {
 }
 
 /// Reads a line written by [`encode`]: the game's id and its record, or what is wrong.
-pub fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
+pub(crate) fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
     let line: LineIn = serde_json::from_slice(line).map_err(|e| e.to_string())?;
     // Every count below is bounded by what the record itself says before anything is
     // allocated from it: a line may claim anything.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The format a new journal is written in.
-pub const FORMAT_VERSION: u32 = 4;
+pub(crate) const FORMAT_VERSION: u32 = 4;
 /// The oldest format a run resumes, writing its further games in that format.
 pub(super) const OLDEST_RESUMABLE: u32 = 3;
 /// The oldest format [`load`](super::load) reads.
@@ -142,7 +142,7 @@ pub(super) struct Header {
 }
 
 /// The journal line of game `id` in format `version`, its newline included.
-pub fn line(version: u32, id: u64, record: &GameRecord) -> String {
+pub(crate) fn line(version: u32, id: u64, record: &GameRecord) -> String {
     let mut line = encode_game(version, id, record);
     line.push('\n');
     line
@@ -162,7 +162,7 @@ struct EntryIn {
 
 /// Makes `record` what a reader of a journal in format `version` gets back: in format 4,
 /// its times to the microsecond.
-pub fn keep(version: u32, record: &mut GameRecord) {
+pub(crate) fn keep(version: u32, record: &mut GameRecord) {
     if version >= 4 {
         compact::keep_times(record);
     }
@@ -180,7 +180,7 @@ pub fn encode_game(version: u32, id: u64, record: &GameRecord) -> String {
 
 /// Reads one game line of a journal in format `version`: the one decoding of games, used
 /// by [`load`](super::load), [`for_each_record`](super::for_each_record) and a resume alike.
-pub fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord), String> {
+pub(crate) fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord), String> {
     if version >= 4 {
         compact::decode(line)
     } else {

@@ -37,19 +37,15 @@ mod tests;
 mod writer;
 
 pub(crate) use format::plan_difference_between;
-pub use format::{
-    FORMAT_VERSION, LeftOut, Plan, PlanBot, PlanOpenings, PlanSprt, decode_game, encode_game, keep,
-    line,
-};
-pub use reader::{
-    Listing, ListingWriter, Loaded, for_each_record, listed_line, load, load_counting,
-    load_visiting, read_plan,
-};
+pub use format::{LeftOut, Plan, encode_game};
+pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, keep, line};
+pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
+pub(crate) use reader::{ListingWriter, listed_line};
 pub use repair::Repair;
 pub use writer::Journal;
 
 pub const JOURNAL_FILE: &str = "games.jsonl";
 /// Where `--force-new` keeps the journal it replaces.
-pub const REPLACED_FILE: &str = "games.jsonl.old";
+pub(crate) const REPLACED_FILE: &str = "games.jsonl.old";
 /// The file whose `flock` marks a run in progress.
-pub const LOCK_FILE: &str = "games.lock";
+pub(crate) const LOCK_FILE: &str = "games.lock";

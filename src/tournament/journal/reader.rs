@@ -123,7 +123,7 @@ pub fn load_counting(
 /// A [`Listing`] being written, a game at a time: by [`load_counting`] as it reads a
 /// journal, or by a run as it journals each game, so that its tables need not read the
 /// journal again.
-pub struct ListingWriter {
+pub(crate) struct ListingWriter {
     spill: std::io::BufWriter<File>,
     folder: std::path::PathBuf,
     written: u64,
@@ -133,7 +133,7 @@ pub struct ListingWriter {
 impl ListingWriter {
     /// A listing kept in a nameless file in `folder` (the journal's), of about `games`
     /// games when known (0 when not).
-    pub fn new(folder: &Path, games: usize) -> Result<ListingWriter, Error> {
+    pub(crate) fn new(folder: &Path, games: usize) -> Result<ListingWriter, Error> {
         let file = tempfile::tempfile_in(folder).map_err(|source| Error::Io {
             path: folder.to_path_buf(),
             source,
@@ -149,13 +149,13 @@ impl ListingWriter {
     }
 
     /// Lists the next game (the first copy of its id: the caller keeps one).
-    pub fn add(&mut self, summary: &GameSummary) -> Result<(), Error> {
+    pub(crate) fn add(&mut self, summary: &GameSummary) -> Result<(), Error> {
         self.add_line(summary.id, &listed_line(summary))
     }
 
     /// [`ListingWriter::add`] of game `id` whose [`listed_line`] is `line`, made by the
     /// caller (a run makes it on the game thread that played the game).
-    pub fn add_line(&mut self, id: u64, line: &str) -> Result<(), Error> {
+    pub(crate) fn add_line(&mut self, id: u64, line: &str) -> Result<(), Error> {
         self.spill
             .write_all(line.as_bytes())
             .map_err(|source| Error::Io {
@@ -168,7 +168,7 @@ impl ListingWriter {
     }
 
     /// The listing of the games added, in schedule order.
-    pub fn finish(self) -> Result<Listing, Error> {
+    pub(crate) fn finish(self) -> Result<Listing, Error> {
         let ListingWriter {
             spill,
             folder,
@@ -221,7 +221,7 @@ type Listed<S> = (
 );
 
 /// A game's line of a [`Listing`].
-pub fn listed_line(g: &GameSummary) -> String {
+pub(crate) fn listed_line(g: &GameSummary) -> String {
     let fields: Listed<&str> = (
         g.id,
         g.pair,
