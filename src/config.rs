@@ -12,24 +12,33 @@ use toml::Spanned;
 pub struct ConfigFile {
     /// The tournament `arbiter run` plays when no name is given.
     pub default: Option<Spanned<String>>,
+    /// The `[tournaments.NAME]` tables, by name.
     #[serde(default)]
     pub tournaments: BTreeMap<String, TournamentConfig>,
 }
 
+/// One `[tournaments.NAME]` table.
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a tournament as a table, [tournaments.NAME]"
 )]
 pub struct TournamentConfig {
+    /// The game's name (`asalto`, `gomoku`, `hinger`, `battle`, `advance`).
     pub game: Spanned<String>,
     /// `round_robin` (default) or `gauntlet` (the first bot against each other bot).
     pub format: Option<Spanned<String>>,
+    /// The entrants, each a table with a `spec` (one bot) or a `folder` (a team per entry).
     pub bots: Spanned<Vec<BotConfig>>,
+    /// Role-swapped pairs of games per pairing, at least 1 (default 1).
     pub pairs: Option<Spanned<u32>>,
+    /// The move limit in milliseconds, at least 1 (default 10000).
     pub limit_ms: Option<Spanned<u64>>,
+    /// The limit for a bot's start-up (`hello` to `ready`) in milliseconds (default 30000).
     pub init_limit_ms: Option<Spanned<u64>>,
+    /// Games played at once (default: the cores); `-j` overrides it.
     pub jobs: Option<Spanned<u32>>,
+    /// The seed openings, starts and bots' seeds are drawn from (default 1).
     pub seed: Option<u64>,
     /// Output folder, relative to the config file's folder.
     pub out: Option<String>,
@@ -39,7 +48,9 @@ pub struct TournamentConfig {
     pub boards: Option<Vec<Spanned<String>>>,
     /// Hinger random starts: rows, columns, density.
     pub rows: Option<Spanned<u32>>,
+    /// Columns of Hinger's random starts, 1 to 64 (default 5).
     pub cols: Option<Spanned<u32>>,
+    /// The chance, 0 to 1, that a cell of a random Hinger start holds a counter (default 0.6).
     pub density: Option<Spanned<f64>>,
     /// Each pair starts with this many random plies (0: the standard start).
     pub random_plies: Option<Spanned<u32>>,
@@ -51,7 +62,9 @@ pub struct TournamentConfig {
     pub python: Option<String>,
     /// Limits and isolation of every bot program (docs/SECURITY.md); a bot may override.
     pub memory_mb: Option<Spanned<u64>>,
+    /// CPU seconds per process for a whole game (`RLIMIT_CPU`).
     pub cpu_s: Option<Spanned<u64>>,
+    /// Largest file a bot may write, in MiB (`RLIMIT_FSIZE`).
     pub file_mb: Option<Spanned<u64>>,
     /// Seconds a submission's build may take (default 300).
     pub build_limit_s: Option<Spanned<u64>>,
@@ -66,6 +79,7 @@ pub struct TournamentConfig {
     pub partial_roster: Option<Spanned<bool>>,
 }
 
+/// One entry of a tournament's `bots`: one bot (`spec`) or a folder of submissions.
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
@@ -83,16 +97,24 @@ pub struct BotConfig {
     pub folder: Option<Spanned<String>>,
     /// With `folder`: only the entries whose names match (`*` and `?` wildcards).
     pub pattern: Option<Spanned<String>>,
+    /// The interpreter for this bot's `.py` files, over the tournament's `python`.
     pub python: Option<Spanned<String>>,
     /// Working directory, relative to the config file's folder (default for a command:
     /// that folder).
     pub dir: Option<Spanned<String>>,
+    /// Environment variables set for the bot's program.
     pub env: Option<Spanned<BTreeMap<String, String>>>,
+    /// This bot's `memory_mb`, over the tournament's.
     pub memory_mb: Option<Spanned<u64>>,
+    /// This bot's `cpu_s`, over the tournament's.
     pub cpu_s: Option<Spanned<u64>>,
+    /// This bot's `file_mb`, over the tournament's.
     pub file_mb: Option<Spanned<u64>>,
+    /// This bot's `build_limit_s`, over the tournament's.
     pub build_limit_s: Option<Spanned<u64>>,
+    /// This bot's `sandbox`, over the tournament's.
     pub sandbox: Option<Spanned<String>>,
+    /// This bot's `spread_bots`, over the tournament's.
     pub spread_bots: Option<Spanned<bool>>,
     /// `false`: kept out of the course marks (a reference bot); default true.
     pub scoring: Option<Spanned<bool>>,
@@ -100,12 +122,16 @@ pub struct BotConfig {
 
 /// A parsed config with what is needed to point at its lines.
 pub struct Config {
+    /// The file as named, for errors.
     pub path: PathBuf,
+    /// Its text, for the line numbers of errors.
     pub text: String,
+    /// What it holds.
     pub file: ConfigFile,
 }
 
 impl Config {
+    /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Config, Error> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Unreadable {
             path: path.to_path_buf(),
@@ -363,7 +389,9 @@ pub enum BotSource<'a> {
     Spec(&'a Spanned<String>),
     /// Every bot of a folder of submissions, the entries matching `pattern`.
     Folder {
+        /// The `folder` key, relative to the config file's folder.
         folder: &'a Spanned<String>,
+        /// The `pattern` key (`*` and `?` wildcards); `None` takes every entry.
         pattern: Option<&'a str>,
     },
 }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+/// Why a command could not do what was asked; each kind has its exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The user asked for something that cannot be: exit code 2.
@@ -10,27 +11,39 @@ pub enum Error {
     /// Trouble with the harness's own files (writing results): exit code 1.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or folder the harness was using.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
     /// A file the user named that cannot be read (missing, a folder, no permission): bad
     /// input, exit code 2.
     #[error("cannot read {}: {source}", path.display())]
     Unreadable {
+        /// The file as the user named it.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
     /// A file whose content is wrong: names the file, the line (when one is to blame; 0
     /// for the file as a whole) and what was expected.
     #[error("{}{}: {message}", path.display(), at_line(*line))]
     Input {
+        /// The file at fault.
         path: PathBuf,
+        /// The 1-based line to blame, or 0 for the file as a whole.
         line: usize,
+        /// What is wrong and what was expected.
         message: String,
     },
     /// A plot of the report could not be drawn: exit code 1.
     #[error("cannot draw the report's {plot}: {message}")]
-    Plot { plot: String, message: String },
+    Plot {
+        /// The plot's file in the report (`elo.svg`).
+        plot: String,
+        /// What went wrong: no fonts, an SVG that does not parse, or no PDF or PNG of it.
+        message: String,
+    },
     /// The machine's load kept a game from a result however often it was played again
     /// (`clocks::runqueue`): the run stopped, resumable; exit code [`exit::OVERLOADED`].
     #[error("{0}")]
@@ -38,6 +51,7 @@ pub enum Error {
 }
 
 impl Error {
+    /// A [`Error::Usage`] saying `message`.
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())
     }
@@ -60,7 +74,9 @@ impl Error {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("ply {ply}: {message}")]
 pub struct ReplayError {
+    /// Plies played before the disagreement (0: the start itself).
     pub ply: usize,
+    /// What disagrees, and how.
     pub message: String,
 }
 

@@ -27,6 +27,7 @@ pub struct GameRecord {
     pub plies: u32,
     /// Illegal replies per role.
     pub illegal: BTreeMap<String, u32>,
+    /// The game's seed: each bot is told a seed derived from it, distinct per seat.
     pub seed: u64,
     /// The start number (games whose leagues vary the start, like Hinger's boards).
     #[serde(default)]
@@ -40,6 +41,7 @@ pub struct GameRecord {
     /// written before openings existed.
     #[serde(default)]
     pub opening: Value,
+    /// Every turn after the opening, in the order played.
     pub moves: Vec<MoveRecord>,
     /// The board when the game ended, in the protocol's encoding.
     pub final_board: Value,
@@ -66,6 +68,7 @@ pub struct MachineLoad {
 }
 
 impl MachineLoad {
+    /// Whether the load left nothing to tell: no move was given time back, no play was dropped.
     pub fn is_empty(&self) -> bool {
         self.waited.is_empty() && self.replayed.is_empty()
     }
@@ -74,6 +77,7 @@ impl MachineLoad {
 /// A move whose clock gave back time its bot waited for a CPU.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Waited {
+    /// The move's ply, as in [`MoveRecord::ply`].
     pub ply: u32,
     /// The mover's role.
     pub side: String,
@@ -81,8 +85,10 @@ pub struct Waited {
     pub waited_ms: f64,
 }
 
+/// One turn after the opening: what the mover replied and how the referee judged it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MoveRecord {
+    /// Plies played before this turn, the opening's included (0 for the game's first ply).
     pub ply: u32,
     /// The mover's role.
     pub side: String,
@@ -93,15 +99,20 @@ pub struct MoveRecord {
     /// The illegal-move or failure reason code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Time charged for the reply, in milliseconds: wall time less any CPU wait given back.
     pub time_ms: f64,
 }
 
+/// What one bot left besides its moves, each text kept to its last 64 KiB.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BotLogRecord {
+    /// The name the bot gave for itself (the `ready` message's `name`), if it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub announced_name: Option<String>,
+    /// The tail of the bot's stderr: a course bot's prints and tracebacks end up here.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
+    /// Stdout lines that were not protocol messages, skipped by the referee.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub chatter: String,
 }
@@ -130,7 +141,9 @@ pub struct GameSummary {
     pub roles: [Shared; 2],
     /// Index into `players` of the winner; `None` for a tie.
     pub winner: Option<usize>,
+    /// The game's end reason, as in [`GameRecord::reason`].
     pub reason: Shared,
+    /// Rounds begun, the opening's included.
     pub rounds: u32,
     /// Illegal replies per seat: the course's count, blocked turns included.
     pub illegal: [u32; 2],
@@ -138,7 +151,9 @@ pub struct GameSummary {
     pub blocked: [u32; 2],
     /// Per seat, over its turns.
     pub max_ms: [f64; 2],
+    /// Per seat, the mean time of its moves in milliseconds (0 for a seat never asked).
     pub mean_ms: [f64; 2],
+    /// The game's seed, as in [`GameRecord::seed`].
     pub seed: u64,
     /// Why the game ended that way, in one short line ([`short_detail`]); empty for a
     /// game that ended by the rules alone.
@@ -218,6 +233,7 @@ impl Fault {
 }
 
 impl GameSummary {
+    /// The summary of `record`, the game scheduled as `id`.
     pub fn of(id: u64, record: &GameRecord) -> GameSummary {
         let role = |i: usize| record.roles.get(i).map_or("", String::as_str);
         let roles = [role(0), role(1)];

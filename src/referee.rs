@@ -28,8 +28,11 @@ pub const CANCELLED: &str = "cancelled";
 /// The limits and seed of one game.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
+    /// Longest a bot may take over one reply; a later reply is a timeout even when it arrives.
     pub move_limit: Duration,
+    /// Longest a bot may take to start and answer the handshake, outside any move clock.
     pub init_limit: Duration,
+    /// The game's seed: each seat is told a seed derived from it, distinct per seat.
     pub seed: u64,
     /// The start number handed to [`Game::start_position`].
     pub start: u64,
@@ -70,14 +73,19 @@ impl Default for MatchConfig {
 pub enum Event<'a, G: Game> {
     /// Both bots are ready.
     Started {
+        /// The position after the opening, before the first turn.
         state: &'a G::State,
     },
     /// One turn was adjudicated; `state` is the position after it.
     Turn {
+        /// The turn as it goes into the game's record.
         record: &'a MoveRecord,
+        /// The position after the turn.
         state: &'a G::State,
     },
+    /// The game is over and its bots are finished.
     Finished {
+        /// The game's whole record, as [`play_game`] returns it.
         record: &'a GameRecord,
     },
 }

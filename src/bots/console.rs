@@ -100,6 +100,7 @@ pub fn ask_name(
 }
 
 impl ConsolePlayer {
+    /// Seats `command`, run once per move; its move limit comes with the game's setup.
     pub fn new(command: CommandSpec) -> ConsolePlayer {
         ConsolePlayer {
             command,
@@ -408,5 +409,6 @@ fn copy_build(written: &Path, out: &Path) -> std::io::Result<()> {
         return Err(std::io::Error::other("its output folder is not a folder"));
     }
     std::fs::remove_dir(out)?;
-    crate::untrusted::file::copy_private_tree(written, out, BUILD_BYTES, &|_| false)
+    crate::untrusted::file::copy_private_tree(written, out, BUILD_BYTES, &|_| false)?;
+    Ok(())
 }

@@ -43,6 +43,7 @@ impl<G: Game> InProcess<G> {
         }
     }
 
+    /// The engine spending `fraction` of the move limit per move, clamped to 0..=1.
     pub fn with_budget_fraction(mut self, fraction: f64) -> Self {
         self.budget_fraction = fraction.clamp(0.0, 1.0);
         self

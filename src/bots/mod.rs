@@ -22,9 +22,13 @@ use std::time::Duration;
 /// What a bot is told at the start of a game.
 #[derive(Clone, Debug)]
 pub struct Setup {
+    /// The side this bot plays (its role in the game).
     pub side: Side,
+    /// Time allowed for each move, from the turn written to the reply read.
     pub move_limit: Duration,
+    /// Time allowed for the handshake, from `hello` written to `ready` read.
     pub init_limit: Duration,
+    /// This seat's seed, derived from the game's: the two seats of a game get different ones.
     pub seed: u64,
 }
 
@@ -59,6 +63,7 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// The snake_case reason code a game record gives this failure (`timeout`, `crash`, ...).
     pub fn code(self) -> &'static str {
         match self {
             FailureKind::Timeout => "timeout",
@@ -75,13 +80,17 @@ impl FailureKind {
     }
 }
 
+/// How a bot lost outside the rules, and what happened, for the game's record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
+    /// Which way it failed; gives the record's reason code.
     pub kind: FailureKind,
+    /// What happened, in words (an exit status, a message, the limit broken).
     pub detail: String,
 }
 
 impl Failure {
+    /// A failure of `kind`, described by `detail`.
     pub fn new(kind: FailureKind, detail: impl Into<String>) -> Self {
         Failure {
             kind,
@@ -101,8 +110,10 @@ pub enum Reply<M> {
     Failed(Failure),
 }
 
+/// A bot's answer to one turn and the time it is charged for it.
 #[derive(Clone, Debug)]
 pub struct TurnReply<M> {
+    /// The move, or how the bot failed.
     pub reply: Reply<M>,
     /// The time charged to the bot: from writing the turn to receiving the reply, on a
     /// monotonic clock, less what [`TurnReply::waited`] gave back and any pause of the run.
@@ -115,8 +126,11 @@ pub struct TurnReply<M> {
 /// What a bot left behind in one game: its stderr tail and skipped stdout chatter.
 #[derive(Clone, Debug, Default)]
 pub struct BotLog {
+    /// The name the bot announced in `ready` (an engine's own name), if any.
     pub name: Option<String>,
+    /// The last bytes of its stderr ([`process::STDERR_BYTES`] at most).
     pub stderr: String,
+    /// The last bytes of the stdout lines that were not JSON objects, which were skipped.
     pub chatter: String,
 }
 
@@ -125,6 +139,7 @@ pub struct BotLog {
 pub struct EndInfo {
     /// `win`, `loss` or `tie` from this bot's point of view.
     pub result: &'static str,
+    /// The game's snake_case reason code (`fortress_full`, `timeout`, ...).
     pub reason: String,
 }
 

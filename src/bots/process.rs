@@ -60,6 +60,7 @@ pub struct ProcessPlayer {
 }
 
 impl ProcessPlayer {
+    /// Seats `command`; it is started at each game's handshake.
     pub fn new(command: CommandSpec) -> Self {
         ProcessPlayer {
             command,

@@ -21,23 +21,37 @@ pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 pub enum ToBot {
     /// The first message: which game, which role, the limits and a seed for the bot's RNG.
     Hello {
+        /// The protocol version, [`PROTOCOL_VERSION`].
         protocol: u32,
+        /// The game's name (`asalto`).
         game: String,
+        /// The bot's role for the whole game (`rebel` or `officer`).
         role: String,
+        /// The move limit in milliseconds.
         time_limit_ms: u64,
+        /// The limit for answering `hello` with `ready`, in milliseconds.
         init_limit_ms: u64,
+        /// A seed for the bot's random numbers; differs per game and per seat.
         seed: u64,
     },
     /// The bot's turn: the board in the game's wire encoding plus game-specific fields
     /// (Asalto: `ply`, `illegal`).
     Turn {
+        /// The role to move: always the bot's own.
         role: String,
+        /// The position in the game's wire encoding.
         board: Value,
+        /// The game's own fields, sent beside `board` at the top level of the message.
         #[serde(flatten)]
         fields: Map<String, Value>,
     },
     /// The game is over: `result` is `win`, `loss` or `tie` from the bot's point of view.
-    End { result: String, reason: String },
+    End {
+        /// `win`, `loss` or `tie`.
+        result: String,
+        /// The snake_case reason code: a rule ending or a failure (`timeout`, `crash`, ...).
+        reason: String,
+    },
 }
 
 /// Bot to referee.
@@ -46,16 +60,19 @@ pub enum ToBot {
 pub enum FromBot {
     /// The answer to `hello`.
     Ready {
+        /// The name the bot announces, kept in the record; optional.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
     /// The answer to `turn`: any JSON value; the game decides whether it is a legal move.
     Move {
+        /// The `move` field: the move in the game's encoding, judged by the game alone.
         #[serde(rename = "move")]
         mv: Value,
     },
     /// The bot gives up with an exception (a loss).
     Error {
+        /// What went wrong (usually a traceback string); any JSON, absent as `null`.
         #[serde(default)]
         message: Value,
     },
@@ -207,6 +224,7 @@ fn repair_lone_surrogates(line: &str) -> Option<String> {
 
 /// The message types a direction knows, for [`classify`]'s error messages.
 pub trait Tagged: Sized {
+    /// The `type` names of this direction's messages.
     const TYPES: &'static [&'static str];
 
     /// The message of type `kind` that stands for one serde_json cannot decode (`why`),

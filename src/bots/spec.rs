@@ -27,12 +27,17 @@ pub enum BotSpec {
     /// A course-style Python file, run through the adapter for the game: an Asalto
     /// `TeamXX.py` with a `Player` class, or a Hinger `a3_agent.py` with an `Agent` class.
     CoursePython {
+        /// The bot's `.py` file.
         file: PathBuf,
+        /// The interpreter to run it with; `None` for [`crate::bots::python::default_python`].
         python: Option<String>,
     },
     /// A course-style Java Gomoku bot (`PlayerNNN.java`, a class that is a `GomokuPlayer`),
     /// compiled in the course's environment and run through the Java driver.
-    CourseJava { file: PathBuf },
+    CourseJava {
+        /// The player's `.java` file.
+        file: PathBuf,
+    },
     /// A program that speaks the protocol itself.
     Command(CommandSpec),
     /// A console program run once per move (`console:COMMAND`): `COMMAND white|black IN
@@ -43,14 +48,19 @@ pub enum BotSpec {
     ConsoleProject(PathBuf),
 }
 
+/// Why a bot's text names no bot.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SpecError {
+    /// Nothing but whitespace.
     #[error("empty bot specification")]
     Empty,
+    /// A command line whose quotes do not close: the text as given.
     #[error("bot specification `{0}`: unbalanced quotes")]
     Quotes(String),
+    /// A `.py` or `.java` bot whose file is not there.
     #[error("course bot file `{}` does not exist", .0.display())]
     MissingFile(PathBuf),
+    /// A `console:DIR` whose folder has no C# project to build.
     #[error("console bot folder `{}` holds no *.csproj project", .0.display())]
     NoProject(PathBuf),
 }

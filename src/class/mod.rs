@@ -8,4 +8,4 @@ mod platform;
 pub mod roster;
 mod submissions;
 
-pub use submissions::*;
+pub use submissions::{Found, Same, Skipped, Submissions, scan, team_folder};

@@ -184,7 +184,9 @@ pub struct Teams<'a> {
 /// their students' teams (old name, new name).
 #[derive(Debug, Default)]
 pub struct Matched {
+    /// One line per match worth telling the teacher (which student got which team).
     pub notes: Vec<String>,
+    /// (entry's name, team's name) for each left-out entry that goes by its student's team.
     pub renamed: Vec<(String, String)>,
     /// Left-out entries of students whose team plays from another entry (a partner's):
     /// no team of their own.
@@ -217,7 +219,7 @@ pub fn match_teams<'a>(
     for i in 0..roster.students.len() {
         let (team, cells) = &roster.students[i];
         let by_id = teams.handed_in.iter().find(|(_, entry)| {
-            let words = crate::class::student_words(entry);
+            let words = super::platform::student_words(entry);
             cells
                 .iter()
                 .filter(|c| c.chars().count() >= 2)

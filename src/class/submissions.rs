@@ -10,7 +10,6 @@
 //! stops the run.
 
 use super::platform;
-pub(crate) use super::platform::student_words;
 
 use crate::bots::spec::{BotSpec, is_agent_file};
 use crate::error::Error;
@@ -34,7 +33,9 @@ pub struct Found {
 pub struct Skipped {
     /// The name its bot would have had: the entry's file stem or folder name.
     pub name: String,
+    /// The entry in the submissions folder (the file, subfolder or zip).
     pub entry: PathBuf,
+    /// Why it is left out, in words for the teacher and the team's row.
     pub reason: String,
 }
 
@@ -54,8 +55,11 @@ pub struct Same {
 /// What a folder holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Submissions {
+    /// The entries whose bot was found: they play.
     pub bots: Vec<Found>,
+    /// Entries that look like a submission but cannot play: each keeps a row with its reason.
     pub skipped: Vec<Skipped>,
+    /// Entries that repeat a bot's submission, byte for byte: they play as that bot.
     pub same: Vec<Same>,
     /// Entries that are no submission (a README, notes, a platform's receipt or
     /// online-text folder, an empty folder, a data file): no team, no mark.

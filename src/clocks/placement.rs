@@ -100,6 +100,7 @@ impl Placement {
         None
     }
 
+    /// The number of the CPU the game holds, as the kernel numbers them.
     pub fn cpu(&self) -> usize {
         self.cpu
     }

@@ -53,12 +53,14 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Limits that stop the search at `max_depth` plies, with no node limit.
     pub fn depth(max_depth: u32) -> Self {
         Limits {
             max_depth,
             ..Limits::default()
         }
     }
+    /// Limits that stop the search after `max_nodes` nodes per move, at any depth up to 64.
     pub fn nodes(max_nodes: u64) -> Self {
         Limits {
             max_nodes,
@@ -127,6 +129,8 @@ impl<M> Default for PlyBuffers<M> {
     }
 }
 
+/// The alpha-beta searcher for any game with a [`Heuristic`]. Its transposition table lives from
+/// one move of a game to the next, so later searches start from what earlier ones learnt.
 pub struct AlphaBeta<G: Game> {
     rng: ChaCha8Rng,
     limits: Limits,

@@ -36,6 +36,7 @@ pub struct Greedy {
 }
 
 impl Greedy {
+    /// A greedy bot whose ties are drawn from `seed`.
     pub fn new(seed: u64) -> Self {
         Greedy {
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -96,6 +97,7 @@ impl Default for Solver {
 }
 
 impl Solver {
+    /// A solver with an empty table.
     pub fn new() -> Self {
         Solver {
             table: HashMap::new(),

@@ -10,6 +10,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Duration;
 
+/// The one-ply bot for any game with a [`Heuristic`]: the best move by its evaluation, ties drawn
+/// from its seed.
 pub struct Greedy<G: Game> {
     rng: ChaCha8Rng,
     moves: Vec<G::Move>,
@@ -17,6 +19,7 @@ pub struct Greedy<G: Game> {
 }
 
 impl<G: Game> Greedy<G> {
+    /// A greedy bot whose ties are drawn from `seed`.
     pub fn new(seed: u64) -> Self {
         Greedy {
             rng: ChaCha8Rng::seed_from_u64(seed),

@@ -14,6 +14,7 @@ pub struct RandomMover<G: Game> {
 }
 
 impl<G: Game> RandomMover<G> {
+    /// A random bot whose moves are drawn from `seed`.
     pub fn new(seed: u64) -> Self {
         RandomMover {
             rng: ChaCha8Rng::seed_from_u64(seed),

@@ -23,13 +23,17 @@ use std::fmt;
 /// The two seats of a game, in move order: `First` moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
+    /// The seat that moves first: Asalto's rebels, white in Gomoku and Advance.
     First,
+    /// The seat that moves second: Asalto's officers, black in Gomoku and Advance.
     Second,
 }
 
 impl Side {
+    /// Both seats in move order, for loops over the two players.
     pub const BOTH: [Side; 2] = [Side::First, Side::Second];
 
+    /// 0 for `First`, 1 for `Second`: the index of per-side arrays such as [`Game::roles`].
     pub fn index(self) -> usize {
         match self {
             Side::First => 0,
@@ -37,6 +41,7 @@ impl Side {
         }
     }
 
+    /// The opponent's seat.
     pub fn other(self) -> Side {
         match self {
             Side::First => Side::Second,
@@ -55,12 +60,14 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A game won by `side`.
     pub fn win(side: Side, reason: &'static str) -> Self {
         Outcome {
             winner: Some(side),
             reason,
         }
     }
+    /// A game nobody won.
     pub fn tie(reason: &'static str) -> Self {
         Outcome {
             winner: None,
@@ -73,25 +80,31 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct BoardError {
+    /// 1-based line of the fault, or 0 when it concerns the file as a whole.
     pub line: usize,
+    /// What is wrong, for a person to read.
     pub message: String,
 }
 
 /// What a league awards per game.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LeaguePoints {
+    /// Points for a game won.
     pub win: f64,
+    /// Points for a game tied (a loss always scores 0).
     pub tie: f64,
 }
 
 /// A stable snake_case code for a typed reason (illegal-move reasons in particular).
 pub trait ReasonCode {
+    /// The code for this reason, as records and CSVs hold it (`not_your_piece`).
     fn code(&self) -> &'static str;
 }
 
 /// One two-player game. Methods take `&self` so that a game value can carry its
 /// configuration (a round limit, a start position).
 pub trait Game: Clone + Send + Sync + 'static {
+    /// A position, with everything the rules need to go on: the side to move, counters.
     type State: Clone + Send + Sync + fmt::Debug + PartialEq;
     /// A checked move: only [`Game::legal_moves`] and [`Game::parse_move`] make them.
     type Move: Clone + Send + Sync + fmt::Debug + PartialEq;
@@ -102,6 +115,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn name(&self) -> &'static str;
     /// Role names in move order (`["rebel", "officer"]`).
     fn roles(&self) -> [&'static str; 2];
+    /// The role name of `side` (`rebel` for [`Side::First`] in Asalto).
     fn role_name(&self, side: Side) -> &'static str {
         self.roles()[side.index()]
     }
@@ -110,6 +124,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         Side::BOTH.into_iter().find(|s| self.role_name(*s) == name)
     }
 
+    /// The standard start position, with the first side to move.
     fn initial(&self) -> Self::State;
     /// The start position of a game with start number `start`, for games whose leagues
     /// vary the start (Hinger's boards). Both games of a role-swapped pair share their
@@ -121,6 +136,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// A position from a board file's text (the format is the game's own; see `arbiter
     /// perft --help`), with `side` to move.
     fn parse_board(&self, text: &str, side: Side) -> Result<Self::State, BoardError>;
+    /// The side whose turn it is in `state`.
     fn side_to_move(&self, state: &Self::State) -> Side;
     /// Every legal move of the side to move, appended to `out`.
     fn legal_moves(&self, state: &Self::State, out: &mut Vec<Self::Move>);

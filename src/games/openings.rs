@@ -25,7 +25,10 @@ pub enum OpeningKind {
     /// random plies `gauntlet` and `sprt` play when not told otherwise (the smallest
     /// number measured to give at least 95 distinct pairs in 100 between deterministic
     /// bots: README, "Openings").
-    Moves { default_plies: u32 },
+    Moves {
+        /// Random plies of an opening when `gauntlet` or `sprt` is not told how many.
+        default_plies: u32,
+    },
     /// The game's start positions are its openings (Hinger's start boards): move
     /// openings do not apply.
     StartBoards,
@@ -35,7 +38,9 @@ pub enum OpeningKind {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("ply {ply}: {message}")]
 pub struct OpeningError {
+    /// The opening's move at fault, counted from 1.
     pub ply: usize,
+    /// Why that move cannot be in an opening, naming the move.
     pub message: String,
 }
 
@@ -189,7 +194,9 @@ pub fn distinct_openings<G: Game>(
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct BookError {
+    /// The book's line at fault, counted from 1; 0 for a book that holds no opening at all.
     pub line: usize,
+    /// What is wrong with that line.
     pub message: String,
 }
 

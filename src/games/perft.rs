@@ -4,6 +4,8 @@
 
 use super::Game;
 
+/// The number of legal move sequences of `depth` moves from `state` (1 at depth 0); a move that
+/// ends the game counts only at the last depth.
 pub fn perft<G: Game>(game: &G, state: &G::State, depth: u32) -> u64 {
     if depth == 0 {
         return 1;

@@ -16,14 +16,20 @@ use std::ops::RangeInclusive;
 /// The games arbiter knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameKind {
+    /// Advance 9x9, the console-bot game of an object-oriented design course: white and black.
     Advance,
+    /// Asalto on the 33-point cross: 24 rebels against 2 officers.
     Asalto,
+    /// Gomoku 8x8: five or more in a row wins, white and black.
     Gomoku,
+    /// Hinger: players take counters from a grid of piles; taking a hinger wins.
     Hinger,
+    /// Minimax Battle: two armies of units attack each other until one has no health left.
     Battle,
 }
 
 impl GameKind {
+    /// Every game, in the order the enum declares them.
     pub const ALL: [GameKind; 5] = [
         GameKind::Advance,
         GameKind::Asalto,
@@ -32,6 +38,7 @@ impl GameKind {
         GameKind::Battle,
     ];
 
+    /// The game's name on the command line, in config files and journals (`asalto`).
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Advance => "advance",
@@ -58,18 +65,26 @@ pub const MAX_ROUND_LIMIT: u32 = 100_000;
 pub const MAX_PLIES: u32 = 250_000;
 /// Hinger's random starts: rows, columns and the share of cells holding a counter.
 pub const DEFAULT_ROWS: usize = 4;
+/// Columns of Hinger's random starts.
 pub const DEFAULT_COLS: usize = 5;
+/// The chance that a cell of a random Hinger start holds a counter.
 pub const DEFAULT_DENSITY: f64 = 0.6;
 
 /// A game and the settings that shape its rules and starts.
 #[derive(Clone, Debug)]
 pub struct GameSettings {
+    /// Which game is played.
     pub kind: GameKind,
+    /// Asalto's rounds (a rebel turn and an officer turn) before the game is adjudicated on
+    /// illegal-move counts; 1 to [`MAX_ROUND_LIMIT`].
     pub round_limit: u32,
     /// Hinger start boards, read and checked.
     pub boards: Vec<Vec<Vec<u32>>>,
+    /// Rows of the random Hinger start boards, used when `boards` is empty.
     pub rows: usize,
+    /// Columns of the random Hinger start boards, used when `boards` is empty.
     pub cols: usize,
+    /// The chance that a cell of a random Hinger start holds a counter (0 to 1).
     pub density: f64,
     /// Battle start positions (course state strings, checked).
     pub armies: Vec<String>,

@@ -23,6 +23,7 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// A cell of kind `kind` with `label` drawn inside it.
     pub fn new(kind: &'static str, label: impl Into<std::borrow::Cow<'static, str>>) -> Cell {
         Cell {
             kind,
@@ -51,6 +52,7 @@ impl Cell {
 /// A cell kind a game draws: its colour and what it means, for the legend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CellKind {
+    /// snake_case: what the [`Cell::kind`] of a cell of this kind holds.
     pub name: &'static str,
     /// A CSS colour (`#rrggbb`).
     pub fill: &'static str,
@@ -61,7 +63,9 @@ pub struct CellKind {
 /// A position as a grid of cells with a caption.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BoardView {
+    /// Rows of the grid.
     pub rows: usize,
+    /// Columns of the grid.
     pub cols: usize,
     /// Row-major: `rows * cols` cells.
     pub cells: Vec<Cell>,

@@ -20,32 +20,43 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The levels of a suite, each a folder of its own (`L/`).
 pub const LEVELS: [u8; 4] = [4, 5, 6, 7];
+/// The sides a case may give the bot, each a folder of a level (`L/white`, `L/black`).
 pub const COLOURS: [&str; 2] = ["white", "black"];
 
 /// One position of a suite.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// The level, 4 to 7: which rule judges the move.
     pub level: u8,
+    /// The side the bot plays: `white` or `black`.
     pub colour: &'static str,
     /// The case's file name without `.txt`.
     pub id: String,
+    /// The board the bot is given (`tests/N.txt`).
     pub position: State,
+    /// The course's board after the expected move (`answers/N.txt`).
     pub answer: State,
 }
 
 /// How a case went: `None` passed, else why it failed.
 #[derive(Clone, Debug)]
 pub struct Verdict {
+    /// The case's level, 4 to 7.
     pub level: u8,
+    /// The side the bot played: `white` or `black`.
     pub colour: &'static str,
+    /// The case's file name without `.txt`.
     pub id: String,
+    /// Why the bot's move failed the case; `None` when it passed.
     pub failure: Option<String>,
 }
 
 /// A suite as read: its cases, and the level folders it lacks.
 #[derive(Clone, Debug, Default)]
 pub struct Suite {
+    /// Every case found, by level, then colour, then file number.
     pub cases: Vec<Case>,
     /// `(level, colour)` with no `tests` folder.
     pub missing: Vec<(u8, &'static str)>,

@@ -7,8 +7,12 @@ use std::path::{Path, PathBuf};
 /// A program to start: command line, working directory and environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandSpec {
+    /// The program: a path, or a bare name looked up in `PATH` ([`find_program`]).
     pub program: String,
+    /// Its arguments, each passed as one word (no shell).
     pub args: Vec<String>,
+    /// The folder it runs in, of which a jailed bot gets a private copy; `None`: the
+    /// harness's current folder, of which a jailed bot gets nothing (an empty folder).
     pub cwd: Option<PathBuf>,
     /// Added to (or overriding) the harness's environment.
     pub env: BTreeMap<String, String>,
@@ -74,6 +78,7 @@ pub enum SandboxMode {
 }
 
 impl SandboxMode {
+    /// The mode a `--sandbox` value or a config's `sandbox` names; `None` for another word.
     pub fn parse(text: &str) -> Option<SandboxMode> {
         match text {
             "auto" => Some(SandboxMode::Auto),
@@ -85,6 +90,7 @@ impl SandboxMode {
         }
     }
 
+    /// The mode's name as `--sandbox` takes it (`auto`, `namespaces`, ...).
     pub fn name(self) -> &'static str {
         match self {
             SandboxMode::Auto => "auto",
@@ -99,7 +105,9 @@ impl SandboxMode {
 /// Limits plus isolation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Confinement {
+    /// The limits given; a jail adds default caps for the rest ([`Confinement::effective_limits`]).
     pub limits: Limits,
+    /// How the bot is isolated.
     pub sandbox: SandboxMode,
     /// The deadline of a submission's build (a C# project's `dotnet build`), in seconds;
     /// `None`: [`DEFAULT_BUILD_S`].
@@ -156,6 +164,8 @@ impl Confinement {
 pub const DEFAULT_BUILD_S: u64 = 300;
 
 impl CommandSpec {
+    /// Runs `program` with no arguments, working folder or environment of its own, under the
+    /// default [`Confinement`] (sandbox `auto`, no limits given).
     pub fn new(program: impl Into<String>) -> Self {
         CommandSpec {
             program: program.into(),
@@ -167,6 +177,7 @@ impl CommandSpec {
             entry: None,
         }
     }
+    /// The command with `arg` added after its arguments.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());
         self

@@ -5,15 +5,13 @@
 //! missing or of another build, `arbiter confine JAIL`.
 
 use super::inside::{Jail, SETUP_FAILED, enter};
+use super::report::OTHER_BUILD;
 use std::path::Path;
 
 /// This build's identity (`src/build.rs`), in every jail's description: `arbiter-jail`
 /// refuses a description from another build, saying [`OTHER_BUILD`]. (`arbiter confine`,
 /// what arbiter then falls back on, reads any description it can, as it always did.)
 pub(crate) const BUILD: &str = concat!("arbiter build ", env!("ARBITER_BUILD"));
-
-/// What a program that builds jails says when the description is of another build.
-pub(crate) const OTHER_BUILD: &str = "the program that builds jails is of another build";
 
 /// The JAIL of the command line `confine JAIL`, the one each program that builds jails is
 /// started with; `None` for any other.

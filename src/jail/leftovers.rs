@@ -27,6 +27,7 @@ pub struct PrivateFolder {
 }
 
 impl PrivateFolder {
+    /// Where the folder is.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -50,7 +50,7 @@ pub use command::{
 pub use launch::{Launch, launch};
 pub use prepare::Prepared;
 pub(crate) use prepare::prepare;
-pub(crate) use report::JailReport;
+pub(crate) use report::{JailRefused, JailReport};
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -87,11 +87,14 @@ pub(crate) fn repoint(arg: &mut String, from: &std::path::Path, to: &std::path::
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Level 1: user, mount, pid, network, IPC and UTS namespaces, with Landlock and seccomp.
     Namespaces,
+    /// Level 2, where user namespaces are off: Landlock and seccomp only.
     Landlock,
 }
 
 impl Level {
+    /// The level's name in settings and output (`namespaces`, `landlock`).
     pub fn name(self) -> &'static str {
         match self {
             Level::Namespaces => "namespaces",
@@ -114,8 +117,11 @@ impl Level {
 /// What this machine gives, each layer with why not.
 #[derive(Clone, Debug)]
 pub struct Layers {
+    /// The trial of a level-1 jail (user namespaces): `Ok` where it ran, else why not.
     pub user_namespaces: Result<(), String>,
+    /// The kernel's Landlock ABI version, or why Landlock is not there.
     pub landlock: Result<u32, String>,
+    /// The trial of a level-2 jail (Landlock and the seccomp filter), standing for the filter.
     pub seccomp: Result<(), String>,
 }
 
@@ -308,32 +314,35 @@ fn try_level(level: Level) -> Result<(), String> {
         Err(why) if other_build_beside(&why) => try_level_once(level),
         tried => tried,
     }
+    .map_err(|why| why.to_string())
 }
 
-fn try_level_once(level: Level) -> Result<(), String> {
+fn try_level_once(level: Level) -> Result<(), JailRefused> {
+    let failed = |why: String| JailRefused::Failed(why);
     let truth = ["/usr/bin/true", "/bin/true"]
         .into_iter()
         .find(|p| std::path::Path::new(p).exists())
-        .ok_or("no `true` program to try with")?;
+        .ok_or_else(|| failed("no `true` program to try with".to_string()))?;
     let command = CommandSpec::new(truth);
-    let prepared = prepare(&command, level).map_err(|e| e.to_string())?;
-    let mut cmd = prepared.command().map_err(|e| e.to_string())?;
+    let prepared = prepare(&command, level).map_err(|e| failed(e.to_string()))?;
+    let mut cmd = prepared.command().map_err(|e| failed(e.to_string()))?;
     let out = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| format!("cannot start arbiter confine: {e}"))?;
+        .map_err(|e| failed(format!("cannot start arbiter confine: {e}")))?;
     if out.status.success() {
         return Ok(());
     }
     let said = String::from_utf8_lossy(&out.stderr);
-    Err(said
-        .lines()
-        .last()
-        .unwrap_or("it failed without a word")
-        .trim_start_matches("arbiter confine: ")
-        .to_string())
+    Err(JailRefused::said(
+        said.lines()
+            .last()
+            .unwrap_or("it failed without a word")
+            .trim_start_matches("arbiter confine: ")
+            .to_string(),
+    ))
 }
 
 /// The arbiter program: `$ARBITER_EXE`, this program when it is arbiter, or the arbiter
@@ -392,8 +401,8 @@ fn jail_program_beside() -> Option<&'static Path> {
 /// `cargo run` after a change leaves, the jails arbiter builds are the same, and each bot
 /// starts a fraction of a millisecond later; `arbiter doctor` names the program that
 /// builds them, and why.
-pub(crate) fn other_build_beside(why: &str) -> bool {
-    if jail_program_beside().is_none() || !why.starts_with(helper::OTHER_BUILD) {
+pub(crate) fn other_build_beside(why: &JailRefused) -> bool {
+    if jail_program_beside().is_none() || !matches!(why, JailRefused::OtherBuild(_)) {
         return false;
     }
     OTHER_BUILD_BESIDE.store(true, Ordering::SeqCst);

@@ -4,6 +4,7 @@
 use super::CommandSpec;
 use super::Level;
 use super::inside::{Jail, SYSTEM};
+use crate::untrusted::file::CopyError;
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ const NOBODY: u32 = 65534;
 
 /// A jail ready to start, and the folder it lives in (removed when dropped).
 pub struct Prepared {
+    /// What the jail is built from, handed to `arbiter confine` as JSON.
     pub jail: Jail,
     /// The environment the bot starts with, whole.
     pub env: BTreeMap<String, String>,
@@ -91,7 +93,7 @@ pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepare
     let mut linked = Vec::new();
     let copied = match &command.cwd {
         Some(_) => match copy_plan(&origin, &skip) {
-            CopyPlan::InPlace => Err(io::Error::other("it holds more than the copy's budget")),
+            CopyPlan::InPlace => Err(CopyError::OverBudget(MAX_COPY_BYTES)),
             plan => {
                 if let CopyPlan::Linking(big) = plan {
                     linked = big;
@@ -100,7 +102,7 @@ pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepare
                 crate::untrusted::file::copy_private_tree(&origin, &private, MAX_COPY_BYTES, &skip)
             }
         },
-        None => std::fs::create_dir(&private),
+        None => std::fs::create_dir(&private).map_err(CopyError::Io),
     };
     match copied {
         Ok(()) if command.cwd.is_some() => {
@@ -119,7 +121,7 @@ pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepare
             }
         }
         Ok(()) => {}
-        Err(e) if e.to_string().contains("holds more than") => {
+        Err(CopyError::OverBudget(_)) => {
             let _ = std::fs::remove_dir_all(&private);
             std::fs::create_dir(&private)?;
             read_only.push(origin.clone());

@@ -8,10 +8,15 @@ use std::os::unix::fs::MetadataExt;
 /// One line of the process table.
 #[derive(Clone, Debug)]
 pub struct ProcInfo {
+    /// The process's id.
     pub pid: i32,
+    /// Its parent's id.
     pub ppid: i32,
+    /// Its process group's id.
     pub pgrp: i32,
+    /// Its state letter from /proc/PID/stat (`R` running, `S` sleeping, `Z` zombie, ...).
     pub state: char,
+    /// Its owner's uid; `None` when /proc did not say (the process just went).
     pub uid: Option<u32>,
 }
 

@@ -79,6 +79,34 @@ pub(super) fn let_go() {
     }
 }
 
+/// What a program that builds jails says when the description is of another build
+/// (`super::helper`): the words [`JailRefused::said`] knows it by.
+pub(crate) const OTHER_BUILD: &str = "the program that builds jails is of another build";
+
+/// Why a jail was not built, in the words of the program that builds it, read once where
+/// they cross from that program to arbiter: callers decide by the variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JailRefused {
+    /// The program beside arbiter is of another build and read none of this build's
+    /// description ([`OTHER_BUILD`]): arbiter builds the jail itself.
+    #[error("{0}")]
+    OtherBuild(String),
+    /// A step of the jail failed, or the program ended without saying why.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl JailRefused {
+    /// What a program that builds jails said, by what it means.
+    pub(crate) fn said(text: String) -> JailRefused {
+        if text.starts_with(OTHER_BUILD) {
+            JailRefused::OtherBuild(text)
+        } else {
+            JailRefused::Failed(text)
+        }
+    }
+}
+
 /// The referee's end of a jail's report.
 pub struct JailReport {
     read: OwnedFd,
@@ -115,7 +143,7 @@ impl JailReport {
     /// report was opened and closed without a word), else why the jail failed, as the
     /// helper said it. `helper` (a pidfd) ends the wait when the helper is gone without
     /// ever opening the report.
-    pub fn word(self, helper: Option<BorrowedFd<'_>>) -> Result<(), String> {
+    pub fn word(self, helper: Option<BorrowedFd<'_>>) -> Result<(), JailRefused> {
         use rustix::event::{PollFd, PollFlags, poll};
         let deadline = Instant::now() + JAIL_BUILT_WITHIN;
         let mut said = Vec::new();
@@ -144,10 +172,10 @@ impl JailReport {
                 if !said.is_empty() {
                     break;
                 }
-                return Err(
+                return Err(JailRefused::Failed(
                     "the jail's helper ended before it opened its report (see the bot's stderr)"
                         .to_string(),
-                );
+                ));
             }
             match rustix::io::read(&self.read, &mut buf) {
                 Ok(0) => break,
@@ -158,7 +186,9 @@ impl JailReport {
         }
         match said.is_empty() {
             true => Ok(()),
-            false => Err(String::from_utf8_lossy(&said).trim().to_string()),
+            false => Err(JailRefused::said(
+                String::from_utf8_lossy(&said).trim().to_string(),
+            )),
         }
     }
 }

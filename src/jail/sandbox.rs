@@ -152,7 +152,9 @@ pub fn kill_all_sandboxed() {
 /// A claimed uid and the private folder of one sandboxed bot. Dropping it releases both
 /// (after [`Sandbox::sweep`] killed every process of the uid).
 pub struct Sandbox {
+    /// The uid (and gid) the bot runs as: [`UID_BASE`] plus its slot.
     pub uid: u32,
+    /// The bot's private folder (owned by `uid`, mode 0700): its working folder, HOME and TMPDIR.
     pub workdir: PathBuf,
     _lock: File,
 }

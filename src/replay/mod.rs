@@ -73,7 +73,9 @@ impl PlyOf<'_> {
 /// A replayed game: `views[0]` is the start, `views[i + 1]` the position after `plies[i]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replay {
+    /// The turns in order, the opening's plies first.
     pub plies: Vec<Ply>,
+    /// The drawn positions, one more than `plies`.
     pub views: Vec<BoardView>,
 }
 
@@ -265,12 +267,17 @@ impl Strings {
 /// What the game list shows of one game, before its names are made indices.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
+    /// The game's scheduled id.
     pub id: u64,
+    /// Bot names by seat; empty for a seat the record does not name.
     pub players: [String; 2],
     /// The winner's seat, -1 for a tie.
     pub winner: i64,
+    /// The game's end reason, as in [`GameRecord::reason`].
     pub reason: String,
+    /// Rounds begun, the opening's included.
     pub rounds: u32,
+    /// Why the game ended that way, in one short line; empty for an ending by the rules alone.
     pub detail: String,
 }
 
@@ -298,7 +305,9 @@ impl GameRow {
 /// replays file ([`encode_game`]), made together from its record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replayed {
+    /// The game's row of the game list.
     pub row: GameRow,
+    /// The game's line of a replays file: JSON, without its newline.
     pub line: String,
 }
 

@@ -42,8 +42,11 @@ pub const REPORT_DIR: &str = "report";
 /// What [`rebuild_tables`] leaves: the journal as loaded, what the terminal shows of the
 /// results (the standings, and a gauntlet's head-to-head lines), and the report's page.
 pub struct Rebuilt {
+    /// The journal as read (its `games` empty where they were counted as read, not held).
     pub loaded: journal::Loaded,
+    /// The results as the terminal shows them.
     pub text: String,
+    /// The path of the report's index.html.
     pub index: PathBuf,
     /// The games the tables count.
     pub counted: usize,
@@ -106,7 +109,9 @@ pub fn rebuild_tables(
 /// The results of every game of a tournament folder's journal, counted: by a run as it
 /// played them, or by a reading of the journal.
 pub struct Counted<'a> {
+    /// The journal's plan: the tournament's entrants and settings.
     pub plan: &'a journal::Plan,
+    /// Every game's result, added up for the tables.
     pub tally: &'a Tally,
     /// The games listed, in schedule order.
     pub listing: journal::Listing,

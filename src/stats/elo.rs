@@ -49,7 +49,9 @@ pub(crate) struct Game {
 /// A bot whose rating is fixed: the others are read relative to it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Anchor {
+    /// The anchored bot's name, as in the standings.
     pub bot: String,
+    /// The rating it is held at (`--anchor NAME=ELO`).
     pub elo: f64,
 }
 
@@ -236,9 +238,13 @@ pub(crate) fn fit_cells(bots: usize, cells: &[Cell], anchor: Option<(usize, f64)
 /// Head-to-head numbers of one pair of bots, from the first bot's side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairStats {
+    /// Games the pair played.
     pub games: u32,
+    /// Games the first bot won.
     pub wins: u32,
+    /// Games tied.
     pub ties: u32,
+    /// Games the first bot lost.
     pub losses: u32,
     /// Points per game in [0, 1], a tie counting half.
     pub score: f64,

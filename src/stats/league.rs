@@ -12,18 +12,26 @@ use std::collections::BTreeMap;
 /// Points per game: a loss scores 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scoring {
+    /// Points for a win.
     pub win: f64,
+    /// Points for a tie.
     pub tie: f64,
 }
 
+/// One bot's row of the league table: its results, points, mark, failures and Elo.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
     /// 1-based; bots with equal points share a rank (1, 2, 2, 4).
     pub rank: usize,
+    /// The bot's name.
     pub bot: String,
+    /// Games it played, in either role.
     pub games: u32,
+    /// Games it won.
     pub wins: u32,
+    /// Games it lost, games both bots lost by failing included.
     pub losses: u32,
+    /// Games tied.
     pub ties: u32,
     /// x_i.
     pub points: f64,
@@ -46,7 +54,9 @@ pub struct Standing {
     pub by_role: [(u32, u32); 2],
     /// Elo (mean 0 over the league, or relative to an anchor) with its 95% interval.
     pub elo: f64,
+    /// Lower end of the 95% interval of `elo`.
     pub elo_low: f64,
+    /// Upper end of the 95% interval of `elo`.
     pub elo_high: f64,
 }
 
@@ -82,6 +92,7 @@ pub struct LeagueTable {
     pub rows: Vec<Standing>,
     /// Elo advantage of the first role (Asalto: the rebels), with its 95% half-width.
     pub role_advantage: f64,
+    /// The 95% half-width of `role_advantage`.
     pub role_advantage_error: f64,
 }
 
@@ -141,6 +152,7 @@ pub fn table_of(
 /// summed: every number a standing, a head-to-head cell or an Elo cell is made of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PairCounts {
+    /// Games played by the pairing, in this order of seats.
     pub games: u32,
     /// Wins per seat.
     pub wins: [u32; 2],
@@ -167,6 +179,7 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// The counts of `games`, each added once.
     pub fn of(games: &[GameSummary]) -> Counts {
         let mut counts = Counts::default();
         for game in games {
@@ -333,10 +346,13 @@ fn results_of(bots: &[String], counts: &Counts) -> Vec<Vec<(u32, u32, u32)>> {
 /// One row of the head-to-head table: `bot` against `opponent`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pairing {
+    /// The bot whose results the row gives.
     pub bot: String,
+    /// The bot it played against, in either role.
     pub opponent: String,
     /// League points `bot` scored against `opponent`.
     pub points: f64,
+    /// `bot`'s wins, ties and losses against `opponent`, with score, Elo difference and LOS.
     pub stats: PairStats,
 }
 

@@ -17,6 +17,7 @@ pub const PENTANOMIAL_LEGEND: &str = "the five counts are pairs by the candidate
 /// 800 / ln(10): normalized Elo per unit of t-value (fishtest's `nelo_divided_by_nt`).
 pub(crate) const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
+/// How the test's Elo bounds `elo0` and `elo1` are read (`--model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
@@ -224,10 +225,14 @@ pub fn pair_index(first_game: f64, second_game: f64) -> usize {
     ((2.0 * (first_game + second_game)).round() as usize).min(4)
 }
 
+/// Where the test stands: a hypothesis accepted once the LLR crosses its bound, or not yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Verdict {
+    /// The LLR reached the upper bound: the candidate is better by at least `elo1`.
     H1,
+    /// The LLR reached the lower bound: the candidate is not better by more than `elo0`.
     H0,
+    /// The LLR is still between the bounds (the pairs ran out, the run was stopped, or it goes on).
     #[serde(rename = "inconclusive")]
     Inconclusive,
 }

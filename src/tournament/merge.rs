@@ -24,11 +24,13 @@ const WINDOW_BYTES: usize = 64 << 20;
 
 /// What a merge wrote, and what it lacked.
 pub struct Merged {
+    /// The plan every shard shares, now the merged journal's.
     pub plan: Plan,
     /// Games in the merged journal.
     pub games: usize,
     /// Games in the whole schedule.
     pub total: usize,
+    /// The number of shards the tournament was split into (N of `--shard K/N`).
     pub count: u32,
     /// Shards (from 1) no folder was given for.
     pub missing_shards: Vec<u32>,

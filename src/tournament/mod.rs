@@ -47,9 +47,11 @@ pub struct Entrant {
     pub name: String,
     /// The specification as written (it identifies the bot in the journal).
     pub spec_text: String,
+    /// The parsed specification: how the bot is reached.
     pub spec: BotSpec,
     /// Working directory and extra environment for a program or course bot.
     pub cwd: Option<PathBuf>,
+    /// Extra environment variables for it, by name.
     pub env: BTreeMap<String, String>,
     /// Resource limits and isolation for a program or course bot.
     pub confine: Confinement,
@@ -57,6 +59,7 @@ pub struct Entrant {
     pub non_scoring: bool,
 }
 
+/// How the entrants are paired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Every pair of bots.
@@ -77,17 +80,24 @@ impl Format {
     }
 }
 
+/// A tournament's settings: who plays, how often, under which limits, where results go.
 #[derive(Clone, Debug)]
 pub struct Tournament {
+    /// How the entrants are paired.
     pub format: Format,
+    /// The bots in order: the first is the candidate of a gauntlet or an SPRT.
     pub entrants: Vec<Entrant>,
     /// Role-swapped pairs of games per pairing.
     pub pairs: u32,
+    /// The tournament seed: every game's seed is derived from it and the game's id.
     pub seed: u64,
+    /// Longest a bot may take over one reply.
     pub move_limit: Duration,
+    /// Longest a bot may take to start and answer the handshake.
     pub init_limit: Duration,
     /// Games at once.
     pub jobs: usize,
+    /// The results folder (`results/<tournament>/`), where the journal is kept.
     pub out: PathBuf,
     /// Start afresh even when `out` holds a journal (kept as `games.jsonl.old`).
     pub force_new: bool,
@@ -114,16 +124,24 @@ pub(crate) const RESULTS_EVERY: Duration = Duration::from_secs(1);
 /// What a run tells whoever shows its progress and keeps its tables on disk; an error
 /// returned for an event ends the run.
 pub enum LeagueEvent<'a> {
+    /// The journal is open and counted; no game of this run has been played yet.
     Started {
+        /// Games in the schedule (the shard's, when one is played).
         total: usize,
+        /// Of those, games the journal already held.
         already_done: usize,
         /// What was done about a damaged last line of the journal.
         repair: Option<journal::Repair>,
     },
+    /// A game was played and journaled.
     GameFinished {
+        /// The game just journaled.
         summary: &'a GameSummary,
+        /// Games in the journal now, earlier runs' included.
         done: usize,
+        /// Games in the schedule (the shard's, when one is played).
         total: usize,
+        /// The bot with the best score rate so far, and its points.
         leader: Option<(&'a str, f64)>,
         /// The game replayed, when the tournament asks for replays.
         replay: Option<&'a Replayed>,
@@ -133,25 +151,36 @@ pub enum LeagueEvent<'a> {
     /// A league's or a gauntlet's results so far, counted: once at the start, at most
     /// once every [`RESULTS_EVERY`] while games finish, and always at the end, when the
     /// journal is synced. Its games are in the journal, not held.
-    Counted { plan: &'a Plan, tally: &'a Tally },
+    Counted {
+        /// The run's plan, as the journal holds it.
+        plan: &'a Plan,
+        /// The journal's games, counted per pairing.
+        tally: &'a Tally,
+    },
     /// Every game journaled so far by an SPRT run, with the test after each counted pair:
     /// once at the start, at most once every [`RESULTS_EVERY`] while games finish, and
     /// always at the end, when the journal is synced.
     Results {
+        /// The run's plan, as the journal holds it.
         plan: &'a Plan,
+        /// Every game journaled so far, in journal order.
         games: &'a [GameSummary],
+        /// The test's status after each counted pair, oldest first.
         sprt: Option<&'a [SprtStatus]>,
     },
 }
 
 /// The end of a run.
 pub struct RunSummary {
+    /// The standings over the journal's games: Elo with mean 0, and marks.
     pub table: LeagueTable,
+    /// Role names in move order.
     pub roles: Vec<String>,
     /// Games this run played.
     pub played: usize,
     /// Games in the journal now.
     pub finished: usize,
+    /// Games in the schedule (the shard's, when one is played).
     pub total: usize,
     /// Stopped by the stop flag before every game was played.
     pub interrupted: bool,
@@ -162,6 +191,7 @@ pub struct RunSummary {
     /// Every game of the journal counted, and listed for the tables that list each game:
     /// what the tables are made of, without reading the journal again.
     pub tally: Tally,
+    /// The games' short lines on disk, read back in schedule order for the per-game tables.
     pub listing: journal::Listing,
 }
 

@@ -18,9 +18,13 @@ pub enum Openings {
     /// The game's own start (Hinger: its start boards).
     Standard,
     /// `plies` random plies per pair, drawn from the tournament's seed and the pair.
-    Random { plies: u32 },
+    Random {
+        /// Random plies played from the start before the bots are asked.
+        plies: u32,
+    },
     /// A book's lines, checked; pair i plays `lines[order[i % len]]`.
     Book {
+        /// The book's openings in file order, each checked against the game.
         lines: Vec<Opening>,
         /// Shuffled by the seed rather than in the book's order.
         shuffled: bool,
@@ -34,9 +38,13 @@ pub enum Openings {
 pub enum OpeningChoice {
     /// Nothing asked: the command's default.
     Default,
+    /// This many random plies per pair (`--random-plies N`; 0 for the standard start).
     RandomPlies(u32),
+    /// A book of openings (`--openings FILE`).
     Book {
+        /// The book's path.
         file: PathBuf,
+        /// Lines taken in an order shuffled by the seed (`--openings-order random`).
         shuffled: bool,
     },
 }
@@ -144,11 +152,14 @@ impl Openings {
 /// move for move (same bots in the same roles, same opening, same replies) counts once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DistinctPairs {
+    /// Of `pairs`, how many are distinct: pairs alike move for move count once.
     pub distinct: usize,
+    /// Pairs whose two games are both in `games`.
     pub pairs: usize,
 }
 
 impl DistinctPairs {
+    /// The pairs of `games`: a pair with one game so far is not counted.
     pub fn of(games: &[GameSummary]) -> DistinctPairs {
         let mut counter = PairCounter::default();
         for game in games {

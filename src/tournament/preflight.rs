@@ -17,12 +17,16 @@ use std::time::{Duration, Instant};
 /// record: a check and a league call a failure alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// It started and made a legal first move as each role.
     Ok,
     /// It raised an exception: in loading its code (a Python import or syntax error), its
     /// constructor or its first move.
     Exception,
+    /// It did not start or answer within the start-up or the move limit.
     Timeout,
+    /// Its first move as one of the roles was illegal.
     IllegalFirstMove,
+    /// It went over its memory limit.
     Memory,
     /// Any other failure, named by the referee's reason code (crash, protocol_error, cpu,
     /// file_size).
@@ -30,6 +34,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status's word in the check table: `ok`, `illegal`, or the referee's reason code.
     pub fn label(self) -> &'static str {
         match self {
             Status::Ok => "ok",
@@ -45,7 +50,9 @@ impl Status {
 /// One bot's line of the check table.
 #[derive(Clone, Debug)]
 pub struct CheckRow {
+    /// The entrant's name.
     pub name: String,
+    /// Its first failure, or `Ok`.
     pub status: Status,
     /// The slower of its two start-ups (handshake until `ready`), when one succeeded.
     pub startup: Option<Duration>,
@@ -56,6 +63,7 @@ pub struct CheckRow {
 }
 
 impl CheckRow {
+    /// Whether the bot passed: it started and made a legal move as each role.
     pub fn ok(&self) -> bool {
         self.status == Status::Ok
     }

@@ -14,7 +14,9 @@ use std::fmt;
 /// Shard `index` of `count`, counted from 1 (`--shard K/N`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Shard {
+    /// Which shard, from 1 to `count` (K of `--shard K/N`).
     pub index: u32,
+    /// How many shards the schedule is cut into (N).
     pub count: u32,
 }
 

@@ -15,27 +15,41 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+/// The test an SPRT run makes: its two hypotheses, its error rates and its Elo model.
 #[derive(Clone, Debug)]
 pub struct SprtSettings {
+    /// H0: the candidate is this many Elo stronger (or weaker, if negative).
     pub elo0: f64,
+    /// H1: the candidate is this many Elo stronger; greater than `elo0`.
     pub elo1: f64,
+    /// The chance of accepting H1 when H0 holds.
     pub alpha: f64,
+    /// The chance of accepting H0 when H1 holds.
     pub beta: f64,
+    /// How `elo0` and `elo1` are measured.
     pub model: Model,
 }
 
 /// The state of the test after each pair.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SprtStatus {
+    /// The hypothesis accepted, or `Inconclusive` while the LLR is between the bounds.
     pub verdict: Verdict,
+    /// The log-likelihood ratio of H1 against H0 over the pairs counted.
     pub llr: f64,
+    /// H0 is accepted once `llr <= lower`: ln(beta / (1 - alpha)).
     pub lower: f64,
+    /// H1 is accepted once `llr >= upper`: ln((1 - beta) / alpha).
     pub upper: f64,
+    /// H0's Elo, from the settings.
     pub elo0: f64,
+    /// H1's Elo, from the settings.
     pub elo1: f64,
+    /// How `elo0` and `elo1` are measured, from the settings.
     pub model: Model,
     /// Pairs by candidate pair score 0, 0.5, 1, 1.5, 2.
     pub pentanomial: [u64; 5],
+    /// Pairs counted, in pair order: the first `pairs` pairs of the schedule.
     pub pairs: u64,
     /// The candidate's logistic Elo against the baseline.
     pub elo: EloEstimate,
@@ -44,15 +58,20 @@ pub struct SprtStatus {
 /// An Elo estimate with its 95% interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct EloEstimate {
+    /// The estimate, always finite: the mean pair score is kept 0.25/n from 0 and 1.
     pub estimate: f64,
+    /// Lower end of the 95% interval; infinite when the data cannot bound it.
     pub low: f64,
+    /// Upper end of the 95% interval; infinite when the data cannot bound it.
     pub high: f64,
 }
 
 /// What the test leaves behind besides its status: the status after each counted pair
 /// (sprt.csv), how many pairs were distinct games, and whether it stopped early.
 pub struct SprtRun {
+    /// The test after its last counted pair.
     pub status: SprtStatus,
+    /// The test after each counted pair, in pair order (the rows of sprt.csv).
     pub history: Vec<SprtStatus>,
     /// Over the counted pairs only, as the verdict and the tables count them.
     pub distinct: DistinctPairs,
@@ -63,6 +82,7 @@ pub struct SprtRun {
     pub uncounted: usize,
     /// Games already in the journal when the run started.
     pub resumed: usize,
+    /// The results folder the run journaled in.
     pub out: PathBuf,
 }
 

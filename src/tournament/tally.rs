@@ -81,6 +81,7 @@ pub struct EndingCounts {
 }
 
 impl Tally {
+    /// The tally of `games`, each added once.
     pub fn of<'a>(games: impl IntoIterator<Item = &'a GameSummary>) -> Tally {
         let mut tally = Tally::default();
         for game in games {

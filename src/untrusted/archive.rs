@@ -23,6 +23,7 @@ pub struct Limits {
     /// Unpacked bytes per byte of archive, once more than `ratio_floor` bytes are unpacked:
     /// source code compresses about 5 to 10 times; a bomb thousands of times.
     pub ratio: u64,
+    /// Bytes an archive may unpack to before `ratio` applies, so a tiny zip of text is not refused.
     pub ratio_floor: u64,
 }
 

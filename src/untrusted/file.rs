@@ -131,16 +131,37 @@ pub fn for_each_block(mut reader: impl Read, mut eat: impl FnMut(&[u8])) -> std:
     }
 }
 
+/// Why [`copy_private_tree`] did not copy a whole folder.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    /// The folder holds more than the budget, in bytes: the caller decides what then (a
+    /// jail reads such a folder where it is).
+    #[error("it holds more than {}", bytes_text(*.0))]
+    OverBudget(u64),
+    /// Reading the folder or writing the copy failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl From<CopyError> for std::io::Error {
+    fn from(e: CopyError) -> std::io::Error {
+        match e {
+            CopyError::OverBudget(_) => std::io::Error::other(e.to_string()),
+            CopyError::Io(e) => e,
+        }
+    }
+}
+
 /// Copies the regular files and folders beneath `from` (a folder a program could write) into
 /// the new folder `to`, private to the running user; links, FIFOs, sockets and devices are
 /// left behind, as is every file `skip` names, and at most `budget` bytes are copied (else
-/// an error saying so).
+/// [`CopyError::OverBudget`]).
 pub fn copy_private_tree(
     from: &Path,
     to: &Path,
     budget: u64,
     skip: &dyn Fn(&Path) -> bool,
-) -> std::io::Result<()> {
+) -> Result<(), CopyError> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
     fn walk(
         from: &Path,
@@ -148,7 +169,7 @@ pub fn copy_private_tree(
         left: &mut u64,
         limit: u64,
         skip: &dyn Fn(&Path) -> bool,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), CopyError> {
         std::fs::DirBuilder::new().mode(0o700).create(to)?;
         for entry in std::fs::read_dir(from)? {
             let entry = entry?;
@@ -189,13 +210,10 @@ pub fn copy_private_tree(
                     }
                 })?;
                 if let Some(e) = failed {
-                    return Err(e);
+                    return Err(e.into());
                 }
                 if copied > *left {
-                    return Err(std::io::Error::other(format!(
-                        "it holds more than {}",
-                        bytes_text(limit)
-                    )));
+                    return Err(CopyError::OverBudget(limit));
                 }
                 *left -= copied;
                 std::io::Write::flush(&mut out)?;

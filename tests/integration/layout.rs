@@ -1,12 +1,15 @@
 //! The house reads one way: the rooms of src/ and their floors are the README's "Layout"
 //! table, every arrow (a `crate::` or `super::` path outside test code) runs down a floor,
-//! no files import each other in a circle, and no source file outside tests grows past
-//! 700 lines.
+//! no files import each other in a circle, no room holds more than a sixth of the code
+//! outside tests, and no source file outside tests grows past 700 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const MOST_LINES: usize = 700;
+
+/// The largest share of src/'s lines outside tests one room may hold.
+const MOST_SHARE: f64 = 1.0 / 6.0;
 
 /// A module's path below the crate root: `src/bots/process/spawn.rs` is `bots::process::spawn`.
 type ModPath = Vec<String>;
@@ -65,39 +68,7 @@ fn without_tests_and_comments(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let mut out = String::new();
-    let mut rest = code.as_str();
-    while let Some(at) = rest.find("#[cfg(test)]") {
-        out.push_str(&rest[..at]);
-        let item = &rest[at..];
-        // The item ends at its first `;` before any brace, or at its braces' close.
-        let Some(open) = item.find(['{', ';']) else {
-            rest = "";
-            break;
-        };
-        if item.as_bytes()[open] == b';' {
-            rest = &item[open + 1..];
-            continue;
-        }
-        let mut depth = 0usize;
-        let mut end = item.len();
-        for (i, c) in item[open..].char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = open + i + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        rest = &item[end..];
-    }
-    out.push_str(rest);
-    out
+    without_tests(&code)
 }
 
 /// The paths a `use` tree or an expression names after a `crate::`/`super::` prefix:
@@ -342,6 +313,77 @@ fn no_source_file_outside_tests_is_over_700_lines() {
         .map(|(file, lines)| format!("{} ({lines} lines)", file.display()))
         .collect();
     assert!(long.is_empty(), "files over {MOST_LINES} lines: {long:?}");
+}
+
+/// Each room's lines outside tests (test files and `#[cfg(test)]` items left out), the
+/// programs over the library (`src/bin/`, the build script) apart.
+fn room_sizes(src: &Path) -> BTreeMap<String, usize> {
+    let mut files = Vec::new();
+    source_files(src, &mut files);
+    let mut sizes = BTreeMap::new();
+    for file in files {
+        let module = mod_path(src, &file);
+        if is_test_file(&module) || is_program(&module) || module.is_empty() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        *sizes.entry(module[0].clone()).or_insert(0) += without_tests(&text).lines().count();
+    }
+    sizes
+}
+
+/// `text` without the items marked `#[cfg(test)]` (comments kept: they are the room's).
+fn without_tests(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let Some(open) = item.find(['{', ';']) else {
+            return out;
+        };
+        if item.as_bytes()[open] == b';' {
+            rest = &item[open + 1..];
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = item.len();
+        for (i, c) in item[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn no_room_holds_more_than_a_sixth_of_the_code() {
+    let sizes = room_sizes(&repo().join("src"));
+    let total: usize = sizes.values().sum();
+    let large: Vec<String> = sizes
+        .iter()
+        .filter(|(_, lines)| **lines as f64 > MOST_SHARE * total as f64)
+        .map(|(room, lines)| format!("{room}: {lines} of {total} lines"))
+        .collect();
+    assert!(
+        large.is_empty(),
+        "rooms over a sixth of src/ outside tests: {large:?}"
+    );
+    // The rooms the jail, the clocks and the class live in are their own.
+    for room in ["jail", "clocks", "class", "bots"] {
+        assert!(sizes.contains_key(room), "no room `{room}` in {sizes:?}");
+    }
 }
 
 #[test]

@@ -448,7 +448,8 @@ fn copy_classes(from: &Path, to: &Path) -> std::io::Result<()> {
         return Err(std::io::Error::other("javac left no classes folder"));
     }
     std::fs::remove_dir_all(to)?;
-    crate::untrusted::file::copy_private_tree(from, to, CLASSES_BYTES, &|_| false)
+    crate::untrusted::file::copy_private_tree(from, to, CLASSES_BYTES, &|_| false)?;
+    Ok(())
 }
 
 /// Fills the cache folder `dir` with classes: `compile` writes them into `classes/` of a

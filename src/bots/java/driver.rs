@@ -194,6 +194,7 @@ pub struct JavaPlayer {
 }
 
 impl JavaPlayer {
+    /// Seats the player in `file`, run in `cwd` (by default the file's folder) with `env`.
     pub fn new(file: &Path, cwd: Option<&Path>, env: &BTreeMap<String, String>) -> Self {
         let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
         let cwd = cwd.map(Path::to_path_buf).or_else(|| {

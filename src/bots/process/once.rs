@@ -45,6 +45,7 @@ pub enum Exit {
 /// What one run left.
 #[derive(Clone, Debug)]
 pub struct Ran {
+    /// Whether it exited cleanly, failed, or ran past the deadline.
     pub exit: Exit,
     /// From the start of the process to its exit (or the deadline), start-up included,
     /// less a pause of the run (Ctrl-Z) and the time given back in `waited`.

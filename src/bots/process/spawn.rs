@@ -358,7 +358,7 @@ pub(super) fn exited(leader: Pid) -> Option<WaitIdStatus> {
 enum Started {
     /// Its jail failed to build (or its program to start in it), as the jail's report
     /// pipe says.
-    JailFailed(String),
+    JailFailed(crate::jail::JailRefused),
     Failed(Failure),
 }
 

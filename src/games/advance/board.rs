@@ -11,16 +11,20 @@ use crate::games::{BoardError, Outcome, Side};
 
 /// Rows and columns.
 pub(crate) const SIZE: usize = 9;
+/// Cells on the board: cell `row * 9 + col`, row 0 at the top.
 pub const CELLS: usize = SIZE * SIZE;
 /// Moves per side before the material adjudication.
 pub(crate) const MOVES_PER_SIDE: u32 = 100;
 
+/// The side that plays white: uppercase letters, starts at the bottom, moves first.
 pub const WHITE: Side = Side::First;
+/// The side that plays black: lowercase letters, starts at the top.
 pub const BLACK: Side = Side::Second;
 
 pub(crate) const START: &str = "mjdsgscjm\nbzzzzzzzb\n.........\n.........\n.........\n\
                          .........\n.........\nBZZZZZZZB\nMJCSGSDJM\n";
 
+/// The letter of an empty cell.
 pub const EMPTY: u8 = b'.';
 pub(crate) const WALL: u8 = b'#';
 
@@ -74,15 +78,20 @@ pub enum Kind {
 /// A move: the acting piece's cell, the target cell and what happens there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The acting piece's cell, `row * 9 + col`.
     pub from: u8,
+    /// The target cell, `row * 9 + col`: what happens there is the move's [`Kind`].
     pub to: u8,
+    /// What the move does on `to`.
     pub kind: Kind,
 }
 
 impl Move {
+    /// The acting piece's cell as `(row, col)`.
     pub fn from_rc(&self) -> (usize, usize) {
         (self.from as usize / SIZE, self.from as usize % SIZE)
     }
+    /// The target cell as `(row, col)`.
     pub fn to_rc(&self) -> (usize, usize) {
         (self.to as usize / SIZE, self.to as usize % SIZE)
     }
@@ -151,22 +160,28 @@ pub struct State {
 }
 
 impl State {
+    /// The course's start position, white to move.
     pub fn initial() -> State {
         parse_board(START, WHITE).unwrap_or_else(|_| unreachable!("the start board is valid"))
     }
 
+    /// The letter on `(row, col)`, both 0 to 8: a piece, [`EMPTY`] or `#` for a wall.
     pub fn at(&self, row: usize, col: usize) -> u8 {
         self.cells[row * SIZE + col]
     }
+    /// The letter on cell `row * 9 + col` (0 to 80).
     pub fn cell(&self, cell: usize) -> u8 {
         self.cells[cell]
     }
+    /// The side whose turn it is.
     pub fn to_move(&self) -> Side {
         self.to_move
     }
+    /// Moves played by both sides together (from 0 for a board file); adjudication comes at 200.
     pub fn ply(&self) -> u32 {
         self.ply
     }
+    /// Whether a move has decided the game: then no move is legal.
     pub fn is_over(&self) -> bool {
         self.over
     }
@@ -210,6 +225,7 @@ impl State {
         self.rows().into_iter().map(|r| r + "\n").collect()
     }
 
+    /// The board with row and column numbers, then the side to move, ply and material scores.
     pub fn render(&self) -> String {
         let mut out = String::from("  012345678\n");
         for (r, row) in self.rows().iter().enumerate() {

@@ -26,12 +26,26 @@ pub struct Advance;
 /// Why a reply is not an Advance move. Any of them loses the game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Illegal {
+    /// The reply is neither a move `[[row, col], [row, col]]` (with `"build"` for a wall) nor
+    /// the board's 9 rows.
     #[error("not a move: {detail}")]
-    WrongShape { detail: String },
+    WrongShape {
+        /// What the reply is instead.
+        detail: String,
+    },
+    /// The reply is 9 strings that are not a board: a row of the wrong length, an unknown
+    /// letter, a second General.
     #[error("{detail}")]
-    BadBoard { detail: String },
+    BadBoard {
+        /// The row at fault (counted from 0) or the board, and what is wrong with it.
+        detail: String,
+    },
+    /// The reply is well formed, but no legal move is that move or leaves that board.
     #[error("no legal move {what}")]
-    NoSuchMove { what: String },
+    NoSuchMove {
+        /// What follows "no legal move" in the message: `is [[6,4],[5,4]]`, `gives this board`.
+        what: String,
+    },
 }
 
 impl ReasonCode for Illegal {

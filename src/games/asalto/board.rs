@@ -74,12 +74,15 @@ impl Point {
             None
         }
     }
+    /// The bit index, 0 to 32 in row-major order.
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+    /// Grid row, 0 to 6 from the top.
     pub const fn row(self) -> usize {
         COORDS[self.0 as usize].0 as usize
     }
+    /// Grid column, 0 to 6 from the left.
     pub const fn col(self) -> usize {
         COORDS[self.0 as usize].1 as usize
     }
@@ -284,7 +287,9 @@ pub(crate) fn between(a: Point, b: Point) -> Option<Point> {
 /// What stands on a point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Piece {
+    /// A rebel (`R`): moves first, never down, never away from the middle column.
     Rebel,
+    /// An officer (`O`): steps along any line and captures rebels by jumping them.
     Officer,
 }
 
@@ -356,9 +361,11 @@ impl State {
         self
     }
 
+    /// The bitboard of the points holding rebels.
     pub fn rebels(&self) -> u64 {
         self.rebels
     }
+    /// The bitboard of the points holding officers.
     pub fn officers(&self) -> u64 {
         self.officers
     }
@@ -366,6 +373,7 @@ impl State {
     pub fn empty(&self) -> u64 {
         ALL & !(self.rebels | self.officers)
     }
+    /// The side whose turn it is.
     pub fn to_move(&self) -> Side {
         self.to_move
     }
@@ -377,6 +385,7 @@ impl State {
     pub fn illegal(&self, side: Side) -> u32 {
         self.illegal[side.index()]
     }
+    /// What stands on `p`; `None` for an empty point.
     pub fn piece_at(&self, p: Point) -> Option<Piece> {
         if self.rebels & p.bit() != 0 {
             Some(Piece::Rebel)

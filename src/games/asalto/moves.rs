@@ -94,17 +94,30 @@ impl fmt::Debug for Chain {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Move {
     /// A rebel steps one point.
-    RebelStep { from: Point, to: Point },
+    RebelStep {
+        /// The rebel's point.
+        from: Point,
+        /// The empty point it steps to: never lower, never further from the middle column.
+        to: Point,
+    },
     /// An officer steps one point (only legal when no officer can capture).
-    OfficerStep { from: Point, to: Point },
+    OfficerStep {
+        /// The officer's point.
+        from: Point,
+        /// The empty point it steps to, along a line.
+        to: Point,
+    },
     /// An officer captures one or more rebels.
     Capture(Chain),
     /// An officer tried to step `from -> to` while an officer could capture: the step is not
     /// played and the officer on `removed` leaves the board. Not a legal move (never
     /// generated), but a valid reply.
     Huff {
+        /// The officer's point.
         from: Point,
+        /// Where it tried to step.
         to: Point,
+        /// The removed officer's point: the first that could capture (the mover, then row-major).
         removed: Point,
     },
 }

@@ -23,37 +23,109 @@ use serde_json::Value;
 /// Why a reply is not an Asalto move. Points are `[row, col]`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Illegal {
+    /// The reply is not a list of two or more `[row, col]` pairs.
     #[error("not a move: {detail}")]
-    WrongShape { detail: String },
+    WrongShape {
+        /// What the reply is instead: its kind, its length, or the pair at fault.
+        detail: String,
+    },
+    /// A coordinate is not a JSON integer (a float such as `2.0`, a string, null).
     #[error("coordinates must be integers, got {value}")]
-    NotIntegers { value: String },
+    NotIntegers {
+        /// The first such coordinate, shortened.
+        value: String,
+    },
+    /// An integer coordinate outside 0 to 6, the rows and columns of the grid.
     #[error("coordinate {value} is out of range (rows and columns are 0..6)")]
-    OutOfRange { value: String },
+    OutOfRange {
+        /// The coordinate, shortened.
+        value: String,
+    },
+    /// A grid cell that is not one of the 33 playable points (a corner of the cross).
     #[error("point {at} is off the board")]
-    OffBoard { at: Point0 },
+    OffBoard {
+        /// The cell, as the reply gave it.
+        at: Point0,
+    },
+    /// The start point does not hold a piece of the side to move.
     #[error("point {at} holds {found}, not one of your pieces")]
-    NotYourPiece { at: Point, found: &'static str },
+    NotYourPiece {
+        /// The start point.
+        at: Point,
+        /// What stands there instead: `nothing`, `a rebel` or `an officer`.
+        found: &'static str,
+    },
+    /// A step or a jump lands on a point that holds a piece.
     #[error("target {at} is occupied")]
-    Occupied { at: Point },
+    Occupied {
+        /// The landing point.
+        at: Point,
+    },
+    /// A rebel step to a lower row (a larger row number), diagonals included.
     #[error("a rebel may not move down ({from} -> {to})")]
-    RebelDown { from: Point, to: Point },
+    RebelDown {
+        /// The rebel's point.
+        from: Point,
+        /// The point it tried to reach.
+        to: Point,
+    },
+    /// A rebel step away from the middle column: further left from col < 3, or further right
+    /// from col > 3.
     #[error("a rebel may not move away from the middle column ({from} -> {to})")]
-    RebelOutward { from: Point, to: Point },
+    RebelOutward {
+        /// The rebel's point.
+        from: Point,
+        /// The point it tried to reach.
+        to: Point,
+    },
+    /// A rebel move of two points along a line: rebels only step.
     #[error("a rebel steps one point; it cannot jump ({from} -> {to})")]
-    RebelJump { from: Point, to: Point },
+    RebelJump {
+        /// The rebel's point.
+        from: Point,
+        /// The point it tried to reach.
+        to: Point,
+    },
+    /// A rebel move of more than two points: a rebel makes one step a turn.
     #[error("a rebel move is exactly two points, got {points}")]
-    RebelMultiStep { points: usize },
+    RebelMultiStep {
+        /// How many points the reply listed.
+        points: usize,
+    },
+    /// A diagonal segment from a point without diagonal lines (`row % 2 != col % 2`).
     #[error("no diagonal line leaves {from} (only points with row % 2 == col % 2 have them)")]
-    NoDiagonal { from: Point, to: Point },
+    NoDiagonal {
+        /// Where the segment starts.
+        from: Point,
+        /// Where it ends.
+        to: Point,
+    },
+    /// A segment that is not one or two points along a row, a column or a diagonal.
     #[error("{from} -> {to} is neither a step nor a jump along a line")]
-    NotStepOrJump { from: Point, to: Point },
+    NotStepOrJump {
+        /// Where the segment starts.
+        from: Point,
+        /// Where it ends.
+        to: Point,
+    },
+    /// A plain step among the segments of a chain of three or more points.
     #[error("every segment of a chain must capture; {from} -> {to} is a plain step")]
-    StepInChain { from: Point, to: Point },
+    StepInChain {
+        /// Where the step starts.
+        from: Point,
+        /// Where it ends.
+        to: Point,
+    },
+    /// An officer's jump over a point that holds no rebel.
     #[error("the jump {from} -> {to} passes over {over}, which holds {found}, not a rebel")]
     JumpOverNonRebel {
+        /// Where the jump starts.
         from: Point,
+        /// Where it lands.
         to: Point,
+        /// The point jumped over.
         over: Point,
+        /// What stands there: `nothing` or `an officer`.
         found: &'static str,
     },
 }
@@ -61,7 +133,9 @@ pub enum Illegal {
 /// A coordinate pair that passed the range check but may be off the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Point0 {
+    /// Row, 0 to 6 from the top.
     pub row: usize,
+    /// Column, 0 to 6 from the left.
     pub col: usize,
 }
 

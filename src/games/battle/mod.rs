@@ -33,8 +33,11 @@ pub(crate) const EXAMPLE: &str = "3,1,4,2;3,5;A;";
 /// range (inclusive).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RandomArmies {
+    /// Units per army, 1 to 64.
     pub units: usize,
+    /// The range each unit's starting health is drawn from (within 1 to 1,000,000).
     pub health: RangeInclusive<u32>,
+    /// The range each unit's damage is drawn from (within 1 to 1,000,000).
     pub damage: RangeInclusive<u32>,
 }
 
@@ -95,7 +98,12 @@ pub enum Starts {
     /// Game number `start` starts from `states[start % states.len()]` (never empty).
     Given(Vec<State>),
     /// Game number `start` starts from armies drawn from `(seed, start)`.
-    Random { armies: RandomArmies, seed: u64 },
+    Random {
+        /// How each start's armies are drawn.
+        armies: RandomArmies,
+        /// The tournament's seed; a start's own seed mixes it with the start number.
+        seed: u64,
+    },
 }
 
 /// The Battle rules with the start positions its games use.
@@ -147,6 +155,7 @@ impl Battle {
         })
     }
 
+    /// Where this game's start positions come from.
     pub fn starts(&self) -> &Starts {
         &self.starts
     }

@@ -10,27 +10,51 @@ use serde_json::Value;
 /// A checked attack: the mover's unit `attacker` hits the opponent's unit `target`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// Index of the mover's living unit that attacks, from 0.
     pub attacker: usize,
+    /// Index of the opponent's living unit that is hit, from 0.
     pub target: usize,
 }
 
 /// Why a reply is not a Battle move. Any of them loses the game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Illegal {
+    /// The reply is not an object with both `attacker` and `target`.
     #[error("not a move: {detail}")]
-    WrongShape { detail: String },
+    WrongShape {
+        /// What the reply is instead, or which field it lacks.
+        detail: String,
+    },
+    /// A field's value is not a JSON integer (a float such as `2.0`, a string, null).
     #[error("`{field}` must be an integer, got {value}")]
-    NotIntegers { field: &'static str, value: String },
+    NotIntegers {
+        /// `attacker` or `target`.
+        field: &'static str,
+        /// The value, shortened.
+        value: String,
+    },
+    /// An integer index that names no unit of its army (negative or too large).
     #[error("`{field}` {index} names no unit: that army has {units}")]
     OutOfRange {
+        /// `attacker` or `target`.
         field: &'static str,
+        /// The index, shortened.
         index: String,
+        /// Units in that army, dead ones included.
         units: usize,
     },
+    /// The attacker names a unit of the mover at 0 health.
     #[error("the attacker, unit {index}, is dead")]
-    DeadAttacker { index: usize },
+    DeadAttacker {
+        /// The attacker's index.
+        index: usize,
+    },
+    /// The target names an enemy unit at 0 health.
     #[error("the target, unit {index}, is dead")]
-    DeadTarget { index: usize },
+    DeadTarget {
+        /// The target's index.
+        index: usize,
+    },
 }
 
 impl ReasonCode for Illegal {

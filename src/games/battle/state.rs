@@ -10,11 +10,14 @@ use crate::games::{BoardError, Side};
 /// One unit: it is out of the game once its health is 0. Damage never changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
+    /// Health left; at 0 the unit is out: it neither attacks nor can be attacked.
     pub health: u32,
+    /// Health each attack by this unit takes from its target (at least 1; health stops at 0).
     pub damage: u32,
 }
 
 impl Unit {
+    /// Whether the unit is still in the game (health above 0).
     pub fn alive(&self) -> bool {
         self.health > 0
     }
@@ -23,17 +26,21 @@ impl Unit {
 /// A course player's letter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Letter {
+    /// Player `A` of the course's state string and plans.
     A,
+    /// Player `B` of the course's state string and plans.
     B,
 }
 
 impl Letter {
+    /// The opponent's letter.
     pub fn other(self) -> Letter {
         match self {
             Letter::A => Letter::B,
             Letter::B => Letter::A,
         }
     }
+    /// The letter as the course writes it: `'A'` or `'B'`.
     pub fn as_char(self) -> char {
         match self {
             Letter::A => 'A',
@@ -152,18 +159,23 @@ impl State {
         )
     }
 
+    /// The units of `side`'s army, in the state string's order (plans index them from 0).
     pub fn army(&self, side: Side) -> &[Unit] {
         &self.armies[side.index()]
     }
+    /// The units of course player `letter`'s army.
     pub fn army_of(&self, letter: Letter) -> &[Unit] {
         self.army(self.side_of(letter))
     }
+    /// The side whose turn it is.
     pub fn to_move(&self) -> Side {
         self.to_move
     }
+    /// Attacks played since the start position.
     pub fn ply(&self) -> u32 {
         self.ply
     }
+    /// The course letter of the starting player, [`Side::First`].
     pub fn starter(&self) -> Letter {
         self.starter
     }
@@ -174,6 +186,7 @@ impl State {
             Side::Second => self.starter.other(),
         }
     }
+    /// The side of course player `letter` (the starter's is [`Side::First`]).
     pub fn side_of(&self, letter: Letter) -> Side {
         if letter == self.starter {
             Side::First

@@ -19,7 +19,9 @@ pub(crate) const WINDOW_COUNT: usize = 96;
 const MAX_PER_CELL: usize = 20;
 const FULL: u64 = u64::MAX;
 
+/// The side that plays white (moves first).
 pub const WHITE: Side = Side::First;
+/// The side that plays black.
 pub const BLACK: Side = Side::Second;
 
 const fn build_windows() -> [u64; WINDOW_COUNT] {
@@ -136,9 +138,11 @@ impl State {
         }
     }
 
+    /// The bitboard of white stones: bit `row * 8 + col`.
     pub fn white(&self) -> u64 {
         self.white
     }
+    /// The bitboard of black stones: bit `row * 8 + col`.
     pub fn black(&self) -> u64 {
         self.black
     }
@@ -149,12 +153,15 @@ impl State {
             Side::Second => self.black,
         }
     }
+    /// The bitboard of cells holding a stone of either colour.
     pub fn occupied(&self) -> u64 {
         self.white | self.black
     }
+    /// The bitboard of empty cells.
     pub fn empty(&self) -> u64 {
         !self.occupied()
     }
+    /// The side whose turn it is.
     pub fn to_move(&self) -> Side {
         self.to_move
     }
@@ -162,6 +169,7 @@ impl State {
     pub fn ply(&self) -> u32 {
         self.ply
     }
+    /// Whether the game is decided (a win or a draw): then no move is legal.
     pub fn is_over(&self) -> bool {
         self.over
     }

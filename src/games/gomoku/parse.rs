@@ -23,12 +23,15 @@ impl Move {
     pub(crate) fn from_cell(cell: usize) -> Move {
         Move((cell % (SIZE * SIZE)) as u8)
     }
+    /// The cell index, `row * 8 + col` (0 to 63).
     pub fn cell(self) -> usize {
         usize::from(self.0)
     }
+    /// Row, 0 to 7 from the top.
     pub fn row(self) -> usize {
         self.cell() / SIZE
     }
+    /// Column, 0 to 7 from the left.
     pub fn col(self) -> usize {
         self.cell() % SIZE
     }
@@ -37,14 +40,32 @@ impl Move {
 /// Why a reply is not a Gomoku move. Any of them loses the game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Illegal {
+    /// The reply is not a list of two items.
     #[error("not a move: {detail}")]
-    WrongShape { detail: String },
+    WrongShape {
+        /// What the reply is instead: its kind or its length.
+        detail: String,
+    },
+    /// A coordinate is not a JSON integer (a float such as `2.0`, a string, null).
     #[error("coordinates must be integers, got {value}")]
-    NotIntegers { value: String },
+    NotIntegers {
+        /// The first such coordinate, shortened.
+        value: String,
+    },
+    /// An integer coordinate outside 0 to 7.
     #[error("coordinate {value} is out of range (rows and columns are 0..7)")]
-    OutOfRange { value: String },
+    OutOfRange {
+        /// The coordinate, shortened.
+        value: String,
+    },
+    /// The cell already holds a stone.
     #[error("cell [{row},{col}] is occupied")]
-    Occupied { row: usize, col: usize },
+    Occupied {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+    },
 }
 
 impl ReasonCode for Illegal {

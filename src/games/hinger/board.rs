@@ -54,12 +54,15 @@ impl State {
         })
     }
 
+    /// Rows of the grid.
     pub fn rows(&self) -> usize {
         self.rows
     }
+    /// Columns of the grid.
     pub fn cols(&self) -> usize {
         self.cols
     }
+    /// The side whose turn it is.
     pub fn to_move(&self) -> Side {
         self.to_move
     }
@@ -79,6 +82,7 @@ impl State {
     pub fn cells(&self) -> &[u32] {
         &self.cells
     }
+    /// The row-major index of `(row, col)` into [`State::cells`]; `None` off the board.
     pub fn index(&self, row: usize, col: usize) -> Option<usize> {
         (row < self.rows && col < self.cols).then(|| row * self.cols + col)
     }

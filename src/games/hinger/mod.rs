@@ -34,9 +34,13 @@ pub enum Starts {
     /// Game number `start` starts from a binary board drawn from `(seed, start)` with
     /// [`random_grid`]: each cell holds a counter with probability `density`.
     Random {
+        /// Rows of every board.
         rows: usize,
+        /// Columns of every board.
         cols: usize,
+        /// The chance that a cell holds a counter, 0 to 1.
         density: f64,
+        /// The tournament's seed; a board's own seed mixes it with the start number.
         seed: u64,
     },
 }

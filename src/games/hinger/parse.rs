@@ -25,9 +25,11 @@ impl Move {
     pub fn new(row: usize, col: usize) -> Move {
         Move { row, col }
     }
+    /// The cell's row, from 0 at the top.
     pub fn row(self) -> usize {
         self.row
     }
+    /// The cell's column, from 0 at the left.
     pub fn col(self) -> usize {
         self.col
     }
@@ -36,18 +38,36 @@ impl Move {
 /// Why a reply is not a Hinger move. Any of them loses the game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Illegal {
+    /// The reply is not a list of two items.
     #[error("not a move: {detail}")]
-    WrongShape { detail: String },
+    WrongShape {
+        /// What the reply is instead: its kind or its length.
+        detail: String,
+    },
+    /// A coordinate is not a JSON integer (a float such as `2.0`, a string, null).
     #[error("coordinates must be integers, got {value}")]
-    NotIntegers { value: String },
+    NotIntegers {
+        /// The first such coordinate, shortened.
+        value: String,
+    },
+    /// A coordinate is negative or past the board's last row or column.
     #[error("{at} is off the board ({rows} rows x {cols} columns, counted from 0)")]
     OffBoard {
+        /// The whole reply, shortened.
         at: String,
+        /// Rows of the board.
         rows: usize,
+        /// Columns of the board.
         cols: usize,
     },
+    /// The cell holds no counter: there is nothing to take.
     #[error("cell [{row},{col}] holds no counter")]
-    EmptyCell { row: usize, col: usize },
+    EmptyCell {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+    },
 }
 
 impl ReasonCode for Illegal {

@@ -32,7 +32,9 @@ pub struct Case {
     pub line: usize,
     /// The state string as written.
     pub text: String,
+    /// The state as parsed: where the solver's plan is replayed from.
     pub state: State,
+    /// What the exact search says: the value and node counts answers are checked against.
     pub reference: Reference,
 }
 
@@ -98,11 +100,15 @@ pub fn read_cases(path: &Path, text: &str) -> Result<Vec<Case>, Error> {
 pub enum Fault {
     /// The solver could not be compiled or started.
     SpawnFailed,
+    /// No answer within the time limit (or still kept from running by the machine's load).
     Timeout,
     /// An exception, a crash, a broken limit, or no answer.
     Crash,
+    /// An answer that does not parse as `plan;score;nodesExpanded;`.
     BadFormat,
+    /// A plan that does not replay from the start or does not end the game at its last action.
     IllegalPlan,
+    /// A score other than the exact minimax value.
     WrongScore,
     /// The plan's own end score is not the score given.
     PlanScore,
@@ -113,6 +119,7 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// The snake_case code reports and the JSON summary give this fault (`wrong_score`, ...).
     pub fn code(self) -> &'static str {
         match self {
             Fault::SpawnFailed => "spawn_failed",
@@ -137,6 +144,7 @@ pub struct Verdict {
     pub reason: String,
     /// The node count the solver reported, if it answered.
     pub nodes: Option<u64>,
+    /// The solve's time: the driver's own measure (Java), else the process's run.
     pub time: Duration,
 }
 
@@ -236,8 +244,11 @@ fn check_answer(case: &Case, ab: bool, answer: &Answer, problems: &mut Vec<(Faul
 /// One solver's results: `verdicts[flag][case]` for each flag checked.
 #[derive(Debug)]
 pub struct SolverResult {
+    /// The solver's name, as the caller gave it.
     pub name: String,
+    /// The pruning flags checked (`ab=false`, `ab=true`), in order.
     pub flags: Vec<bool>,
+    /// For each flag of `flags`, a verdict per case, in the cases' order.
     pub verdicts: Vec<Vec<Verdict>>,
 }
 
@@ -292,6 +303,7 @@ pub fn grade(
 }
 
 impl SolverResult {
+    /// How many cases passed under `flags[flag]`.
     pub fn passed(&self, flag: usize) -> usize {
         self.verdicts[flag]
             .iter()

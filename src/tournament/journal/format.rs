@@ -20,21 +20,27 @@ pub(super) const OLDEST_READABLE: u32 = 1;
 pub struct Plan {
     /// `round_robin`, `gauntlet` or `sprt`.
     pub format: String,
+    /// The game's name (`asalto`).
     pub game: String,
     /// Role names in move order.
     pub roles: Vec<String>,
+    /// Every entrant in order, with what identifies its program (spec, digest, limits).
     pub bots: Vec<PlanBot>,
+    /// Role-swapped pairs per pairing (for `sprt`, its `--max-pairs`).
     pub pairs: u32,
+    /// The tournament seed.
     pub seed: u64,
     /// Game settings that change the rules (Asalto: the round limit).
     #[serde(default)]
     pub rules: serde_json::Map<String, serde_json::Value>,
     /// League points for a win and a tie.
     pub points_win: f64,
+    /// League points for a tie.
     pub points_tie: f64,
     /// The move and start-up limits in milliseconds (absent in format 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_ms: Option<u64>,
+    /// The start-up limit in milliseconds (absent in format 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_limit_ms: Option<u64>,
     /// How the pairs' openings are chosen; absent for the standard start (and before
@@ -58,6 +64,7 @@ pub struct LeftOut {
     pub name: String,
     /// The entry, as the folder was written and the entry's name (`subs/Team07.zip`).
     pub entry: String,
+    /// Why it plays no game, in words for the tables and the feedback.
     pub reason: String,
 }
 
@@ -190,8 +197,31 @@ pub(crate) fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord)
     }
 }
 
+/// The settings that differ between two plans: each by name, and all said as
+/// `name OLD OLD_LABEL, NEW NEW_LABEL`, joined by `; ` (its `Display`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PlanDifference {
+    /// The plan's own settings that differ, by their names in the journal (`limit_ms`,
+    /// `non_scoring`); a bot's settings and the list of bots are said only.
+    settings: Vec<String>,
+    said: Vec<String>,
+}
+
+impl PlanDifference {
+    /// Whether the plan's setting `name` differs.
+    pub(crate) fn changes(&self, name: &str) -> bool {
+        self.settings.iter().any(|s| s == name)
+    }
+}
+
+impl std::fmt::Display for PlanDifference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said.join("; "))
+    }
+}
+
 /// Every setting that differs, as `name old there, new now`.
-pub(super) fn plan_difference(old: &Plan, new: &Plan) -> String {
+pub(super) fn plan_difference(old: &Plan, new: &Plan) -> PlanDifference {
     plan_difference_between(old, new, "there", "now")
 }
 
@@ -201,7 +231,7 @@ pub(crate) fn plan_difference_between(
     new: &Plan,
     old_label: &str,
     new_label: &str,
-) -> String {
+) -> PlanDifference {
     use serde_json::Value;
     let show = |v: Option<&Value>| match v {
         None | Some(Value::Null) => "unset".to_string(),
@@ -213,6 +243,7 @@ pub(crate) fn plan_difference_between(
         _ => serde_json::Map::new(),
     };
     let mut diffs = Vec::new();
+    let mut settings = Vec::new();
     let mut compare =
         |prefix: &str, old: serde_json::Map<String, Value>, new: serde_json::Map<String, Value>| {
             let mut keys: Vec<&String> = new.keys().collect();
@@ -221,6 +252,9 @@ pub(crate) fn plan_difference_between(
                 // What was left out follows the folder: it is no setting of the games.
                 if key == "bots" || key == "left_out" || old.get(key) == new.get(key) {
                     continue;
+                }
+                if prefix.is_empty() {
+                    settings.push(key.clone());
                 }
                 diffs.push(format!(
                     "{prefix}{key} {} {old_label}, {} {new_label}",
@@ -281,5 +315,8 @@ pub(crate) fn plan_difference_between(
             });
         }
     }
-    diffs.join("; ")
+    PlanDifference {
+        settings,
+        said: diffs,
+    }
 }

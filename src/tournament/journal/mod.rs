@@ -44,6 +44,7 @@ pub(crate) use reader::{ListingWriter, listed_line};
 pub use repair::Repair;
 pub use writer::Journal;
 
+/// The journal's file name in a results folder.
 pub const JOURNAL_FILE: &str = "games.jsonl";
 /// Where `--force-new` keeps the journal it replaces.
 pub(crate) const REPLACED_FILE: &str = "games.jsonl.old";

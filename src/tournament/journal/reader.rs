@@ -12,6 +12,7 @@ use std::path::Path;
 
 /// What a journal held when it was opened.
 pub struct Loaded {
+    /// The plan of the journal's header.
     pub plan: Plan,
     /// The shard of the schedule the journal holds, `None` for the whole schedule.
     pub shard: Option<Shard>,
@@ -289,6 +290,7 @@ impl Listing {
         self.lines.len()
     }
 
+    /// Whether no game is listed.
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }

@@ -49,7 +49,7 @@ fn every_changed_setting_is_named_with_its_old_and_new_value() {
     new.bots[1].python = Some("python3.12".into());
     new.bots[1].digest = Some("ab".into());
     new.rules.insert("density".into(), 0.5.into());
-    let text = plan_difference(&old, &new);
+    let text = plan_difference(&old, &new).to_string();
     for part in [
         "limit_ms 200 there, 5000 now",
         "bot greedy python unset there, python3.12 now",
@@ -71,7 +71,7 @@ fn bots_whose_files_changed_alike_are_named_together() {
     for bot in new.bots.iter_mut() {
         bot.digest = Some("790d".into());
     }
-    let text = plan_difference(&old, &new);
+    let text = plan_difference(&old, &new).to_string();
     assert!(
         text.starts_with("bots random, greedy digest 9ac8 there, 790d now (one change:"),
         "{text}"
@@ -79,7 +79,7 @@ fn bots_whose_files_changed_alike_are_named_together() {
     assert_eq!(text.matches("9ac8").count(), 1, "{text}");
     // One bot's own edit beside them is its own.
     new.bots[1].digest = Some("ffff".into());
-    let text = plan_difference(&old, &new);
+    let text = plan_difference(&old, &new).to_string();
     assert!(
         text.contains("bot random digest 9ac8 there, 790d now")
             && text.contains("bot greedy digest 9ac8 there, ffff now"),

@@ -89,7 +89,7 @@ impl Journal {
                     let difference = plan_difference(&old, plan);
                     // Who is kept out of the marks changes no game: say how to re-mark
                     // without playing again.
-                    let marks_only = if difference.contains("non_scoring") {
+                    let marks_only = if difference.changes("non_scoring") {
                         format!(
                             ". To mark the games played with other bots kept out of the marks, \
                              rebuild the tables instead: arbiter table {} --non-scoring NAME",
