@@ -226,7 +226,7 @@ mod tests {
             std::fs::read_dir(dir.path()).unwrap().next().is_none(),
             "the FIFO is removed with its report"
         );
-        (word, took)
+        (word.map_err(|e| e.to_string()), took)
     }
 
     #[test]
@@ -291,6 +291,21 @@ mod tests {
         say("a step failed");
         let_go();
         drop(link);
-        assert_eq!(report.word(None), Err("a step failed".to_string()));
+        assert_eq!(
+            report.word(None),
+            Err(JailRefused::Failed("a step failed".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_refusal_from_another_builds_program_is_told_by_its_variant() {
+        let other = format!("{OTHER_BUILD} (`arbiter build 1`, the description `arbiter build 2`)");
+        assert_eq!(
+            JailRefused::said(other.clone()),
+            JailRefused::OtherBuild(other.clone())
+        );
+        assert_eq!(JailRefused::said(other.clone()).to_string(), other);
+        let step = "mount: Operation not permitted".to_string();
+        assert_eq!(JailRefused::said(step.clone()), JailRefused::Failed(step));
     }
 }

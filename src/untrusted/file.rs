@@ -494,4 +494,21 @@ mod tests {
         std::os::unix::fs::symlink(&cache, &link).unwrap();
         assert!(private_dir(&link).is_err());
     }
+
+    #[test]
+    fn a_copy_over_its_budget_says_so_by_its_variant_and_in_the_same_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from");
+        std::fs::create_dir(&from).unwrap();
+        std::fs::write(from.join("big"), vec![b'x'; 4096]).unwrap();
+        let over = copy_private_tree(&from, &dir.path().join("small"), 1024, &|_| false);
+        assert!(matches!(over, Err(CopyError::OverBudget(1024))), "{over:?}");
+        let said = std::io::Error::from(over.unwrap_err()).to_string();
+        assert!(said.starts_with("it holds more than"), "{said}");
+        copy_private_tree(&from, &dir.path().join("whole"), 8192, &|_| false).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("whole/big")).unwrap().len(),
+            4096
+        );
+    }
 }

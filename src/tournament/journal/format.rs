@@ -201,14 +201,14 @@ pub(crate) fn decode_game(version: u32, line: &[u8]) -> Result<(u64, GameRecord)
 /// `name OLD OLD_LABEL, NEW NEW_LABEL`, joined by `; ` (its `Display`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PlanDifference {
-    /// The plan's own settings that differ, by their names in the journal (`limit_ms`,
-    /// `non_scoring`); a bot's settings and the list of bots are said only.
+    /// The settings that differ, the plan's own or a bot's, by their names in the journal
+    /// (`limit_ms`, `non_scoring`); the list of bots and their digests are said only.
     settings: Vec<String>,
     said: Vec<String>,
 }
 
 impl PlanDifference {
-    /// Whether the plan's setting `name` differs.
+    /// Whether the setting `name` differs, the plan's own or any bot's.
     pub(crate) fn changes(&self, name: &str) -> bool {
         self.settings.iter().any(|s| s == name)
     }
@@ -253,9 +253,7 @@ pub(crate) fn plan_difference_between(
                 if key == "bots" || key == "left_out" || old.get(key) == new.get(key) {
                     continue;
                 }
-                if prefix.is_empty() {
-                    settings.push(key.clone());
-                }
+                settings.push(key.clone());
                 diffs.push(format!(
                     "{prefix}{key} {} {old_label}, {} {new_label}",
                     show(old.get(key)),

@@ -247,3 +247,17 @@ fn the_listing_kept_while_counting_gives_back_every_summary_in_schedule_order() 
     }
     assert_eq!(listed.len(), whole.len());
 }
+
+#[test]
+fn a_difference_names_the_settings_it_holds_the_plans_and_the_bots() {
+    let old = plan();
+    let mut new = plan();
+    new.bots[1].non_scoring = true;
+    let difference = plan_difference(&old, &new);
+    assert!(difference.changes("non_scoring"), "{difference}");
+    assert!(!difference.changes("limit_ms"), "{difference}");
+    new.limit_ms = Some(5000);
+    let difference = plan_difference(&old, &new);
+    assert!(difference.changes("limit_ms") && difference.changes("non_scoring"));
+    assert!(plan_difference(&old, &old).to_string().is_empty());
+}
