@@ -6,7 +6,7 @@
 pub mod console;
 pub mod inprocess;
 pub mod java;
-pub(crate) mod pipe;
+pub mod pipe;
 pub mod process;
 pub mod protocol;
 pub mod python;

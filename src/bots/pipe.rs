@@ -16,7 +16,7 @@ pub(crate) const SPIN: Duration = Duration::from_micros(50);
 
 /// One piece of a bot's output.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Piece {
+pub enum Piece {
     /// A complete line, newline and a trailing `\r` removed.
     Line(Vec<u8>),
     /// A line longer than the bound, discarded; its length.
@@ -27,7 +27,7 @@ pub(crate) enum Piece {
 
 /// Splits a byte stream into lines, never holding more than `max` bytes of one line.
 #[derive(Debug)]
-pub(crate) struct LineBuffer {
+pub struct LineBuffer {
     max: usize,
     buf: Vec<u8>,
     /// Start of the unconsumed bytes in `buf`.
@@ -39,7 +39,8 @@ pub(crate) struct LineBuffer {
 }
 
 impl LineBuffer {
-    pub(crate) fn new(max: usize) -> Self {
+    /// A splitter of lines of at most `max` bytes (a longer one is [`Piece::Overlong`]).
+    pub fn new(max: usize) -> Self {
         LineBuffer {
             max,
             buf: Vec::new(),
@@ -50,7 +51,7 @@ impl LineBuffer {
     }
 
     /// Adds input; an empty slice marks its end.
-    pub(crate) fn push(&mut self, bytes: &[u8]) {
+    pub fn push(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             self.eof = true;
             return;
@@ -80,7 +81,7 @@ impl LineBuffer {
     }
 
     /// The next complete piece, if any.
-    pub(crate) fn pop(&mut self) -> Option<Piece> {
+    pub fn pop(&mut self) -> Option<Piece> {
         let pending = &self.buf[self.start..];
         if let Some(n) = self.discarding {
             if pending.first() == Some(&b'\n') {
@@ -131,8 +132,7 @@ impl LineBuffer {
     }
 
     /// Bytes held (bounded by the line limit plus one read).
-    #[cfg(test)]
-    pub(crate) fn held(&self) -> usize {
+    pub fn held(&self) -> usize {
         self.buf.len()
     }
 }

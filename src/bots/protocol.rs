@@ -297,7 +297,7 @@ pub fn encode<T: Serialize>(message: &T) -> String {
 
 /// What [`read_line_bounded`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LineRead {
+pub enum LineRead {
     /// A line is in the buffer (newline and a trailing `\r` removed).
     Line,
     /// A line longer than the bound: consumed and discarded; its length in bytes.
@@ -309,7 +309,7 @@ pub(crate) enum LineRead {
 /// Reads one line into `line`, keeping at most `max` bytes in memory: a longer line is
 /// consumed to its end and reported as [`LineRead::Overlong`], so a bot cannot make the
 /// harness buffer without limit. A last line without a newline still counts as a line.
-pub(crate) fn read_line_bounded<R: BufRead>(
+pub fn read_line_bounded<R: BufRead>(
     reader: &mut R,
     line: &mut Vec<u8>,
     max: usize,

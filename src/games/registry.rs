@@ -13,18 +13,18 @@ use crate::error::Error;
 use serde_json::{Map, Value};
 use std::ops::RangeInclusive;
 
-/// The games arbiter knows.
+/// The games arbiter knows: Advance 9x9 (white and black), Asalto on the 33-point cross
+/// (24 rebels against 2 officers), Gomoku 8x8 (white and black), Hinger (counters taken
+/// from a grid of piles) and Minimax Battle (two armies of units).
+// clap shows a variant's doc comment as that value's help in `--help`, where the games'
+// names say enough: the variants are described above instead.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameKind {
-    /// Advance 9x9, the console-bot game of an object-oriented design course: white and black.
     Advance,
-    /// Asalto on the 33-point cross: 24 rebels against 2 officers.
     Asalto,
-    /// Gomoku 8x8: five or more in a row wins, white and black.
     Gomoku,
-    /// Hinger: players take counters from a grid of piles; taking a hinger wins.
     Hinger,
-    /// Minimax Battle: two armies of units attack each other until one has no health left.
     Battle,
 }
 
