@@ -42,7 +42,7 @@ pub struct MatchConfig {
     /// When set, the game stops before the next turn with the reason `cancelled`.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Two bot processes may be played on two CPUs, when a second one no other game holds
-    /// is free ([`pair`]): for one game at a time (`arbiter play`); a league keeps to one
+    /// is free (`pair`): for one game at a time (`arbiter play`); a league keeps to one
     /// CPU a game, its spare CPUs starting the next games' bots.
     pub two_cpus: bool,
 }

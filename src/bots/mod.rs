@@ -158,13 +158,13 @@ pub trait Player<G: Game>: Send {
         false
     }
     /// Moves the bot's processes onto the game's CPU, beside the referee (see
-    /// [`placement`]); from then on the bot must not spin while it waits, as it would
+    /// `placement`); from then on the bot must not spin while it waits, as it would
     /// take the CPU from the side it waits for. False when there is nothing to move.
     fn place(&mut self, _placement: &crate::clocks::placement::Placement) -> bool {
         false
     }
     /// The bot's processes as one group to stop while the other side is to move
-    /// ([`freeze`]); `None` for a bot with no process between its turns.
+    /// (`freeze`); `None` for a bot with no process between its turns.
     fn freezer(&self) -> Option<crate::clocks::freeze::Freezer> {
         None
     }

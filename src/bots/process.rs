@@ -44,7 +44,7 @@ pub const STDERR_BYTES: usize = 64 * 1024;
 pub const CHATTER_BYTES: usize = 64 * 1024;
 /// How much of an `error` message lands in the record: its end, where a traceback says most.
 pub(crate) const ERROR_MESSAGE_BYTES: usize = 4 * 1024;
-/// The reply recorded for a line longer than [`MAX_LINE_BYTES`]: a string, which no game
+/// The reply recorded for a line longer than `MAX_LINE_BYTES`: a string, which no game
 /// accepts as a move, so the turn is adjudicated as an illegal move.
 pub const OVERLONG_REPLY_PREFIX: &str = "<discarded: over-long line of";
 

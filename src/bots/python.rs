@@ -1,7 +1,7 @@
 //! Course-style Python bots, run through an adapter that speaks the protocol on the bot's
 //! behalf: Asalto bots (`TeamXX.py` with a `Player` class) through
 //! bots/python/course_adapter.py, Hinger agents (`a3_agent.py` with an `Agent` class, next
-//! to its `a1_state.py`) through bots/python/hinger_adapter.py. [`adapter_for`] picks one
+//! to its `a1_state.py`) through bots/python/hinger_adapter.py. `adapter_for` picks one
 //! from the game and the file's name.
 
 mod code;

@@ -1,7 +1,7 @@
 //! The class: how a course's "download all" and its roster become teams and students.
 //!
-//! A folder of submissions is scanned into bots ([`submissions`]), each platform's way of
-//! naming a student's files read on the way ([`platform`]), and the teacher's class list
+//! A folder of submissions is scanned into bots (`submissions`), each platform's way of
+//! naming a student's files read on the way (`platform`), and the teacher's class list
 //! ([`roster`]) matched to the teams before any game.
 
 mod platform;

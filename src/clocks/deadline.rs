@@ -23,7 +23,7 @@ pub enum Late {
 
 /// A move's deadline, which moves by the time arbiter was stopped (Ctrl-Z: so was the bot)
 /// and by the time the machine kept the bot waiting for a CPU ([`super::runqueue`]), up to
-/// [`runqueue::MAX_STRETCH`] times the limit.
+/// `runqueue::MAX_STRETCH` times the limit.
 pub struct MoveClock {
     asked: Instant,
     limit: Duration,

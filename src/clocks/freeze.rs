@@ -23,7 +23,7 @@ pub fn enabled() -> bool {
 
 /// One bot's process group, stopped or running. Clones share the state: the referee
 /// freezes a bot through its clone, and a bot that goes on by its own turn
-/// ([`Freezer::by_turn`]) thaws through its own.
+/// (`Freezer::by_turn`) thaws through its own.
 #[derive(Clone, Debug)]
 pub struct Freezer {
     group: Pid,

@@ -3,8 +3,8 @@
 //! stopped is left out of every move's clock.
 //!
 //! Bots run in process groups of their own, so the terminal's SIGTSTP and SIGCONT reach
-//! arbiter alone: [`stop_the_run`] stops the bots' groups, then arbiter itself, and
-//! [`go_on`], once arbiter is continued, lets go on every bot that was running (a bot
+//! arbiter alone: `stop_the_run` stops the bots' groups, then arbiter itself, and
+//! `go_on`, once arbiter is continued, lets go on every bot that was running (a bot
 //! frozen because the other side is to move, [`super::freeze`], stays frozen), and adds the
 //! pause to [`paused`].
 //!

@@ -23,7 +23,7 @@
 //!   seeing in time), the longer of the two being given back; its CPU time counts as the
 //!   bot's (a bot that floods its output makes the referee read it), so that a referee
 //!   busy with the bot gives nothing back.
-//! - Waits below [`threshold`] are not given back: a quiet machine has them too (timer
+//! - Waits below `threshold` are not given back: a quiet machine has them too (timer
 //!   ticks, kernel threads, the referee itself between two reads), as the course's does,
 //!   where they are part of the clock. At a 1 s limit the threshold is 20 ms: one
 //!   scheduler period of a busy CPU (the kernel's default latency target is 6–24 ms
@@ -31,7 +31,7 @@
 //!   a second (tens of microseconds), and below what one busy program beside it costs
 //!   (half of the CPU).
 //!
-//! A move can be given back no more than [`MAX_STRETCH`] times its limit in wall time:
+//! A move can be given back no more than `MAX_STRETCH` times its limit in wall time:
 //! past that, a move that the machine still kept from running is no result
 //! ([`FailureKind::MachineLoad`](crate::bots::FailureKind::MachineLoad)), and its game is
 //! played again.

@@ -3,7 +3,7 @@
 //! with an Advance heuristic (material, then the Zombies' progress).
 //!
 //! The level rules are public functions because the grader judges a bot's answer with the
-//! same rules: [`winning_moves`] (level 5), [`level6_moves`] and [`level7_best`].
+//! same rules: `winning_moves` (level 5), [`level6_moves`] and `level7_best`.
 
 use super::{Engine, Heuristic};
 use crate::games::Side;

@@ -2,7 +2,7 @@
 //!
 //! Battle's value is not a win or a loss alone but the margin (docs/rules/battle.md), so
 //! the generic engines, which score decided games as plain wins, would not play it
-//! exactly: [`Minimax`] searches to the end of the game with alpha-beta and a
+//! exactly: `Minimax` searches to the end of the game with alpha-beta and a
 //! transposition table of exact values and bounds. Every attack removes health, so a game
 //! lasts at most the armies' total health in plies and the search always ends; positions
 //! recur through many move orders, which the table folds together.

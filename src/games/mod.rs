@@ -172,7 +172,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn turn_fields(&self, state: &Self::State) -> Map<String, Value>;
     /// The protocol's `turn` line for `state` (newline included), appended to `out`: the
     /// role to move, [`Game::encode_board`] and [`Game::turn_fields`], as
-    /// [`wire::write_turn`] writes them. A game may write the same bytes without building
+    /// `wire::write_turn` writes them. A game may write the same bytes without building
     /// the JSON values first: the referee sends one every ply.
     fn write_turn(&self, state: &Self::State, out: &mut Vec<u8>) {
         wire::write_turn(

@@ -15,7 +15,7 @@ pub(crate) const OFF: &str = "off";
 /// One cell of a drawn position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Cell {
-    /// snake_case, one of the game's [`CellKind`]s, or [`OFF`].
+    /// snake_case, one of the game's [`CellKind`]s, or `OFF`.
     pub kind: &'static str,
     /// Drawn inside the cell; may be empty. Most labels are a game's constants (a piece's
     /// letter), held without a copy: a replay draws every cell of every position.

@@ -1,7 +1,7 @@
 //! What a jailed bot may use at most: its address space (`RLIMIT_AS`), the largest file it
 //! may write (`RLIMIT_FSIZE`), its processes and threads (`RLIMIT_NPROC`), CPU seconds
 //! where asked, and what it writes into its private folder altogether (its disk cap,
-//! watched by the jail's helper, [`super::beside`]). Each has a default, so that a bot
+//! watched by the jail's helper, `super::beside`). Each has a default, so that a bot
 //! with no limit given still cannot take the machine: the defaults fit a course Python bot
 //! that loads numpy and a model file of a few hundred MB, and a JVM.
 

@@ -10,10 +10,10 @@
 //! Elsewhere (no cgroup2, no write access, an older kernel, or `ARBITER_CGROUP=off`)
 //! there is none, and the sweep by process group, token and parentage does the work alone.
 //!
-//! A process is best born in its cgroup ([`fork_into`], `clone3` with `CLONE_INTO_CGROUP`,
-//! Linux 5.7): moving a living one there ([`join`]) makes the kernel wait for an RCU grace
+//! A process is best born in its cgroup (`fork_into`, `clone3` with `CLONE_INTO_CGROUP`,
+//! Linux 5.7): moving a living one there (`join`) makes the kernel wait for an RCU grace
 //! period, 8 to 16 ms a bot on a virtual machine, while the birth costs nothing extra.
-//! A jailed bot's namespace is born in its cgroup ([`super::inside`]); a bot started
+//! A jailed bot's namespace is born in its cgroup (`super::inside`); a bot started
 //! without a jail joins it between `fork` and `exec`.
 
 use std::collections::BTreeSet;
@@ -53,7 +53,7 @@ impl BotCgroup {
         make(&parent.path).ok()
     }
 
-    /// The descriptor of `cgroup.procs` for [`join`] in the forked child.
+    /// The descriptor of `cgroup.procs` for `join` in the forked child.
     pub fn procs_fd(&self) -> RawFd {
         self.procs.as_raw_fd()
     }

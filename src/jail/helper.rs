@@ -1,6 +1,6 @@
 //! The program that builds jails, from its start to the jail's first step: the
 //! description read (by `arbiter-jail`, checked to be of its own build), then
-//! [`super::inside::enter`]; a step that fails is said on stderr and on the jail's report.
+//! `super::inside::enter`; a step that fails is said on stderr and on the jail's report.
 //! Both programs a build makes run it: `arbiter-jail confine JAIL` and, where that one is
 //! missing or of another build, `arbiter confine JAIL`.
 

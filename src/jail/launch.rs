@@ -25,7 +25,7 @@ pub struct Launch {
     pub jail: Option<Prepared>,
     /// The bot's cgroup, where one can be made.
     pub cgroup: Option<BotCgroup>,
-    /// A jailed bot's report: whether its jail was built (see [`JailReport::word`]).
+    /// A jailed bot's report: whether its jail was built (see `JailReport::word`).
     pub report: Option<JailReport>,
 }
 

@@ -3,9 +3,9 @@
 //!
 //! A confined bot is started as `arbiter-jail confine JAIL` ([`helper`]): the build's second
 //! program, beside arbiter, builds the jail in a fresh single-threaded process
-//! ([`jail::enter`]) and `exec`s the bot's program in it; where that program is missing or
+//! (`jail::enter`) and `exec`s the bot's program in it; where that program is missing or
 //! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee
-//! prepares what the jail holds ([`prepare`]): the bot's private folder with a copy of its
+//! prepares what the jail holds (`prepare`): the bot's private folder with a copy of its
 //! own files (never another entrant's files, nor the run's results: [`entrants`]), the
 //! runtime it needs, its environment.
 //!
@@ -20,7 +20,7 @@
 //!
 //! The level is found by trials, jails of each level starting `true`, once per run; a
 //! finding of level 1 is kept for the runs that follow on the same boot (`kept.rs`), and a
-//! jail that fails to build says why on its report ([`report`]), which makes a run
+//! jail that fails to build says why on its report (`report`), which makes a run
 //! whose kept finding no longer holds try again.
 
 mod beside;

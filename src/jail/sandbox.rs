@@ -1,7 +1,7 @@
 //! Confining bot processes: resource limits, a private uid and folder, no network, and a
 //! sweep that leaves no process of a bot behind. docs/SECURITY.md says what this enforces.
 //!
-//! Everything that changes the bot process itself happens in [`confine_child`], which runs
+//! Everything that changes the bot process itself happens in `confine_child`, which runs
 //! in the forked child before `exec` (so the bot's program never runs unconfined). Only
 //! raw system calls are made there: the child of a multithreaded process may not allocate.
 
@@ -357,7 +357,7 @@ fn environ_has(pid: i32, wanted: impl Fn(&[u8]) -> bool) -> bool {
 }
 
 /// SIGKILLs, in one pass, every process of the bots this arbiter process started: in the
-/// groups `groups`, carrying a token of this run ([`new_token`] begins with arbiter's
+/// groups `groups`, carrying a token of this run (`new_token` begins with arbiter's
 /// pid), and their descendants by parent pid. For when arbiter is about to exit: stop the
 /// groups first, so that no parentage is lost to a leader's death while this runs.
 pub fn kill_every_bot_process(groups: &[i32]) {

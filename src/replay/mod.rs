@@ -1,5 +1,5 @@
 //! One game replayed from its record, and that replay as the report page's game browser
-//! draws it: the game's line of a replays file ([`encode_game`]) and its row of the game
+//! draws it: the game's line of a replays file (`encode_game`) and its row of the game
 //! list ([`GameRow`]).
 //!
 //! A record is replayed exactly as the referee played it: from the plan's start position
@@ -302,7 +302,7 @@ impl GameRow {
 }
 
 /// One game as the page's game browser takes it: its row of the list and its line of a
-/// replays file ([`encode_game`]), made together from its record.
+/// replays file (`encode_game`), made together from its record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replayed {
     /// The game's row of the game list.

@@ -3,7 +3,7 @@
 //!
 //! Every file is written to a temporary sibling and renamed over the old one, so a reader
 //! (or a crash) never sees half a table. Every table and plot renders one
-//! [`model::Report`], computed from the journal alone.
+//! `model::Report`, computed from the journal alone.
 
 pub mod check;
 pub(crate) mod csv;
@@ -187,7 +187,7 @@ pub(crate) fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error>
     feedback::write_marks(dir, report)
 }
 
-/// Writes every table of `dir` ([`write_all_tables`]) from `games` under `plan`, with the
+/// Writes every table of `dir` (`write_all_tables`) from `games` under `plan`, with the
 /// marks leaving out the plan's non-scoring bots; of an SPRT (`sprt`: the test after each counted pair, so that the
 /// tables count the pairs it counted) or with Elo relative to `anchor`.
 pub fn write_tables_with(
@@ -258,7 +258,7 @@ pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
 
 /// Writes the report of the tournament folder `dir` (read from its journal alone, once)
 /// into `out`: report.md, report.tex, plots/*.svg, index.html and the replays of every
-/// game beside it ([`replay::REPLAYS_DIR`]). Returns index.html's path.
+/// game beside it (`replay::REPLAYS_DIR`). Returns index.html's path.
 pub fn write_report(dir: &Path, out: &Path) -> Result<(PathBuf, Option<journal::Repair>), Error> {
     let journal = journal_of(dir)?;
     // One reading of the journal gives the tables' games and the replays.

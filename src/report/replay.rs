@@ -5,11 +5,11 @@
 //! Pages of a hundred thousand games stay quick: the page holds only the list, a small
 //! table of numbers and strings; each game's plies are one compact string (its first view,
 //! then per ply only the cells that changed), deflated with the rest of its block of games
-//! into a script beside the page ([`REPLAYS_DIR`]) that the page loads only when one of
+//! into a script beside the page (`REPLAYS_DIR`) that the page loads only when one of
 //! the block's games is opened. A [`Browser`] takes the games in journal order and writes
 //! each whole block on a thread of its own, so a report holds the replays of a few blocks
 //! at a time, however many games. A run hands it each game replayed on the worker that
-//! played it; a report of a journal replays its games in parallel ([`section`]).
+//! played it; a report of a journal replays its games in parallel (`section`).
 
 pub use crate::replay::{OPENING, Ply, Replay, Replayed, replay};
 
@@ -93,8 +93,8 @@ fn section_reading<R>(
 }
 
 /// The game browser being made from games handed in journal order ([`Browser::push`]):
-/// the list grows by a row a game, and each whole block of [`GAMES_PER_BLOCK`] games is
-/// deflated and written into [`REPLAYS_DIR`] as a chore of a run's game threads, or as a
+/// the list grows by a row a game, and each whole block of `GAMES_PER_BLOCK` games is
+/// deflated and written into `REPLAYS_DIR` as a chore of a run's game threads, or as a
 /// task on rayon's, while games still come; a few blocks at most wait to be
 /// written, a block past them being written at once by the thread that filled it.
 pub struct Browser {
@@ -172,7 +172,7 @@ fn blocks_waiting_on_rayon() -> usize {
 }
 
 impl Browser {
-    /// A browser writing its replays into `out/`[`REPLAYS_DIR`] for a game whose cells
+    /// A browser writing its replays into `out/``REPLAYS_DIR` for a game whose cells
     /// are drawn as `kinds`, its blocks written as `chores` when given (a run's game
     /// threads do them between games), else on rayon's threads.
     pub fn new(

@@ -309,7 +309,7 @@ pub(crate) fn head_to_head(
     head_to_head_of(bots, &Counts::of(games), scoring)
 }
 
-/// [`head_to_head`] from the games' counts.
+/// `head_to_head` from the games' counts.
 pub fn head_to_head_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Vec<f64>> {
     let n = bots.len();
     let wtl = results_of(bots, counts);
@@ -362,7 +362,7 @@ pub(crate) fn pairings(bots: &[String], games: &[GameSummary], scoring: Scoring)
     pairings_of(bots, &Counts::of(games), scoring)
 }
 
-/// [`pairings`] from the games' counts.
+/// `pairings` from the games' counts.
 pub fn pairings_of(bots: &[String], counts: &Counts, scoring: Scoring) -> Vec<Pairing> {
     let n = bots.len();
     let points = head_to_head_of(bots, counts, scoring);

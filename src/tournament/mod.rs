@@ -149,7 +149,7 @@ pub enum LeagueEvent<'a> {
     /// The SPRT after a pair it newly counted.
     PairCounted(&'a SprtStatus),
     /// A league's or a gauntlet's results so far, counted: once at the start, at most
-    /// once every [`RESULTS_EVERY`] while games finish, and always at the end, when the
+    /// once every `RESULTS_EVERY` while games finish, and always at the end, when the
     /// journal is synced. Its games are in the journal, not held.
     Counted {
         /// The run's plan, as the journal holds it.
@@ -158,7 +158,7 @@ pub enum LeagueEvent<'a> {
         tally: &'a Tally,
     },
     /// Every game journaled so far by an SPRT run, with the test after each counted pair:
-    /// once at the start, at most once every [`RESULTS_EVERY`] while games finish, and
+    /// once at the start, at most once every `RESULTS_EVERY` while games finish, and
     /// always at the end, when the journal is synced.
     Results {
         /// The run's plan, as the journal holds it.

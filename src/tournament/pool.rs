@@ -17,7 +17,7 @@ use std::sync::mpsc;
 
 /// The environment variable that sets how many games ahead each worker starts the bots
 /// of, whatever `-j` is (`0`: none, each game's bots are started when it comes; at most
-/// [`MAX_AHEAD`]): for measuring what starting ahead gains, and a way back should it ever
+/// `MAX_AHEAD`): for measuring what starting ahead gains, and a way back should it ever
 /// be in the way.
 pub const PRESTART_VAR: &str = "ARBITER_PRESTART";
 

@@ -90,7 +90,7 @@ pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 pub(crate) const SOURCE_BYTES: u64 = 16 << 20;
 
 /// A source file of a submission (a bot's code, a helper), as [`read_regular_file`] with
-/// [`SOURCE_BYTES`]: a FIFO or a device placed where code should be is an error, not a
+/// `SOURCE_BYTES`: a FIFO or a device placed where code should be is an error, not a
 /// hang.
 pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
     read_regular_file(path, SOURCE_BYTES)

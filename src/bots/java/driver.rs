@@ -108,7 +108,7 @@ pub(super) const JVM_START_FAILURES: &[&str] = &[
     "Failed to start thread",
 ];
 
-/// The least memory limit under which [`memory_flags`] leaves the heap its minimum, in
+/// The least memory limit under which `memory_flags` leaves the heap its minimum, in
 /// MiB: the least a JVM is expected to start under.
 pub fn min_memory_mb() -> u64 {
     (JVM_OVERHEAD_MB..)

@@ -53,7 +53,7 @@ const COORDS: [(u8, u8); POINTS] = {
 };
 
 /// One of the 33 playable points. Always valid: it can only be made from a playable
-/// coordinate or an index below [`POINTS`], so bit operations on it never overflow.
+/// coordinate or an index below `POINTS`, so bit operations on it never overflow.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Point(u8);
 
@@ -243,7 +243,7 @@ const REBEL_STEPS: [u64; POINTS] = {
     t
 };
 
-/// The neighbour of `p` along direction `d` (an index into [`DIRS`]), if a line leads there.
+/// The neighbour of `p` along direction `d` (an index into `DIRS`), if a line leads there.
 #[inline]
 pub fn step(p: Point, d: usize) -> Option<Point> {
     match STEP[p.index()].get(d) {

@@ -2,7 +2,7 @@
 //! the fortress, 2 officers try to capture them.
 //!
 //! - [`board`]: points, bitboards, line tables, the position and its text forms;
-//! - [`moves`]: moves, generation, unchecked play, the end rules, fast perft;
+//! - `moves`: moves, generation, unchecked play, the end rules, fast perft;
 //! - [`parse`]: a bot's JSON reply to a checked move or a typed illegal reason.
 //!
 //! The [`Game`] implementation glues them together for the referee; searchers use the

@@ -3,7 +3,7 @@
 //! of the mover hits one living enemy unit; the player who destroys the other army wins,
 //! and the margin is the health it has left. Any illegal reply loses.
 //!
-//! - [`state`]: units, positions, the course's state string `hA0,dA0,...;hB0,...;S;`;
+//! - `state`: units, positions, the course's state string `hA0,dA0,...;hB0,...;S;`;
 //! - [`parse`]: a bot's JSON reply to a checked move or a typed illegal reason.
 //!
 //! Role `a` is the state string's starting player and moves first; role `b` is the other.

@@ -16,7 +16,7 @@ pub struct Move(u8);
 
 impl Move {
     /// The move on `(row, col)`, if the cell is on the board (it may be occupied: only
-    /// [`parse_move`] and the generator check that).
+    /// `parse_move` and the generator check that).
     pub fn at(row: usize, col: usize) -> Option<Move> {
         (row < SIZE && col < SIZE).then(|| Move((row * SIZE + col) as u8))
     }

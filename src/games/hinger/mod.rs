@@ -32,7 +32,7 @@ pub enum Starts {
     /// Game number `start` starts from `boards[start % boards.len()]` (never empty).
     Boards(Vec<State>),
     /// Game number `start` starts from a binary board drawn from `(seed, start)` with
-    /// [`random_grid`]: each cell holds a counter with probability `density`.
+    /// `random_grid`: each cell holds a counter with probability `density`.
     Random {
         /// Rows of every board.
         rows: usize,
@@ -101,7 +101,7 @@ impl Hinger {
     }
 
     /// Game number `start` from a random binary `rows` x `cols` board with cell density
-    /// `density` (0..=1), drawn from `seed` and `start` (see [`start_seed`]): the two games
+    /// `density` (0..=1), drawn from `seed` and `start` (see `start_seed`): the two games
     /// of a role-swapped pair share a start number and so a board. A board that comes out
     /// empty is redrawn (up to 64 times) unless `density` is 0.
     pub fn random_starts(
@@ -121,7 +121,7 @@ impl Hinger {
         })
     }
 
-    /// Every game from one random binary grid: see [`random_grid`].
+    /// Every game from one random binary grid: see `random_grid`.
     pub fn random(rows: usize, cols: usize, density: f64, seed: u64) -> Result<Hinger, BoardError> {
         Hinger::new(random_grid(rows, cols, density, seed))
     }

@@ -13,7 +13,7 @@ use crate::games::wire::{PairError, excerpt, integer_pair};
 use serde_json::Value;
 
 /// A move: take one counter from `(row, col)`. Checked moves come from the generator and
-/// [`parse_move`] only.
+/// `parse_move` only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
     row: usize,

@@ -6,7 +6,7 @@
 //! last action; the score must be the exact minimax value, and the plan's own end score
 //! must be that score; without pruning the node count must equal the full tree's
 //! non-terminal nodes, and with pruning it must be smaller wherever a cut is possible.
-//! The reference counts follow the rules page's convention ([`reference()`]).
+//! The reference counts follow the rules page's convention (`reference()`).
 
 mod answer;
 mod reference;

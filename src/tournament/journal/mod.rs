@@ -17,8 +17,8 @@
 //!
 //! A game line of format 4 (the one written now) is compact: the fields a reader looks for
 //! in plain JSON, the moves, boards, logs and failure detail packed column-wise and
-//! compressed (see [`compact`](super::compact) for the encoding and for the one loss, times kept to the
-//! microsecond). Every reader decodes game lines through [`decode_game`].
+//! compressed (see `compact` for the encoding and for the one loss, times kept to the
+//! microsecond). Every reader decodes game lines through `decode_game`.
 //!
 //! Older formats are still read by [`load`] (`arbiter table`) and [`for_each_record`]:
 //! format 3 (each game line the whole record as JSON), format 1 (before the plan held the

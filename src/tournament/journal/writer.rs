@@ -193,7 +193,7 @@ impl Journal {
         self.append_line(&line(self.version, id, record))
     }
 
-    /// Appends a line made by [`line()`](super::line) and flushes it: [`Journal::append`] for a line
+    /// Appends a line made by `line()` and flushes it: [`Journal::append`] for a line
     /// made elsewhere (on the thread that played the game).
     pub fn append_line(&mut self, line: &str) -> Result<(), Error> {
         let io = |source| Error::Io {
