@@ -28,8 +28,7 @@
 //! in `jail::prepare` (its private copy) and [`jail::entrants`] (other teams' files and
 //! the results it never sees).
 
-#![warn(unreachable_pub)]
-#![warn(missing_docs)]
+#![warn(unreachable_pub, missing_docs)]
 
 pub mod bots;
 pub mod class;

@@ -339,6 +339,7 @@ fn without_tests(text: &str) -> String {
     while let Some(at) = rest.find("#[cfg(test)]") {
         out.push_str(&rest[..at]);
         let item = &rest[at..];
+        // The item ends at its first `;` before any brace, or at its braces' close.
         let Some(open) = item.find(['{', ';']) else {
             return out;
         };

@@ -16,6 +16,7 @@ mod confinement;
 mod differential;
 mod differential_java;
 mod games;
+mod golden;
 mod grade_book;
 mod hostile_files;
 mod hostile_submissions;
