@@ -1,8 +1,7 @@
 //! Outputs kept from a build before the house's rooms moved (tests/data/golden/), that a
 //! change of the code's layout must leave byte for byte as they were: every command's
 //! `--help`, and the tables, report (with its SVG plots) and feedback of a league of
-//! built-ins (whose games a
-//! seed decides whatever the machine's speed).
+//! built-ins (whose games a seed decides whatever the machine's speed).
 
 use crate::common::{arbiter, run};
 use std::path::{Path, PathBuf};
