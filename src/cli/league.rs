@@ -112,7 +112,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
     // A bad roster is known before any game; a good one is kept in the folder once it
     // matches the league's teams.
     let mut roster = match &args.roster {
-        Some(path) => Some(crate::class::roster::read_roster(path)?),
+        Some(path) => Some(crate::class::read_roster(path)?),
         None => None,
     };
     if roster.is_none() && args.options.force_new {
@@ -128,7 +128,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
     )?;
     if let (Some(path), Some(roster)) = (&args.roster, &mut roster) {
         let non_scoring = &args.options.non_scoring;
-        let teams = crate::class::roster::Teams {
+        let teams = crate::class::Teams {
             marked: entries
                 .entrants
                 .iter()

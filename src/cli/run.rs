@@ -255,8 +255,8 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
         }
         let path = base.join(roster.get_ref());
         let at = |e: Error| config.error_at(roster.span(), e.to_string());
-        let mut kept = crate::class::roster::read_roster(&path).map_err(at)?;
-        let teams = crate::class::roster::Teams {
+        let mut kept = crate::class::read_roster(&path).map_err(at)?;
+        let teams = crate::class::Teams {
             marked: tournament
                 .entrants
                 .iter()

@@ -88,7 +88,7 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
                 args.dir.display()
             )));
         }
-        let mut roster = crate::class::roster::read_roster(path)?;
+        let mut roster = crate::class::read_roster(path)?;
         if let Some(plan) = &plan {
             let non_scoring = match args.non_scoring.is_empty() {
                 true => plan.non_scoring(),
@@ -105,7 +105,7 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
                         .map(|l| (l.name.clone(), entry(&l.entry))),
                 )
                 .collect();
-            let teams = crate::class::roster::Teams {
+            let teams = crate::class::Teams {
                 marked: plan
                     .bots
                     .iter()

@@ -5,7 +5,7 @@
 
 use super::model::Report;
 use super::numbers::{fixed, num};
-pub use crate::class::roster::{ROSTER_FILE, Roster, keep_roster, match_teams};
+pub use crate::class::{ROSTER_FILE, Roster, keep_roster, match_teams};
 use crate::error::Error;
 use crate::record::{GameSummary, both_failed_part, failure_words};
 use std::path::Path;
@@ -154,7 +154,7 @@ pub(super) fn bot_results(report: &Report) -> Vec<TeamResult> {
     results
 }
 
-use crate::class::roster::same_team;
+use crate::class::same_team;
 
 /// `results` and, after them, a result for every team of `roster` with none: a bot of
 /// `report` kept out of the marks, which has no mark; else mark 0, "no submission".

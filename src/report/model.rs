@@ -35,7 +35,7 @@ pub(crate) struct Report<'a> {
     pub non_scoring: Vec<String>,
     /// The class list kept in the tournament's folder: its teams with no bot are listed
     /// too, mark 0.
-    pub roster: Option<crate::class::roster::Roster>,
+    pub roster: Option<crate::class::Roster>,
     pub table: LeagueTable,
     pub pairings: Vec<Pairing>,
     /// `points[i][j]`: the points bot i scored against bot j.
