@@ -1,3 +1,6 @@
+//! A game's record and summary: the short detail of a failure, its headline, the replay
+//! digest, and where faults fall.
+
 use super::*;
 
 fn record(reason: &str, detail: Option<&str>, moves: Vec<MoveRecord>) -> GameRecord {

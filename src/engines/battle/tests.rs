@@ -1,3 +1,5 @@
+//! Battle's minimax against a brute-force search of small armies, and its node counts.
+
 use super::*;
 use crate::games::Game;
 use crate::games::battle::{RandomArmies, Unit};

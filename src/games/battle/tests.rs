@@ -1,3 +1,5 @@
+//! Minimax Battle's rules: armies, attacks, the end of a game and its wire moves.
+
 use super::*;
 use crate::games::ReasonCode;
 

@@ -1,3 +1,6 @@
+//! League points, marks and tables counted from game summaries: ties, role swaps, marks
+//! relative to the winner, head-to-head and left-out bots.
+
 use super::*;
 use crate::record::shared;
 
