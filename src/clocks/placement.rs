@@ -20,7 +20,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub(crate) use crate::jail::cpus::process_cpus;
+use crate::jail::cpus::process_cpus;
 
 /// How many cores this process may use: its CPU set, and a cgroup's CPU quota where one
 /// is set, as the standard library counts them (read once). `-j` defaults to it.

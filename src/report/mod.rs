@@ -32,7 +32,7 @@ use crate::stats::elo::Anchor;
 use crate::stats::league::LeagueTable;
 use crate::tournament::journal::{self, Loaded};
 use crate::tournament::tally::Tally;
-pub(crate) use crate::untrusted::file::{write_atomic, write_atomic_with};
+use crate::untrusted::file::{write_atomic, write_atomic_with};
 use model::{GameSource, Report};
 use std::path::{Path, PathBuf};
 

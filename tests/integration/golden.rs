@@ -12,15 +12,16 @@ fn golden() -> PathBuf {
 
 /// The first line where `got` and `want` part, for a readable failure.
 fn first_difference(got: &str, want: &str) -> String {
-    let (mut got_lines, mut want_lines) = (got.lines(), want.lines());
-    for n in 1.. {
-        match (got_lines.next(), want_lines.next()) {
-            (None, None) => return "the same lines, other line ends".to_string(),
-            (g, w) if g != w => return format!("line {n}:\n  now: {g:?}\n  was: {w:?}"),
-            _ => {}
-        }
-    }
-    unreachable!()
+    let (got, want): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    let at = (0..got.len().max(want.len()))
+        .find(|&i| got.get(i) != want.get(i))
+        .unwrap_or(got.len());
+    format!(
+        "line {}:\n  now: {:?}\n  was: {:?}",
+        at + 1,
+        got.get(at),
+        want.get(at)
+    )
 }
 
 fn assert_same(what: &str, got: &str, want: &str) {
