@@ -57,8 +57,8 @@ pub enum FailureKind {
     FileSize,
     /// A program run once per move left no output file, or one that is not a board.
     BadOutput,
-    /// No reply while the machine kept the bot from running (`runqueue`): no fault of
-    /// the bot's, and no result; a league plays the game again.
+    /// No reply while the machine kept the bot from running ([`crate::clocks::runqueue`]): no fault
+    /// of the bot's, and no result; a league plays the game again.
     MachineLoad,
 }
 
@@ -119,7 +119,7 @@ pub struct TurnReply<M> {
     /// monotonic clock, less what [`TurnReply::waited`] gave back and any pause of the run.
     pub elapsed: Duration,
     /// The time the machine kept the bot from running during the turn, given back to it
-    /// (`runqueue`): zero for most turns.
+    /// ([`crate::clocks::runqueue`]): zero for most turns.
     pub waited: Duration,
 }
 
@@ -158,13 +158,13 @@ pub trait Player<G: Game>: Send {
         false
     }
     /// Moves the bot's processes onto the game's CPU, beside the referee (see
-    /// `placement`); from then on the bot must not spin while it waits, as it would
-    /// take the CPU from the side it waits for. False when there is nothing to move.
+    /// [`crate::clocks::placement`]); from then on the bot must not spin while it waits, as it
+    /// would take the CPU from the side it waits for. False when there is nothing to move.
     fn place(&mut self, _placement: &crate::clocks::placement::Placement) -> bool {
         false
     }
     /// The bot's processes as one group to stop while the other side is to move
-    /// (`freeze`); `None` for a bot with no process between its turns.
+    /// ([`crate::clocks::freeze`]); `None` for a bot with no process between its turns.
     fn freezer(&self) -> Option<crate::clocks::freeze::Freezer> {
         None
     }

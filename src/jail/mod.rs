@@ -3,7 +3,7 @@
 //!
 //! A confined bot is started as `arbiter-jail confine JAIL` ([`helper`]): the build's second
 //! program, beside arbiter, builds the jail in a fresh single-threaded process
-//! (`jail::enter`) and `exec`s the bot's program in it; where that program is missing or
+//! (`inside::enter`) and `exec`s the bot's program in it; where that program is missing or
 //! of another build, arbiter itself does, run again as `arbiter confine JAIL`. The referee
 //! prepares what the jail holds (`prepare`): the bot's private folder with a copy of its
 //! own files (never another entrant's files, nor the run's results: [`entrants`]), the
@@ -47,7 +47,7 @@ pub use command::{
     CommandSpec, Confinement, DEFAULT_BUILD_S, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS,
     Limits, SandboxMode, find_program,
 };
-pub use launch::{Launch, launch};
+pub use launch::{Launch, StartError, launch};
 pub use prepare::Prepared;
 pub(crate) use prepare::prepare;
 pub(crate) use report::{JailRefused, JailReport};

@@ -164,9 +164,9 @@ pub(crate) fn sprt_csv(history: &[SprtStatus]) -> Vec<u8> {
     csv_bytes(header, rows)
 }
 
-/// standings.csv: the league table with per-role results, the marks when `marks` (a
-/// league's; a gauntlet's or an SPRT's would compare nothing), and a row for every entry `left_out` (no games, mark 0, the reason in
-/// the `left_out` column), so that no team is missing from the table.
+/// standings.csv: the league table with per-role results, the marks when `marks` (a league's; a
+/// gauntlet's or an SPRT's would compare nothing), and a row for every entry `left_out` (no games,
+/// mark 0, the reason in the `left_out` column), so that no team is missing from the table.
 pub(crate) fn standings_csv_with(
     roles: &[String],
     table: &[Standing],

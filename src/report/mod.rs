@@ -187,9 +187,9 @@ pub(crate) fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error>
     feedback::write_marks(dir, report)
 }
 
-/// Writes every table of `dir` (`write_all_tables`) from `games` under `plan`, with the
-/// marks leaving out the plan's non-scoring bots; of an SPRT (`sprt`: the test after each counted pair, so that the
-/// tables count the pairs it counted) or with Elo relative to `anchor`.
+/// Writes every table of `dir` (`write_all_tables`) from `games` under `plan`, with the marks
+/// leaving out the plan's non-scoring bots; of an SPRT (`sprt`: the test after each counted pair,
+/// so that the tables count the pairs it counted) or with Elo relative to `anchor`.
 pub fn write_tables_with(
     dir: &Path,
     plan: &journal::Plan,

@@ -75,9 +75,9 @@ pub fn run_once(
     run_once_then(command, folder, limit, outputs, |_| {})
 }
 
-/// [`run_once`], run again ([`crate::clocks::runqueue::again_while_late`]) while the machine's load keeps the program from running until its stretched
-/// deadline ([`Exit::MachineLate`]): for a program whose one run is the whole verdict (a
-/// solver on a case), which the load must not decide.
+/// [`run_once`], run again ([`crate::clocks::runqueue::again_while_late`]) while the machine's load
+/// keeps the program from running until its stretched deadline ([`Exit::MachineLate`]): for a
+/// program whose one run is the whole verdict (a solver on a case), which the load must not decide.
 pub(crate) fn run_once_fairly(
     command: &CommandSpec,
     folder: Option<&Path>,

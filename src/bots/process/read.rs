@@ -95,8 +95,8 @@ impl Running {
     ///
     /// The deadline moves by the time arbiter was stopped (Ctrl-Z: so was the bot) and by
     /// the time the machine kept the bot waiting for a CPU (`clocks::runqueue`), which
-    /// [`Running::given`] then holds; past [`runqueue::MAX_STRETCH`] times the limit, a
-    /// bot still kept waiting so is [`Got::MachineLate`].
+    /// [`Running::given`] then holds; past [`crate::clocks::runqueue::MAX_STRETCH`] times
+    /// the limit, a bot still kept waiting so is [`Got::MachineLate`].
     pub(super) fn next(&mut self, asked: Instant, deadline: Instant) -> Got {
         let mut exited_at: Option<Instant> = None;
         let mut clock = MoveClock::new(asked, deadline, self.pgid.as_raw_nonzero().get());
