@@ -11,6 +11,10 @@
 //!   `setsid` and `setpgid`), cannot signal the helper (Landlock's signal scope: the helper
 //!   is outside the bot's domain), and dies with it (`PR_SET_PDEATHSIG`).
 //!
+//! At both levels the helper is tied to arbiter's life ([`tie_to_arbiter`]): however arbiter
+//! ends (SIGKILL, the OOM killer, a crash), the helper sees it end, kills the bot and all it
+//! started, and ends too. Nothing a bot starts outlives the run that started it.
+//!
 //! At both levels the helper watches the bot's private folder against its disk cap
 //! ([`super::caps::DiskCap`]): past it, the bot is killed, the helper says why on the bot's
 //! stderr and ends by `SIGXFSZ`, which the referee reads as `file_size`.
@@ -18,7 +22,7 @@
 use super::caps::DiskCap;
 use super::plan::{Jail, SETUP_FAILED, StepFailed};
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{BorrowedFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 /// How often the private folder is measured at least (more often costs the helper time
@@ -62,6 +66,67 @@ pub(crate) fn stay_beside(jail: &Jail) -> Result<(), StepFailed> {
             end_as(end)
         }
     }
+}
+
+/// arbiter, the helper's parent, as a pidfd that polls readable once arbiter has ended; -1
+/// before [`tie_to_arbiter`], or on a kernel without pidfds (then `ARBITER_PID` is looked
+/// at instead).
+static ARBITER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// arbiter's pid, as the helper first saw its parent (0 before [`tie_to_arbiter`]).
+static ARBITER_PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The helper's first step: ties it to the life of arbiter, its parent. A pidfd of the
+/// parent *process* (not `PR_SET_PDEATHSIG`, which fires when the parent's *thread* ends:
+/// arbiter starts bots from threads that end before their bots do). Where the kernel has
+/// no pidfds (before Linux 5.3), `PR_SET_PDEATHSIG` it is, and the parent's pid is looked
+/// at while the helper waits. Fails when arbiter has already ended.
+pub(crate) fn tie_to_arbiter() -> Result<(), StepFailed> {
+    use std::sync::atomic::Ordering::SeqCst;
+    // SAFETY: plain system calls; the descriptor returned is ours (close-on-exec: the
+    // kernel sets it on every pidfd).
+    let parent = unsafe { libc::getppid() };
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, parent, 0) };
+    if pidfd < 0 {
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+            .map_err(|e| StepFailed(format!("die with arbiter: {e}")))?;
+    }
+    // A parent that ended before the pidfd was opened is no longer the parent (and its pid
+    // may be another process's by now): the helper was orphaned, and stops here.
+    if unsafe { libc::getppid() } != parent {
+        return Err(StepFailed("arbiter ended before the jail was built".into()));
+    }
+    ARBITER.store(pidfd as i32, SeqCst);
+    ARBITER_PID.store(parent, SeqCst);
+    Ok(())
+}
+
+/// Whether arbiter, the helper's parent, has ended (false before [`tie_to_arbiter`]).
+fn arbiter_ended(pidfd: Option<BorrowedFd<'_>>) -> bool {
+    use std::sync::atomic::Ordering::SeqCst;
+    let parent = ARBITER_PID.load(SeqCst);
+    match pidfd {
+        Some(fd) => {
+            let mut fds = [rustix::event::PollFd::new(
+                &fd,
+                rustix::event::PollFlags::IN,
+            )];
+            let zero = rustix::event::Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            rustix::event::poll(&mut fds, Some(&zero)).is_ok_and(|n| n > 0)
+        }
+        // SAFETY: a plain system call.
+        None => parent != 0 && unsafe { libc::getppid() } != parent,
+    }
+}
+
+/// arbiter's pidfd, once tied.
+fn arbiter_pidfd() -> Option<BorrowedFd<'static>> {
+    let fd = ARBITER.load(std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: the descriptor stays open for the helper's whole life (never closed).
+    (fd >= 0).then(|| unsafe { BorrowedFd::borrow_raw(fd) })
 }
 
 /// The helper's pid, in the bot's process at level 2 (0 elsewhere).
@@ -115,15 +180,18 @@ enum End {
     Exited(i32),
     /// Killed at its disk cap, for this reason.
     Capped(String),
+    /// Killed because arbiter ended: nobody waits for its end.
+    Orphaned,
 }
 
 /// Waits for `child` (the bot, or the namespace's init), reaping every other child that
-/// ends meanwhile (orphans the subreaper inherited), and measuring the private folder
-/// against `cap`.
+/// ends meanwhile (orphans the subreaper inherited), measuring the private folder against
+/// `cap`, and killing `child` if arbiter ends first.
 fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
     // SAFETY: pidfd_open takes a pid and flags; the descriptor returned is ours.
     let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child, 0) };
     let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as i32) });
+    let arbiter = arbiter_pidfd();
     let mut next_check = Instant::now() + DISK_CHECK;
     loop {
         loop {
@@ -137,12 +205,20 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
                 break;
             }
         }
+        if arbiter_ended(arbiter) {
+            // SAFETY: the child is ours and not reaped: its pid is not reused. (At level 1
+            // it is the namespace's init: the kernel kills the whole namespace with it.)
+            unsafe { libc::kill(child, libc::SIGKILL) };
+            let mut status = 0;
+            unsafe { libc::waitpid(child, &mut status, 0) };
+            return End::Orphaned;
+        }
         if let Some(cap) = &cap
             && Instant::now() >= next_check
         {
             let started = Instant::now();
             if let Some(why) = cap.breached(&jail.private) {
-                // SAFETY: the child is ours and not reaped: its pid is not reused.
+                // SAFETY: as above.
                 unsafe { libc::kill(child, libc::SIGKILL) };
                 let mut status = 0;
                 unsafe { libc::waitpid(child, &mut status, 0) };
@@ -155,9 +231,12 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
             Some(_) => next_check.saturating_duration_since(Instant::now()),
             None => Duration::from_secs(3600),
         };
-        match &pidfd {
-            Some(fd) => {
-                let mut fds = [rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN)];
+        match (&pidfd, arbiter) {
+            (Some(fd), Some(arbiter)) => {
+                let mut fds = [
+                    rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN),
+                    rustix::event::PollFd::new(&arbiter, rustix::event::PollFlags::IN),
+                ];
                 let timeout = rustix::event::Timespec::try_from(wait.max(Duration::from_millis(1)))
                     .unwrap_or(rustix::event::Timespec {
                         tv_sec: 3600,
@@ -166,7 +245,7 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
                 let _ = rustix::event::poll(&mut fds, Some(&timeout));
             }
             // A kernel without pidfds (before Linux 5.3): looked at every few milliseconds.
-            None => std::thread::sleep(wait.min(Duration::from_millis(5))),
+            _ => std::thread::sleep(wait.min(Duration::from_millis(5))),
         }
     }
 }
@@ -249,6 +328,7 @@ pub(super) fn release_stdio(keep_stderr: bool) {
 fn end_as(end: End) -> ! {
     let status = match end {
         End::Exited(status) => status,
+        End::Orphaned => std::process::exit(SETUP_FAILED),
         End::Capped(why) => {
             eprintln!("{why}");
             // No core of the helper's own.

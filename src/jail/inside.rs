@@ -44,6 +44,7 @@ pub(crate) fn enter(jail: &Jail) -> StepFailed {
 }
 
 fn enter_steps(jail: &Jail) -> Result<std::convert::Infallible, StepFailed> {
+    super::beside::tie_to_arbiter()?;
     // Descriptors arbiter inherited from its caller (a shell's, a job runner's) are not
     // the bot's: they close at its `exec` (not before: the report is written until then).
     // SAFETY: close_range takes plain integers.
