@@ -17,6 +17,17 @@
 //!   most the CPU time the bot's tasks left unused on the CPUs they may run on (their
 //!   count times the wall time, less the CPU time all of the bot's tasks used, reaped
 //!   children included). A bot that keeps its CPUs busy itself is given nothing back.
+//! - A bot's own tasks can also keep each other waiting on CPUs they leave idle in part:
+//!   spinners at `nice 19` pinned to the bot's CPU, one sleeping task allowed on every CPU
+//!   (which makes the bot look as if it owned them all). What the bot cannot fake is the
+//!   busy time of the machine's CPUs (`/proc/stat`): the wait given back is at most the
+//!   CPU time that processes outside the bot and the referee used meanwhile on the CPUs
+//!   arbiter may use. On a machine otherwise quiet, nothing is given back.
+//! - Whatever is given back, a move is charged at least the CPU time the bot's own
+//!   processes used in it (since the first look; reaped children included), when that is
+//!   within the move's wall time: no number of processes, priority or affinity buys a
+//!   bot more CPU than its limit. (A bot that answers within its limit is charged its wall
+//!   time, as on the course's machine, however many CPUs it kept busy.)
 //! - The wait is the longest wait of one task, not the sum over tasks: threads waiting at
 //!   once do not add up to more than the wall time they waited.
 //! - The referee thread's own run-queue wait counts too (a reply the referee was kept from
@@ -108,6 +119,18 @@ pub(crate) struct Snapshot {
     referee: Counters,
     /// The CPUs the bot's tasks may run on: the most any of them may.
     cpus: usize,
+    /// The busy time of the CPUs this process may use, in nanoseconds (`/proc/stat`);
+    /// `None` where it cannot be read.
+    busy: Option<u64>,
+}
+
+/// What [`Snapshot::machine_wait`] found between two snapshots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Between {
+    /// The wait that was the machine's doing.
+    pub(crate) wait: Duration,
+    /// The CPU time the bot's own processes used.
+    pub(crate) bot_ran: Duration,
 }
 
 impl Snapshot {
@@ -121,6 +144,7 @@ impl Snapshot {
             reaped: Duration::ZERO,
             referee: own_counters().unwrap_or_default(),
             cpus: 1,
+            busy: machine_busy(),
         };
         let mut queue = vec![leader];
         let mut seen = 0usize;
@@ -172,26 +196,67 @@ impl Snapshot {
     /// doc): the longest run-queue wait of one task of the bot or of the referee thread (a
     /// reply written while the referee waited for a CPU is seen late by that much; the
     /// longer of the two, as they may have waited at once), at most the CPU time the bot's
-    /// tasks left unused, at most the wall time between the two snapshots (taken on the
-    /// same thread).
-    pub(crate) fn machine_wait(&self, later: &Snapshot) -> Duration {
+    /// tasks left unused, at most the CPU time others than the bot and the referee used on
+    /// the machine's CPUs, at most the wall time between the two snapshots (taken on the
+    /// same thread); and the CPU time the bot's processes used.
+    pub(crate) fn machine_wait(&self, later: &Snapshot) -> Between {
         let wall = later.at.saturating_duration_since(self.at);
-        let mut ran = later.reaped.saturating_sub(self.reaped).as_nanos() as u64;
+        let mut bot_ran = later.reaped.saturating_sub(self.reaped).as_nanos() as u64;
         let mut longest = 0u64;
         for (tid, now) in &later.tasks {
             // A task born meanwhile counts from its birth.
             let before = self.tasks.get(tid).copied().unwrap_or_default();
-            ran += now.ran.saturating_sub(before.ran);
+            bot_ran += now.ran.saturating_sub(before.ran);
             longest = longest.max(now.waited.saturating_sub(before.waited));
         }
         let referee = later.referee.waited.saturating_sub(self.referee.waited);
         // The referee's own work meanwhile is the bot's doing (reading what it floods its
         // output with): the CPU it took is no one else's.
-        ran += later.referee.ran.saturating_sub(self.referee.ran);
+        let ran = bot_ran + later.referee.ran.saturating_sub(self.referee.ran);
         let capacity = wall.as_nanos() as u64 * later.cpus.max(self.cpus) as u64;
         let unused = capacity.saturating_sub(ran);
-        Duration::from_nanos(longest.max(referee).min(unused)).min(wall)
+        // Only the load of others keeps a bot waiting for the machine's sake.
+        let others = match (self.busy, later.busy) {
+            (Some(before), Some(now)) => now.saturating_sub(before).saturating_sub(ran),
+            _ => u64::MAX,
+        };
+        Between {
+            wait: Duration::from_nanos(longest.max(referee).min(unused).min(others)).min(wall),
+            bot_ran: Duration::from_nanos(bot_ran),
+        }
     }
+}
+
+/// The busy time of the CPUs this process may use, in nanoseconds: each one's user, nice,
+/// system, interrupt and stolen time in `/proc/stat` (counted in clock ticks, of 10 ms
+/// where `USER_HZ` is 100).
+fn machine_busy() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let cpus = crate::jail::cpus::process_cpus();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as u64 } else { 100 };
+    let mut ticks = 0u64;
+    let mut any = false;
+    for line in stat.lines() {
+        let Some(rest) = line.strip_prefix("cpu") else {
+            break;
+        };
+        let mut fields = rest.split_whitespace();
+        let Some(cpu) = fields.next().and_then(|n| n.parse::<usize>().ok()) else {
+            // The first line, the sum of all CPUs.
+            continue;
+        };
+        if cpu >= rustix::thread::CpuSet::MAX_CPU || !cpus.is_set(cpu) {
+            continue;
+        }
+        let values: Vec<u64> = fields.filter_map(|f| f.parse().ok()).collect();
+        // user nice system idle iowait irq softirq steal (guest time is in user's).
+        let busy = |i: usize| values.get(i).copied().unwrap_or(0);
+        ticks += busy(0) + busy(1) + busy(2) + busy(5) + busy(6) + busy(7);
+        any = true;
+    }
+    any.then(|| ticks.saturating_mul(1_000_000_000 / hz))
 }
 
 fn read_counters(path: &std::path::Path) -> Option<Counters> {
@@ -283,9 +348,20 @@ impl Watch {
     /// waiting for the reply, so its wait is a reply seen late); what is given back in all
     /// (zero below `threshold`).
     pub(crate) fn measure(&mut self, leader: i32, threshold: Duration) -> Duration {
+        let mut own_floor = None;
         let wait = match &self.first {
             Some(first) => match Snapshot::take(leader) {
-                Some(now) => first.machine_wait(&now),
+                Some(now) => {
+                    let between = first.machine_wait(&now);
+                    // What is given back never leaves the move charged less than the CPU
+                    // time the bot used since the first look.
+                    own_floor = Some(
+                        now.at
+                            .saturating_duration_since(self.started)
+                            .saturating_sub(between.bot_ran),
+                    );
+                    between.wait
+                }
                 None => return self.given,
             },
             None => match (self.own, own_counters()) {
@@ -298,6 +374,9 @@ impl Watch {
         };
         if wait >= threshold {
             self.given = self.given.max(wait);
+        }
+        if let Some(most) = own_floor {
+            self.given = self.given.min(most);
         }
         self.given
     }
@@ -317,6 +396,7 @@ mod tests {
             reaped: Duration::ZERO,
             referee: Counters::default(),
             cpus,
+            busy: None,
         }
     }
 
@@ -332,7 +412,10 @@ mod tests {
             1,
             &[(10, 500 * MS, 1000 * MS)],
         );
-        assert_eq!(before.machine_wait(&after), Duration::from_millis(1000));
+        assert_eq!(
+            before.machine_wait(&after).wait,
+            Duration::from_millis(1000)
+        );
     }
 
     #[test]
@@ -344,7 +427,48 @@ mod tests {
         let mut tasks = vec![(10, 200 * MS, 800 * MS)];
         tasks.extend((11..19).map(|tid| (tid, 225 * MS, 775 * MS)));
         let after = snapshot(t0 + Duration::from_secs(1), 2, &tasks);
-        assert_eq!(before.machine_wait(&after), Duration::ZERO);
+        assert_eq!(before.machine_wait(&after).wait, Duration::ZERO);
+    }
+
+    #[test]
+    fn a_bots_own_tasks_on_a_quiet_machine_are_given_nothing_whatever_their_affinity() {
+        let t0 = Instant::now();
+        // One sleeping task allowed on both CPUs, a main task and spinners at nice 19 on
+        // one CPU: the main task waited 0.9 s of 1.5 s, and the bot's tasks ran 1.4 s.
+        let mut before = snapshot(t0, 2, &[(10, 0, 0), (11, 0, 0), (12, 0, 0)]);
+        let mut after = snapshot(
+            t0 + Duration::from_millis(1500),
+            2,
+            &[
+                (10, 100 * MS, 900 * MS),
+                (11, 1300 * MS, 200 * MS),
+                (12, 0, 0),
+            ],
+        );
+        // The machine's CPUs were busy for the bot's 1.4 s and no more.
+        before.busy = Some(5000 * MS);
+        after.busy = Some(6400 * MS);
+        let between = before.machine_wait(&after);
+        assert_eq!(between.wait, Duration::ZERO);
+        assert_eq!(between.bot_ran, Duration::from_millis(1400));
+        // Other programs' 300 ms on the CPUs is all that can be given back.
+        after.busy = Some(6700 * MS);
+        assert_eq!(before.machine_wait(&after).wait, Duration::from_millis(300));
+    }
+
+    #[test]
+    fn the_busy_time_of_the_machines_cpus_is_read() {
+        let Some(first) = machine_busy() else {
+            assert!(std::fs::read_to_string("/proc/stat").is_err());
+            return;
+        };
+        let until = Instant::now() + Duration::from_millis(100);
+        while Instant::now() < until {
+            std::hint::black_box(0u64);
+        }
+        // 100 ms of this thread's spinning, in ticks of 10 ms: some of it shows.
+        let second = machine_busy().unwrap();
+        assert!(second >= first + 20 * MS, "{first} then {second}");
     }
 
     #[test]
@@ -356,7 +480,7 @@ mod tests {
             4,
             &[(10, 400 * MS, 600 * MS), (11, 300 * MS, 500 * MS)],
         );
-        assert_eq!(before.machine_wait(&after), Duration::from_millis(600));
+        assert_eq!(before.machine_wait(&after).wait, Duration::from_millis(600));
     }
 
     #[test]
@@ -369,11 +493,14 @@ mod tests {
             &[(10, 80 * MS, 20 * MS)],
         );
         after.referee.waited = 300 * MS;
-        assert_eq!(before.machine_wait(&after), Duration::from_millis(300));
+        assert_eq!(before.machine_wait(&after).wait, Duration::from_millis(300));
         // Unless the bot's own processes held the CPU it shares with the referee.
         let mut hogging = snapshot(t0 + Duration::from_millis(500), 1, &[(10, 480 * MS, 0)]);
         hogging.referee.waited = 300 * MS;
-        assert_eq!(before.machine_wait(&hogging), Duration::from_millis(20));
+        assert_eq!(
+            before.machine_wait(&hogging).wait,
+            Duration::from_millis(20)
+        );
         // Or the referee itself, reading what the bot flooded its output with.
         let mut flooding = snapshot(
             t0 + Duration::from_millis(500),
@@ -381,7 +508,7 @@ mod tests {
             &[(10, 250 * MS, 250 * MS)],
         );
         flooding.referee.ran = 250 * MS;
-        assert_eq!(before.machine_wait(&flooding), Duration::ZERO);
+        assert_eq!(before.machine_wait(&flooding).wait, Duration::ZERO);
     }
 
     #[test]
@@ -412,7 +539,7 @@ mod tests {
         let t0 = Instant::now();
         let before = snapshot(t0, 1, &[(10, 5 * MS, MS)]);
         let after = snapshot(t0 + Duration::from_secs(2), 1, &[(10, 6 * MS, MS)]);
-        assert_eq!(before.machine_wait(&after), Duration::ZERO);
+        assert_eq!(before.machine_wait(&after).wait, Duration::ZERO);
     }
 
     #[test]

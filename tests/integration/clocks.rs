@@ -518,3 +518,137 @@ fn a_console_bot_kept_waiting_by_busy_processes_on_its_cpu_is_timed_without_the_
         "{ran:?}"
     );
 }
+
+/// A course bot that cheats the fair clocks: at its first move it forks `spinners` busy
+/// processes at nice 19 pinned to its own CPU (they wait in its run queue almost the whole
+/// time) and a sleeping process allowed on every CPU (as if it owned them all); then
+/// each move burns `cpu_s` of CPU time in its main process.
+fn course_clock_buyer(dir: &std::path::Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = format!(
+        r#"import os, time
+import randbot
+
+def _spin():
+    os.nice(19)
+    while True:
+        pass
+
+class Player(randbot.Player):
+    _armed = False
+    def _think(self):
+        if not Player._armed:
+            Player._armed = True
+            cpu = min(os.sched_getaffinity(0))
+            os.sched_setaffinity(0, {{cpu}})
+            for _ in range(3):
+                if os.fork() == 0:
+                    _spin()
+            if os.fork() == 0:
+                os.sched_setaffinity(0, set(range(os.cpu_count())))
+                time.sleep(3600)
+        start = time.process_time()
+        while time.process_time() - start < {cpu_s}:
+            pass
+    def play_rebel(self, board):
+        self._think()
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        self._think()
+        return super().play_officer(board)
+"#
+    );
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// The run-queue wait of a bot's own processes is not the machine's: a bot that keeps its
+/// own spinners waiting on its CPU, and spreads a sleeping process over every CPU, is given
+/// nothing back for it, and a move that burns three times its limit of CPU loses by
+/// `timeout`, at both levels, as an ordinary user.
+#[test]
+fn a_bot_that_makes_its_own_tasks_wait_buys_no_time() {
+    at_both_levels(|level, cpu| {
+        let dir = test_dir();
+        let rebel = course_clock_buyer(dir.path(), "Team87", 1.5);
+        let officer = course_quick(dir.path(), "Team88");
+        give_to_arbiter(dir.path());
+        let record = dir.path().join("game.json");
+        let (code, stdout, stderr) = run(on_cpu(
+            cpu,
+            &mut arbiter_cmd(
+                &[
+                    "play",
+                    "--sandbox",
+                    level,
+                    "--round-limit",
+                    "3",
+                    "--limit-ms",
+                    "500",
+                    "--rebel",
+                    rebel.to_str().unwrap(),
+                    "--officer",
+                    officer.to_str().unwrap(),
+                    "--record",
+                    record.to_str().unwrap(),
+                ],
+                &[],
+            ),
+        ));
+        let text = format!("{level}: {stdout}{stderr}");
+        assert_eq!(code, 0, "{text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["reason"], "timeout", "{text}\n{record}");
+        assert_eq!(record["winner"], "officer", "{text}\n{record}");
+        // Not one of its moves was accepted.
+        let rebel_moves = record["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["side"] == "rebel" && m["verdict"] != "failed")
+            .count();
+        assert_eq!(rebel_moves, 0, "{level}: {record}");
+    });
+}
+
+/// A bot whose own processes keep it waiting never makes its game `machine_load`: it never
+/// answers, it loses by `timeout`, and the league ends (exit 0) instead of stopping with
+/// exit 4 for "the machine's other programs".
+#[test]
+fn a_bot_whose_own_tasks_keep_it_waiting_cannot_stop_a_league() {
+    let dir = test_dir();
+    let stalling = course_clock_buyer(dir.path(), "Team89", 1000.0);
+    let quick = course_quick(dir.path(), "Team90");
+    give_to_arbiter(dir.path());
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(
+        &[
+            "league",
+            "--pairs",
+            "1",
+            "--round-limit",
+            "2",
+            "--limit-ms",
+            "300",
+            "-j",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            stalling.to_str().unwrap(),
+            quick.to_str().unwrap(),
+        ],
+        &[],
+    )));
+    let text = format!("{stdout}{stderr}");
+    assert_eq!(code, 0, "{text}");
+    let records = journal_records(&out);
+    assert_eq!(records.len(), 2, "{text}");
+    for (_, r) in &records {
+        assert_eq!(r.reason, "timeout", "{text}");
+        assert!(r.machine.replayed.is_empty(), "{text}");
+    }
+    assert!(text.contains("machine load: 0 games replayed"), "{text}");
+}
