@@ -190,14 +190,26 @@ pub fn play_started<G: Game>(
             on_event(Event::Started { state: &state });
             // While one side is to move, the other's bot is stopped (clocks::freeze).
             let freezers = [seats[0].freezer(), seats[1].freezer()];
+            // How the waiting bot failed during the last turn, if it did.
+            let escaped = std::cell::Cell::new(None);
             let mut play = |turn_of: &mut TurnOf<'_, G>| {
                 let mut held = |side: Side, position: &G::State| {
                     crate::clocks::freeze::hold(&freezers, side.index());
-                    turn_of(side, position)
+                    let turn = turn_of(side, position);
+                    // The waiting bot computed on the mover's time: it loses, whatever
+                    // the mover did with the time it had left.
+                    if let Some(ran) = freezers[1 - side.index()]
+                        .as_ref()
+                        .and_then(crate::clocks::freeze::Freezer::ran_while_frozen)
+                    {
+                        escaped.set(Some(crate::clocks::freeze::ran_while_frozen_failure(ran)));
+                    }
+                    turn
                 };
                 play_turns(
                     game,
                     &mut held,
+                    &escaped,
                     config,
                     &mut state,
                     &mut moves,
@@ -397,6 +409,7 @@ fn place_seats<G: Game>(seats: &mut [&mut dyn Player<G>; 2]) -> Option<Placement
 fn play_turns<G: Game>(
     game: &G,
     turn_of: &mut TurnOf<'_, G>,
+    waiting_failed: &std::cell::Cell<Option<Failure>>,
     config: &MatchConfig,
     state: &mut G::State,
     moves: &mut Vec<MoveRecord>,
@@ -417,6 +430,10 @@ fn play_turns<G: Game>(
         // illegal reply applies; a failure loses as on any turn.
         let side = game.side_to_move(state);
         let turn = turn_of(side, state);
+        if let Some(failure) = waiting_failed.take() {
+            let detail = format!("{}: {}", game.role_name(side.other()), failure.detail);
+            return (Outcome::win(side, failure.kind.code()), Some(detail));
+        }
         let time_ms = turn.elapsed.as_secs_f64() * 1000.0;
         if !turn.waited.is_zero() {
             waited.push(Waited {

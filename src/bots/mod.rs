@@ -57,6 +57,8 @@ pub enum FailureKind {
     FileSize,
     /// A program run once per move left no output file, or one that is not a board.
     BadOutput,
+    /// Used CPU time while it was frozen for its opponent's move ([`crate::clocks::freeze`]).
+    RanWhileFrozen,
     /// No reply while the machine kept the bot from running ([`crate::clocks::runqueue`]): no fault
     /// of the bot's, and no result; a league plays the game again.
     MachineLoad,
@@ -75,6 +77,7 @@ impl FailureKind {
             FailureKind::Cpu => "cpu",
             FailureKind::FileSize => "file_size",
             FailureKind::BadOutput => "bad_output",
+            FailureKind::RanWhileFrozen => "ran_while_frozen",
             FailureKind::MachineLoad => MACHINE_LOAD,
         }
     }

@@ -99,8 +99,9 @@ impl<G: Game> Player<G> for ProcessPlayer {
             Got::Message(_, FromBot::Ready { name }) => {
                 self.name = name.clone();
                 // Until its first turn, which may be a game away when it was started
-                // ahead, the bot idles.
+                // ahead, the bot idles, frozen.
                 run.set_waiting(true);
+                run.freezer.freeze();
                 self.run = Some(run);
                 return Ok(name);
             }
@@ -163,8 +164,18 @@ impl<G: Game> Player<G> for ProcessPlayer {
         game.write_turn(state, &mut self.line);
         let sent = Instant::now();
         let paused_before = crate::clocks::pause::paused();
+        // Frozen while the other side moved (or since its `ready`): a bot that computed
+        // meanwhile loses.
+        if let Some(ran) = run.freezer.ran_while_frozen() {
+            run.kill();
+            return TurnReply {
+                reply: Reply::Failed(crate::clocks::freeze::ran_while_frozen_failure(ran)),
+                elapsed: Duration::ZERO,
+                waited: Duration::ZERO,
+            };
+        }
         run.send_line(&self.line);
-        // Frozen while the other side moved: it goes on with its turn already to read.
+        // It goes on with its turn already to read.
         run.freezer.thaw();
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
@@ -244,7 +255,9 @@ impl<G: Game> Player<G> for ProcessPlayer {
             };
         };
         // Told first, so that its exit begins while it is moved off the game's CPU (a walk
-        // of its processes in /proc, a few tenths of a millisecond).
+        // of its processes in /proc, a few tenths of a millisecond); a bot frozen since
+        // its `ready` (a game that ended before its first turn) goes on to hear it.
+        run.freezer.thaw();
         run.send_end(end);
         if run.placed {
             // Its exit (an interpreter unmapping its memory) need not wait for the other

@@ -4,13 +4,30 @@
 //! processes cannot leave (the jail's filter refuses `setsid` and `setpgid`): `SIGSTOP` to
 //! the group stops them all at once, its helper included, and `SIGCONT` lets them go on.
 //!
+//! A stop is not a freeze: a bot can have itself continued (one-shot timers armed before the
+//! stop that send it SIGCONT during it), and kernel work it queued (a large read) runs on.
+//! So the tree's CPU time is read as it is stopped and again when its opponent has moved:
+//! a bot that used more than [`RAN_WHILE_FROZEN`] meanwhile computed on its opponent's time,
+//! and loses its game by `ran_while_frozen` ([`Freezer::ran_while_frozen`]). A bot is
+//! frozen from its `ready` (one started ahead for its next game too) until its first turn.
+//!
 //! `ARBITER_FREEZE=off` in arbiter's environment ([`DISABLE_VAR`]) leaves both bots running
 //! throughout, as before freezing: for measuring what freezing costs (benches/python.rs
 //! plays the same games both ways), and a way back should it ever be in the way.
 
 use rustix::process::{Pid, Signal};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The CPU time a frozen bot may still be seen to use: what its tasks run between the
+/// stop's signal and its taking effect, and what a blocked system call finishes, a few
+/// microseconds; well below what computing on the opponent's time takes (tenths of a
+/// second a move), and two clock ticks, where the kernel counts in ticks.
+pub const RAN_WHILE_FROZEN: Duration = Duration::from_millis(20);
+
+/// The tree's CPU time when it was frozen: unknown.
+const UNKNOWN: u64 = u64::MAX;
 
 /// Set to `off`, no bot is ever frozen: [`Freezer::freeze`] does nothing (read once).
 pub const DISABLE_VAR: &str = "ARBITER_FREEZE";
@@ -28,6 +45,8 @@ pub fn enabled() -> bool {
 pub struct Freezer {
     group: Pid,
     frozen: Arc<AtomicBool>,
+    /// The tree's CPU time in nanoseconds when it was last frozen ([`UNKNOWN`]: not read).
+    cpu_at_freeze: Arc<AtomicU64>,
     by_turn: bool,
 }
 
@@ -39,6 +58,7 @@ impl Freezer {
         Freezer {
             group,
             frozen: Arc::new(AtomicBool::new(false)),
+            cpu_at_freeze: Arc::new(AtomicU64::new(UNKNOWN)),
             by_turn: false,
         }
     }
@@ -60,7 +80,28 @@ impl Freezer {
             // ESRCH (the bot is gone) is its own affair: its turn will say so.
             super::pause::frozen_now(self.group.as_raw_nonzero().get(), true);
             let _ = rustix::process::kill_process_group(self.group, Signal::STOP);
+            let cpu = super::runqueue::tree_cpu(self.group.as_raw_nonzero().get());
+            self.cpu_at_freeze.store(
+                cpu.map_or(UNKNOWN, |c| c.as_nanos() as u64),
+                Ordering::Release,
+            );
         }
+    }
+
+    /// While the group is frozen: the CPU time its processes used since it was frozen,
+    /// when that is more than [`RAN_WHILE_FROZEN`] (a bot that had itself continued, or
+    /// left kernel work running); `None` otherwise, or where it cannot be read.
+    pub fn ran_while_frozen(&self) -> Option<Duration> {
+        if !self.frozen.load(Ordering::Acquire) {
+            return None;
+        }
+        let before = self.cpu_at_freeze.load(Ordering::Acquire);
+        if before == UNKNOWN {
+            return None;
+        }
+        let now = super::runqueue::tree_cpu(self.group.as_raw_nonzero().get())?;
+        let ran = now.saturating_sub(Duration::from_nanos(before));
+        (ran > RAN_WHILE_FROZEN).then_some(ran)
     }
 
     /// Lets the group's processes go on (nothing when they are running).
@@ -70,6 +111,18 @@ impl Freezer {
             let _ = rustix::process::kill_process_group(self.group, Signal::CONT);
         }
     }
+}
+
+/// The failure of a bot that used `ran` of CPU time while it was frozen.
+pub fn ran_while_frozen_failure(ran: Duration) -> crate::bots::Failure {
+    crate::bots::Failure::new(
+        crate::bots::FailureKind::RanWhileFrozen,
+        format!(
+            "used {} ms of CPU time while it was frozen for its opponent's move (it had \
+             itself continued, or left work running in the kernel)",
+            ran.as_millis()
+        ),
+    )
 }
 
 /// Before a turn of `mover`: the other seat's bot stops, the mover's goes on (now, or as
@@ -129,5 +182,37 @@ mod tests {
         }
         spinner.kill().unwrap();
         spinner.wait().unwrap();
+    }
+
+    #[test]
+    fn a_group_continued_behind_the_freezers_back_is_seen_to_have_run() {
+        use std::os::unix::process::CommandExt;
+        let mut spinner = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pid = Pid::from_raw(spinner.id() as i32).unwrap();
+        let freezer = Freezer::new(pid);
+        std::thread::sleep(Duration::from_millis(100));
+        freezer.freeze();
+        std::thread::sleep(Duration::from_millis(100));
+        // Stopped, it ran for nothing.
+        assert_eq!(freezer.ran_while_frozen(), None);
+        // Continued by a signal of its own: it runs while the freezer thinks it frozen.
+        rustix::process::kill_process_group(pid, Signal::CONT).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let ran = freezer.ran_while_frozen();
+        spinner.kill().unwrap();
+        spinner.wait().unwrap();
+        if super::super::runqueue::tree_cpu(std::process::id() as i32).is_none() {
+            // A kernel without scheduler statistics: nothing to read.
+            assert_eq!(ran, None);
+            return;
+        }
+        assert!(
+            ran.is_some_and(|r| r >= Duration::from_millis(50)),
+            "{ran:?}"
+        );
     }
 }

@@ -146,6 +146,13 @@ impl Snapshot {
             cpus: 1,
             busy: machine_busy(),
         };
+        snapshot.walk(leader)?;
+        Some(snapshot)
+    }
+
+    /// Adds the counters of the tree under `leader`; `None` when the leader is gone.
+    fn walk(&mut self, leader: i32) -> Option<()> {
+        let snapshot = self;
         let mut queue = vec![leader];
         let mut seen = 0usize;
         while let Some(pid) = queue.pop() {
@@ -189,7 +196,7 @@ impl Snapshot {
                 }
             }
         }
-        Some(snapshot)
+        Some(())
     }
 
     /// The wait between `self` and `later` that was the machine's doing (see the module's
@@ -257,6 +264,23 @@ fn machine_busy() -> Option<u64> {
         any = true;
     }
     any.then(|| ticks.saturating_mul(1_000_000_000 / hz))
+}
+
+/// The CPU time the processes of the tree under `leader` used so far (every task's, and
+/// their reaped children's); `None` where the kernel keeps no scheduler statistics or
+/// the leader is gone. The same walk as [`Snapshot::take`], without the machine's counters.
+pub(crate) fn tree_cpu(leader: i32) -> Option<Duration> {
+    let mut snapshot = Snapshot {
+        at: Instant::now(),
+        tasks: HashMap::new(),
+        reaped: Duration::ZERO,
+        referee: Counters::default(),
+        cpus: 1,
+        busy: None,
+    };
+    snapshot.walk(leader)?;
+    let ran: u64 = snapshot.tasks.values().map(|c| c.ran).sum();
+    Some(snapshot.reaped + Duration::from_nanos(ran))
 }
 
 fn read_counters(path: &std::path::Path) -> Option<Counters> {

@@ -652,3 +652,112 @@ fn a_bot_whose_own_tasks_keep_it_waiting_cannot_stop_a_league() {
     }
     assert!(text.contains("machine load: 0 games replayed"), "{text}");
 }
+
+/// A course bot that escapes its freeze: one-shot POSIX timers, armed before each reply,
+/// send it SIGCONT a millisecond apart for the next `span_ms`, and a thread of its own spins
+/// all along, pondering on its opponent's time. `arm_at_start`: the timers and the thread
+/// start with the player (before `ready`), as a bot started ahead for its next game would.
+fn course_freeze_escaper(
+    dir: &std::path::Path,
+    name: &str,
+    arm_at_start: bool,
+) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = format!(
+        r#"import ctypes, signal, threading
+import randbot
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+class _Sigevent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int),
+                ("notify", ctypes.c_int), ("rest", ctypes.c_int * 12)]
+
+class _Timespec(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
+
+class _Itimerspec(ctypes.Structure):
+    _fields_ = [("interval", _Timespec), ("value", _Timespec)]
+
+def _arm(span_ms):
+    for ms in range(1, span_ms + 1):
+        event = _Sigevent(signo=signal.SIGCONT, notify=0)
+        timer = ctypes.c_void_p()
+        if _libc.timer_create(1, ctypes.byref(event), ctypes.byref(timer)) != 0:
+            return
+        when = _Itimerspec()
+        when.value.sec, when.value.nsec = ms // 1000, (ms % 1000) * 1000000
+        _libc.timer_settime(timer, 0, ctypes.byref(when), None)
+
+def _ponder():
+    while True:
+        pass
+
+class Player(randbot.Player):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        threading.Thread(target=_ponder, daemon=True).start()
+        if {arm_at_start}:
+            _arm(3000)
+    def play_rebel(self, board):
+        _arm(1000)
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        _arm(1000)
+        return super().play_officer(board)
+"#,
+        arm_at_start = if arm_at_start { "True" } else { "False" }
+    );
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// A bot that has itself continued while frozen for its opponent's move (timers that send
+/// it SIGCONT) computes nothing on its opponent's time for long: it loses its game by
+/// `ran_while_frozen` at the end of the opponent's move, at both levels, as an ordinary
+/// user; also when it armed the timers before its `ready`, as a bot started ahead would.
+#[test]
+fn a_bot_that_thaws_itself_while_frozen_loses_by_ran_while_frozen() {
+    at_both_levels(|level, cpu| {
+        for arm_at_start in [false, true] {
+            let dir = test_dir();
+            let escaper = course_freeze_escaper(dir.path(), "Team91", arm_at_start);
+            let thinker = course_thinker(dir.path(), "Team92", 0.3);
+            give_to_arbiter(dir.path());
+            let record = dir.path().join("game.json");
+            let (code, stdout, stderr) = run(on_cpu(
+                cpu,
+                &mut arbiter_cmd(
+                    &[
+                        "play",
+                        "--sandbox",
+                        level,
+                        "--round-limit",
+                        "5",
+                        "--limit-ms",
+                        "3000",
+                        "--rebel",
+                        thinker.to_str().unwrap(),
+                        "--officer",
+                        escaper.to_str().unwrap(),
+                        "--record",
+                        record.to_str().unwrap(),
+                    ],
+                    &[],
+                ),
+            ));
+            let text = format!("{level}, armed at start: {arm_at_start}: {stdout}{stderr}");
+            assert_eq!(code, 0, "{text}");
+            let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+            assert_eq!(record["reason"], "ran_while_frozen", "{text}\n{record}");
+            assert_eq!(record["winner"], "rebel", "{text}\n{record}");
+            let detail = record["detail"].as_str().unwrap_or_default();
+            assert!(detail.starts_with("officer: used "), "{text}\n{record}");
+            // Caught at the first move it had the time of: the thinker's first or second.
+            assert!(record["plies"].as_u64().unwrap() <= 3, "{text}\n{record}");
+        }
+    });
+}
