@@ -574,18 +574,27 @@ mod tests {
             .process_group(0)
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
         let group = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
         // The shell and its `sleep`, which would outlive it holding the test's output.
         let end = |child: &mut std::process::Child| {
             let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
             child.wait().unwrap();
         };
-        let Some(snapshot) = Snapshot::take(child.id() as i32) else {
-            end(&mut child);
-            // A kernel without scheduler statistics: nothing to read.
-            assert!(std::fs::metadata("/proc/self/schedstat").is_err());
-            return;
+        // Read once the shell has spun 100 ms and started its `sleep` (a loaded machine
+        // gives it its CPU late).
+        let until = Instant::now() + Duration::from_secs(20);
+        let snapshot = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let Some(snapshot) = Snapshot::take(child.id() as i32) else {
+                end(&mut child);
+                // A kernel without scheduler statistics: nothing to read.
+                assert!(std::fs::metadata("/proc/self/schedstat").is_err());
+                return;
+            };
+            let shell = snapshot.tasks[&(child.id() as i32)];
+            if (shell.ran >= 100 * MS && snapshot.tasks.len() >= 2) || Instant::now() >= until {
+                break snapshot;
+            }
         };
         end(&mut child);
         // The shell and its `sleep`, each with its one task.
