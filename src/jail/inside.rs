@@ -9,7 +9,7 @@
 //! 2. (namespaces) a new root on a tmpfs: the system folders and the bot's runtime bound
 //!    read-only, its private folder read-write (also `/tmp`), a fresh `/proc`, a minimal
 //!    `/dev`; `pivot_root` into it, the old root detached, the new root made read-only;
-//! 3. as root, the bot's own uid: `nobody`, in the namespace as outside it;
+//! 3. as root, the bot's own uid (one claimed for it alone), in the namespace as outside it;
 //! 4. no new privileges, then Landlock: read and execute beneath the system folders and
 //!    the runtime, everything beneath the private folder, no TCP, no signal or abstract
 //!    socket outside its own domain;

@@ -24,7 +24,6 @@ const MAX_COPY_ENTRIES: usize = 10_000;
 /// The `PATH` of a confined bot: system folders, after its runtime's.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// The uid a bot runs as when arbiter runs as root.
-const NOBODY: u32 = 65534;
 
 /// A jail ready to start, and the folder it lives in (removed when dropped).
 pub struct Prepared {
@@ -33,6 +32,8 @@ pub struct Prepared {
     /// The environment the bot starts with, whole.
     pub env: BTreeMap<String, String>,
     _folder: super::leftovers::PrivateFolder,
+    /// As root, the claim on the bot's own uid, released once the bot is gone.
+    _uid: Option<std::fs::File>,
 }
 
 impl Prepared {
@@ -66,7 +67,15 @@ impl Prepared {
 /// [`super::entrants`]) and of the folders it carries, and the arguments naming them point
 /// at the copies.
 pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepared> {
-    let run_as = rustix::process::geteuid().is_root().then_some(NOBODY);
+    // As root, each bot runs as a uid of its own (claimed across arbiter processes, as the
+    // sandbox's are): the kernel's per-uid counts (`RLIMIT_NPROC`) are then per bot, so
+    // that a bot at its process cap cannot keep another bot, or another run, from starting
+    // a thread; and no bot can signal or read another's processes or folder.
+    let claim = match rustix::process::geteuid().is_root() {
+        true => Some(super::sandbox::claim_uid()?),
+        false => None,
+    };
+    let run_as = claim.as_ref().map(|(uid, _)| *uid);
     let folder = super::leftovers::private_folder("bot", &base())?;
     let origin = match &command.cwd {
         Some(dir) => std::path::absolute(dir)?,
@@ -228,6 +237,7 @@ pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepare
         },
         env,
         _folder: folder,
+        _uid: claim.map(|(_, lock)| lock),
     })
 }
 

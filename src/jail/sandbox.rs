@@ -259,7 +259,9 @@ fn kill_all_of_uid(uid: u32) {
     let _ = cmd.status();
 }
 
-fn claim_uid() -> io::Result<(u32, File)> {
+/// A uid no other bot of any arbiter process runs as, [`UID_BASE`] plus a free slot, and the
+/// lock that holds it until dropped.
+pub(crate) fn claim_uid() -> io::Result<(u32, File)> {
     std::fs::create_dir_all(LOCK_DIR)?;
     std::fs::set_permissions(LOCK_DIR, std::fs::Permissions::from_mode(0o700))?;
     // Start at a spot that depends on the process, so parallel runs rarely collide.

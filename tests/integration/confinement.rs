@@ -754,7 +754,7 @@ fn at_level_two_roots_bot_behind_a_closed_folder_fails_saying_why() {
     assert!(
         detail.contains("cannot start the bot in its jail")
             && detail.contains("Permission denied")
-            && detail.contains("a bot started by root runs as uid 65534")
+            && detail.contains("a bot started by root runs as uid 61")
             && detail.contains("every folder above them must be open to other users"),
         "{detail}"
     );
