@@ -688,3 +688,101 @@ randbot.Player = _Hog
         );
     });
 }
+
+/// One bot at its process cap costs no other bot a thread: a bot forks until the kernel
+/// refuses (its children sleep), while its opponent searches each move in a worker thread.
+/// The opponent plays on, at both levels as root (each bot runs as a uid of its own), and
+/// at level 1 as an ordinary user (each bot in a user namespace of its own, whose count
+/// starts afresh). At level 2 as an ordinary user the bots share the user's uid, and with
+/// it the kernel's count (docs/SECURITY.md says so).
+#[test]
+fn a_bot_at_its_process_cap_costs_its_opponent_no_thread() {
+    let dir = test_dir();
+    let forker = dir.path().join("Team43");
+    std::fs::create_dir_all(&forker).unwrap();
+    std::fs::write(forker.join("randbot.py"), course_random_bot()).unwrap();
+    std::fs::write(
+        forker.join("Team43.py"),
+        r#"import os, time
+import randbot
+
+class Player(randbot.Player):
+    forked = 0
+    def play_rebel(self, board):
+        if Player.forked == 0:
+            while True:
+                try:
+                    pid = os.fork()
+                except OSError:
+                    break
+                if pid == 0:
+                    time.sleep(600)
+                    os._exit(0)
+                Player.forked += 1
+        return super().play_rebel(board)
+"#,
+    )
+    .unwrap();
+    let threader = dir.path().join("Team44");
+    std::fs::create_dir_all(&threader).unwrap();
+    std::fs::write(threader.join("randbot.py"), course_random_bot()).unwrap();
+    std::fs::write(
+        threader.join("Team44.py"),
+        r#"import threading
+import randbot
+
+class Player(randbot.Player):
+    def play_officer(self, board):
+        found = []
+        worker = threading.Thread(target=lambda: found.append(super(Player, self).play_officer(board)))
+        worker.start()
+        worker.join()
+        return found[0]
+"#,
+    )
+    .unwrap();
+    give_to_arbiter(dir.path());
+    let (forker, threader) = (forker.join("Team43.py"), threader.join("Team44.py"));
+    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, true)).collect();
+    if as_nobody() {
+        cases.push(("namespaces", false));
+    }
+    for (level, as_root) in cases {
+        if !as_root && !rustix::process::getuid().is_root() {
+            continue;
+        }
+        let record = dir.path().join(format!("{level}-{as_root}.json"));
+        let args = [
+            "play",
+            "--sandbox",
+            level,
+            "--round-limit",
+            "3",
+            "--limit-ms",
+            "5000",
+            "--rebel",
+            forker.to_str().unwrap(),
+            "--officer",
+            threader.to_str().unwrap(),
+            "--record",
+            record.to_str().unwrap(),
+        ];
+        let mut cmd = match as_root && rustix::process::getuid().is_root() {
+            true => {
+                let mut cmd = arbiter();
+                cmd.args(args).args(["--python", "/usr/bin/python3"]);
+                cmd
+            }
+            false => arbiter_cmd(&args, &[]),
+        };
+        let (code, stdout, stderr) = run(&mut cmd);
+        let text = format!("{level}, as root: {as_root}: {stdout}{stderr}");
+        if stderr.contains("cannot be confined") {
+            eprintln!("no {level} here: skipped");
+            continue;
+        }
+        assert_eq!(code, 0, "{text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["reason"], "round_limit", "{text}\n{record}");
+    }
+}
