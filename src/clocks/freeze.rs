@@ -47,6 +47,10 @@ pub struct Freezer {
     frozen: Arc<AtomicBool>,
     /// The tree's CPU time in nanoseconds when it was last frozen ([`UNKNOWN`]: not read).
     cpu_at_freeze: Arc<AtomicU64>,
+    /// The group's leader is a jail's helper, not the bot: it goes on while the bot is
+    /// frozen (it measures the bot's folder, and must not be kept from it), and its own
+    /// CPU time is not the bot's.
+    helper_leads: bool,
     by_turn: bool,
 }
 
@@ -59,7 +63,16 @@ impl Freezer {
             group,
             frozen: Arc::new(AtomicBool::new(false)),
             cpu_at_freeze: Arc::new(AtomicU64::new(UNKNOWN)),
+            helper_leads: false,
             by_turn: false,
+        }
+    }
+
+    /// The freezer of a jailed bot's group, led by its jail's helper.
+    pub fn led_by_helper(self) -> Freezer {
+        Freezer {
+            helper_leads: true,
+            ..self
         }
     }
 
@@ -80,7 +93,10 @@ impl Freezer {
             // ESRCH (the bot is gone) is its own affair: its turn will say so.
             super::pause::frozen_now(self.group.as_raw_nonzero().get(), true);
             let _ = rustix::process::kill_process_group(self.group, Signal::STOP);
-            let cpu = super::runqueue::tree_cpu(self.group.as_raw_nonzero().get());
+            if self.helper_leads {
+                let _ = rustix::process::kill_process(self.group, Signal::CONT);
+            }
+            let cpu = self.bot_cpu();
             self.cpu_at_freeze.store(
                 cpu.map_or(UNKNOWN, |c| c.as_nanos() as u64),
                 Ordering::Release,
@@ -99,9 +115,14 @@ impl Freezer {
         if before == UNKNOWN {
             return None;
         }
-        let now = super::runqueue::tree_cpu(self.group.as_raw_nonzero().get())?;
+        let now = self.bot_cpu()?;
         let ran = now.saturating_sub(Duration::from_nanos(before));
         (ran > RAN_WHILE_FROZEN).then_some(ran)
+    }
+
+    /// The CPU time the bot's processes used so far (its helper's own left out).
+    fn bot_cpu(&self) -> Option<Duration> {
+        super::runqueue::tree_cpu(self.group.as_raw_nonzero().get(), self.helper_leads)
     }
 
     /// Lets the group's processes go on (nothing when they are running).
@@ -205,7 +226,7 @@ mod tests {
         let ran = freezer.ran_while_frozen();
         spinner.kill().unwrap();
         spinner.wait().unwrap();
-        if super::super::runqueue::tree_cpu(std::process::id() as i32).is_none() {
+        if super::super::runqueue::tree_cpu(std::process::id() as i32, false).is_none() {
             // A kernel without scheduler statistics: nothing to read.
             assert_eq!(ran, None);
             return;

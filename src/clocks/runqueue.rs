@@ -269,7 +269,9 @@ fn machine_busy() -> Option<u64> {
 /// The CPU time the processes of the tree under `leader` used so far (every task's, and
 /// their reaped children's); `None` where the kernel keeps no scheduler statistics or
 /// the leader is gone. The same walk as [`Snapshot::take`], without the machine's counters.
-pub(crate) fn tree_cpu(leader: i32) -> Option<Duration> {
+/// `without_leader`: the leader's own tasks are left out (a jail's helper), what it reaped
+/// is not.
+pub(crate) fn tree_cpu(leader: i32, without_leader: bool) -> Option<Duration> {
     let mut snapshot = Snapshot {
         at: Instant::now(),
         tasks: HashMap::new(),
@@ -279,6 +281,10 @@ pub(crate) fn tree_cpu(leader: i32) -> Option<Duration> {
         busy: None,
     };
     snapshot.walk(leader)?;
+    if without_leader {
+        // A jail's helper has one thread, its leader's.
+        snapshot.tasks.remove(&leader);
+    }
     let ran: u64 = snapshot.tasks.values().map(|c| c.ran).sum();
     Some(snapshot.reaped + Duration::from_nanos(ran))
 }

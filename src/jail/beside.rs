@@ -29,6 +29,10 @@ use std::time::{Duration, Instant};
 /// beside the bot; a bot writing 1 GB/s overshoots its cap by this much at most).
 const DISK_CHECK: Duration = Duration::from_millis(100);
 
+/// After a freeze of the bot the folder is measured at once, unless it was measured less
+/// than this long ago (a game of quick moves is measured no more than this often).
+const FREEZE_CHECK_GAP: Duration = Duration::from_millis(20);
+
 /// Level 2: makes this process the subreaper of everything the bot starts, and forks the
 /// bot. Returns in the bot's process (which then confines itself and `exec`s); the helper
 /// never returns.
@@ -193,6 +197,22 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
     let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as i32) });
     let arbiter = arbiter_pidfd();
     let mut next_check = Instant::now() + DISK_CHECK;
+    let mut last_check = Instant::now();
+    // The referee freezes the bot after each of its moves (and continues the helper): the
+    // helper's child stops, and a handler of the SIGCHLD that says so ends the helper's
+    // wait, so that what the bot wrote in its move is measured while it is frozen, even in
+    // a game quicker than a check.
+    if cap.is_some() {
+        extern "C" fn child_changed(_: libc::c_int) {}
+        // SAFETY: a handler that does nothing; no SA_RESTART, so the wait ends.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = child_changed as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
+        }
+    }
+    let mut frozen_again = false;
     loop {
         loop {
             let mut status = 0;
@@ -213,11 +233,19 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
             unsafe { libc::waitpid(child, &mut status, 0) };
             return End::Orphaned;
         }
+        if frozen_again {
+            // Measured now, or as soon as the gap since the last measure allows.
+            next_check = next_check.min(last_check + FREEZE_CHECK_GAP);
+            frozen_again = false;
+        }
+        let due = Instant::now() >= next_check;
         if let Some(cap) = &cap
-            && Instant::now() >= next_check
+            && due
         {
             let started = Instant::now();
-            if let Some(why) = cap.breached(&jail.private) {
+            last_check = started;
+            let held = super::caps::unlinked_but_open(child, &jail.private);
+            if let Some(why) = cap.breached(&jail.private, held) {
                 // SAFETY: as above.
                 unsafe { libc::kill(child, libc::SIGKILL) };
                 let mut status = 0;
@@ -242,7 +270,9 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
                         tv_sec: 3600,
                         tv_nsec: 0,
                     });
-                let _ = rustix::event::poll(&mut fds, Some(&timeout));
+                if rustix::event::poll(&mut fds, Some(&timeout)) == Err(rustix::io::Errno::INTR) {
+                    frozen_again = true;
+                }
             }
             // A kernel without pidfds (before Linux 5.3): looked at every few milliseconds.
             _ => std::thread::sleep(wait.min(Duration::from_millis(5))),

@@ -106,12 +106,21 @@ pub(crate) struct Usage {
 }
 
 /// The [`Usage`] of everything beneath `dir`, links not followed; the walk stops once
-/// `stop_at` entries were seen (the folder is over its cap by then anyway).
+/// `stop_at` entries were seen (the folder is over its cap by then anyway). A folder the
+/// bot closed to its owner (mode 0300) is opened first: the bot's uid is the walker's own
+/// where the walker is not root.
 pub(crate) fn usage(dir: &Path, stop_at: u64) -> Usage {
     let mut used = Usage::default();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
+        let entries = std::fs::read_dir(&folder).or_else(|e| {
+            if e.kind() != std::io::ErrorKind::PermissionDenied {
+                return Err(e);
+            }
+            open_to_owner(&folder)?;
+            std::fs::read_dir(&folder)
+        });
+        let Ok(entries) = entries else {
             continue;
         };
         for entry in entries.flatten() {
@@ -127,6 +136,67 @@ pub(crate) fn usage(dir: &Path, stop_at: u64) -> Usage {
         }
     }
     used
+}
+
+/// Gives a folder's owner its rights on it back (`u+rwx`), for a walk or a removal of a
+/// folder a bot closed; a link is left alone.
+pub(crate) fn open_to_owner(folder: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(folder)?;
+    if !meta.is_dir() {
+        return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+    }
+    let mode = meta.permissions().mode() | 0o700;
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode))
+}
+
+/// The blocks of files that the processes of the tree under `leader` hold open but that
+/// were unlinked from `dir` (`/proc/PID/fd`, links that end in ` (deleted)`): they take the
+/// disk as long as they are held, and no walk of the folder finds them. Each file counted
+/// once.
+pub(crate) fn unlinked_but_open(leader: i32, dir: &Path) -> u64 {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut bytes = 0u64;
+    let mut queue = vec![leader];
+    let mut visited = 0usize;
+    while let Some(pid) = queue.pop() {
+        visited += 1;
+        if visited > 4096 {
+            break;
+        }
+        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+            for fd in fds.flatten() {
+                let Ok(target) = std::fs::read_link(fd.path()) else {
+                    continue;
+                };
+                let text = target.to_string_lossy();
+                let Some(name) = text.strip_suffix(" (deleted)") else {
+                    continue;
+                };
+                if !Path::new(name).starts_with(dir) {
+                    continue;
+                }
+                // The magic link leads to the file itself.
+                if let Ok(meta) = std::fs::metadata(fd.path())
+                    && meta.is_file()
+                    && seen.insert((meta.dev(), meta.ino()))
+                {
+                    bytes = bytes.saturating_add(meta.blocks().saturating_mul(512));
+                }
+            }
+        }
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+            for task in tasks.flatten() {
+                if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                    queue.extend(
+                        list.split_whitespace()
+                            .filter_map(|p| p.parse::<i32>().ok()),
+                    );
+                }
+            }
+        }
+    }
+    bytes
 }
 
 /// A private folder's cap: how much more than its start it may hold.
@@ -145,10 +215,14 @@ impl DiskCap {
         }
     }
 
-    /// Why the folder is past its cap now, if it is.
-    pub(crate) fn breached(&self, dir: &Path) -> Option<String> {
+    /// Why the folder is past its cap now, if it is: what it holds, and `held`, the blocks
+    /// of files unlinked from it but held open ([`unlinked_but_open`]).
+    pub(crate) fn breached(&self, dir: &Path, held: u64) -> Option<String> {
         let now = usage(dir, self.start.entries.saturating_add(MAX_NEW_ENTRIES));
-        let written = now.bytes.saturating_sub(self.start.bytes);
+        let written = now
+            .bytes
+            .saturating_add(held)
+            .saturating_sub(self.start.bytes);
         if written > self.mb.saturating_mul(1 << 20) {
             return Some(format!(
                 "{DISK_CAP_MARK} of {} MiB: the bot wrote {} MiB into its private folder",
@@ -190,22 +264,22 @@ mod tests {
         std::fs::write(dir.path().join("weights.bin"), vec![1u8; 3 << 20]).unwrap();
         let cap = DiskCap::over(dir.path(), 1);
         assert_eq!(
-            cap.breached(dir.path()),
+            cap.breached(dir.path(), 0),
             None,
             "its own 3 MiB are not written"
         );
         std::fs::create_dir(dir.path().join("out")).unwrap();
         std::fs::write(dir.path().join("out/a"), vec![2u8; 600 << 10]).unwrap();
-        assert_eq!(cap.breached(dir.path()), None, "0.6 MiB is within 1 MiB");
+        assert_eq!(cap.breached(dir.path(), 0), None, "0.6 MiB is within 1 MiB");
         std::fs::write(dir.path().join("out/b"), vec![2u8; 600 << 10]).unwrap();
-        let why = cap.breached(dir.path()).expect("1.2 MiB is past 1 MiB");
+        let why = cap.breached(dir.path(), 0).expect("1.2 MiB is past 1 MiB");
         assert!(why.starts_with(DISK_CAP_MARK), "{why}");
         // A sparse file costs its blocks, not its length.
         let sparse = tempfile::tempdir().unwrap();
         let cap = DiskCap::over(sparse.path(), 1);
         let f = std::fs::File::create(sparse.path().join("hole")).unwrap();
         f.set_len(1 << 30).unwrap();
-        assert_eq!(cap.breached(sparse.path()), None);
+        assert_eq!(cap.breached(sparse.path(), 0), None);
     }
 
     #[test]

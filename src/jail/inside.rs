@@ -284,14 +284,18 @@ fn new_root(jail: &Jail) -> Result<(), StepFailed> {
             Err(_) => {}
         }
     }
-    binds.push((jail.private.clone(), true));
     for (path, writable) in &binds {
         bind(path, &inside(path), *writable)?;
+    }
+    // The private folder, with what the bot writes capped by the kernel where it can be.
+    let private = inside(&jail.private);
+    if !capped_private(jail, &private)? {
+        bind(&jail.private, &private, true)?;
     }
     // The jail's /tmp is its private folder, unless that would hide the folder's own path;
     // what the bot reads from elsewhere is bound after it (under /tmp too, if it lies there).
     if !jail.private.starts_with("/tmp") {
-        bind(&jail.private, &root.join("tmp"), true)?;
+        bind(&private, &root.join("tmp"), true)?;
     }
     for path in &jail.read_only {
         bind(path, &inside(path), false)?;
@@ -388,6 +392,85 @@ fn bind(from: &Path, to: &Path, writable: bool) -> Result<(), StepFailed> {
         &format!("make {} read-only", from.display()),
         rustix::mount::mount_remount(to, flags, c""),
     )
+}
+
+/// Mounts the private folder at `at` as an overlay: the prepared copy beneath, read as it
+/// is, and above it a tmpfs of the bot's disk cap, which takes everything the bot writes
+/// (new files, changed ones, `fallocate`d blocks, files unlinked but held open), so that
+/// the kernel refuses a write past the cap (`ENOSPC`), whatever the bot's modes, and what
+/// it wrote goes with the namespace. The tmpfs's own mount is detached once the overlay
+/// holds it: the bot sees only the folder. `false` (nothing mounted) where the kernel
+/// mounts no overlay here (before Linux 5.11 in a user namespace): the jail's helper then
+/// measures the folder ([`super::beside`]).
+fn capped_private(jail: &Jail, at: &Path) -> Result<bool, StepFailed> {
+    use rustix::mount::MountFlags as M;
+    let Some(mb) = jail.disk_mb else {
+        return Ok(false);
+    };
+    let disk = jail.root.join(".disk");
+    step("make the disk's place", std::fs::create_dir_all(&disk))?;
+    let options = cstring(&format!(
+        "size={mb}m,nr_inodes={},mode=0755",
+        super::caps::MAX_NEW_ENTRIES + 1000
+    ))?;
+    step(
+        "mount a tmpfs of the disk cap",
+        rustix::mount::mount(
+            c"tmpfs",
+            disk.as_path(),
+            c"tmpfs",
+            M::NOSUID | M::NODEV,
+            options.as_c_str(),
+        ),
+    )?;
+    let (lower, upper, work) = (disk.join("lower"), disk.join("upper"), disk.join("work"));
+    for dir in [&lower, &upper, &work] {
+        step("make the overlay's folders", std::fs::create_dir(dir))?;
+    }
+    if let Some(id) = jail.run_as {
+        step(
+            "give the bot its writes' folder",
+            std::os::unix::fs::chown(&upper, Some(id), Some(id)),
+        )?;
+    }
+    // Beneath, by a path of arbiter's own naming: the overlay's options could not hold the
+    // folder's name (a `,` or `:` in a team's folder).
+    step(
+        "bind the private folder beneath the overlay",
+        rustix::mount::mount_bind(jail.private.as_path(), lower.as_path()),
+    )?;
+    step(
+        "make the private folder's place",
+        std::fs::create_dir_all(at),
+    )?;
+    let layers = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        lower.display(),
+        upper.display(),
+        work.display()
+    );
+    let overlay = |extra: &str| {
+        let options = cstring(&format!("{layers}{extra}")).map_err(|_| rustix::io::Errno::INVAL)?;
+        rustix::mount::mount(
+            c"overlay",
+            at,
+            c"overlay",
+            M::NOSUID | M::NODEV,
+            options.as_c_str(),
+        )
+    };
+    // In a user namespace the overlay keeps its own records in `user.` attributes.
+    let mounted = overlay("").or_else(|_| overlay(",userxattr"));
+    let detach = || rustix::mount::unmount(disk.as_path(), rustix::mount::UnmountFlags::DETACH);
+    if mounted.is_err() {
+        let _ = rustix::mount::unmount(lower.as_path(), rustix::mount::UnmountFlags::DETACH);
+        let _ = detach();
+        let _ = std::fs::remove_dir(&disk);
+        return Ok(false);
+    }
+    let _ = rustix::mount::unmount(lower.as_path(), rustix::mount::UnmountFlags::DETACH);
+    step("detach the disk's own mount", detach())?;
+    Ok(true)
 }
 
 /// Covers `path` in the new root with an empty read-only folder or file.

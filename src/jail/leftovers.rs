@@ -47,10 +47,32 @@ impl Drop for PrivateFolder {
 /// Removes `path` and everything below it, also while another thread is removing it
 /// (each may find gone what it listed, and stop): tried again while it is there.
 fn remove_wholly(path: &Path) {
-    for _ in 0..4 {
+    for attempt in 0..4 {
         let _ = std::fs::remove_dir_all(path);
         if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
             return;
+        }
+        // A folder the bot closed to its owner (mode 0300, 0500) cannot be emptied by an
+        // owner who is not root: its rights are given back, all the way down, and it goes.
+        if attempt == 0 {
+            open_all(path);
+        }
+    }
+}
+
+/// Gives the owner its rights back on every folder beneath `path` (links not followed).
+fn open_all(path: &Path) {
+    let mut folders = vec![path.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        if super::caps::open_to_owner(&folder).is_err() {
+            continue;
+        }
+        if let Ok(entries) = std::fs::read_dir(&folder) {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    folders.push(entry.path());
+                }
+            }
         }
     }
 }

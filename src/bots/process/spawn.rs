@@ -260,6 +260,8 @@ impl Running {
             }
         };
         LIVE_BOTS.fetch_add(1, Ordering::Relaxed);
+        // A jailed bot's group is led by its jail's helper.
+        let jailed = prepared.is_some();
         let mut run = Running {
             child,
             pgid,
@@ -284,7 +286,10 @@ impl Running {
             quick: true,
             placed: false,
             given: Duration::ZERO,
-            freezer: crate::clocks::freeze::Freezer::new(pgid),
+            freezer: match jailed {
+                true => crate::clocks::freeze::Freezer::new(pgid).led_by_helper(),
+                false => crate::clocks::freeze::Freezer::new(pgid),
+            },
             waiting: false,
         };
         let spawned = std::thread::Builder::new()
