@@ -786,3 +786,142 @@ class Player(randbot.Player):
         assert_eq!(record["reason"], "round_limit", "{text}\n{record}");
     }
 }
+
+/// A course bot that writes past its disk cap in ways a folder's walk misses: at its first
+/// move it `fallocate`s four files of 900 MiB each and unlinks them while holding them
+/// open, then fills a folder it closed to everyone (mode 0300) with two more; it says on
+/// stderr how much it got, and plays on.
+fn disk_cheat(dir: &Path) -> PathBuf {
+    let team = dir.join("Team45");
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    std::fs::write(
+        team.join("Team45.py"),
+        r#"import os, sys
+import randbot
+
+held = []
+
+def fill(path):
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+    try:
+        os.posix_fallocate(fd, 0, 900 << 20)
+        return 900
+    except OSError as e:
+        print("DISK refused: " + os.strerror(e.errno), file=sys.stderr, flush=True)
+        return 0
+    finally:
+        held.append(fd)
+
+class Player(randbot.Player):
+    done = False
+    def play_rebel(self, board):
+        if not Player.done:
+            Player.done = True
+            got = 0
+            for i in range(4):
+                got += fill("big%d" % i)
+                os.unlink("big%d" % i)
+            os.mkdir("closed")
+            got += fill("closed/a") + fill("closed/b")
+            os.chmod("closed", 0o300)
+            print("DISK got %d MiB" % got, file=sys.stderr, flush=True)
+        return super().play_rebel(board)
+"#,
+    )
+    .unwrap();
+    give_to_arbiter(dir);
+    team.join("Team45.py")
+}
+
+/// The disk cap holds however a bot writes: at level 1 the kernel refuses writes past it
+/// (the private folder's writes go to a tmpfs of the cap), at level 2 the bot loses by
+/// `file_size` (its helper, never frozen, counts files unlinked but held open and opens the
+/// folders the bot closed); at both levels, as root and as an ordinary user, what it wrote
+/// is removed after its game.
+#[test]
+fn a_bot_that_hides_what_it_writes_stays_within_its_disk_cap_and_leaves_nothing() {
+    let dir = test_dir();
+    let cheat = disk_cheat(dir.path());
+    let opponent = course_thinker(dir.path(), "Team46", 0.05);
+    give_to_arbiter(dir.path());
+    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, false)).collect();
+    if rustix::process::getuid().is_root() {
+        cases.extend(LEVELS.iter().map(|&level| (level, true)));
+    }
+    for (level, as_root) in cases {
+        let record = dir.path().join(format!("disk-{level}-{as_root}.json"));
+        let args = [
+            "play",
+            "--sandbox",
+            level,
+            "--round-limit",
+            "4",
+            "--limit-ms",
+            "5000",
+            "--rebel",
+            cheat.to_str().unwrap(),
+            "--officer",
+            opponent.to_str().unwrap(),
+            "--record",
+            record.to_str().unwrap(),
+        ];
+        let mut cmd = match as_root {
+            true => {
+                let mut cmd = arbiter();
+                cmd.args(args).args(["--python", "/usr/bin/python3"]);
+                cmd
+            }
+            false => arbiter_cmd(&args, &[]),
+        };
+        let child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let run_pid = child.id();
+        let out = child.wait_with_output().unwrap();
+        let text = format!(
+            "{level}, as root: {as_root}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if text.contains("cannot be confined") {
+            eprintln!("no {level} here: skipped");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        let stderr = record["logs"]["rebel"]["stderr"]
+            .as_str()
+            .unwrap_or_default();
+        match level {
+            "namespaces" => {
+                // Refused by the kernel at the cap: 900 MiB of the 1024 it has.
+                assert!(
+                    stderr.contains("DISK refused: No space left on device"),
+                    "{text}\n{record}"
+                );
+                assert!(stderr.contains("DISK got 900 MiB"), "{text}\n{record}");
+            }
+            _ => {
+                assert_eq!(record["reason"], "file_size", "{text}\n{record}");
+                assert!(
+                    record["detail"]
+                        .as_str()
+                        .is_some_and(|d| d.contains("disk cap")),
+                    "{text}\n{record}"
+                );
+            }
+        }
+        // Nothing of the run's is left in /var/tmp or $TMPDIR.
+        let prefix = format!("arbiter-bot-{run_pid}-");
+        let left: Vec<PathBuf> = [Path::new("/var/tmp").to_path_buf(), std::env::temp_dir()]
+            .iter()
+            .flat_map(|base| std::fs::read_dir(base).into_iter().flatten().flatten())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "{text}: left {left:?}");
+    }
+}
