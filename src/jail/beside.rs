@@ -17,12 +17,18 @@
 //!
 //! At both levels the helper watches the bot's private folder against its disk cap
 //! ([`super::caps::DiskCap`]): past it, the bot is killed, the helper says why on the bot's
-//! stderr and ends by `SIGXFSZ`, which the referee reads as `file_size`.
+//! stderr and ends by `SIGXFSZ`, which the referee reads as `file_size`. It watches the
+//! memory the bot's processes hold between them against its memory cap (each process is
+//! also capped by the kernel, `RLIMIT_AS`): past it, the bot is killed and the helper says
+//! so (`out of memory`), which the referee reads as `memory`. It measures every 100 ms and
+//! at each freeze of the bot, and goes on while the bot is frozen: a bot cannot freeze or
+//! starve its own measure.
 
 use super::caps::DiskCap;
 use super::plan::{Jail, SETUP_FAILED, StepFailed};
 use std::io;
 use std::os::fd::{BorrowedFd, FromRawFd, OwnedFd};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How often the private folder is measured at least (more often costs the helper time
@@ -184,6 +190,8 @@ enum End {
     Exited(i32),
     /// Killed at its disk cap, for this reason.
     Capped(String),
+    /// Killed at its memory cap, for this reason.
+    OverMemory(String),
     /// Killed because arbiter ended: nobody waits for its end.
     Orphaned,
 }
@@ -202,7 +210,7 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
     // helper's child stops, and a handler of the SIGCHLD that says so ends the helper's
     // wait, so that what the bot wrote in its move is measured while it is frozen, even in
     // a game quicker than a check.
-    if cap.is_some() {
+    if cap.is_some() || jail.memory_mb.is_some() {
         extern "C" fn child_changed(_: libc::c_int) {}
         // SAFETY: a handler that does nothing; no SA_RESTART, so the wait ends.
         unsafe {
@@ -239,25 +247,40 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
             frozen_again = false;
         }
         let due = Instant::now() >= next_check;
-        if let Some(cap) = &cap
-            && due
-        {
+        if due && (cap.is_some() || jail.memory_mb.is_some()) {
             let started = Instant::now();
             last_check = started;
-            let held = super::caps::unlinked_but_open(child, &jail.private);
-            if let Some(why) = cap.breached(&jail.private, held) {
-                // SAFETY: as above.
+            // The bot's processes: at level 2 the bot's tree, at level 1 the namespace's.
+            // At level 1, once the namespace's init has made its new root, the helper (in
+            // the same mount namespace) sees the namespace's /proc, where it is not: the
+            // init is pid 1 there.
+            let leader = match Path::new("/proc/self").exists() {
+                true => child,
+                false => 1,
+            };
+            let tree = super::procfs::tree_of(leader, 4096);
+            let over = jail
+                .memory_mb
+                .and_then(|mb| super::caps::memory_breached(&tree, mb))
+                .map(End::OverMemory)
+                .or_else(|| {
+                    let cap = cap.as_ref()?;
+                    let held = super::caps::unlinked_but_open(&tree, &jail.private);
+                    cap.breached(&jail.private, held).map(End::Capped)
+                });
+            if let Some(end) = over {
+                // SAFETY: the child is ours and not reaped: its pid is not reused.
                 unsafe { libc::kill(child, libc::SIGKILL) };
                 let mut status = 0;
                 unsafe { libc::waitpid(child, &mut status, 0) };
-                return End::Capped(why);
+                return end;
             }
             // A folder that takes long to measure is measured less often.
             next_check = Instant::now() + DISK_CHECK.max(started.elapsed() * 5);
         }
-        let wait = match &cap {
-            Some(_) => next_check.saturating_duration_since(Instant::now()),
-            None => Duration::from_secs(3600),
+        let wait = match cap.is_some() || jail.memory_mb.is_some() {
+            true => next_check.saturating_duration_since(Instant::now()),
+            false => Duration::from_secs(3600),
         };
         match (&pidfd, arbiter) {
             (Some(fd), Some(arbiter)) => {
@@ -359,6 +382,11 @@ fn end_as(end: End) -> ! {
     let status = match end {
         End::Exited(status) => status,
         End::Orphaned => std::process::exit(SETUP_FAILED),
+        End::OverMemory(why) => {
+            // Said last on stderr, which the referee's verdict reads (`out of memory`).
+            eprintln!("{why}");
+            libc::SIGKILL
+        }
         End::Capped(why) => {
             eprintln!("{why}");
             // No core of the helper's own.

@@ -150,54 +150,115 @@ pub(crate) fn open_to_owner(folder: &Path) -> std::io::Result<()> {
     std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode))
 }
 
-/// The blocks of files that the processes of the tree under `leader` hold open but that
-/// were unlinked from `dir` (`/proc/PID/fd`, links that end in ` (deleted)`): they take the
-/// disk as long as they are held, and no walk of the folder finds them. Each file counted
-/// once.
-pub(crate) fn unlinked_but_open(leader: i32, dir: &Path) -> u64 {
+/// The blocks of files that the processes `tree` hold open but that were unlinked from
+/// `dir` (`/proc/PID/fd`, links that end in ` (deleted)`): they take the disk as long as
+/// they are held, and no walk of the folder finds them. Each file counted once.
+pub(crate) fn unlinked_but_open(tree: &[i32], dir: &Path) -> u64 {
     let mut seen = std::collections::BTreeSet::new();
     let mut bytes = 0u64;
-    let mut queue = vec![leader];
-    let mut visited = 0usize;
-    while let Some(pid) = queue.pop() {
-        visited += 1;
-        if visited > 4096 {
-            break;
+    for fd in tree.iter().flat_map(|&pid| descriptors(pid)) {
+        let Ok(target) = std::fs::read_link(&fd) else {
+            continue;
+        };
+        let text = target.to_string_lossy();
+        let Some(name) = text.strip_suffix(" (deleted)") else {
+            continue;
+        };
+        if !Path::new(name).starts_with(dir) {
+            continue;
         }
-        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
-            for fd in fds.flatten() {
-                let Ok(target) = std::fs::read_link(fd.path()) else {
-                    continue;
-                };
-                let text = target.to_string_lossy();
-                let Some(name) = text.strip_suffix(" (deleted)") else {
-                    continue;
-                };
-                if !Path::new(name).starts_with(dir) {
-                    continue;
-                }
-                // The magic link leads to the file itself.
-                if let Ok(meta) = std::fs::metadata(fd.path())
-                    && meta.is_file()
-                    && seen.insert((meta.dev(), meta.ino()))
-                {
-                    bytes = bytes.saturating_add(meta.blocks().saturating_mul(512));
-                }
-            }
-        }
-        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
-            for task in tasks.flatten() {
-                if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-                    queue.extend(
-                        list.split_whitespace()
-                            .filter_map(|p| p.parse::<i32>().ok()),
-                    );
-                }
-            }
+        // The magic link leads to the file itself.
+        if let Ok(meta) = std::fs::metadata(&fd)
+            && meta.is_file()
+            && seen.insert((meta.dev(), meta.ino()))
+        {
+            bytes = bytes.saturating_add(meta.blocks().saturating_mul(512));
         }
     }
     bytes
 }
+
+/// The paths of the descriptors of process `pid` (`/proc/PID/fd/N`).
+fn descriptors(pid: i32) -> impl Iterator<Item = std::path::PathBuf> {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|fd| fd.path())
+}
+
+/// What a socket is charged against its bot's memory cap: about the most its kernel
+/// buffers hold (a Unix socket's queue is bounded by its send buffer, some 200 KiB, and
+/// costs more than twice that in the kernel's own accounting), whatever it holds now.
+pub const SOCKET_CHARGE: u64 = 512 << 10;
+
+/// The memory the processes `tree` hold between them: each one's proportional share of
+/// the pages it maps (`Pss` of `/proc/PID/smaps_rollup`: a page shared by a fork counts
+/// once in all), and [`SOCKET_CHARGE`] for each socket they hold (kernel memory that no
+/// process's address space shows). Read only as far as needed to tell whether it is over
+/// `cap` (bytes): the resident sizes first, which are never less.
+pub(crate) fn tree_memory(tree: &[i32], cap: u64) -> u64 {
+    let mut sockets = std::collections::BTreeSet::new();
+    for fd in tree.iter().flat_map(|&pid| descriptors(pid)) {
+        if let Ok(target) = std::fs::read_link(&fd)
+            && let Some(inode) = target
+                .to_str()
+                .and_then(|t| t.strip_prefix("socket:["))
+                .and_then(|t| t.strip_suffix(']'))
+        {
+            sockets.insert(inode.to_string());
+        }
+    }
+    let kernel = (sockets.len() as u64).saturating_mul(SOCKET_CHARGE);
+    // SAFETY: sysconf has no preconditions.
+    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as u64,
+        _ => 4096,
+    };
+    let resident: u64 = tree
+        .iter()
+        .filter_map(|pid| {
+            let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+            statm.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|pages| pages.saturating_mul(page))
+        .sum();
+    if resident.saturating_add(kernel) <= cap {
+        return resident.saturating_add(kernel);
+    }
+    let shared: u64 = tree
+        .iter()
+        .filter_map(|pid| {
+            let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+            let kb = rollup
+                .lines()
+                .find_map(|l| l.strip_prefix("Pss:"))?
+                .trim()
+                .strip_suffix("kB")?
+                .trim()
+                .parse::<u64>()
+                .ok()?;
+            Some(kb << 10)
+        })
+        .sum();
+    shared.saturating_add(kernel)
+}
+
+/// The memory cap of a bot's processes together, and why they are past it, if they are.
+pub(crate) fn memory_breached(tree: &[i32], mb: u64) -> Option<String> {
+    let cap = mb.saturating_mul(1 << 20);
+    let held = tree_memory(tree, cap);
+    (held > cap).then(|| {
+        format!(
+            "{MEMORY_CAP_MARK} of {mb} MiB: the bot's processes held {} MiB between them \
+             (out of memory)",
+            held >> 20
+        )
+    })
+}
+
+/// How the helper's line on a bot stopped at its memory cap begins.
+pub const MEMORY_CAP_MARK: &str = "arbiter jail: memory cap";
 
 /// A private folder's cap: how much more than its start it may hold.
 #[derive(Clone, Copy, Debug)]

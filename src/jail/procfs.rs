@@ -35,6 +35,25 @@ pub(crate) fn children_of(pid: i32) -> Option<BTreeSet<i32>> {
     Some(pids)
 }
 
+/// `leader` and every process beneath it, found by walking down the kernel's lists of
+/// children (at most `most`: a tree bigger than that is a bot's own doing, counted so
+/// far).
+pub(crate) fn tree_of(leader: i32, most: usize) -> Vec<i32> {
+    let mut tree = Vec::new();
+    let mut queue = vec![leader];
+    let mut seen = BTreeSet::new();
+    while let Some(pid) = queue.pop() {
+        if tree.len() >= most {
+            break;
+        }
+        if seen.insert(pid) {
+            tree.push(pid);
+            queue.extend(children_of(pid).unwrap_or_default());
+        }
+    }
+    tree
+}
+
 /// Every descendant of this process, zombies included, found by walking down from it;
 /// `None` where the kernel lists no children (then only [`processes`] finds them).
 pub(crate) fn my_descendants() -> Option<Vec<ProcInfo>> {

@@ -925,3 +925,112 @@ fn a_bot_that_hides_what_it_writes_stays_within_its_disk_cap_and_leaves_nothing(
         assert!(left.is_empty(), "{text}: left {left:?}");
     }
 }
+
+/// A course bot that holds more memory than its cap in ways no one process's address space
+/// shows: at its first move, `how` is `children` (two forked children of 1.1 GiB each,
+/// under a cap of 2048 MiB a process) or `sockets` (3000 socket pairs, each filled until
+/// the kernel holds no more, a few MiB of address space); then it sleeps in its move.
+fn memory_cheat(dir: &Path, name: &str, how: &str) -> PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = r#"import os, resource, socket, sys, time
+import randbot
+
+HOW = "HOW"
+kept = []
+
+class Player(randbot.Player):
+    done = False
+    def play_rebel(self, board):
+        if not Player.done:
+            Player.done = True
+            if HOW == "children":
+                for _ in range(2):
+                    if os.fork() == 0:
+                        block = b"\x01" * (1100 << 20)
+                        time.sleep(600)
+                        os._exit(0)
+            else:
+                soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+                chunk = b"\x01" * 65536
+                for _ in range(3000):
+                    a, b = socket.socketpair()
+                    a.setblocking(False)
+                    try:
+                        while True:
+                            a.send(chunk)
+                    except (BlockingIOError, OSError):
+                        pass
+                    kept.append((a, b))
+            print("MEMORY held", file=sys.stderr, flush=True)
+            time.sleep(4)
+        return super().play_rebel(board)
+"#
+    .replace("HOW", how);
+    std::fs::write(team.join(format!("{name}.py")), source).unwrap();
+    give_to_arbiter(dir);
+    team.join(format!("{name}.py"))
+}
+
+/// The memory cap holds for the bot as a whole: processes that are each within it, and
+/// kernel buffers (socket queues) that no address space shows, count together, and the bot
+/// loses by `memory`, at both levels, as root and as an ordinary user.
+#[test]
+fn a_bot_that_spreads_its_memory_over_processes_or_sockets_loses_by_memory() {
+    let dir = test_dir();
+    let opponent = course_thinker(dir.path(), "Team49", 0.05);
+    give_to_arbiter(dir.path());
+    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, false)).collect();
+    if rustix::process::getuid().is_root() {
+        cases.extend(LEVELS.iter().map(|&level| (level, true)));
+    }
+    for (name, how) in [("Team47", "children"), ("Team48", "sockets")] {
+        let cheat = memory_cheat(dir.path(), name, how);
+        for &(level, as_root) in &cases {
+            let record = dir
+                .path()
+                .join(format!("memory-{how}-{level}-{as_root}.json"));
+            let args = [
+                "play",
+                "--sandbox",
+                level,
+                "--round-limit",
+                "3",
+                "--limit-ms",
+                "8000",
+                "--rebel",
+                cheat.to_str().unwrap(),
+                "--officer",
+                opponent.to_str().unwrap(),
+                "--record",
+                record.to_str().unwrap(),
+            ];
+            let mut cmd = match as_root {
+                true => {
+                    let mut cmd = arbiter();
+                    cmd.args(args).args(["--python", "/usr/bin/python3"]);
+                    cmd
+                }
+                false => arbiter_cmd(&args, &[]),
+            };
+            let (code, stdout, stderr) = run(&mut cmd);
+            let text = format!("{how}, {level}, as root: {as_root}: {stdout}{stderr}");
+            if stderr.contains("cannot be confined") {
+                eprintln!("no {level} here: skipped");
+                continue;
+            }
+            assert_eq!(code, 0, "{text}");
+            let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+            assert_eq!(record["reason"], "memory", "{text}\n{record}");
+            assert_eq!(record["winner"], "officer", "{text}\n{record}");
+            assert!(
+                record["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("memory cap of 2048 MiB")),
+                "{text}\n{record}"
+            );
+        }
+    }
+}
