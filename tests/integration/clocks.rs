@@ -761,3 +761,81 @@ fn a_bot_that_thaws_itself_while_frozen_loses_by_ran_while_frozen() {
         }
     });
 }
+
+/// A course bot that leaves kernel work running as it replies: threads that each start a
+/// read of 192 MiB (`preadv`, from the page cache) just before its move is returned.
+fn course_kernel_worker(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let team = dir.join(name);
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let source = r#"import os, threading
+import randbot
+
+SIZE = 192 << 20
+state = {}
+
+def read_all():
+    buf = state["bufs"].pop()
+    os.preadv(state["fd"], [buf], 0)
+    state["bufs"].append(buf)
+
+class Player(randbot.Player):
+    def _leave_work(self):
+        if "fd" not in state:
+            with open("data", "wb") as f:
+                f.write(b"\x02" * SIZE)
+            state["fd"] = os.open("data", os.O_RDONLY)
+            state["bufs"] = [bytearray(SIZE) for _ in range(4)]
+        for _ in range(4):
+            threading.Thread(target=read_all, daemon=True).start()
+    def play_rebel(self, board):
+        self._leave_work()
+        return super().play_rebel(board)
+    def play_officer(self, board):
+        self._leave_work()
+        return super().play_officer(board)
+"#;
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// Kernel work a bot leaves running when it is frozen (large reads it started just before
+/// replying) is CPU time used while frozen: it loses by `ran_while_frozen`, at both levels,
+/// as an ordinary user.
+#[test]
+fn a_bot_that_leaves_kernel_work_running_while_frozen_loses_by_ran_while_frozen() {
+    at_both_levels(|level, cpu| {
+        let dir = test_dir();
+        let worker = course_kernel_worker(dir.path(), "Team93");
+        let thinker = course_thinker(dir.path(), "Team94", 0.3);
+        give_to_arbiter(dir.path());
+        let record = dir.path().join("game.json");
+        let (code, stdout, stderr) = run(on_cpu(
+            cpu,
+            &mut arbiter_cmd(
+                &[
+                    "play",
+                    "--sandbox",
+                    level,
+                    "--round-limit",
+                    "5",
+                    "--limit-ms",
+                    "5000",
+                    "--rebel",
+                    worker.to_str().unwrap(),
+                    "--officer",
+                    thinker.to_str().unwrap(),
+                    "--record",
+                    record.to_str().unwrap(),
+                ],
+                &[],
+            ),
+        ));
+        let text = format!("{level}: {stdout}{stderr}");
+        assert_eq!(code, 0, "{text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["reason"], "ran_while_frozen", "{text}\n{record}");
+        assert_eq!(record["winner"], "officer", "{text}\n{record}");
+    });
+}
