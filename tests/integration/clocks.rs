@@ -839,3 +839,70 @@ fn a_bot_that_leaves_kernel_work_running_while_frozen_loses_by_ran_while_frozen(
         assert_eq!(record["winner"], "officer", "{text}\n{record}");
     });
 }
+
+/// A bot started ahead for its next game is frozen from its `ready`: the thirty busy
+/// processes its player starts as it is made (before `ready`) take nothing from the games
+/// played meanwhile, no game is played again for the machine's load, and the league ends
+/// (exit 0), as an ordinary user.
+#[test]
+fn a_bot_started_ahead_with_busy_helpers_takes_nothing_from_the_games_in_play() {
+    let dir = test_dir();
+    let team = dir.path().join("Team95");
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    std::fs::write(
+        team.join("Team95.py"),
+        r#"import os
+import randbot
+
+class Player(randbot.Player):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for _ in range(30):
+            if os.fork() == 0:
+                while True:
+                    pass
+"#,
+    )
+    .unwrap();
+    let thinkers: Vec<std::path::PathBuf> = ["Team96", "Team97"]
+        .iter()
+        .map(|name| course_thinker(dir.path(), name, 0.15))
+        .collect();
+    give_to_arbiter(dir.path());
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(
+        &[
+            "league",
+            "--pairs",
+            "1",
+            "--round-limit",
+            "2",
+            "--limit-ms",
+            "300",
+            "-j",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            team.join("Team95.py").to_str().unwrap(),
+            thinkers[0].to_str().unwrap(),
+            thinkers[1].to_str().unwrap(),
+        ],
+        // One game started ahead, as where a core is left over.
+        &[("ARBITER_PRESTART", "1")],
+    )));
+    let text = format!("{stdout}{stderr}");
+    assert_eq!(code, 0, "{text}");
+    let records = journal_records(&out);
+    assert_eq!(records.len(), 6, "{text}");
+    for (_, r) in &records {
+        assert!(r.machine.replayed.is_empty(), "{text}");
+        assert_ne!(r.reason, "machine_load", "{text}");
+        // The thinkers' games with each other are played as on a quiet machine.
+        let names: Vec<&String> = r.players.values().collect();
+        if !names.iter().any(|n| n.contains("Team95")) {
+            assert_eq!(r.reason, "round_limit", "{text}");
+        }
+    }
+    assert!(text.contains("machine load: 0 games replayed"), "{text}");
+}
