@@ -40,7 +40,7 @@ impl SolverSpec {
     /// `console:COMMAND` (split like a shell would) or a folder in the course's layout.
     pub fn parse(text: &str) -> Result<SolverSpec, String> {
         if let Some(command) = text.strip_prefix("console:") {
-            let words = shlex::split(command)
+            let words = super::spec::split_words(command)
                 .filter(|w| !w.is_empty())
                 .ok_or_else(|| {
                     format!(
