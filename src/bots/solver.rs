@@ -4,6 +4,14 @@
 //! answer on the last line of stdout. Either way the program is an ordinary confined bot
 //! program (same spawn, limits, sandbox and shutdown; see [`super::process::once::run_once`]);
 //! a solver still running at the limit is a timeout, killed with its JVM.
+//!
+//! A solver's folder may hold symbolic links (a git clone or an unzip keeps them): none is
+//! followed, whether it points out of the folder or stays in it. A Java solver whose `src/`
+//! holds one (or is one) is not compiled, and every case fails saying which, e.g.
+//! `src/battle/Node.java is a link out of the solver's folder: not followed`: what a link
+//! points at (a file only the referee's user can read, another team's `Node.java`) is never
+//! read, copied or compiled. The solver runs in a copy of its folder that holds no link
+//! either (the jail's).
 
 use super::process::once::run_once_fairly;
 use super::spec::{CommandSpec, Confinement};
@@ -32,7 +40,7 @@ impl SolverSpec {
     /// `console:COMMAND` (split like a shell would) or a folder in the course's layout.
     pub fn parse(text: &str) -> Result<SolverSpec, String> {
         if let Some(command) = text.strip_prefix("console:") {
-            let words = shlex::split(command)
+            let words = super::spec::split_words(command)
                 .filter(|w| !w.is_empty())
                 .ok_or_else(|| {
                     format!(
@@ -42,7 +50,9 @@ impl SolverSpec {
             return Ok(SolverSpec::Console(words));
         }
         let folder = PathBuf::from(text);
-        if !folder.join(SOLVER_FILE).is_file() {
+        let main = folder.join(SOLVER_FILE);
+        // A link there is not followed: preparing the solver says so.
+        if !main.is_file() && !main.is_symlink() {
             return Err(format!(
                 "`{text}`: expected a folder holding {SOLVER_FILE} (the course's layout), or console:COMMAND"
             ));
@@ -183,39 +193,68 @@ fn unescape(text: &str) -> String {
     out
 }
 
-/// Every `.java` file under `dir`, sorted (a bounded depth: a link loop cannot hold us).
-fn java_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// Folder levels below a solver's `src/` whose `.java` files are compiled.
+const MAX_SOURCE_DEPTH: usize = 8;
+
+/// The `.java` files under the solver's `src/`, with their bytes and their paths relative
+/// to it, in path order; an error naming every link met (none is followed), or a source
+/// that cannot be read.
+fn solver_sources(folder: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+    let src = folder.join("src");
+    let tree = match src.is_symlink() {
+        true => crate::untrusted::file::SourceTree {
+            links: vec![src.clone()],
+            ..Default::default()
+        },
+        false => crate::untrusted::file::source_tree(&src, MAX_SOURCE_DEPTH, &|_| true, &|p| {
+            p.extension().is_some_and(|e| e == "java")
+        }),
     };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() && depth > 0 {
-            java_files(&path, depth - 1, out);
-        } else if path.extension().is_some_and(|e| e == "java") {
-            out.push(path);
-        }
+    if !tree.links.is_empty() {
+        let told: Vec<String> = tree
+            .links
+            .iter()
+            .map(|link| {
+                let name = link.strip_prefix(folder).unwrap_or(link).display();
+                match crate::untrusted::file::link_leaves(link, folder) {
+                    true => format!("{name} is a link out of the solver's folder: not followed"),
+                    false => format!(
+                        "{name} is a link: not followed (no link in a solver's folder is, even \
+                         one that stays in it; put the file itself there)"
+                    ),
+                }
+            })
+            .collect();
+        return Err(format!("not compiled: {}", told.join("; ")));
     }
+    let mut sources = Vec::new();
+    for (file, bytes) in tree.files {
+        let rel = file.strip_prefix(&src).unwrap_or(&file).to_path_buf();
+        let bytes = bytes.map_err(|e| format!("cannot read `{}`: {e}", rel_to(folder, &file)))?;
+        sources.push((rel, bytes));
+    }
+    Ok(sources)
+}
+
+/// `file` as the solver's folder names it (`src/battle/Node.java`).
+fn rel_to(folder: &Path, file: &Path) -> String {
+    file.strip_prefix(folder)
+        .unwrap_or(file)
+        .display()
+        .to_string()
 }
 
 /// Compiles every source under the folder's `src/` with the driver into a cached class
 /// folder named after a hash of all of them; javac confined as `confine` says.
 fn compile(folder: &Path, confine: Confinement) -> Result<PathBuf, String> {
     let src = folder.join("src");
-    let mut files = Vec::new();
-    java_files(&src, 8, &mut files);
+    let sources = solver_sources(folder)?;
     let mut hash = Sha256::new();
     hash.update(BATTLE_DRIVER.as_bytes());
-    let mut sources = Vec::new();
-    for file in &files {
-        let text = crate::untrusted::file::read_source(file)
-            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-        let rel = file.strip_prefix(&src).unwrap_or(file).to_path_buf();
+    for (rel, text) in &sources {
         hash.update(rel.to_string_lossy().as_bytes());
         hash.update((text.len() as u64).to_le_bytes());
-        hash.update(&text);
-        sources.push((rel, text));
+        hash.update(text);
     }
     let key: String = hash.finalize()[..12]
         .iter()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::jail::entrants::Owned;
 pub use crate::jail::{
     CommandSpec, Confinement, DEFAULT_BUILD_S, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS,
-    Limits, SandboxMode, find_program,
+    Limits, SandboxMode, find_program, installed_program,
 };
 
 /// Whether `file` is named like a Hinger course agent (`a3_agent.py`, `a3_agent_v2.py`,
@@ -78,7 +78,7 @@ impl BotSpec {
         if let Some(command) = text.strip_prefix("console:") {
             return console_spec(command);
         }
-        let words = shlex::split(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
+        let words = split_words(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
         if words.is_empty() {
             return Err(SpecError::Empty);
         }
@@ -129,11 +129,49 @@ pub(crate) fn is_csproj_folder(dir: &Path) -> bool {
     })
 }
 
+/// A command line split into words as a shell would (quotes, backslashes), but only at
+/// spaces: a tab, a newline or any other control character is part of the word it is in,
+/// so that a program or a file whose name holds one is one word, started as named. `None`
+/// when a quote does not close.
+pub(crate) fn split_words(text: &str) -> Option<Vec<String>> {
+    // Each control character stands in as a private-use one while shlex splits, then is
+    // put back; a text already holding those is split as it is.
+    const STAND_IN: u32 = 0xF_0000;
+    let stand_in = |c: char| char::from_u32(STAND_IN + c as u32);
+    let stood_in = |c: char| (STAND_IN..STAND_IN + 0x100).contains(&(c as u32));
+    if text.chars().any(stood_in) {
+        return shlex::split(text);
+    }
+    let guarded: String = text
+        .chars()
+        .map(|c| match c.is_control() {
+            true => stand_in(c).unwrap_or(c),
+            false => c,
+        })
+        .collect();
+    let words = shlex::split(&guarded)?;
+    Some(
+        words
+            .into_iter()
+            .map(|w| {
+                w.chars()
+                    .map(|c| match stood_in(c) {
+                        true => char::from_u32(c as u32 - STAND_IN).unwrap_or(c),
+                        false => c,
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
 /// `console:COMMAND`: a C# project folder, or a command line run in the folder of the
-/// first of its words that names a file (paths made absolute, so they still hold there).
+/// first of its words that names a bot's own file, the program's included unless it is an
+/// installed one ([`installed_program`]: `/usr/bin/python3 bot.py` runs in `bot.py`'s
+/// folder); paths are made absolute, so they still hold there.
 fn console_spec(text: &str) -> Result<BotSpec, SpecError> {
     let text = text.trim();
-    let words = shlex::split(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
+    let words = split_words(text).ok_or_else(|| SpecError::Quotes(text.to_string()))?;
     if words.is_empty() {
         return Err(SpecError::Empty);
     }
@@ -147,13 +185,14 @@ fn console_spec(text: &str) -> Result<BotSpec, SpecError> {
     let mut cwd = None;
     let words: Vec<String> = words
         .into_iter()
-        .map(|w| {
+        .enumerate()
+        .map(|(i, w)| {
             let path = Path::new(&w);
             if !path.is_file() {
                 return w;
             }
             let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-            if cwd.is_none() {
+            if cwd.is_none() && (i > 0 || !installed_program(&full)) {
                 cwd = full.parent().map(Path::to_path_buf);
             }
             full.to_string_lossy().into_owned()
@@ -198,5 +237,53 @@ mod tests {
             BotSpec::parse("/no/such/Player1.java"),
             Err(SpecError::MissingFile(_))
         ));
+    }
+
+    #[test]
+    fn a_control_character_is_part_of_its_word_and_only_spaces_split() {
+        assert_eq!(
+            split_words("./b\tot\x1b.sh  'my bot.py'\x07 x\\ y").unwrap(),
+            ["./b\tot\x1b.sh", "my bot.py\x07", "x y"]
+        );
+        assert_eq!(split_words("a\nb c").unwrap(), ["a\nb", "c"]);
+        assert!(split_words("'open").is_none());
+    }
+
+    #[test]
+    fn a_console_command_runs_in_its_bots_folder_not_in_its_interpreters() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = dir.path().join("x.py");
+        std::fs::write(&bot, "").unwrap();
+        let python = Path::new("/usr/bin/python3");
+        let command = |text: &str| match BotSpec::parse(text).unwrap() {
+            BotSpec::Console(command) => command,
+            other => panic!("{other:?}"),
+        };
+        if python.is_file() {
+            let c = command(&format!("console:/usr/bin/python3 {}", bot.display()));
+            assert_eq!(c.program, "/usr/bin/python3");
+            assert_eq!(c.cwd.as_deref(), Some(dir.path()));
+            let alone = command("console:/usr/bin/python3 -c pass");
+            assert_eq!(alone.cwd, None);
+        }
+        // A program of the bot's own is its folder, as before.
+        let own = dir.path().join("b\tot");
+        std::fs::write(&own, "").unwrap();
+        let c = command(&format!("console:{} {}", own.display(), bot.display()));
+        assert_eq!(c.program, own.to_string_lossy());
+        assert_eq!(c.cwd.as_deref(), Some(dir.path()));
+        // A runtime's `bin` beside its `lib` is installed, wherever it is.
+        let runtime = dir.path().join("opt/py");
+        std::fs::create_dir_all(runtime.join("bin")).unwrap();
+        std::fs::create_dir_all(runtime.join("lib")).unwrap();
+        std::fs::write(runtime.join("bin/python3"), "").unwrap();
+        assert!(installed_program(&runtime.join("bin/python3")));
+        assert!(!installed_program(&own));
+        let c = command(&format!(
+            "console:{} {}",
+            runtime.join("bin/python3").display(),
+            bot.display()
+        ));
+        assert_eq!(c.cwd.as_deref(), Some(dir.path()));
     }
 }

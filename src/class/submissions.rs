@@ -74,7 +74,10 @@ impl Found {
             let folder = self.file.parent().unwrap_or(Path::new(".")).to_path_buf();
             BotSpec::ConsoleProject(folder)
         } else if is_executable(&self.file) && self.file.extension().is_none_or(|e| e != "py") {
-            let mut command = crate::bots::spec::CommandSpec::new(self.file.to_string_lossy());
+            // The program by its absolute path: it runs in its own folder, where a path
+            // relative to the harness's (`class/Team01`) would name nothing.
+            let file = std::path::absolute(&self.file).unwrap_or_else(|_| self.file.clone());
+            let mut command = crate::bots::spec::CommandSpec::new(file.to_string_lossy());
             command.cwd = self.file.parent().map(Path::to_path_buf);
             BotSpec::Console(command)
         } else if self.file.extension().is_some_and(|e| e == "java") {

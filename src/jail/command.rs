@@ -43,6 +43,26 @@ pub fn find_program(program: &str) -> Option<PathBuf> {
         .find(|p| executable(p))
 }
 
+/// Whether the file `program` is an installed program rather than a bot's own: it lies in
+/// the system's folders (`/usr`, `/bin`, ... as a jail mounts them), or in the `bin` folder
+/// of a runtime installed elsewhere (beside its `lib`, or a virtual environment's, beside
+/// `pyvenv.cfg`), such as a Python under /opt. `console:/usr/bin/python3 bot.py` is run in
+/// the folder of `bot.py`, not in `/usr/bin`.
+pub fn installed_program(program: &Path) -> bool {
+    let program = std::path::absolute(program).unwrap_or_else(|_| program.to_path_buf());
+    if super::inside::SYSTEM.iter().any(|s| program.starts_with(s)) {
+        return true;
+    }
+    let Some(bin) = program
+        .parent()
+        .filter(|b| b.file_name().is_some_and(|n| n == "bin"))
+    else {
+        return false;
+    };
+    bin.parent()
+        .is_some_and(|home| home.join("lib").is_dir() || home.join("pyvenv.cfg").is_file())
+}
+
 /// Resource limits for one bot process (each process it forks inherits them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {

@@ -45,7 +45,7 @@ pub mod sandbox;
 
 pub use command::{
     CommandSpec, Confinement, DEFAULT_BUILD_S, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TASKS,
-    Limits, SandboxMode, find_program,
+    Limits, SandboxMode, find_program, installed_program,
 };
 pub use launch::{Launch, StartError, launch};
 pub use prepare::Prepared;

@@ -45,7 +45,7 @@ pub(crate) fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
 /// The start of a team's feedback up to its table of games; whether the games and the
 /// rest follow (a team that played), or the feedback is whole.
 fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
-    let mut out = format!("# {}\n\n", r.team);
+    let mut out = format!("# {}\n\n", cell(&r.team));
     if !super::marks::complete(report) {
         out.push_str(&format!(
             "**Unfinished league: {} games of its schedule were played when this was \
@@ -69,9 +69,9 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
     }
     if let Some(reason) = &r.left_out {
         out.push_str(&format!(
-            "**Mark: 0 of 20.** Your entry `{}` was left out of the league: {}.\n\n\
+            "**Mark: 0 of 20.** Your entry {} was left out of the league: {}.\n\n\
              No game was played. Fix the entry and ask for a rerun.\n",
-            cell(&entry_name(&r.entry)),
+            code(&entry_name(&r.entry)),
             cell(&file_names_only(reason))
         ));
         return (out, false);
@@ -100,7 +100,7 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
             r.games,
         ));
     }
-    out.push_str(&format!("Your bot: `{}`.\n\n", cell(&entry_name(&r.entry))));
+    out.push_str(&format!("Your bot: {}.\n\n", code(&entry_name(&r.entry))));
     out.push_str("## Games\n\n| game | opponent | your role | result | ending | detail |\n");
     out.push_str("|---:|---|---|---|---|---|\n");
     (out, true)
@@ -137,8 +137,8 @@ fn feedback_row(team: &str, g: &GameSummary) -> Option<String> {
         "| {} | {} | {} | {result} | {} | {} |\n",
         g.id,
         cell(&g.players[1 - seat]),
-        g.roles[seat],
-        g.reason,
+        cell(&g.roles[seat]),
+        cell(&g.reason),
         cell(&detail)
     ))
 }
@@ -166,7 +166,10 @@ fn feedback_tail(r: &TeamResult, report: &Report) -> String {
             let listed: Vec<String> = games
                 .iter()
                 .take(GAMES_LISTED)
-                .map(|f| format!("{} (as {} against {})", f.game, f.role, cell(&f.opponent)))
+                .map(|f| {
+                    let (role, opponent) = (cell(&f.role), cell(&f.opponent));
+                    format!("{} (as {role} against {opponent})", f.game)
+                })
                 .collect();
             let more = match games.len().saturating_sub(GAMES_LISTED) {
                 0 => String::new(),
@@ -286,7 +289,12 @@ pub(crate) fn file_names_only(text: &str) -> String {
 fn path_to_name(word: &str) -> String {
     let edge = |c: char| "'\"`()[]<>,;:".contains(c);
     let start = word.find(|c| !edge(c)).unwrap_or(word.len());
-    let end = word.rfind(|c| !edge(c)).map_or(start, |i| i + 1).max(start);
+    // The end of the last character that is no edge, whatever its length in bytes.
+    let end = word
+        .char_indices()
+        .rfind(|&(_, c)| !edge(c))
+        .map_or(start, |(i, c)| i + c.len_utf8())
+        .max(start);
     let core = &word[start..end];
     if !core.contains('/') || core.contains("://") {
         return word.to_string();
@@ -299,11 +307,26 @@ fn path_to_name(word: &str) -> String {
     format!("{}{name}{}", &word[..start], &word[end..])
 }
 
-/// Text from a bot or a file, safe in one Markdown table cell.
+/// Text from a bot or a file, safe in Markdown and in one table cell: no HTML, link, image
+/// or autolink, no control character ([`crate::untrusted::text::markdown`]).
 fn cell(text: &str) -> String {
-    crate::untrusted::text::terminal(text)
-        .replace('|', "\\|")
-        .replace('\n', " ")
+    crate::untrusted::text::markdown(text)
+}
+
+/// A name (a bot's entry, a spec) as code when it is plain, else as [`cell`] text: a code
+/// span shows its content raw, so it holds only letters, digits and `._-+:/=,#%@ `, never a
+/// backtick that would close it nor text a reader could mistake for markup.
+fn code(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-+:/=,#%@ ".contains(c))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ');
+    match plain {
+        true => format!("`{text}`"),
+        false => cell(text),
+    }
 }
 
 /// Writes `feedback/TEAM.md` of every team into `folder`, with one reading of the games
@@ -419,5 +442,26 @@ fn file_safe(name: &str) -> String {
     match safe.trim_start_matches('.') {
         "" => "_".to_string(),
         rest => rest.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_ending_in_a_wide_character_is_cut_to_its_name_without_a_panic() {
+        assert_eq!(file_names_only("at /home/t/a\u{202e}"), "at a\u{202e}");
+        assert_eq!(file_names_only("(/x/y/漢.py)"), "(漢.py)");
+        assert_eq!(file_names_only("[31m\u{202e}"), "[31m\u{202e}");
+    }
+
+    #[test]
+    fn a_plain_entry_is_code_and_any_other_is_escaped_text() {
+        assert_eq!(code("builtin:greedy"), "`builtin:greedy`");
+        assert_eq!(code("Team01.py"), "`Team01.py`");
+        let hostile = code("Team<img src=x onerror=alert(1)>`.py");
+        assert_eq!(hostile, "Team&lt;img src=x onerror=alert(1)&gt;\\`.py");
+        assert!(!cell("# x\n[a](b)").contains("]("));
     }
 }

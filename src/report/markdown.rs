@@ -43,18 +43,11 @@ fn table_text(table: &Table) -> String {
     out
 }
 
-/// Text that Markdown shows as written: the characters that could start emphasis, code,
-/// HTML or a table cell backslash-escaped (a bot's name may hold `_`, `*` or `|`). The
-/// report's own text starts no line with other markup.
+/// Text that Markdown shows as written, the report's own and what came from a bot or a
+/// student alike: [`crate::untrusted::text::markdown`], which leaves no HTML, link, image
+/// or autolink live and keeps a table's columns.
 pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\`*_<>|".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    crate::untrusted::text::markdown(text)
 }
 
 #[cfg(test)]
@@ -64,7 +57,22 @@ mod tests {
     #[test]
     fn markup_in_a_name_is_escaped_so_a_table_keeps_its_columns() {
         assert_eq!(escape("a|b_c*"), "a\\|b\\_c\\*");
-        assert_eq!(escape("<b>`x`"), "\\<b\\>\\`x\\`");
+        assert_eq!(escape("<b>`x`"), "&lt;b&gt;\\`x\\`");
         assert_eq!(escape("[+12, +30]"), "[+12, +30]");
+    }
+
+    #[test]
+    fn a_bot_named_like_a_link_and_an_image_gives_report_md_neither() {
+        let table = Table {
+            id: "t".into(),
+            caption: String::new(),
+            columns: vec![("bot".into(), Align::Left)],
+            rows: vec![vec![
+                "![x](https://evil.example/t.png) [a](javascript:alert(1))".into(),
+            ]],
+        };
+        let text = table_text(&table);
+        assert!(!text.contains("](") && !text.contains("://"), "{text}");
+        assert!(text.contains("[a]\\(javascript:alert(1))"), "{text}");
     }
 }

@@ -96,10 +96,120 @@ pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
     read_regular_file(path, SOURCE_BYTES)
 }
 
+/// A source file a submission's folder holds (found by walking it, not named by the user),
+/// as [`read_source`] but refusing a symbolic link rather than following it: the error says
+/// so and quotes nothing of where it points.
+pub fn read_own_source(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = open_regular_with(path, OFlags::NOFOLLOW).map_err(|e| {
+        match e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+            true => std::io::Error::other("it is a symbolic link: not followed"),
+            false => e,
+        }
+    })?;
+    let mut bytes = Vec::new();
+    file.take(SOURCE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > SOURCE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it is longer than {}",
+            bytes_text(SOURCE_BYTES)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// What a submission's source folder holds for a build, walked and read without following
+/// any link: a link is neither read nor walked into, only listed.
+#[derive(Debug, Default)]
+pub struct SourceTree {
+    /// Each regular file kept, in path order, with its bytes or why they could not be read.
+    pub files: Vec<(std::path::PathBuf, std::io::Result<Vec<u8>>)>,
+    /// Each symbolic link met, in path order.
+    pub links: Vec<std::path::PathBuf>,
+}
+
+/// Walks `root` (a folder of a submission) at most `depth` folder levels down: the regular
+/// files `keep` keeps, read with [`read_own_source`], and every link, whatever it points at
+/// (a file, a folder, nothing). A folder `enter` refuses is not walked, nor are its links
+/// listed.
+pub fn source_tree(
+    root: &Path,
+    depth: usize,
+    enter: &dyn Fn(&Path) -> bool,
+    keep: &dyn Fn(&Path) -> bool,
+) -> SourceTree {
+    fn walk(
+        dir: &Path,
+        depth: usize,
+        enter: &dyn Fn(&Path) -> bool,
+        keep: &dyn Fn(&Path) -> bool,
+        tree: &mut SourceTree,
+    ) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            // The entry's own kind (lstat): a link is a link, whatever it points at.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_symlink() {
+                tree.links.push(path);
+            } else if kind.is_dir() {
+                if depth > 0 && enter(&path) {
+                    walk(&path, depth - 1, enter, keep, tree);
+                }
+            } else if kind.is_file() && keep(&path) {
+                let bytes = read_own_source(&path);
+                tree.files.push((path, bytes));
+            }
+        }
+    }
+    let mut tree = SourceTree::default();
+    walk(root, depth, enter, keep, &mut tree);
+    tree.files.sort_by(|a, b| a.0.cmp(&b.0));
+    tree.links.sort();
+    tree
+}
+
+/// Whether the link `link` points out of `folder`: its target, read as written (never
+/// followed) and taken from the link's own folder, is not beneath `folder` as named nor
+/// beneath where `folder` really is. Only what the target says is used, so a link that
+/// reaches out through another link reads as inside; neither is followed.
+pub fn link_leaves(link: &Path, folder: &Path) -> bool {
+    fn lexical(path: &Path) -> std::path::PathBuf {
+        let mut out = std::path::PathBuf::new();
+        for part in path.components() {
+            match part {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        out
+    }
+    let Ok(target) = std::fs::read_link(link) else {
+        return true;
+    };
+    let absolute = |p: &Path| lexical(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+    let from = absolute(link.parent().unwrap_or(Path::new(".")));
+    let target = lexical(&from.join(target));
+    let named = absolute(folder);
+    let real = std::fs::canonicalize(folder).unwrap_or_else(|_| named.clone());
+    !(target.starts_with(&named) || target.starts_with(&real))
+}
+
 /// Opens `path` for reading (following links) without blocking, and only if it is a
 /// regular file: a FIFO, socket, device or folder is an error saying which.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    open_regular_with(path, OFlags::empty())
+}
+
+/// [`open_regular`] with `extra` flags (`NOFOLLOW`: a link is an error, `ELOOP`).
+fn open_regular_with(path: &Path, extra: OFlags) -> std::io::Result<std::fs::File> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC | extra;
     let fd = rustix::fs::open(path, flags, Mode::empty())?;
     let kind = FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode);
     if kind != FileType::RegularFile {
@@ -493,6 +603,48 @@ mod tests {
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&cache, &link).unwrap();
         assert!(private_dir(&link).is_err());
+    }
+
+    #[test]
+    fn a_source_tree_lists_its_links_and_reads_or_walks_none_of_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (team, other) = (dir.path().join("team"), dir.path().join("other"));
+        for d in [team.join("src/battle"), team.join("lib"), other.join("src")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(team.join("src/battle/Solver.java"), "own").unwrap();
+        std::fs::write(team.join("lib/Kept.java"), "kept").unwrap();
+        std::fs::write(other.join("src/Node.java"), "the other team's").unwrap();
+        let link = |to: &Path, at: &str| std::os::unix::fs::symlink(to, team.join(at)).unwrap();
+        link(&other.join("src/Node.java"), "src/battle/Node.java");
+        link(&other.join("src"), "src/theirs");
+        link(Path::new("../../lib/Kept.java"), "src/battle/Kept.java");
+        link(
+            Path::new("../../../other/src/Node.java"),
+            "src/battle/Up.java",
+        );
+        let tree = source_tree(&team.join("src"), 8, &|_| true, &|_| true);
+        let files: Vec<_> = tree
+            .files
+            .iter()
+            .map(|(p, b)| (p.clone(), b.as_ref().ok().cloned()))
+            .collect();
+        assert_eq!(
+            files,
+            [(team.join("src/battle/Solver.java"), Some(b"own".to_vec()))]
+        );
+        let names = [
+            "src/battle/Kept.java",
+            "src/battle/Node.java",
+            "src/battle/Up.java",
+            "src/theirs",
+        ];
+        assert_eq!(tree.links, names.map(|n| team.join(n)));
+        let leaves: Vec<bool> = tree.links.iter().map(|l| link_leaves(l, &team)).collect();
+        assert_eq!(leaves, [false, true, true, true]);
+        let err = read_own_source(&team.join("src/battle/Node.java")).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(!err.to_string().contains("other"), "{err}");
     }
 
     #[test]

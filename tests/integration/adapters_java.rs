@@ -544,6 +544,45 @@ fn a_helper_declared_in_a_file_of_another_name_is_compiled_with_the_player() {
     );
 }
 
+#[test]
+fn a_helper_linked_from_another_teams_folder_is_not_compiled_and_javac_s_failure_says_why() {
+    if !have_jdk("a_helper_linked_from_another_teams_folder...") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (team, other) = (dir.path().join("team"), dir.path().join("other"));
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    // The other team's helper, with a marker that its classes would carry.
+    let stamp = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    std::fs::write(
+        other.join("Cells.java"),
+        format!(
+            "// {stamp}\nimport java.awt.Color;\nclass Cells {{\n\
+             \x20   static final String MARK = \"OTHER_TEAMS_CELLS\";\n\
+             \x20   static Move last(Color[][] b) {{ return new Move(0, 0); }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(other.join("Cells.java"), team.join("Cells.java")).unwrap();
+    let file = team.join("UsesCells.java");
+    std::fs::write(
+        &file,
+        format!(
+            "// {stamp}\nimport java.awt.Color;\npublic class UsesCells extends GomokuPlayer {{\n\
+             \x20   public Move chooseMove(Color[][] b, Color me) {{ return Cells.last(b); }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    let err = java::compile(&file).unwrap_err();
+    assert!(err.contains("javac could not compile"), "{err}");
+    assert!(
+        err.contains("Cells.java is a link out of the player's folder: not followed"),
+        "{err}"
+    );
+    assert!(!err.contains("OTHER_TEAMS_CELLS"), "{err}");
+}
+
 /// A player of its own in `dir`: `name`.java, a subclass of the course's sequence player.
 fn plain_player(dir: &Path, name: &str) -> PathBuf {
     let file = dir.join(format!("{name}.java"));

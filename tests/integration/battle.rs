@@ -236,3 +236,157 @@ fn a_case_file_with_a_wrong_expected_score_names_its_line() {
         "{stderr}"
     );
 }
+
+/// `arbiter solve battle --json` on the rules page's example with the solver folders
+/// `solvers`: the exit code, each solver's JSON line by its folder's name, and all that
+/// arbiter wrote.
+fn solve_folders(solvers: &[&Path]) -> (i32, Vec<Value>, String) {
+    let mut cmd = arbiter();
+    cmd.args(["solve", "battle", "--json", "-j", "2", "--cases"])
+        .arg(repo("tests/data/battle/example.txt"));
+    for s in solvers {
+        cmd.arg("--solver").arg(s);
+    }
+    let (code, stdout, stderr) = run(&mut cmd);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{stderr}")))
+        .collect();
+    assert_eq!(lines.len(), solvers.len(), "{stdout}{stderr}");
+    (code, lines, format!("{stdout}{stderr}"))
+}
+
+/// A solver folder `dir/NAME` in the course's layout: the correct example's
+/// BattleSolver.java, and Node.java as `node` says (`None`: none).
+fn solver_folder(dir: &Path, name: &str, node: Option<&str>) -> PathBuf {
+    let folder = dir.join(name);
+    let battle = folder.join("src/battle");
+    std::fs::create_dir_all(&battle).unwrap();
+    let correct = repo("bots/java/battle/correct/src/battle");
+    std::fs::copy(
+        correct.join("BattleSolver.java"),
+        battle.join("BattleSolver.java"),
+    )
+    .unwrap();
+    if let Some(text) = node {
+        std::fs::write(battle.join("Node.java"), text).unwrap();
+    }
+    folder
+}
+
+/// Every failure of a solver's line: (kind, reason).
+fn failures(line: &Value) -> Vec<(String, String)> {
+    line["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let text = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+            (text("kind"), text("reason"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_solver_whose_node_java_links_a_root_only_file_is_not_compiled_and_the_file_never_shows() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A file only the referee's user (root, where the tests run as root) can read, written
+    // as Java so that javac would quote its line in an error.
+    const SECRET: &str = "ROOT_ONLY_SECRET_4e1f9c";
+    let closed = dir.path().join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    let secret = closed.join("secret.java");
+    std::fs::write(
+        &secret,
+        format!("package battle; class Node {{ {SECRET} }}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let team = solver_folder(dir.path(), "team", None);
+    std::os::unix::fs::symlink(&secret, team.join("src/battle/Node.java")).unwrap();
+    let (code, lines, all) = solve_folders(&[&team]);
+    assert_eq!(code, 1, "{all}");
+    assert!(!all.contains(SECRET), "the root-only file was read: {all}");
+    let failed = failures(&lines[0]);
+    assert_eq!(failed.len(), 2, "both flags fail: {all}");
+    for (kind, reason) in failed {
+        assert_eq!(kind, "spawn_failed", "{all}");
+        assert!(
+            reason.contains(
+                "src/battle/Node.java is a link out of the solver's folder: not followed"
+            ),
+            "{reason}"
+        );
+    }
+}
+
+#[test]
+fn a_solver_linking_another_teams_node_or_sources_compiles_none_of_that_teams_code() {
+    if !have_jdk("a_solver_linking_another_teams_node_or_sources_compiles_none_of_that_teams_code")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The other team's Node.java: the correct one, but any run of it fails with its marker.
+    const MARKER: &str = "OTHER_TEAMS_NODE_7b2d";
+    let node = std::fs::read_to_string(repo("bots/java/battle/correct/src/battle/Node.java"))
+        .unwrap()
+        .replacen(
+            "public class Node {",
+            &format!(
+                "public class Node {{\n    static {{ if (System.nanoTime() != 0) throw new \
+                 IllegalStateException(\"{MARKER}\"); }}"
+            ),
+            1,
+        );
+    assert!(node.contains(MARKER));
+    let other = solver_folder(dir.path(), "other", Some(&node));
+    // Its code copied in shows the marker: a solver that compiled it would say so.
+    let copied = solver_folder(dir.path(), "copied", Some(&node));
+    // A link to the other team's Node.java, by a relative path; and a `src/` that is a link
+    // to the other team's whole `src/`.
+    let linked = solver_folder(dir.path(), "linked", None);
+    std::os::unix::fs::symlink(
+        "../../../other/src/battle/Node.java",
+        linked.join("src/battle/Node.java"),
+    )
+    .unwrap();
+    let whole = dir.path().join("whole");
+    std::fs::create_dir(&whole).unwrap();
+    std::os::unix::fs::symlink(other.join("src"), whole.join("src")).unwrap();
+    // A link that stays in the folder is not followed either.
+    let inside = solver_folder(dir.path(), "inside", None);
+    std::fs::create_dir(inside.join("lib")).unwrap();
+    std::fs::write(inside.join("lib/Node.java"), &node).unwrap();
+    std::os::unix::fs::symlink("../../lib/Node.java", inside.join("src/battle/Node.java")).unwrap();
+    let (_, lines, all) = solve_folders(&[&copied, &linked, &whole, &inside]);
+    let by_name = |n: &str| lines.iter().find(|l| l["solver"] == n).unwrap();
+    for (kind, reason) in failures(by_name("copied")) {
+        assert_eq!(kind, "crash", "{all}");
+        assert!(reason.contains(MARKER), "{reason}");
+    }
+    for (name, told) in [
+        (
+            "linked",
+            "src/battle/Node.java is a link out of the solver's folder: not followed",
+        ),
+        (
+            "whole",
+            "src is a link out of the solver's folder: not followed",
+        ),
+        ("inside", "src/battle/Node.java is a link: not followed"),
+    ] {
+        let failed = failures(by_name(name));
+        assert_eq!(failed.len(), 2, "{name}: {all}");
+        for (kind, reason) in failed {
+            assert_eq!(kind, "spawn_failed", "{name}: {reason}");
+            assert!(reason.contains(told), "{name}: {reason}");
+            assert!(
+                !reason.contains(MARKER),
+                "{name} ran the other team's code: {reason}"
+            );
+        }
+    }
+}

@@ -289,3 +289,110 @@ fn under_the_sandbox_the_move_files_follow_the_bot_into_its_folder() {
     Player::<Advance>::finish(&mut player, &end());
     assert!(matches!(turn.reply, Reply::Checked(_)), "{:?}", turn.reply);
 }
+
+/// The levels a console bot is started at: the default, and level 2 forced.
+const LEVELS: [&[&str]; 2] = [&[], &["--sandbox", "landlock"]];
+
+/// A console bot in Python that names itself `name` and plays by writing its board back
+/// (an illegal move, so the game ends at its first move).
+fn named_python_bot(name: &str) -> String {
+    format!(
+        "#!/usr/bin/python3\nimport shutil, sys\nif sys.argv[1:] == ['name']:\n    \
+         print('{name}')\nelse:\n    shutil.copyfile(sys.argv[2], sys.argv[3])\n"
+    )
+}
+
+/// `arbiter play` of Advance, `white` against grade4, as the tests' ordinary user in
+/// `dir`: the record, or the output when there is none.
+fn play_in(dir: &std::path::Path, white: &str, level: &[&str]) -> serde_json::Value {
+    let record = dir.join("game.json");
+    let _ = std::fs::remove_file(&record);
+    let mut args = crate::common::advance_against_grade4(white, &record, level);
+    args.extend(["--limit-ms", "10000"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(crate::common::arbiter_cmd(&args, &[]).current_dir(dir));
+    assert_eq!(code, 0, "{white} at {level:?}: {out}{err}");
+    serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap()
+}
+
+#[test]
+fn a_console_bot_run_by_an_interpreters_absolute_path_starts_at_both_levels() {
+    let python = std::path::Path::new("/usr/bin/python3");
+    if !crate::common::tool_here(
+        "a_console_bot_run_by_an_interpreters_absolute_path_starts_at_both_levels",
+        python.is_file(),
+        "/usr/bin/python3",
+        "apt-get install -y python3",
+    ) {
+        return;
+    }
+    for level in LEVELS {
+        let dir = crate::common::test_dir();
+        std::fs::write(dir.path().join("x.py"), named_python_bot("by-abs-path")).unwrap();
+        crate::common::give_to_arbiter(dir.path());
+        for white in ["console:/usr/bin/python3 x.py", "console:python3 x.py"] {
+            let record = play_in(dir.path(), white, level);
+            assert_eq!(
+                record["players"]["white"], "by-abs-path",
+                "{white}: {record}"
+            );
+            assert_eq!(record["reason"], "illegal_move", "{white}: {record}");
+            assert_eq!(record["winner"], "black", "{white}: {record}");
+        }
+    }
+}
+
+#[test]
+fn a_program_whose_name_holds_control_characters_is_started_as_named() {
+    for level in LEVELS {
+        let dir = crate::common::test_dir();
+        // ESC, BEL, a tab and a right-to-left override in the file's name.
+        let name = "b\x1b[31m\x07\tot\u{202e}.py";
+        let file = dir.path().join(name);
+        std::fs::write(&file, named_python_bot("control-named")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::common::give_to_arbiter(dir.path());
+        for white in [
+            format!("console:./{name}"),
+            format!("console:{}", file.display()),
+            format!("console:python3 {name}"),
+        ] {
+            let record = play_in(dir.path(), &white, level);
+            assert_eq!(
+                record["players"]["white"], "control-named",
+                "{white:?} at {level:?}: {record}"
+            );
+            assert_eq!(record["reason"], "illegal_move", "{white:?}: {record}");
+        }
+    }
+}
+
+#[test]
+fn a_class_folder_of_console_programs_named_by_a_relative_path_starts_them_all() {
+    for level in LEVELS {
+        let dir = crate::common::test_dir();
+        let class = dir.path().join("class");
+        std::fs::create_dir(&class).unwrap();
+        for team in ["Team01", "Te\x1bam02"] {
+            let file = class.join(team);
+            std::fs::write(&file, named_python_bot(&team.replace('\x1b', ""))).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        crate::common::give_to_arbiter(dir.path());
+        let mut args = vec![
+            "league", "--game", "advance", "--pairs", "1", "--out", "out",
+        ];
+        args.extend(level.iter().copied());
+        args.push("class");
+        let (code, out, err) = run(crate::common::arbiter_cmd(&args, &[]).current_dir(dir.path()));
+        assert_eq!(code, 0, "{level:?}: {out}{err}");
+        let games = crate::common::csv_rows(&dir.path().join("out/games.csv"));
+        assert_eq!(games.len(), 2, "{games:?}");
+        for g in &games {
+            // The first to move writes its board back: an illegal move, not a failed start.
+            assert_eq!(g["reason"], "illegal_move", "{level:?}: {g:?}");
+        }
+    }
+}

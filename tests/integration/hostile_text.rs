@@ -140,3 +140,136 @@ fn check_and_play_show_escapes_instead_of_obeying_them() {
     assert_nothing_acts("play stderr", &stderr);
     assert!(stdout.contains("\\u{1b}[2J"), "{stdout}");
 }
+
+/// What a student puts in a Markdown file or a spreadsheet to make it act: an image that
+/// calls a server, a script link, terminal escapes and a right-to-left override.
+const MARKUP: &str =
+    "![x](https://evil.example/t.png) [link](javascript:alert(1)) \x1b[31m\x07\u{202e}";
+/// A team file name that is live HTML where it is rendered unescaped.
+const HTML_NAME: &str = "Team02<img src=x onerror=alert(1)>";
+
+/// A class of two Asalto teams: the example random bot, and a team whose file is named
+/// [`HTML_NAME`] and whose bot raises an error whose message is [`MARKUP`] at its first move.
+fn markup_class(dir: &Path) -> PathBuf {
+    let class = dir.join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    std::fs::write(class.join("Team01.py"), course_random_bot()).unwrap();
+    let message: String = MARKUP
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii_graphic() && c != '\\' && c != '\'' || c == ' ' => c.to_string(),
+            c => format!("\\u{:04x}", c as u32),
+        })
+        .collect();
+    let raising = format!(
+        "{}\n\nclass Player(Player):\n    def play_rebel(self, board):\n        \
+         raise ValueError('{message}')\n\n    def play_officer(self, board):\n        \
+         raise ValueError('{message}')\n",
+        course_random_bot()
+    );
+    std::fs::write(class.join(format!("{HTML_NAME}.py")), raising).unwrap();
+    class
+}
+
+/// Whether `c` is a control character (but a line's end) or a bidirectional mark,
+/// override or isolate.
+fn acts(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[test]
+fn a_team_named_like_html_raising_markup_gets_no_live_html_link_image_or_control_into_any_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = markup_class(dir.path());
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(arbiter().args([
+        "league",
+        "--pairs",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+        &class.to_string_lossy(),
+    ]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_nothing_acts("league stdout", &stdout);
+    let feedback = out.join("feedback");
+    let mut markdown: Vec<PathBuf> = std::fs::read_dir(&feedback)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(markdown.len(), 2, "{markdown:?}");
+    markdown.push(out.join("report/report.md"));
+    for path in &markdown {
+        let text = read(path);
+        let what = path.display();
+        assert!(
+            !text.contains("<img") && !text.contains('<'),
+            "{what}: HTML:\n{text}"
+        );
+        // The report's own plots are its only images; no text of a bot is a link.
+        for (at, _) in text.match_indices("](") {
+            assert!(
+                text[at..].starts_with("](plots/"),
+                "{what}: a link or an image: {}",
+                &text[at.saturating_sub(40)..(at + 40).min(text.len())]
+            );
+        }
+        assert!(!text.contains("://"), "{what}: an autolink:\n{text}");
+        for (at, _) in text.match_indices("(javascript:") {
+            assert!(
+                text[..at].ends_with("]\\"),
+                "{what}: a script link:\n{text}"
+            );
+        }
+        assert!(
+            !text.chars().any(acts),
+            "{what}: a control character:\n{text}"
+        );
+        // Still recognisable: the name and the message as written, shown.
+        assert!(
+            text.contains("Team02&lt;img src=x onerror=alert(1)&gt;"),
+            "{what}:\n{text}"
+        );
+    }
+    let own = read(&feedback.join(format!("{HTML_NAME}.md")));
+    assert!(
+        own.contains(
+            "![x]\\(https[:]//evil.example/t.png) [link]\\(javascript:alert(1)) \
+             \\u{1b}[31m\\u{7}\\u{202e}"
+        ),
+        "{own}"
+    );
+    assert!(read(&out.join("report/report.md")).contains("[link]\\(javascript:alert(1))"));
+    for file in [
+        "games.csv",
+        "marks.csv",
+        "standings.csv",
+        "pairwise.csv",
+        "points_matrix.csv",
+    ] {
+        let path = out.join(file);
+        let mut reader = csv::Reader::from_path(&path).unwrap();
+        let mut cells: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+        for row in reader.records() {
+            cells.extend(row.unwrap().iter().map(String::from));
+        }
+        for cell in &cells {
+            assert!(
+                !cell.chars().any(acts),
+                "{file}: a control character in {cell:?}"
+            );
+        }
+        assert!(
+            cells.iter().any(|c| c.contains(HTML_NAME)),
+            "{file}: the team is there by its name: {cells:?}"
+        );
+    }
+    for file in ["games.csv", "marks.csv"] {
+        let text = read(&out.join(file));
+        assert!(
+            text.contains("[link](javascript:alert(1)) \\u{1b}[31m\\u{7}\\u{202e}"),
+            "{file}: the message, its controls shown: {text}"
+        );
+    }
+}

@@ -442,7 +442,7 @@ bots = [
     assert_eq!(code, 0, "{stderr}");
     let report = dir.path().join("league/report");
     let md = read(&report.join("report.md"));
-    assert!(md.contains("| \\<b\\>&\\|x\\_1 |"), "{md}");
+    assert!(md.contains("| &lt;b&gt;&amp;\\|x\\_1 |"), "{md}");
     let tex = read(&report.join("tables/standings.tex"));
     assert!(!tex.contains("<b>&|x_1"), "raw name in standings.tex");
     assert!(

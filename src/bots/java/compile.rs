@@ -4,7 +4,9 @@
 //!
 //! javac is a submission's build: it starts through the same door as every bot program
 //! ([`crate::jail`]), confined at the run's level and killed at the build deadline,
-//! and reads copies of the sources it may use, never another entrant's player.
+//! and reads copies of the sources it may use, never another entrant's player. No link in
+//! the player's folder is followed (read, copied or hashed), whether it points out of the
+//! folder or stays in it; when javac then fails, its message names each one.
 
 use super::cds::Cds;
 use super::discovery::*;
@@ -32,33 +34,45 @@ pub struct Compiled {
 }
 
 /// The `.java` files javac could read for a player: every one under its source root
-/// (hidden folders and links skipped, [`MAX_SOURCE_DEPTH`] levels), with its bytes, in
-/// path order.
-pub(super) fn sources_under(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if kind.is_dir() && !hidden && depth < MAX_SOURCE_DEPTH {
-                walk(&path, depth + 1, out);
-            } else if kind.is_file()
-                && path.extension().is_some_and(|e| e == "java")
-                && let Ok(bytes) = crate::untrusted::file::read_source(&path)
-            {
-                out.push((path, bytes));
+/// (hidden folders skipped, [`MAX_SOURCE_DEPTH`] levels), with its bytes, in path order; and
+/// the links met there that could stand for sources (no hidden one), none followed.
+pub(super) fn sources_under(root: &Path) -> (Vec<(PathBuf, Vec<u8>)>, Vec<PathBuf>) {
+    let hidden = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    };
+    let tree =
+        crate::untrusted::file::source_tree(root, MAX_SOURCE_DEPTH, &|dir| !hidden(dir), &|file| {
+            file.extension().is_some_and(|e| e == "java")
+        });
+    let files = tree
+        .files
+        .into_iter()
+        .filter_map(|(path, bytes)| Some((path, bytes.ok()?)))
+        .collect();
+    // A link named like a source, or like a folder of them.
+    let links = tree
+        .links
+        .into_iter()
+        .filter(|l| !hidden(l) && l.extension().is_none_or(|e| e == "java"))
+        .collect();
+    (files, links)
+}
+
+/// What javac's failure adds about the links of the player's folder: none is followed, so a
+/// class kept behind one is missing (`Node.java is a link out of the player's folder: not
+/// followed`), each named by its path below the folder.
+fn links_told(root: &Path, links: &[PathBuf]) -> String {
+    links
+        .iter()
+        .map(|link| {
+            let name = link.strip_prefix(root).unwrap_or(link).display();
+            match crate::untrusted::file::link_leaves(link, root) {
+                true => format!("\n{name} is a link out of the player's folder: not followed"),
+                false => format!("\n{name} is a link: not followed (put the file itself there)"),
             }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, 0, &mut out);
-    out.sort();
-    out
+        })
+        .collect()
 }
 
 /// The `-encoding` for javac: UTF-8 when every source is, else Windows-1252 (which maps
@@ -148,7 +162,7 @@ pub fn compile_confined(
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     let strays = folder.strays_used(&player_source);
-    let sources = sources_under(&root);
+    let (sources, links) = sources_under(&root);
     let encoding = encoding(&sources);
     let mut hash = Fnv::new();
     for part in [javac, DRIVER, &class, encoding] {
@@ -185,6 +199,7 @@ pub fn compile_confined(
                 strays: &strays,
                 root: &root,
                 sources: &sources,
+                links: &links,
                 package: package.as_deref(),
                 encoding,
                 confine,
@@ -206,6 +221,8 @@ pub(super) struct Javac<'a> {
     root: &'a Path,
     /// Every source under `root`, with its bytes.
     sources: &'a [(PathBuf, Vec<u8>)],
+    /// The links under `root`, none followed: named when javac fails.
+    links: &'a [PathBuf],
     package: Option<&'a str>,
     encoding: &'static str,
     confine: Confinement,
@@ -296,10 +313,18 @@ impl Javac<'_> {
         args.extend(self.strays.iter().map(|p| in_src(p)));
         args.push(written[0].0.to_string_lossy().into_owned());
         run_javac(self.javac, work, args, self.confine, self.root).map_err(|failed| {
-            failed.message(&format!(
+            let message = failed.message(&format!(
                 "javac could not compile `{}`",
                 self.file.display()
-            ))
+            ));
+            // Links among another entrant's files are theirs, not this player's to hear of.
+            let own: Vec<PathBuf> = self
+                .links
+                .iter()
+                .filter(|l| !crate::jail::entrants::of_another(l, self.file))
+                .cloned()
+                .collect();
+            message + &links_told(self.root, &own)
         })
     }
 }

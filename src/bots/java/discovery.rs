@@ -213,11 +213,15 @@ impl Folder {
             .flatten()
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "java") && p != file && p.is_file())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "java")
+                    && p != file
+                    && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())
+            })
             .collect();
         paths.sort();
         for path in paths {
-            let Ok(bytes) = crate::untrusted::file::read_source(&path) else {
+            let Ok(bytes) = crate::untrusted::file::read_own_source(&path) else {
                 continue;
             };
             let text = String::from_utf8_lossy(&bytes);
@@ -245,13 +249,11 @@ impl Folder {
     fn find(&self, name: &str) -> Option<ClassDecl> {
         let simple = name.rsplit('.').next().unwrap_or(name);
         let path = source_file(&self.root, self.package.as_deref(), name);
-        let named = crate::untrusted::file::read_source(&path)
-            .ok()
-            .and_then(|text| {
-                top_level_classes(&String::from_utf8_lossy(&text))
-                    .into_iter()
-                    .find(|d| d.name == simple)
-            });
+        let named = own_source(&self.root, &path).and_then(|text| {
+            top_level_classes(&String::from_utf8_lossy(&text))
+                .into_iter()
+                .find(|d| d.name == simple)
+        });
         named.or_else(|| {
             (!name.contains('.'))
                 .then(|| self.strays.get(simple).map(|(_, d)| d.clone()))
@@ -279,7 +281,7 @@ impl Folder {
                 if declared.contains(name) || added.contains(path) {
                     continue;
                 }
-                let Ok(bytes) = crate::untrusted::file::read_source(path) else {
+                let Ok(bytes) = crate::untrusted::file::read_own_source(path) else {
                     continue;
                 };
                 let helper = String::from_utf8_lossy(&bytes).into_owned();
@@ -291,6 +293,20 @@ impl Folder {
         added.sort();
         added
     }
+}
+
+/// The bytes of the source `path` below the player's source root `root`, when no part of
+/// it below `root` is a link: a class behind a link is not the folder's.
+fn own_source(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    let rest = path.strip_prefix(root).ok()?;
+    let mut at = root.to_path_buf();
+    for part in rest.components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).ok()?.is_symlink() {
+            return None;
+        }
+    }
+    crate::untrusted::file::read_own_source(path).ok()
 }
 
 /// Whether a class extending `superclass` is a `GomokuPlayer`: the chain of superclasses

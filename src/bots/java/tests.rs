@@ -121,6 +121,33 @@ fn the_player_class_is_found_by_what_it_is_not_by_its_file_name() {
 }
 
 #[test]
+fn a_players_folder_links_are_not_read_for_its_class_nor_taken_for_its_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let (team, other) = (dir.path().join("team"), dir.path().join("other"));
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    // The other team's base class is a player: read through the link, it would make
+    // `Mine` one too.
+    std::fs::write(
+        other.join("Base.java"),
+        "abstract class Base extends GomokuPlayer { /* theirs */ }",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(other.join("Base.java"), team.join("Base.java")).unwrap();
+    std::os::unix::fs::symlink(&other, team.join("lib")).unwrap();
+    let mine = team.join("Mine.java");
+    std::fs::write(&mine, "public class Mine extends Base {}").unwrap();
+    let err = player_class(&mine).unwrap_err();
+    assert!(err.contains("declares no player"), "{err}");
+    let (sources, links) = sources_under(&team);
+    assert_eq!(
+        sources,
+        [(mine.clone(), b"public class Mine extends Base {}".to_vec())]
+    );
+    assert_eq!(links, [team.join("Base.java"), team.join("lib")]);
+}
+
+#[test]
 fn packaged_players_resolve_from_the_folder_above_their_package() {
     let p = Path::new("/x/league/a/b/P.java");
     assert_eq!(source_root(p, Some("a.b")), Path::new("/x/league"));
