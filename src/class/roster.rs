@@ -131,6 +131,34 @@ fn read_roster_file(path: &Path) -> Result<Vec<u8>, Error> {
     })
 }
 
+/// Whether `path` looks like a class list: a `.csv` file whose first line names a `team`
+/// column, as `--roster` reads (only its first 4 KiB are looked at).
+pub(super) fn is_class_list(path: &Path) -> bool {
+    use std::io::Read;
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let Some(file) = is_csv
+        .then(|| crate::untrusted::file::open_regular(path).ok())
+        .flatten()
+    else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .split([',', ';', '\t'])
+        .any(|cell| {
+            let cell = cell.trim().trim_start_matches('\u{feff}').trim_matches('"');
+            cell.trim().eq_ignore_ascii_case("team")
+        })
+}
+
 /// How a team's name is matched between the roster and the league: case and surrounding
 /// spaces aside.
 pub fn same_team(a: &str, b: &str) -> bool {

@@ -256,6 +256,8 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
         let path = base.join(roster.get_ref());
         let at = |e: Error| config.error_at(roster.span(), e.to_string());
         let mut kept = crate::class::read_roster(&path).map_err(at)?;
+        // The class list (names, ids, e-mails) is no bot's to read, wherever it lies.
+        crate::jail::entrants::results(&path);
         let teams = crate::class::Teams {
             marked: tournament
                 .entrants
