@@ -181,8 +181,18 @@ impl Roster {
         writer.into_inner().expect("in-memory csv")
     }
 
+    /// The student whose platform id or user name the entry `entry_name` carries (a cell
+    /// of theirs among its words: `Alice Smith_12345_assignsubmission_file_` names the
+    /// student whose id is 12345), if one student's does.
+    pub(super) fn student_named_by(&self, entry_name: &str) -> Option<usize> {
+        let words = super::platform::student_words(entry_name);
+        self.students
+            .iter()
+            .position(|(_, cells)| names_student(cells, &words))
+    }
+
     /// A student for messages: their cells, or their line.
-    fn who(&self, i: usize) -> String {
+    pub(super) fn who(&self, i: usize) -> String {
         let cells: Vec<&str> = self.students[i]
             .1
             .iter()
@@ -246,13 +256,10 @@ pub fn match_teams<'a>(
     };
     for i in 0..roster.students.len() {
         let (team, cells) = &roster.students[i];
-        let by_id = teams.handed_in.iter().find(|(_, entry)| {
-            let words = super::platform::student_words(entry);
-            cells
-                .iter()
-                .filter(|c| c.chars().count() >= 2)
-                .any(|c| words.iter().any(|w| w.eq_ignore_ascii_case(c)))
-        });
+        let by_id = teams
+            .handed_in
+            .iter()
+            .find(|(_, entry)| names_student(cells, &super::platform::student_words(entry)));
         let Some((bot, entry)) = by_id.filter(|(bot, _)| !same_team(bot, team)) else {
             continue;
         };
@@ -381,6 +388,15 @@ pub fn match_teams<'a>(
         renamed,
         dropped,
     })
+}
+
+/// Whether a student's `cells` hold one of an entry's `words` (its platform id or user
+/// name): a cell of two characters or more, case aside.
+fn names_student(cells: &[String], words: &[String]) -> bool {
+    cells
+        .iter()
+        .filter(|c| c.chars().count() >= 2)
+        .any(|c| words.iter().any(|w| w.eq_ignore_ascii_case(c)))
 }
 
 /// Whether two team names look like one written two ways: `Team 1` and `Team01`, `team-1`

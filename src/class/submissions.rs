@@ -52,6 +52,27 @@ pub struct Same {
     pub entry: PathBuf,
 }
 
+/// Different submissions that came under one team's name, each told apart by its student.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clash {
+    /// The name they all came under (`Team06`).
+    pub name: String,
+    /// Each entry: where it lies and its student, as the platform names them.
+    pub entries: Vec<Handed>,
+}
+
+/// One entry of a [`Clash`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handed {
+    /// The entry in the submissions folder (a student's folder or flat file).
+    pub entry: PathBuf,
+    /// The bot's file, for messages (`Team06.py`).
+    pub file: PathBuf,
+    /// The student as the platform names them (`Ana Pérez_12345`); none for an entry no
+    /// platform named, which keeps the team's name.
+    pub student: Option<String>,
+}
+
 /// What a folder holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Submissions {
@@ -64,6 +85,9 @@ pub struct Submissions {
     /// Entries that are no submission (a README, notes, a platform's receipt or
     /// online-text folder, an empty folder, a data file): no team, no mark.
     pub ignored: Vec<Skipped>,
+    /// Different submissions that came under one team's name, told apart by their
+    /// students: each bot plays under its student's name until a roster gives its team.
+    pub clashes: Vec<Clash>,
 }
 
 impl Found {
@@ -90,12 +114,9 @@ impl Found {
     }
 }
 
-/// The entries of `folder` whose names match `pattern` (`*` any run of characters, `?` one;
-/// default every entry), each identified as a bot of `game` or skipped with the reason.
-/// Zips are extracted under `unpack_to`. Hidden entries and `__pycache__` are ignored.
-/// Entries holding the same files under one name are one bot ([`Same`]); two different bots
-/// of one name (case aside) are an error naming both entries.
-pub fn scan(
+/// The entries of `folder` whose names match `pattern`, each identified as a bot of `game`
+/// or skipped with the reason, before their names are settled ([`super::scan`]).
+pub(super) fn entries(
     folder: &Path,
     game: GameKind,
     pattern: Option<&str>,
@@ -272,8 +293,8 @@ pub fn scan(
         }
     }
     // A name several bots share goes back to each one's entry name, except an Asalto
-    // team's: a `TeamXX.py` names its team, so two different files of one team are an
-    // error, whatever folders they came in.
+    // team's: a `TeamXX.py` names its team, so two different files of one team are told
+    // apart by their students, or are an error, whatever folders they came in (`scan`).
     let clashing: Vec<bool> = bots
         .iter()
         .map(|(b, _)| {
@@ -289,26 +310,6 @@ pub fn scan(
         }
     }
     found.bots = bots.into_iter().map(|(bot, _)| bot).collect();
-    for (i, bot) in found.bots.iter().enumerate() {
-        if let Some(other) = found.bots[..i]
-            .iter()
-            .find(|b| one_name(&b.name, &bot.name))
-        {
-            let names = match other.name == bot.name {
-                true => format!("are both named `{}`", bot.name),
-                // A roster, marks.csv and a case-insensitive file system take them for one.
-                false => format!(
-                    "are named `{}` and `{}`, one name but for case",
-                    other.name, bot.name
-                ),
-            };
-            return Err(Error::usage(format!(
-                "two different submissions {names}: {} and {}; keep one (or rename one)",
-                other.entry.display(),
-                bot.entry.display()
-            )));
-        }
-    }
     Ok(found)
 }
 

@@ -127,7 +127,10 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
         args.options.matches.game.game,
         args.options.matches.play.python.as_deref(),
         &args.options.out,
-        args.submissions.strict,
+        (
+            args.submissions.strict,
+            roster.as_ref().zip(args.roster.as_deref()),
+        ),
         args.options.matches.play.confine.confinement(),
     )?;
     if let (Some(path), Some(roster)) = (&args.roster, &mut roster) {

@@ -1,6 +1,7 @@
 //! Finding a course's bots in a folder of submissions, as the courses hand them in.
 
 use super::*;
+use crate::class::scan;
 
 #[test]
 fn wildcards_match_whole_names() {
