@@ -17,8 +17,10 @@
 //!   (a `Team*.py`, a Java player, a console program, playing or not) and no earlier
 //!   results folder (one holding a journal, `games.jsonl`).
 //!
-//! A folder or zip named after the bot itself (`old/Team05.py` beside `Team05.py`, the
-//! `Team05.zip` it was handed in as) is the same team's, not another's: it makes no class.
+//! A folder or zip named after the bot itself (`Team05_old/`, the `Team05.zip` it was
+//! handed in as), or holding a bot of its name (`old/Team05.py` beside `Team05.py`), is
+//! the same team's, not another's: it makes no class; nor does anything in a platform's
+//! folder per student, which is its student's whatever it holds.
 //! Protocol programs named by a command line are judged by the run's entrants alone
 //! (`crate::jail::entrants`).
 
@@ -66,9 +68,12 @@ pub(super) fn shape(file: &Path, game: GameKind) -> Option<Shape> {
     let folder = file.parent()?;
     let entries = own_files(folder);
     let own = stem_of(file);
-    if entries
-        .iter()
-        .any(|e| e != file && of_another_team(e, &own, game))
+    // A platform's folder per student is its student's, whatever else it holds.
+    let students = file_name(folder).contains("_assignsubmission_");
+    if !students
+        && entries
+            .iter()
+            .any(|e| e != file && of_another_team(e, &own, game))
     {
         let owned = entries
             .iter()
@@ -148,10 +153,10 @@ fn of_another_team(entry: &Path, own: &str, game: GameKind) -> bool {
         };
         // Every Hinger agent is `a3_agent.py`: only its folder's name tells its team.
         let same_bot = game != GameKind::Hinger && one_name(&stem_of(&bot), own);
-        return !one_name(&name, own) && !same_bot;
+        return !named_after(entry, own) && !same_bot;
     }
     if is_zip(entry) {
-        return !one_name(&stem_of(entry), own);
+        return !named_after(entry, own);
     }
     let flat = platform::flat_name(&name).is_some() && platform::not_a_submission(entry).is_none();
     flat || super::roster::is_class_list(entry)
@@ -249,6 +254,7 @@ mod tests {
         put(&project.join("data.csv"), "move,score\n1,2\n");
         put(&project.join("old/Team05.py"), BOT);
         put(&project.join("Team05.zip"), "PK");
+        put(&project.join("Team05_backup.zip"), "PK");
         put(&project.join("results/games.jsonl"), "");
         let shape = shape(&project.join("Team05.py"), GameKind::Asalto);
         assert_eq!(
@@ -262,6 +268,19 @@ mod tests {
         let league = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/league");
         assert!(matches!(
             super::shape(&league.join("Team03.py"), GameKind::Asalto),
+            Some(Shape::Own { .. })
+        ));
+    }
+
+    #[test]
+    fn a_platforms_folder_per_student_is_its_students_whatever_else_it_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let student = dir.path().join("Ana Pérez_12345_assignsubmission_file_");
+        put(&student.join("Team06.py"), BOT);
+        put(&student.join("helpers.py"), "X = 1\n");
+        put(&student.join("backup.zip"), "PK");
+        assert!(matches!(
+            shape(&student.join("Team06.py"), GameKind::Asalto),
             Some(Shape::Own { .. })
         ));
     }
