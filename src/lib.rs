@@ -26,7 +26,7 @@
 //! the machine's wait, [`clocks::runqueue`]); a Canvas, Blackboard or Moodle file name
 //! becomes a team in `class::platform` and [`class::scan`]; what a bot may read is decided
 //! in `jail::prepare` (its private copy) and [`jail::entrants`] (other teams' files and
-//! the results it never sees).
+//! the results it never sees), from what [`class::enter`] says is its own submission.
 
 #![warn(unreachable_pub, missing_docs)]
 

@@ -138,6 +138,16 @@ fn holds_no_file(folder: &Path) -> bool {
     })
 }
 
+/// The student a platform's entry belongs to, as the platform names them: a Moodle
+/// folder's `Full Name_ID` (before `_assignsubmission_file_`), or a flat file's student
+/// (`smithalice_10001`, `jsmith`); none for a name no platform gave.
+pub(crate) fn student_of(entry_name: &str) -> Option<String> {
+    match entry_name.strip_suffix("_assignsubmission_file_") {
+        Some(student) => (!student.is_empty()).then(|| student.to_string()),
+        None => flat_name(entry_name).map(|f| f.student),
+    }
+}
+
 /// The words of an entry's name that may name its student: what lies between its
 /// underscores (`Alice Smith_12345_assignsubmission_file_` gives `Alice Smith` and
 /// `12345`), and, for a flat name, the student's own words.
@@ -204,6 +214,21 @@ mod tests {
             flat_name("Alice Smith_12345_assignsubmission_file_Team01.zip"),
             flat("Alice Smith_12345", Some("Team01.zip"))
         );
+    }
+
+    #[test]
+    fn a_platforms_entry_names_its_student_and_a_hand_made_one_none() {
+        assert_eq!(
+            student_of("Ana Pérez_12345_assignsubmission_file_").as_deref(),
+            Some("Ana Pérez_12345")
+        );
+        assert_eq!(
+            student_of("smithalice_10001_5551_Team01.py").as_deref(),
+            Some("smithalice_10001")
+        );
+        assert_eq!(student_of("team06"), None);
+        assert_eq!(student_of("ada_1001_file_"), None);
+        assert_eq!(student_of("Team06.py"), None);
     }
 
     #[test]

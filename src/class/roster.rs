@@ -131,6 +131,34 @@ fn read_roster_file(path: &Path) -> Result<Vec<u8>, Error> {
     })
 }
 
+/// Whether `path` looks like a class list: a `.csv` file whose first line names a `team`
+/// column, as `--roster` reads (only its first 4 KiB are looked at).
+pub(super) fn is_class_list(path: &Path) -> bool {
+    use std::io::Read;
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let Some(file) = is_csv
+        .then(|| crate::untrusted::file::open_regular(path).ok())
+        .flatten()
+    else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .split([',', ';', '\t'])
+        .any(|cell| {
+            let cell = cell.trim().trim_start_matches('\u{feff}').trim_matches('"');
+            cell.trim().eq_ignore_ascii_case("team")
+        })
+}
+
 /// How a team's name is matched between the roster and the league: case and surrounding
 /// spaces aside.
 pub fn same_team(a: &str, b: &str) -> bool {
@@ -153,8 +181,18 @@ impl Roster {
         writer.into_inner().expect("in-memory csv")
     }
 
+    /// The student whose platform id or user name the entry `entry_name` carries (a cell
+    /// of theirs among its words: `Alice Smith_12345_assignsubmission_file_` names the
+    /// student whose id is 12345), if one student's does.
+    pub(super) fn student_named_by(&self, entry_name: &str) -> Option<usize> {
+        let words = super::platform::student_words(entry_name);
+        self.students
+            .iter()
+            .position(|(_, cells)| names_student(cells, &words))
+    }
+
     /// A student for messages: their cells, or their line.
-    fn who(&self, i: usize) -> String {
+    pub(super) fn who(&self, i: usize) -> String {
         let cells: Vec<&str> = self.students[i]
             .1
             .iter()
@@ -218,13 +256,10 @@ pub fn match_teams<'a>(
     };
     for i in 0..roster.students.len() {
         let (team, cells) = &roster.students[i];
-        let by_id = teams.handed_in.iter().find(|(_, entry)| {
-            let words = super::platform::student_words(entry);
-            cells
-                .iter()
-                .filter(|c| c.chars().count() >= 2)
-                .any(|c| words.iter().any(|w| w.eq_ignore_ascii_case(c)))
-        });
+        let by_id = teams
+            .handed_in
+            .iter()
+            .find(|(_, entry)| names_student(cells, &super::platform::student_words(entry)));
         let Some((bot, entry)) = by_id.filter(|(bot, _)| !same_team(bot, team)) else {
             continue;
         };
@@ -353,6 +388,15 @@ pub fn match_teams<'a>(
         renamed,
         dropped,
     })
+}
+
+/// Whether a student's `cells` hold one of an entry's `words` (its platform id or user
+/// name): a cell of two characters or more, case aside.
+fn names_student(cells: &[String], words: &[String]) -> bool {
+    cells
+        .iter()
+        .filter(|c| c.chars().count() >= 2)
+        .any(|c| words.iter().any(|w| w.eq_ignore_ascii_case(c)))
 }
 
 /// Whether two team names look like one written two ways: `Team 1` and `Team01`, `team-1`

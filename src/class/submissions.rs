@@ -10,11 +10,11 @@
 //! stops the run.
 
 use super::platform;
+use super::unpack::{gather, sha256_of, unpack};
 
 use crate::bots::spec::{BotSpec, is_agent_file};
 use crate::error::Error;
 use crate::games::GameKind;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// One bot found in the folder.
@@ -52,6 +52,27 @@ pub struct Same {
     pub entry: PathBuf,
 }
 
+/// Different submissions that came under one team's name, each told apart by its student.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clash {
+    /// The name they all came under (`Team06`).
+    pub name: String,
+    /// Each entry: where it lies and its student, as the platform names them.
+    pub entries: Vec<Handed>,
+}
+
+/// One entry of a [`Clash`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handed {
+    /// The entry in the submissions folder (a student's folder or flat file).
+    pub entry: PathBuf,
+    /// The bot's file, for messages (`Team06.py`).
+    pub file: PathBuf,
+    /// The student as the platform names them (`Ana Pérez_12345`); none for an entry no
+    /// platform named, which keeps the team's name.
+    pub student: Option<String>,
+}
+
 /// What a folder holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Submissions {
@@ -64,6 +85,9 @@ pub struct Submissions {
     /// Entries that are no submission (a README, notes, a platform's receipt or
     /// online-text folder, an empty folder, a data file): no team, no mark.
     pub ignored: Vec<Skipped>,
+    /// Different submissions that came under one team's name, told apart by their
+    /// students: each bot plays under its student's name until a roster gives its team.
+    pub clashes: Vec<Clash>,
 }
 
 impl Found {
@@ -93,12 +117,9 @@ impl Found {
     }
 }
 
-/// The entries of `folder` whose names match `pattern` (`*` any run of characters, `?` one;
-/// default every entry), each identified as a bot of `game` or skipped with the reason.
-/// Zips are extracted under `unpack_to`. Hidden entries and `__pycache__` are ignored.
-/// Entries holding the same files under one name are one bot ([`Same`]); two different bots
-/// of one name (case aside) are an error naming both entries.
-pub fn scan(
+/// The entries of `folder` whose names match `pattern`, each identified as a bot of `game`
+/// or skipped with the reason, before their names are settled ([`super::scan`]).
+pub(super) fn entries(
     folder: &Path,
     game: GameKind,
     pattern: Option<&str>,
@@ -206,6 +227,24 @@ pub fn scan(
             }),
         }
     }
+    // A loose file named after a loose bot (`Team01_utils.py` beside `Team01.py`) is its
+    // team's helper, no team of its own: the bot reads it (`own`).
+    let loose: Vec<String> = found
+        .bots
+        .iter()
+        .filter(|b| b.entry == b.file)
+        .map(|b| stem_of(&b.file))
+        .collect();
+    for s in std::mem::take(&mut found.skipped) {
+        let team = loose.iter().find(|b| named_after(&s.entry, b));
+        match team.filter(|_| !s.entry.is_dir() && !is_zip(&s.entry)) {
+            Some(team) => found.ignored.push(Skipped {
+                reason: format!("a helper of {team} (named after it), not a submission"),
+                ..s
+            }),
+            None => found.skipped.push(s),
+        }
+    }
     for (student, mut files) in flat {
         // The last upload of a file is the one kept: gathered last.
         files.sort_by_key(|(upload, _, _)| *upload);
@@ -257,8 +296,8 @@ pub fn scan(
         }
     }
     // A name several bots share goes back to each one's entry name, except an Asalto
-    // team's: a `TeamXX.py` names its team, so two different files of one team are an
-    // error, whatever folders they came in.
+    // team's: a `TeamXX.py` names its team, so two different files of one team are told
+    // apart by their students, or are an error, whatever folders they came in (`scan`).
     let clashing: Vec<bool> = bots
         .iter()
         .map(|(b, _)| {
@@ -274,31 +313,19 @@ pub fn scan(
         }
     }
     found.bots = bots.into_iter().map(|(bot, _)| bot).collect();
-    for (i, bot) in found.bots.iter().enumerate() {
-        if let Some(other) = found.bots[..i]
-            .iter()
-            .find(|b| one_name(&b.name, &bot.name))
-        {
-            let names = match other.name == bot.name {
-                true => format!("are both named `{}`", bot.name),
-                // A roster, marks.csv and a case-insensitive file system take them for one.
-                false => format!(
-                    "are named `{}` and `{}`, one name but for case",
-                    other.name, bot.name
-                ),
-            };
-            return Err(Error::usage(format!(
-                "two different submissions {names}: {} and {}; keep one (or rename one)",
-                other.entry.display(),
-                bot.entry.display()
-            )));
-        }
-    }
     Ok(found)
 }
 
+/// Whether `entry` is named as the bot `own`'s: its name, case aside, is `own`, or `own`
+/// followed by `_`, `-` or `.` (`Team11_utils.py` is Team11's, `Team110.py` is not).
+pub(super) fn named_after(entry: &Path, own: &str) -> bool {
+    let (name, own) = (file_name(entry).to_lowercase(), own.to_lowercase());
+    name.strip_prefix(&own)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['_', '-', '.']))
+}
+
 /// Whether two bot names are one team's: names that differ only in case are.
-fn one_name(a: &str, b: &str) -> bool {
+pub(super) fn one_name(a: &str, b: &str) -> bool {
     a.to_lowercase() == b.to_lowercase()
 }
 
@@ -357,20 +384,20 @@ fn folder_goes_by(folder: &Path, name: &str, game: GameKind) -> String {
     }
 }
 
-fn stem_of(path: &Path) -> String {
+pub(super) fn stem_of(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
-fn is_zip(path: &Path) -> bool {
+pub(super) fn is_zip(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("zip"))
 }
 
 /// The files of `folder` a submission could consist of: not hidden, not a platform's or an
 /// archiver's leftovers.
-fn own_files(folder: &Path) -> Vec<PathBuf> {
+pub(super) fn own_files(folder: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .into_iter()
         .flatten()
@@ -398,7 +425,7 @@ fn lone_zip(folder: &Path) -> Option<PathBuf> {
     lone_file(folder).filter(|f| is_zip(f))
 }
 
-fn file_name(path: &Path) -> String {
+pub(super) fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -425,7 +452,7 @@ fn is_bot_file(file: &Path, game: GameKind) -> bool {
 
 /// The one course bot of `game` in a team's folder, else why there is none. A folder that
 /// holds nothing but one subfolder (the usual shape of a zip) is looked into.
-fn identify(folder: &Path, game: GameKind) -> Result<PathBuf, String> {
+pub(super) fn identify(folder: &Path, game: GameKind) -> Result<PathBuf, String> {
     let mut files = Vec::new();
     let mut folders = Vec::new();
     for entry in std::fs::read_dir(folder)
@@ -487,7 +514,7 @@ fn is_team_file(file: &Path) -> bool {
     name.to_lowercase().starts_with("team") && name.ends_with(".py")
 }
 
-fn is_candidate(file: &Path, game: GameKind) -> bool {
+pub(super) fn is_candidate(file: &Path, game: GameKind) -> bool {
     match game {
         GameKind::Asalto => {
             is_team_file(file)
@@ -578,83 +605,6 @@ fn wildcard(pattern: &str, text: &str) -> bool {
         }
     }
     p[i..].iter().all(|&c| c == '*')
-}
-
-/// The file in an extracted folder that records which archive it came from.
-const UNPACKED_MARK: &str = ".arbiter-zip-sha256";
-
-/// Extracts `zip` into `target` unless `target` already holds this very archive; why not
-/// when it cannot be. A marker is trusted only in a folder the running user owns and nobody
-/// else can write; the archive is unpacked beside `target` and renamed into place, so a
-/// half-unpacked team never runs and a failed one leaves nothing.
-fn unpack(zip: &Path, target: &Path) -> Result<(), String> {
-    let hash = sha256_of(zip)?;
-    let parent = target.parent().unwrap_or(Path::new("."));
-    crate::untrusted::file::private_dir(parent).map_err(|e| e.to_string())?;
-    let mark = target.join(UNPACKED_MARK);
-    if crate::untrusted::file::trusted_dir(target).is_ok()
-        && crate::untrusted::file::read_regular_file(&mark, 64)
-            .is_ok_and(|m| String::from_utf8_lossy(&m).trim() == hash)
-    {
-        return Ok(());
-    }
-    let fresh = tempfile::Builder::new()
-        .prefix(".unpacking-")
-        .tempdir_in(parent)
-        .map_err(|e| format!("cannot make a folder in `{}`: {e}", parent.display()))?;
-    let into = fresh.path().join("files");
-    crate::untrusted::archive::unpack_zip(zip, &into, &crate::untrusted::archive::SUBMISSION)?;
-    std::fs::write(into.join(UNPACKED_MARK), &hash)
-        .map_err(|e| format!("cannot write `{}`: {e}", mark.display()))?;
-    if std::fs::symlink_metadata(target).is_ok() {
-        std::fs::remove_dir_all(target)
-            .or_else(|_| std::fs::remove_file(target))
-            .map_err(|e| format!("cannot clear `{}`: {e}", target.display()))?;
-    }
-    std::fs::rename(&into, target).map_err(|e| {
-        format!(
-            "cannot move the unpacked files to `{}`: {e}",
-            target.display()
-        )
-    })
-}
-
-/// SHA-256 (hex) of a file, streamed.
-fn sha256_of(path: &Path) -> Result<String, String> {
-    let file =
-        crate::untrusted::file::open_regular(path).map_err(|e| format!("cannot be read: {e}"))?;
-    let mut hasher = Sha256::new();
-    crate::untrusted::file::for_each_block(file, |block| hasher.update(block))
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
-/// Copies one student's files of a flat download into `target` under the names they gave
-/// them, so that a bot imports its helpers by their own names; the folder is made afresh.
-fn gather(files: &[(PathBuf, String)], target: &Path) -> Result<(), String> {
-    let parent = target.parent().unwrap_or(Path::new("."));
-    crate::untrusted::file::private_dir(parent).map_err(|e| e.to_string())?;
-    if std::fs::symlink_metadata(target).is_ok() {
-        std::fs::remove_dir_all(target)
-            .or_else(|_| std::fs::remove_file(target))
-            .map_err(|e| format!("cannot clear `{}`: {e}", target.display()))?;
-    }
-    std::fs::create_dir(target).map_err(|e| format!("cannot make `{}`: {e}", target.display()))?;
-    // Later uploads come later in name order: a re-upload replaces the file it numbers.
-    for (path, original) in files {
-        let mut from = crate::untrusted::file::open_regular(path)
-            .map_err(|e| format!("{}: cannot be read: {e}", file_name(path)))?;
-        let to = target.join(original);
-        let mut file = std::fs::File::create(&to)
-            .map_err(|e| format!("cannot write `{}`: {e}", to.display()))?;
-        std::io::copy(&mut from, &mut file)
-            .map_err(|e| format!("cannot write `{}`: {e}", to.display()))?;
-    }
-    Ok(())
 }
 
 /// The one course bot of a folder given as one team's (its bot file at its top, beside its

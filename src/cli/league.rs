@@ -115,6 +115,10 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
         Some(path) => Some(crate::class::read_roster(path)?),
         None => None,
     };
+    // The class list (names, ids, e-mails) is no bot's to read, wherever it lies.
+    if let Some(path) = &args.roster {
+        crate::jail::entrants::results(path);
+    }
     if roster.is_none() && args.options.force_new {
         note_kept_roster(&args.options.out);
     }
@@ -123,7 +127,10 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
         args.options.matches.game.game,
         args.options.matches.play.python.as_deref(),
         &args.options.out,
-        args.submissions.strict,
+        (
+            args.submissions.strict,
+            roster.as_ref().zip(args.roster.as_deref()),
+        ),
         args.options.matches.play.confine.confinement(),
     )?;
     if let (Some(path), Some(roster)) = (&args.roster, &mut roster) {

@@ -148,7 +148,7 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
         super::options::spec_with_name(text.as_deref()?, args.play.python.as_deref()).ok()
     });
     let early: Vec<BotSpec> = early.map(|(_, _, spec)| spec).collect();
-    crate::bots::spec::enter(early.iter().map(|spec| (spec, None)));
+    crate::class::enter(early.iter().map(|spec| (spec, None)));
     if let Some(record) = &args.record {
         crate::jail::entrants::results(record);
     }

@@ -56,6 +56,18 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
         Some(shard) if args.out.is_none() => out.join(format!("shard-{}", shard.index)),
         _ => out,
     };
+    // The class list is read before the bots: it tells whose team a folder's submissions
+    // named after one team are. It is no bot's to read, wherever it lies.
+    let class_list = match &t.roster {
+        Some(roster) => {
+            let path = base.join(roster.get_ref());
+            let kept = crate::class::read_roster(&path)
+                .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
+            crate::jail::entrants::results(&path);
+            Some((path, kept))
+        }
+        None => None,
+    };
     let mut entrants = Vec::new();
     let mut left_out = Vec::new();
     let mut handed_in = Vec::new();
@@ -99,7 +111,12 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
                     pattern,
                     &super::submissions::unpack_dir(&out, &path),
                     python.as_deref(),
-                    args.submissions.strict,
+                    (
+                        args.submissions.strict,
+                        class_list
+                            .as_ref()
+                            .map(|(path, kept)| (kept, path.as_path())),
+                    ),
                 )
                 .map_err(at)?;
                 left_out.extend(found.left_out);
@@ -243,7 +260,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
     if t.roster.is_none() && tournament.force_new {
         super::league::note_kept_roster(&tournament.out);
     }
-    if let Some(roster) = &t.roster {
+    if let (Some(roster), Some((path, mut kept))) = (&t.roster, class_list) {
         // Only a round robin gives marks: a roster anywhere else would do nothing.
         if tournament.format != Format::RoundRobin {
             return Err(config.error_at(
@@ -253,9 +270,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
                     .to_string(),
             ));
         }
-        let path = base.join(roster.get_ref());
         let at = |e: Error| config.error_at(roster.span(), e.to_string());
-        let mut kept = crate::class::read_roster(&path).map_err(at)?;
         let teams = crate::class::Teams {
             marked: tournament
                 .entrants

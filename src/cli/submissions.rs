@@ -78,8 +78,9 @@ pub(crate) struct Entries {
 }
 
 /// The bots of a submissions folder, and its entries left out, printed (or, when
-/// `strict`, an error listing them). `shown` is the folder as the user wrote it, which
-/// each bot's spec in the journal is written under.
+/// `strict`, an error listing them); submissions named after one team go by their students'
+/// teams in the `roster` (read from its path). `shown` is the folder as the user wrote it,
+/// which each bot's spec in the journal is written under.
 pub(crate) fn folder_entrants(
     folder: &Path,
     shown: &str,
@@ -87,14 +88,36 @@ pub(crate) fn folder_entrants(
     pattern: Option<&str>,
     unpack_to: &Path,
     python: Option<&str>,
-    strict: bool,
+    (strict, roster): (bool, Option<(&class::Roster, &Path)>),
 ) -> Result<Entries, Error> {
+    let mut found = class::scan(folder, game, pattern, unpack_to)?;
+    // Submissions named after one team, told apart by their students: a roster gives each
+    // its student's team before the league sees their names.
+    let attributed = match roster {
+        Some((roster, path)) => found.attribute(roster, path)?,
+        None => Vec::new(),
+    };
+    for clash in &found.clashes {
+        for line in clash.lines(&found.bots) {
+            note!("{line}");
+        }
+    }
+    for line in &attributed {
+        note!("{line}");
+    }
+    if roster.is_none() && !found.clashes.is_empty() {
+        note!(
+            "  each plays under its student's name: give --roster (with the platform's \
+             student ids) to mark each as its student's team"
+        );
+    }
     let Submissions {
         bots,
         skipped,
         same,
         ignored,
-    } = class::scan(folder, game, pattern, unpack_to)?;
+        clashes: _,
+    } = found;
     let entry_name = |path: &Path| {
         path.file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -241,14 +264,16 @@ fn shlex_quote(text: &str) -> String {
 }
 
 /// The bots as written on the command line: each `NAME=SPEC`, a SPEC, or a folder of
-/// submissions (every bot in it); and the entries of those folders that are not bots. A
-/// console program named without `NAME=` is asked its name under `confine`.
+/// submissions (every bot in it); and the entries of those folders that are not bots
+/// (`strict`: an error). A console program named without `NAME=` is asked its name under
+/// `confine`; the `roster` (and its path) tells whose team a folder's submissions named
+/// after one team are.
 pub(crate) fn cli_entrants(
     bots: &[String],
     game: GameKind,
     python: Option<&str>,
     out: &Path,
-    strict: bool,
+    (strict, roster): (bool, Option<(&class::Roster, &Path)>),
     confine: Confinement,
 ) -> Result<Entries, Error> {
     let mut all = Entries::default();
@@ -266,7 +291,7 @@ pub(crate) fn cli_entrants(
                 None,
                 &unpack_dir(out, folder),
                 python,
-                strict,
+                (strict, roster),
             )?;
             all.entrants.extend(found.entrants);
             all.left_out.extend(found.left_out);
@@ -359,7 +384,7 @@ pub(crate) fn check(args: CheckArgs) -> Result<i32, Error> {
                 None,
                 &unpacked.path().join(i.to_string()),
                 python,
-                args.strict,
+                (args.strict, None),
             )?;
             entrants.extend(found.entrants);
         } else {

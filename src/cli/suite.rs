@@ -55,7 +55,7 @@ pub(crate) fn run(args: SuiteArgs) -> Result<i32, Error> {
     }
     let confine = args.confine.confinement();
     // The bot reads its own files, never the suite's cases and their answers.
-    crate::bots::spec::enter([(&spec, None)]);
+    crate::class::enter([(&spec, None)]);
     crate::jail::entrants::results(&args.dir);
     let name = crate::bots::display_name(&spec, None, &Default::default(), confine);
     super::confine::check(&name, &confine)?;

@@ -1,22 +1,35 @@
-//! Who else plays: the files of every entrant of the run and its results folder, set once
-//! by the run before its bots start. What a jail hides from a bot is computed from this
-//! list, never from file names or contents: the files of every entrant but the bot's own,
-//! and the results (the live journal).
+//! Who else plays: the files of every entrant of the run, its results folder and its class
+//! folders, set once by the run before its bots start. What a jail hides from a bot is
+//! computed from these lists, never from file names or contents: the files of every entrant
+//! but the bot's own, the results (the live journal), and of a class folder every entry the
+//! bot does not own (which entries a bot owns is the class's to say: `crate::class`).
 
 use super::CommandSpec;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
-/// The run's entrants, each as the paths it owns, and its results folders and files.
+/// The run's entrants, each as the paths it owns, its results folders and files, and its
+/// class folders.
 #[derive(Default)]
 struct Run {
     entrants: Vec<Vec<PathBuf>>,
     results: Vec<PathBuf>,
+    classes: Vec<Class>,
+}
+
+/// A folder of which each bot reads only the entries it owns ([`class_folder`]).
+struct Class {
+    /// The folder as named and as the file system resolves it.
+    forms: Vec<PathBuf>,
+    /// Each bot's file (in its forms), with the names of the entries it owns.
+    owners: Vec<(Vec<PathBuf>, Vec<OsString>)>,
 }
 
 static RUN: RwLock<Run> = RwLock::new(Run {
     entrants: Vec::new(),
     results: Vec::new(),
+    classes: Vec::new(),
 });
 
 /// What an entrant of the run owns, as the bot's naming describes it.
@@ -68,6 +81,63 @@ pub fn results(path: &Path) {
     run.results.extend(forms);
 }
 
+/// Makes `folder` a class folder in which the bot whose file is `file` owns the entries
+/// named `own`: every other entry of the folder, whatever it is (another team's file,
+/// folder or zip, whether it plays or not, the class list, earlier results, the teacher's
+/// notes), is hidden from that bot, and every entry from a bot that owns none. The entries
+/// are read when a jail is made, so that one added since is hidden too.
+pub fn class_folder(folder: &Path, file: &Path, own: &[OsString]) {
+    let forms_of_folder = forms(folder);
+    let files = forms(file);
+    let mut run = RUN.write().unwrap_or_else(|e| e.into_inner());
+    let at = match run.classes.iter().position(|c| c.forms == forms_of_folder) {
+        Some(at) => at,
+        None => {
+            run.classes.push(Class {
+                forms: forms_of_folder,
+                owners: Vec::new(),
+            });
+            run.classes.len() - 1
+        }
+    };
+    let class = &mut run.classes[at];
+    match class.owners.iter_mut().find(|(f, _)| *f == files) {
+        Some((_, names)) => {
+            for name in own {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        None => class.owners.push((files, own.to_vec())),
+    }
+}
+
+impl Class {
+    /// The names of the entries owned by the bot whose files `named` holds.
+    fn owned_by(&self, named: &[PathBuf]) -> Vec<&OsString> {
+        self.owners
+            .iter()
+            .filter(|(files, _)| files.iter().any(|f| named.contains(f)))
+            .flat_map(|(_, names)| names)
+            .collect()
+    }
+
+    /// Every entry of the folder but those named `owned`, in each of the folder's forms.
+    fn others(&self, owned: &[&OsString]) -> Vec<PathBuf> {
+        let mut paths = Vec::new();
+        for form in &self.forms {
+            for entry in std::fs::read_dir(form).into_iter().flatten().flatten() {
+                let name = entry.file_name();
+                if !owned.contains(&&name) {
+                    paths.push(form.join(name));
+                }
+            }
+        }
+        paths
+    }
+}
+
 /// The paths an entrant owns: a course bot's file (and a Hinger agent's folder, which holds
 /// its `a1_state.py` and which every team names alike), a C# project's folder, a program's
 /// file and the files and folders its arguments name. Its working folder is not its own:
@@ -112,7 +182,7 @@ pub(crate) fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
 /// program, an argument, its working folder, a folder it carries, its entry).
 pub(crate) fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> {
     let run = RUN.read().unwrap_or_else(|e| e.into_inner());
-    if run.entrants.is_empty() && run.results.is_empty() {
+    if run.entrants.is_empty() && run.results.is_empty() && run.classes.is_empty() {
         return Vec::new();
     }
     let mut named: Vec<PathBuf> = std::iter::once(&command.program)
@@ -147,6 +217,11 @@ pub(crate) fn hidden_from(command: &CommandSpec, origin: &Path) -> Vec<PathBuf> 
         .filter(|p| !holds_own(p))
         .cloned()
         .collect();
+    // Of a class folder, what the bot does not own: in its folder, the copy leaves it out.
+    for class in &run.classes {
+        let others = class.others(&class.owned_by(&named));
+        hidden.extend(others.into_iter().filter(|p| !holds_own(p)));
+    }
     hidden.sort();
     hidden.dedup();
     hidden
@@ -159,14 +234,31 @@ pub(crate) fn is_entrants(path: &Path) -> bool {
 }
 
 /// Whether `path` is, or lies in, the files of an entrant other than the one whose file
-/// `own` is.
+/// `own` is, or an entry of a class folder that the bot of `own` does not own.
 pub fn of_another(path: &Path, own: &Path) -> bool {
     let run = RUN.read().unwrap_or_else(|e| e.into_inner());
-    run.entrants
+    let another_entrants = run
+        .entrants
         .iter()
         .filter(|files| !files.iter().any(|f| own.starts_with(f)))
         .flatten()
-        .any(|f| path.starts_with(f))
+        .any(|f| path.starts_with(f));
+    let own = forms(own);
+    another_entrants
+        || run.classes.iter().any(|class| {
+            let owned = class.owned_by(&own);
+            class.forms.iter().any(|form| {
+                let Some(std::path::Component::Normal(entry)) = path
+                    .strip_prefix(form)
+                    .ok()
+                    .and_then(|rest| rest.components().next())
+                else {
+                    return false;
+                };
+                let holds_own = own.iter().any(|o| o.starts_with(form.join(entry)));
+                !holds_own && !owned.iter().any(|name| name.as_os_str() == entry)
+            })
+        })
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -204,6 +296,47 @@ mod tests {
         assert!(hidden.contains(&dir.join("results")), "{hidden:?}");
         assert!(!hidden.contains(&dir.join("alice.py")), "{hidden:?}");
         assert!(!hidden.contains(&dir.join("helper.py")), "{hidden:?}");
+    }
+
+    #[test]
+    fn a_class_folder_hides_from_its_bot_every_entry_it_does_not_own_entrant_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(dir.join("team12")).unwrap();
+        for name in [
+            "Team11.py",
+            "Team11_utils.py",
+            "team12/utils.py",
+            "roster.csv",
+        ] {
+            std::fs::write(dir.join(name), "").unwrap();
+        }
+        let own = [
+            OsString::from("Team11.py"),
+            OsString::from("Team11_utils.py"),
+        ];
+        class_folder(&dir, &dir.join("Team11.py"), &own);
+        enter([Owned::File(&dir.join("Team11.py"))]);
+        let command = crate::bots::python::course_command(&dir.join("Team11.py"), None);
+        let hidden = hidden_from(&command, &dir);
+        assert!(hidden.contains(&dir.join("team12")), "{hidden:?}");
+        assert!(hidden.contains(&dir.join("roster.csv")), "{hidden:?}");
+        assert!(!hidden.contains(&dir.join("Team11.py")), "{hidden:?}");
+        assert!(!hidden.contains(&dir.join("Team11_utils.py")), "{hidden:?}");
+        // An entry made after the folder was told a class's is hidden too.
+        std::fs::write(dir.join("Team15.py"), "").unwrap();
+        assert!(hidden_from(&command, &dir).contains(&dir.join("Team15.py")));
+        // What a Java player's compiler may read of the folder: the same.
+        let own_file = dir.join("Team11.py");
+        assert!(of_another(&dir.join("team12/utils.py"), &own_file));
+        assert!(of_another(&dir.join("roster.csv"), &own_file));
+        assert!(!of_another(&dir.join("Team11_utils.py"), &own_file));
+        // A bot of a team's folder in the class reads its folder.
+        let team12 = dir.join("team12/Team12.py");
+        std::fs::write(&team12, "").unwrap();
+        enter([Owned::File(&team12)]);
+        assert!(!of_another(&dir.join("team12/utils.py"), &team12));
+        assert!(of_another(&dir.join("Team11_utils.py"), &team12));
     }
 
     #[test]

@@ -82,9 +82,10 @@ pub fn check(entrants: &[Entrant]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Makes `entrants` the run's entrants for confinement: no bot reads another's files.
+/// Makes `entrants` the run's entrants for confinement: no bot reads another's files, nor
+/// what of its folder is no part of its own submission ([`crate::class::enter`]).
 pub fn enter(entrants: &[Entrant]) {
-    crate::bots::spec::enter(entrants.iter().map(|e| (&e.spec, e.cwd.as_deref())));
+    crate::class::enter(entrants.iter().map(|e| (&e.spec, e.cwd.as_deref())));
 }
 
 /// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`

@@ -584,3 +584,149 @@ fn a_canvas_download_plays_as_an_ordinary_user_at_both_confinement_levels() {
         }
     }
 }
+
+/// A Moodle download where Ana Pérez, a student of Team05, handed in a file named after
+/// Team06 beside Luis Gómez's, of Team06; Bea Ruiz's Team07 and Carl Ott's Team05 partner
+/// folder (nothing in it) come with them.
+fn moodle_with_a_file_named_after_another_team(dir: &Path) -> PathBuf {
+    let class = dir.join("moodle");
+    let folder = |student: &str| class.join(format!("{student}_assignsubmission_file_"));
+    write(
+        &folder("Ana Pérez_12345").join("Team06.py"),
+        &team_bot("Team05"),
+    );
+    write(
+        &folder("Luis Gómez_12346").join("Team06.py"),
+        &bot_doing("Team06", "pass"),
+    );
+    write(
+        &folder("Bea Ruiz_12347").join("Team07.py"),
+        &team_bot("Team07"),
+    );
+    class
+}
+
+#[test]
+fn a_file_named_after_another_team_plays_as_its_students_team_by_the_roster() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = moodle_with_a_file_named_after_another_team(dir.path());
+    let roster = dir.path().join("roster.csv");
+    write(
+        &roster,
+        "Student name,Student ID,Email,Team\nAna Pérez,12345,ana@uni.example,Team05\n\
+         Luis Gómez,12346,luis@uni.example,Team06\nBea Ruiz,12347,bea@uni.example,Team07\n",
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&class]);
+    assert_eq!(code, 0, "the league plays on: {stdout}\n{stderr}");
+    // Both students' folders are named, each with the team it plays as.
+    assert!(
+        stderr.contains("2 different submissions are named after Team06")
+            && stderr.contains(
+                "Ana Pérez_12345_assignsubmission_file_/Team06.py (Ana Pérez_12345's) plays as \
+                 Team05"
+            )
+            && stderr.contains(
+                "Luis Gómez_12346_assignsubmission_file_/Team06.py (Luis Gómez_12346's) plays \
+                 as Team06"
+            )
+            && stderr.contains("Ana Pérez 12345 ana@uni.example (line 2) is in Team05"),
+        "{stderr}"
+    );
+    let marks = rows_by(&out.join("marks.csv"), "Student name");
+    for (student, team) in [
+        ("Ana Pérez", "Team05"),
+        ("Luis Gómez", "Team06"),
+        ("Bea Ruiz", "Team07"),
+    ] {
+        assert_eq!(marks[student]["team"], team, "{marks:?}");
+        assert_eq!(marks[student]["status"], "played", "{marks:?}");
+        assert_eq!(marks[student]["games"], "4", "{marks:?}");
+    }
+    let standings = rows_by(&out.join("standings.csv"), "bot");
+    let mut teams: Vec<&str> = standings.keys().map(String::as_str).collect();
+    teams.sort();
+    assert_eq!(teams, ["Team05", "Team06", "Team07"], "{standings:?}");
+    // Each plays its own student's file: Ana's under Team05, Luis's under Team06.
+    let plan = read(&out.join("games.jsonl"));
+    assert!(
+        plan.contains("Ana Pérez_12345_assignsubmission_file_")
+            && plan.contains("Luis Gómez_12346_assignsubmission_file_"),
+        "{plan}"
+    );
+    for feedback in ["Team05.md", "Team06.md", "Team07.md"] {
+        assert!(out.join("feedback").join(feedback).is_file(), "{feedback}");
+    }
+}
+
+#[test]
+fn a_file_named_after_another_team_without_a_roster_plays_under_its_students_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = moodle_with_a_file_named_after_another_team(dir.path());
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &[], &[&class]);
+    assert_eq!(code, 0, "the league plays on: {stdout}\n{stderr}");
+    assert!(
+        stderr.contains("2 different submissions are named after Team06")
+            && stderr.contains(
+                "Ana Pérez_12345_assignsubmission_file_/Team06.py (Ana Pérez_12345's) plays as \
+                 Ana Pérez_12345"
+            )
+            && stderr.contains(
+                "Luis Gómez_12346_assignsubmission_file_/Team06.py (Luis Gómez_12346's) plays \
+                 as Luis Gómez_12346"
+            )
+            && stderr.contains("give --roster"),
+        "{stderr}"
+    );
+    let marks = rows_by(&out.join("marks.csv"), "team");
+    let mut teams: Vec<&str> = marks.keys().map(String::as_str).collect();
+    teams.sort();
+    assert_eq!(teams, ["Ana Pérez_12345", "Luis Gómez_12346", "Team07"]);
+    assert!(marks.values().all(|r| r["games"] == "4"), "{marks:?}");
+}
+
+#[test]
+fn two_files_of_one_team_that_nothing_tells_apart_are_refused_naming_both_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    // Two hand-made folders: no platform names their students.
+    write(&class.join("ana/Team06.py"), &team_bot("Team05"));
+    write(&class.join("luis/Team06.py"), &bot_doing("Team06", "pass"));
+    write(&class.join("Team07.py"), &team_bot("Team07"));
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &[], &[&class]);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "two different submissions are both named `Team06`: {} and {}; nothing tells \
+             whose each is",
+            class.join("ana").display(),
+            class.join("luis").display()
+        )) && stderr.contains("keep the one that is Team06's and remove the other"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no game was played, nothing left behind");
+
+    // A roster that puts two students' different files in one team: refused, both named.
+    let moodle = moodle_with_a_file_named_after_another_team(dir.path());
+    let roster = dir.path().join("roster.csv");
+    write(
+        &roster,
+        "name,id,team\nAna Pérez,12345,Team06\nLuis Gómez,12346,Team06\nBea Ruiz,12347,Team07\n",
+    );
+    let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&moodle]);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("two different submissions are Team06's")
+            && stderr.contains(
+                "Ana Pérez_12345_assignsubmission_file_/Team06.py (Ana Pérez 12345 (line 2)'s)"
+            )
+            && stderr.contains(
+                "Luis Gómez_12346_assignsubmission_file_/Team06.py (Luis Gómez 12346 (line 3)'s)"
+            )
+            && stderr.contains("keep the one Team06 is marked by"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no game was played, nothing left behind");
+}

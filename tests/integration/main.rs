@@ -27,6 +27,7 @@ mod layout;
 mod league;
 mod openings;
 mod outputs;
+mod own_submission;
 mod play;
 mod prestart;
 mod ratings;

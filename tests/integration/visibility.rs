@@ -10,10 +10,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// In every victim's file, never in a spy's (which builds it from two halves).
-const TOKEN: &str = "VICTIM-TOKEN-52c9e1";
+pub(crate) const TOKEN: &str = "VICTIM-TOKEN-52c9e1";
 
 /// The levels every layout is tried at: the default, and level 2 forced.
-const LEVELS: [&[&str]; 2] = [&[], &["--sandbox", "landlock"]];
+pub(crate) const LEVELS: [&[&str]; 2] = [&[], &["--sandbox", "landlock"]];
 
 /// What a spy looks at: `Victim` counts as reached when it shows the token, `Results` when
 /// it lists or reads anything, `Own` is its own file, which it must reach.
@@ -87,7 +87,7 @@ def _probe(label, path, kind):
 }
 
 /// Everything the run left to be read: its output and every file under `results`.
-fn everything_written(results: &Path, output: &str) -> String {
+pub(crate) fn everything_written(results: &Path, output: &str) -> String {
     fn walk(dir: &Path, text: &mut String) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
@@ -153,7 +153,7 @@ fn assert_hidden(probes: &[Probe], written: &str, level: &[&str]) {
     );
 }
 
-fn write_executable(path: &Path, text: &str) {
+pub(crate) fn write_executable(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
@@ -554,7 +554,8 @@ fn advance_console_programs_and_a_csharp_project_side_by_side_do_not_read_each_o
         .unwrap();
         std::fs::write(project.join("Program.cs"), format!("// {TOKEN}\n")).unwrap();
         std::fs::write(project.join("bot.py"), &victim).unwrap();
-        std::fs::write(class.join("spyhelp.txt"), "the spy's own notes\n").unwrap();
+        // A class folder (it holds Bob's project): the spy's own notes are named after it.
+        std::fs::write(class.join("alice-notes.txt"), "the spy's own notes\n").unwrap();
         let probes = [
             probe("console program beside it", "carol", Look::Victim),
             probe(
@@ -567,7 +568,7 @@ fn advance_console_programs_and_a_csharp_project_side_by_side_do_not_read_each_o
             probe("C# source", project.join("Program.cs"), Look::Victim),
             probe("results folder", &results, Look::Results),
             probe("live journal", results.join("games.jsonl"), Look::Results),
-            probe("own notes", "spyhelp.txt", Look::Own),
+            probe("own notes", "alice-notes.txt", Look::Own),
         ];
         let spy = format!(
             "#!/usr/bin/python3\n{}\nsys.exit(3)\n",

@@ -1,6 +1,7 @@
 //! Finding a course's bots in a folder of submissions, as the courses hand them in.
 
 use super::*;
+use crate::class::scan;
 
 #[test]
 fn wildcards_match_whole_names() {
@@ -367,4 +368,25 @@ fn what_is_no_submission_is_ignored_and_a_team_folder_is_one_bot() {
     assert!(bot.file.ends_with("TeamNP/TeamNP.py"));
     // A class folder is not one team's folder.
     assert_eq!(team_folder(&class, GameKind::Asalto), None);
+}
+
+#[test]
+fn a_loose_file_named_after_a_loose_bot_is_its_helper_not_a_team() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("class");
+    put(&folder.join("Team01.py"), &course_bot("Team01"));
+    put(&folder.join("Team01_utils.py"), "X = 1\n");
+    put(&folder.join("utils.py"), "X = 2\n");
+    let found = scan(&folder, GameKind::Asalto, None, dir.path()).unwrap();
+    let helper = found
+        .ignored
+        .iter()
+        .find(|i| i.entry.ends_with("Team01_utils.py"))
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(
+        helper.reason,
+        "a helper of Team01 (named after it), not a submission"
+    );
+    // A loose file of nobody's still keeps its row, with its reason.
+    assert!(found.skipped.iter().any(|s| s.entry.ends_with("utils.py")));
 }
