@@ -202,7 +202,7 @@ pub fn play_started<G: Game>(
                         .as_ref()
                         .and_then(crate::clocks::freeze::Freezer::ran_while_frozen)
                     {
-                        escaped.set(Some(crate::clocks::freeze::ran_while_frozen_failure(ran)));
+                        escaped.set(Some(crate::bots::ran_while_frozen_failure(ran)));
                     }
                     turn
                 };

@@ -102,6 +102,18 @@ impl Failure {
     }
 }
 
+/// The failure of a bot that used `ran` of CPU time while it was frozen.
+pub fn ran_while_frozen_failure(ran: std::time::Duration) -> Failure {
+    Failure::new(
+        FailureKind::RanWhileFrozen,
+        format!(
+            "used {} ms of CPU time while it was frozen for its opponent's move (it had \
+             itself continued, or left work running in the kernel)",
+            ran.as_millis()
+        ),
+    )
+}
+
 /// A bot's answer to one turn.
 #[derive(Clone, Debug)]
 pub enum Reply<M> {

@@ -169,7 +169,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         if let Some(ran) = run.freezer.ran_while_frozen() {
             run.kill();
             return TurnReply {
-                reply: Reply::Failed(crate::clocks::freeze::ran_while_frozen_failure(ran)),
+                reply: Reply::Failed(crate::bots::ran_while_frozen_failure(ran)),
                 elapsed: Duration::ZERO,
                 waited: Duration::ZERO,
             };

@@ -8,7 +8,8 @@
 //! stop that send it SIGCONT during it), and kernel work it queued (a large read) runs on.
 //! So the tree's CPU time is read as it is stopped and again when its opponent has moved:
 //! a bot that used more than [`RAN_WHILE_FROZEN`] meanwhile computed on its opponent's time,
-//! and loses its game by `ran_while_frozen` ([`Freezer::ran_while_frozen`]). A bot is
+//! and loses its game by `ran_while_frozen` ([`Freezer::ran_while_frozen`], judged by the
+//! referee). A bot is
 //! frozen from its `ready` (one started ahead for its next game too) until its first turn.
 //!
 //! `ARBITER_FREEZE=off` in arbiter's environment ([`DISABLE_VAR`]) leaves both bots running
@@ -132,18 +133,6 @@ impl Freezer {
             let _ = rustix::process::kill_process_group(self.group, Signal::CONT);
         }
     }
-}
-
-/// The failure of a bot that used `ran` of CPU time while it was frozen.
-pub fn ran_while_frozen_failure(ran: Duration) -> crate::bots::Failure {
-    crate::bots::Failure::new(
-        crate::bots::FailureKind::RanWhileFrozen,
-        format!(
-            "used {} ms of CPU time while it was frozen for its opponent's move (it had \
-             itself continued, or left work running in the kernel)",
-            ran.as_millis()
-        ),
-    )
 }
 
 /// Before a turn of `mover`: the other seat's bot stops, the mover's goes on (now, or as

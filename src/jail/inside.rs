@@ -470,6 +470,21 @@ fn capped_private(jail: &Jail, at: &Path) -> Result<bool, StepFailed> {
     }
     let _ = rustix::mount::unmount(lower.as_path(), rustix::mount::UnmountFlags::DETACH);
     step("detach the disk's own mount", detach())?;
+    // The folders arbiter carried in beside the bot's own files (`.arbiter-NAME`: a console
+    // program's IN and OUT, a build's output) are written where arbiter reads them back,
+    // through the overlay: the helper measures them there.
+    for entry in std::fs::read_dir(&jail.private)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(".arbiter-")
+            && entry.file_type().is_ok_and(|t| t.is_dir())
+        {
+            bind(&entry.path(), &at.join(&name), true)?;
+        }
+    }
     Ok(true)
 }
 

@@ -551,16 +551,27 @@ while True:
         let dir = test_dir();
         let body = r#"
 import tempfile
+written = []
 def fill():
     for i in range(6):
         with open(os.path.join(tempfile.gettempdir(), "fill%d" % i), "wb") as f:
             os.posix_fallocate(f.fileno(), 0, 200 << 20)
+    written.append(True)
 probe("1.2 GB written", fill)
 import time
-time.sleep(30)
+# Time for the helper's measure, where it is the helper that stops it.
+if written:
+    time.sleep(30)
 "#;
         let bot = attacker(dir.path(), "Team37", body);
         let (_, text, record) = play_at(level, &bot, &["--init-limit-ms", "60000"]);
+        if level == "namespaces" {
+            // Refused by the kernel at the cap (the private folder's writes go to a tmpfs of
+            // the cap): the bot is told `No space left on device`, and plays on.
+            assert_probes(level, &record, &["1.2 GB written"], &[]);
+            assert_eq!(record["reason"], "round_limit", "{level}: {text}");
+            continue;
+        }
         assert_eq!(record["reason"], "file_size", "{level}: {text}");
         let detail = record["detail"].as_str().unwrap();
         assert!(
