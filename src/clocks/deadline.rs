@@ -97,6 +97,10 @@ impl MoveClock {
             return true;
         }
         if self.deadline >= self.cap {
+            // Measured once more, so that whose the passed deadline is ([`Self::late`]) is
+            // judged by the wait up to the cap, not up to the last stretch (at which the
+            // bot's own time was, by construction, its whole limit).
+            self.watch.measure(self.leader, self.threshold);
             return false;
         }
         let before = self.watch.given;
