@@ -306,10 +306,10 @@ sys.stdin.readline()
 
 #[test]
 fn a_bot_that_closed_its_stdin_is_a_crash_not_a_panic() {
-    // Nobody reads the bot's stdin any more: writing the turn fails with EPIPE.
-    let (_dir, command) = sh_bot(&format!("read hello\n{READY}\nexec 0<&-\nexec sleep 30\n"));
+    // Nobody reads the bot's stdin any more: writing the turn fails with EPIPE. (Closed
+    // before its `ready`: from `ready` on, a bot is frozen until its turn.)
+    let (_dir, command) = sh_bot(&format!("read hello\nexec 0<&-\n{READY}\nexec sleep 30\n"));
     let (mut p, _, pgid) = started(command, 2000, 5000);
-    std::thread::sleep(Duration::from_millis(200));
     let (kind, detail) = failure(&turn(&mut p).reply);
     assert_eq!(kind, FailureKind::Crash, "{detail}");
     assert!(detail.contains("stdin"), "{detail}");
@@ -411,12 +411,13 @@ fn a_whole_game_through_the_referee_with_two_process_bots() {
 
 #[test]
 fn unsolicited_replies_are_dropped_and_noted() {
+    // The stray move goes out with `ready`, in one write: from `ready` on, the bot is
+    // frozen until its turn, and a move written after that is its reply.
+    let ready_and_move = r#"printf '%s\n' '{"type":"ready","name":"sh-bot"}' '{"type":"move","move":[[3,2],[2,2]]}'"#;
     let (_dir, command) = sh_bot(&format!(
-        "read hello\n{READY}\n{MOVE}\nread turn\necho '{{\"type\":\"move\",\"move\":[[4,4],[3,4]]}}'\nread end\n"
+        "read hello\n{ready_and_move}\nread turn\necho '{{\"type\":\"move\",\"move\":[[4,4],[3,4]]}}'\nread end\n"
     ));
     let (mut p, _, _) = started(command, 5000, 5000);
-    // Let the stray move arrive before the turn is sent.
-    std::thread::sleep(Duration::from_millis(300));
     match turn(&mut p).reply {
         Reply::Wire(v) => assert_eq!(v, serde_json::json!([[4, 4], [3, 4]])),
         other => panic!("expected the real reply, got {other:?}"),
@@ -431,11 +432,10 @@ fn unsolicited_replies_are_dropped_and_noted() {
 
 #[test]
 fn an_error_between_turns_counts_at_the_next_turn() {
-    let (_dir, command) = sh_bot(&format!(
-        "read hello\n{READY}\necho '{{\"type\":\"error\",\"message\":\"background thread died\"}}'\nsleep 30\n"
-    ));
+    // Sent with `ready`, in one write (from `ready` on, the bot is frozen until its turn).
+    let ready_and_error = r#"printf '%s\n' '{"type":"ready","name":"sh-bot"}' '{"type":"error","message":"background thread died"}'"#;
+    let (_dir, command) = sh_bot(&format!("read hello\n{ready_and_error}\nsleep 30\n"));
     let (mut p, _, pgid) = started(command, 5000, 5000);
-    std::thread::sleep(Duration::from_millis(300));
     let (kind, detail) = failure(&turn(&mut p).reply);
     assert_eq!(kind, FailureKind::Exception);
     assert_eq!(detail, "background thread died");
