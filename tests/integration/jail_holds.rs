@@ -957,11 +957,16 @@ class Player(randbot.Player):
         if not Player.done:
             Player.done = True
             if HOW == "children":
+                held, told = os.pipe()
                 for _ in range(2):
                     if os.fork() == 0:
                         block = b"\x01" * (1100 << 20)
+                        os.write(told, b"x")
                         time.sleep(600)
                         os._exit(0)
+                # Both hold their memory before the move goes on.
+                os.read(held, 1)
+                os.read(held, 1)
             else:
                 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
                 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
