@@ -19,11 +19,9 @@
 //!   children included). A bot that keeps its CPUs busy itself is given nothing back.
 //! - A bot's own tasks can also keep each other waiting on CPUs they leave idle in part:
 //!   spinners at `nice 19` pinned to the bot's CPU, one sleeping task allowed on every CPU
-//!   (which makes the bot look as if it owned them all). What the bot cannot fake is the
-//!   busy time of the machine's CPUs (`/proc/stat`): the wait given back is at most the
-//!   CPU time that processes outside the bot and the referee used meanwhile on the CPUs
-//!   arbiter may use. On a machine otherwise quiet, nothing is given back.
-//! - Whatever is given back, a move is charged at least the CPU time the bot's own
+//!   (which makes the bot look as if it owned them all): their wait looks like the
+//!   machine's. What the bot cannot fake is the CPU time its own processes used, so:
+//! - whatever is given back, a move is charged at least the CPU time the bot's own
 //!   processes used in it (since the first look; reaped children included), when that is
 //!   within the move's wall time: no number of processes, priority or affinity buys a
 //!   bot more CPU than its limit. (A bot that answers within its limit is charged its wall
@@ -119,9 +117,6 @@ pub(crate) struct Snapshot {
     referee: Counters,
     /// The CPUs the bot's tasks may run on: the most any of them may.
     cpus: usize,
-    /// The busy time of the CPUs this process may use, in nanoseconds (`/proc/stat`);
-    /// `None` where it cannot be read.
-    busy: Option<u64>,
 }
 
 /// What [`Snapshot::machine_wait`] found between two snapshots.
@@ -144,7 +139,6 @@ impl Snapshot {
             reaped: Duration::ZERO,
             referee: own_counters().unwrap_or_default(),
             cpus: 1,
-            busy: machine_busy(),
         };
         snapshot.walk(leader)?;
         Some(snapshot)
@@ -222,48 +216,11 @@ impl Snapshot {
         let ran = bot_ran + later.referee.ran.saturating_sub(self.referee.ran);
         let capacity = wall.as_nanos() as u64 * later.cpus.max(self.cpus) as u64;
         let unused = capacity.saturating_sub(ran);
-        // Only the load of others keeps a bot waiting for the machine's sake.
-        let others = match (self.busy, later.busy) {
-            (Some(before), Some(now)) => now.saturating_sub(before).saturating_sub(ran),
-            _ => u64::MAX,
-        };
         Between {
-            wait: Duration::from_nanos(longest.max(referee).min(unused).min(others)).min(wall),
+            wait: Duration::from_nanos(longest.max(referee).min(unused)).min(wall),
             bot_ran: Duration::from_nanos(bot_ran),
         }
     }
-}
-
-/// The busy time of the CPUs this process may use, in nanoseconds: each one's user, nice,
-/// system, interrupt and stolen time in `/proc/stat` (counted in clock ticks, of 10 ms
-/// where `USER_HZ` is 100).
-fn machine_busy() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let cpus = crate::jail::cpus::process_cpus();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = if hz > 0 { hz as u64 } else { 100 };
-    let mut ticks = 0u64;
-    let mut any = false;
-    for line in stat.lines() {
-        let Some(rest) = line.strip_prefix("cpu") else {
-            break;
-        };
-        let mut fields = rest.split_whitespace();
-        let Some(cpu) = fields.next().and_then(|n| n.parse::<usize>().ok()) else {
-            // The first line, the sum of all CPUs.
-            continue;
-        };
-        if cpu >= rustix::thread::CpuSet::MAX_CPU || !cpus.is_set(cpu) {
-            continue;
-        }
-        let values: Vec<u64> = fields.filter_map(|f| f.parse().ok()).collect();
-        // user nice system idle iowait irq softirq steal (guest time is in user's).
-        let busy = |i: usize| values.get(i).copied().unwrap_or(0);
-        ticks += busy(0) + busy(1) + busy(2) + busy(5) + busy(6) + busy(7);
-        any = true;
-    }
-    any.then(|| ticks.saturating_mul(1_000_000_000 / hz))
 }
 
 /// The CPU time the processes of the tree under `leader` used so far (every task's, and
@@ -278,7 +235,6 @@ pub(crate) fn tree_cpu(leader: i32, without_leader: bool) -> Option<Duration> {
         reaped: Duration::ZERO,
         referee: Counters::default(),
         cpus: 1,
-        busy: None,
     };
     snapshot.walk(leader)?;
     if without_leader {
@@ -426,7 +382,6 @@ mod tests {
             reaped: Duration::ZERO,
             referee: Counters::default(),
             cpus,
-            busy: None,
         }
     }
 
@@ -461,12 +416,12 @@ mod tests {
     }
 
     #[test]
-    fn a_bots_own_tasks_on_a_quiet_machine_are_given_nothing_whatever_their_affinity() {
+    fn the_cpu_time_a_bots_own_tasks_used_is_measured_beside_their_wait() {
         let t0 = Instant::now();
         // One sleeping task allowed on both CPUs, a main task and spinners at nice 19 on
         // one CPU: the main task waited 0.9 s of 1.5 s, and the bot's tasks ran 1.4 s.
-        let mut before = snapshot(t0, 2, &[(10, 0, 0), (11, 0, 0), (12, 0, 0)]);
-        let mut after = snapshot(
+        let before = snapshot(t0, 2, &[(10, 0, 0), (11, 0, 0), (12, 0, 0)]);
+        let after = snapshot(
             t0 + Duration::from_millis(1500),
             2,
             &[
@@ -475,30 +430,12 @@ mod tests {
                 (12, 0, 0),
             ],
         );
-        // The machine's CPUs were busy for the bot's 1.4 s and no more.
-        before.busy = Some(5000 * MS);
-        after.busy = Some(6400 * MS);
+        // Its spinners' wait looks like the machine's: what the bot's processes ran is
+        // measured beside it, and `Watch::measure` never gives back more than the move's
+        // wall time less that.
         let between = before.machine_wait(&after);
-        assert_eq!(between.wait, Duration::ZERO);
+        assert_eq!(between.wait, Duration::from_millis(900));
         assert_eq!(between.bot_ran, Duration::from_millis(1400));
-        // Other programs' 300 ms on the CPUs is all that can be given back.
-        after.busy = Some(6700 * MS);
-        assert_eq!(before.machine_wait(&after).wait, Duration::from_millis(300));
-    }
-
-    #[test]
-    fn the_busy_time_of_the_machines_cpus_is_read() {
-        let Some(first) = machine_busy() else {
-            assert!(std::fs::read_to_string("/proc/stat").is_err());
-            return;
-        };
-        let until = Instant::now() + Duration::from_millis(100);
-        while Instant::now() < until {
-            std::hint::black_box(0u64);
-        }
-        // 100 ms of this thread's spinning, in ticks of 10 ms: some of it shows.
-        let second = machine_busy().unwrap();
-        assert!(second >= first + 20 * MS, "{first} then {second}");
     }
 
     #[test]
