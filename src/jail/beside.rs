@@ -210,7 +210,9 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
     // helper's child stops, and a handler of the SIGCHLD that says so ends the helper's
     // wait, so that what the bot wrote in its move is measured while it is frozen, even in
     // a game quicker than a check.
-    if cap.is_some() || jail.memory_mb.is_some() {
+    // Whether the helper measures anything (else it only waits).
+    let measures = cap.is_some() || jail.memory_mb.is_some();
+    if measures {
         extern "C" fn child_changed(_: libc::c_int) {}
         // SAFETY: a handler that does nothing; no SA_RESTART, so the wait ends.
         unsafe {
@@ -220,7 +222,7 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
             libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
         }
     }
-    let mut frozen_again = false;
+    let mut child_changed_state = false;
     loop {
         loop {
             let mut status = 0;
@@ -241,13 +243,13 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
             unsafe { libc::waitpid(child, &mut status, 0) };
             return End::Orphaned;
         }
-        if frozen_again {
+        if child_changed_state {
             // Measured now, or as soon as the gap since the last measure allows.
             next_check = next_check.min(last_check + FREEZE_CHECK_GAP);
-            frozen_again = false;
+            child_changed_state = false;
         }
         let due = Instant::now() >= next_check;
-        if due && (cap.is_some() || jail.memory_mb.is_some()) {
+        if due && measures {
             let started = Instant::now();
             last_check = started;
             // The bot's processes: at level 2 the bot's tree, at level 1 the namespace's.
@@ -259,14 +261,14 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
                 false => 1,
             };
             let tree = super::procfs::tree_of(leader, 4096);
+            let held = super::caps::Held::by(&tree, &jail.private);
             let over = jail
                 .memory_mb
-                .and_then(|mb| super::caps::memory_breached(&tree, mb))
+                .and_then(|mb| super::caps::memory_breached(&tree, held.sockets, mb))
                 .map(End::OverMemory)
                 .or_else(|| {
                     let cap = cap.as_ref()?;
-                    let held = super::caps::unlinked_but_open(&tree, &jail.private);
-                    cap.breached(&jail.private, held).map(End::Capped)
+                    cap.breached(&jail.private, held.unlinked).map(End::Capped)
                 });
             if let Some(end) = over {
                 // SAFETY: the child is ours and not reaped: its pid is not reused.
@@ -278,7 +280,7 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
             // A folder that takes long to measure is measured less often.
             next_check = Instant::now() + DISK_CHECK.max(started.elapsed() * 5);
         }
-        let wait = match cap.is_some() || jail.memory_mb.is_some() {
+        let wait = match measures {
             true => next_check.saturating_duration_since(Instant::now()),
             false => Duration::from_secs(3600),
         };
@@ -294,7 +296,7 @@ fn watch(child: libc::pid_t, jail: &Jail, cap: Option<DiskCap>) -> End {
                         tv_nsec: 0,
                     });
                 if rustix::event::poll(&mut fds, Some(&timeout)) == Err(rustix::io::Errno::INTR) {
-                    frozen_again = true;
+                    child_changed_state = true;
                 }
             }
             // A kernel without pidfds (before Linux 5.3): looked at every few milliseconds.

@@ -150,41 +150,56 @@ pub(crate) fn open_to_owner(folder: &Path) -> std::io::Result<()> {
     std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode))
 }
 
-/// The blocks of files that the processes `tree` hold open but that were unlinked from
-/// `dir` (`/proc/PID/fd`, links that end in ` (deleted)`): they take the disk as long as
-/// they are held, and no walk of the folder finds them. Each file counted once.
-pub(crate) fn unlinked_but_open(tree: &[i32], dir: &Path) -> u64 {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut bytes = 0u64;
-    for fd in tree.iter().flat_map(|&pid| descriptors(pid)) {
-        let Ok(target) = std::fs::read_link(&fd) else {
-            continue;
-        };
-        let text = target.to_string_lossy();
-        let Some(name) = text.strip_suffix(" (deleted)") else {
-            continue;
-        };
-        if !Path::new(name).starts_with(dir) {
-            continue;
-        }
-        // The magic link leads to the file itself.
-        if let Ok(meta) = std::fs::metadata(&fd)
-            && meta.is_file()
-            && seen.insert((meta.dev(), meta.ino()))
-        {
-            bytes = bytes.saturating_add(meta.blocks().saturating_mul(512));
-        }
-    }
-    bytes
+/// What the processes of a bot hold open that no walk of its folder nor of its address
+/// space shows, from one look at their descriptors (`/proc/PID/fd`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Held {
+    /// The blocks of files unlinked from the private folder but held open (links that end
+    /// in ` (deleted)`): they take the disk as long as they are held. Each file once.
+    pub unlinked: u64,
+    /// The sockets they hold, each once (kernel memory: their buffers).
+    pub sockets: u64,
 }
 
-/// The paths of the descriptors of process `pid` (`/proc/PID/fd/N`).
-fn descriptors(pid: i32) -> impl Iterator<Item = std::path::PathBuf> {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|fd| fd.path())
+impl Held {
+    /// What the processes `tree` hold open; `dir` is the private folder.
+    pub(crate) fn by(tree: &[i32], dir: &Path) -> Held {
+        let mut held = Held::default();
+        let mut files = std::collections::BTreeSet::new();
+        let mut sockets = std::collections::BTreeSet::new();
+        let descriptors = tree.iter().flat_map(|pid| {
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|fd| fd.path())
+        });
+        for fd in descriptors {
+            let Ok(target) = std::fs::read_link(&fd) else {
+                continue;
+            };
+            let text = target.to_string_lossy();
+            if let Some(inode) = text.strip_prefix("socket:[") {
+                sockets.insert(inode.to_string());
+                continue;
+            }
+            let Some(name) = text.strip_suffix(" (deleted)") else {
+                continue;
+            };
+            // The magic link leads to the file itself.
+            if Path::new(name).starts_with(dir)
+                && let Ok(meta) = std::fs::metadata(&fd)
+                && meta.is_file()
+                && files.insert((meta.dev(), meta.ino()))
+            {
+                held.unlinked = held
+                    .unlinked
+                    .saturating_add(meta.blocks().saturating_mul(512));
+            }
+        }
+        held.sockets = sockets.len() as u64;
+        held
+    }
 }
 
 /// What a socket is charged against its bot's memory cap: about the most its kernel
@@ -194,22 +209,11 @@ pub const SOCKET_CHARGE: u64 = 512 << 10;
 
 /// The memory the processes `tree` hold between them: each one's proportional share of
 /// the pages it maps (`Pss` of `/proc/PID/smaps_rollup`: a page shared by a fork counts
-/// once in all), and [`SOCKET_CHARGE`] for each socket they hold (kernel memory that no
-/// process's address space shows). Read only as far as needed to tell whether it is over
-/// `cap` (bytes): the resident sizes first, which are never less.
-pub(crate) fn tree_memory(tree: &[i32], cap: u64) -> u64 {
-    let mut sockets = std::collections::BTreeSet::new();
-    for fd in tree.iter().flat_map(|&pid| descriptors(pid)) {
-        if let Ok(target) = std::fs::read_link(&fd)
-            && let Some(inode) = target
-                .to_str()
-                .and_then(|t| t.strip_prefix("socket:["))
-                .and_then(|t| t.strip_suffix(']'))
-        {
-            sockets.insert(inode.to_string());
-        }
-    }
-    let kernel = (sockets.len() as u64).saturating_mul(SOCKET_CHARGE);
+/// once in all), and [`SOCKET_CHARGE`] for each of the `sockets` they hold (kernel memory
+/// that no process's address space shows). Read only as far as needed to tell whether it
+/// is over `cap` (bytes): the resident sizes first, which are never less.
+pub(crate) fn tree_memory(tree: &[i32], sockets: u64, cap: u64) -> u64 {
+    let kernel = sockets.saturating_mul(SOCKET_CHARGE);
     // SAFETY: sysconf has no preconditions.
     let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
         n if n > 0 => n as u64,
@@ -244,10 +248,11 @@ pub(crate) fn tree_memory(tree: &[i32], cap: u64) -> u64 {
     shared.saturating_add(kernel)
 }
 
-/// The memory cap of a bot's processes together, and why they are past it, if they are.
-pub(crate) fn memory_breached(tree: &[i32], mb: u64) -> Option<String> {
+/// Why the processes `tree`, holding `sockets`, are past a memory cap of `mb` MiB
+/// together, if they are.
+pub(crate) fn memory_breached(tree: &[i32], sockets: u64, mb: u64) -> Option<String> {
     let cap = mb.saturating_mul(1 << 20);
-    let held = tree_memory(tree, cap);
+    let held = tree_memory(tree, sockets, cap);
     (held > cap).then(|| {
         format!(
             "{MEMORY_CAP_MARK} of {mb} MiB: the bot's processes held {} MiB between them \
