@@ -166,7 +166,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         let paused_before = crate::clocks::pause::paused();
         // Frozen while the other side moved (or since its `ready`): a bot that computed
         // meanwhile loses.
-        if let Some(ran) = run.freezer.ran_while_frozen() {
+        if let Some(ran) = run.freezer.ran_while_frozen_unchecked() {
             run.kill();
             return TurnReply {
                 reply: Reply::Failed(crate::bots::ran_while_frozen_failure(ran)),

@@ -48,6 +48,8 @@ pub struct Freezer {
     frozen: Arc<AtomicBool>,
     /// The tree's CPU time in nanoseconds when it was last frozen ([`UNKNOWN`]: not read).
     cpu_at_freeze: Arc<AtomicU64>,
+    /// Found not to have run since it was last frozen, at the end of its opponent's move.
+    checked: Arc<AtomicBool>,
     /// The group's leader is a jail's helper, not the bot: it goes on while the bot is
     /// frozen (it measures the bot's folder, and must not be kept from it), and its own
     /// CPU time is not the bot's.
@@ -64,6 +66,7 @@ impl Freezer {
             group,
             frozen: Arc::new(AtomicBool::new(false)),
             cpu_at_freeze: Arc::new(AtomicU64::new(UNKNOWN)),
+            checked: Arc::new(AtomicBool::new(false)),
             helper_leads: false,
             by_turn: false,
         }
@@ -102,6 +105,7 @@ impl Freezer {
                 cpu.map_or(UNKNOWN, |c| c.as_nanos() as u64),
                 Ordering::Release,
             );
+            self.checked.store(false, Ordering::Release);
         }
     }
 
@@ -118,7 +122,19 @@ impl Freezer {
         }
         let now = self.bot_cpu()?;
         let ran = now.saturating_sub(Duration::from_nanos(before));
-        (ran > RAN_WHILE_FROZEN).then_some(ran)
+        let escaped = (ran > RAN_WHILE_FROZEN).then_some(ran);
+        self.checked.store(escaped.is_none(), Ordering::Release);
+        escaped
+    }
+
+    /// [`Freezer::ran_while_frozen`] at the bot's own turn, unless it was found not to have
+    /// run after its opponent's move (a walk of its processes less a ply): a bot frozen
+    /// since its `ready` whose opponent has not moved yet is looked at here.
+    pub fn ran_while_frozen_unchecked(&self) -> Option<Duration> {
+        match self.checked.load(Ordering::Acquire) {
+            true => None,
+            false => self.ran_while_frozen(),
+        }
     }
 
     /// The CPU time the bot's processes used so far (its helper's own left out).

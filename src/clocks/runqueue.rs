@@ -128,6 +128,14 @@ pub(crate) struct Between {
     pub(crate) bot_ran: Duration,
 }
 
+impl Between {
+    /// The most a move `elapsed` long may be given back, whatever its wait: what leaves it
+    /// charged the CPU time the bot's processes used (none, past its wall time).
+    pub(crate) fn most_given(&self, elapsed: Duration) -> Duration {
+        elapsed.saturating_sub(self.bot_ran)
+    }
+}
+
 impl Snapshot {
     /// The counters of the process tree under `leader` (the bot's process group leader,
     /// which its processes cannot leave), read from /proc; `None` where the kernel keeps
@@ -140,12 +148,13 @@ impl Snapshot {
             referee: own_counters().unwrap_or_default(),
             cpus: 1,
         };
-        snapshot.walk(leader)?;
+        snapshot.walk(leader, true)?;
         Some(snapshot)
     }
 
-    /// Adds the counters of the tree under `leader`; `None` when the leader is gone.
-    fn walk(&mut self, leader: i32) -> Option<()> {
+    /// Adds the counters of the tree under `leader`, and with `cpus` the CPUs its tasks may
+    /// run on; `None` when the leader is gone.
+    fn walk(&mut self, leader: i32, cpus: bool) -> Option<()> {
         let snapshot = self;
         let mut queue = vec![leader];
         let mut seen = 0usize;
@@ -183,8 +192,9 @@ impl Snapshot {
                             .filter_map(|p| p.parse::<i32>().ok()),
                     );
                 }
-                if let Ok(set) =
-                    rustix::thread::sched_getaffinity(rustix::process::Pid::from_raw(tid))
+                if cpus
+                    && let Ok(set) =
+                        rustix::thread::sched_getaffinity(rustix::process::Pid::from_raw(tid))
                 {
                     snapshot.cpus = snapshot.cpus.max(set.count() as usize);
                 }
@@ -197,9 +207,8 @@ impl Snapshot {
     /// doc): the longest run-queue wait of one task of the bot or of the referee thread (a
     /// reply written while the referee waited for a CPU is seen late by that much; the
     /// longer of the two, as they may have waited at once), at most the CPU time the bot's
-    /// tasks left unused, at most the CPU time others than the bot and the referee used on
-    /// the machine's CPUs, at most the wall time between the two snapshots (taken on the
-    /// same thread); and the CPU time the bot's processes used.
+    /// tasks left unused, at most the wall time between the two snapshots (taken on the same
+    /// thread); and the CPU time the bot's processes used.
     pub(crate) fn machine_wait(&self, later: &Snapshot) -> Between {
         let wall = later.at.saturating_duration_since(self.at);
         let mut bot_ran = later.reaped.saturating_sub(self.reaped).as_nanos() as u64;
@@ -236,7 +245,8 @@ pub(crate) fn tree_cpu(leader: i32, without_leader: bool) -> Option<Duration> {
         referee: Counters::default(),
         cpus: 1,
     };
-    snapshot.walk(leader)?;
+    // Read at each freeze and after each move of the opponent: only the counters.
+    snapshot.walk(leader, false)?;
     if without_leader {
         // A jail's helper has one thread, its leader's.
         snapshot.tasks.remove(&leader);
@@ -341,11 +351,8 @@ impl Watch {
                     let between = first.machine_wait(&now);
                     // What is given back never leaves the move charged less than the CPU
                     // time the bot used since the first look.
-                    own_floor = Some(
-                        now.at
-                            .saturating_duration_since(self.started)
-                            .saturating_sub(between.bot_ran),
-                    );
+                    own_floor =
+                        Some(between.most_given(now.at.saturating_duration_since(self.started)));
                     between.wait
                 }
                 None => return self.given,
@@ -416,7 +423,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cpu_time_a_bots_own_tasks_used_is_measured_beside_their_wait() {
+    fn a_bots_own_tasks_wait_is_given_back_no_further_than_its_cpu_time_allows() {
         let t0 = Instant::now();
         // One sleeping task allowed on both CPUs, a main task and spinners at nice 19 on
         // one CPU: the main task waited 0.9 s of 1.5 s, and the bot's tasks ran 1.4 s.
@@ -430,12 +437,20 @@ mod tests {
                 (12, 0, 0),
             ],
         );
-        // Its spinners' wait looks like the machine's: what the bot's processes ran is
-        // measured beside it, and `Watch::measure` never gives back more than the move's
-        // wall time less that.
+        // Its spinners' wait looks like the machine's, but what the bot's processes ran is
+        // measured beside it: of a move of 1.5 s, 0.1 s at most is given back.
         let between = before.machine_wait(&after);
         assert_eq!(between.wait, Duration::from_millis(900));
         assert_eq!(between.bot_ran, Duration::from_millis(1400));
+        assert_eq!(
+            between.most_given(Duration::from_millis(1500)),
+            Duration::from_millis(100)
+        );
+        // Past its wall time (more CPUs than one), nothing.
+        assert_eq!(
+            between.most_given(Duration::from_millis(1000)),
+            Duration::ZERO
+        );
     }
 
     #[test]
