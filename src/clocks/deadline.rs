@@ -40,6 +40,9 @@ pub struct MoveClock {
     paused_at_start: Duration,
     /// How far a pause moved the deadline.
     paused: Duration,
+    /// For a program that ends by exiting ([`MoveClock::sampled`]): how often its counters
+    /// are read after the first look, and when next.
+    sampling: Option<(Duration, Instant)>,
 }
 
 impl MoveClock {
@@ -59,6 +62,18 @@ impl MoveClock {
             watch: runqueue::Watch::begin(),
             paused_at_start: super::pause::paused(),
             paused: Duration::ZERO,
+            sampling: None,
+        }
+    }
+
+    /// The same clock for a program whose move ends with its exit (a console bot's run):
+    /// its tasks' counters go with it, so the wait it had since the last reading would be
+    /// lost at its end; they are read every eighth of the limit once the move lasts.
+    pub fn sampled(self) -> MoveClock {
+        let every = (self.limit / 8).max(Duration::from_millis(10));
+        MoveClock {
+            sampling: Some((every, self.look_at + every)),
+            ..self
         }
     }
 
@@ -70,18 +85,40 @@ impl MoveClock {
     /// When a wait must end to keep the clock: the deadline, or the first look at the
     /// bot's counters while it is to come.
     pub fn wake(&self) -> Instant {
-        if self.watch.looked() {
-            self.deadline
-        } else {
-            self.deadline.min(self.look_at)
+        match (self.watch.looked(), self.sampling) {
+            (false, _) => self.deadline.min(self.look_at),
+            (true, Some((_, next))) => self.deadline.min(next),
+            (true, None) => self.deadline,
         }
     }
 
-    /// Reads the bot's counters for the first time, when that is due at `now`.
+    /// Reads the bot's counters for the first time, when that is due at `now` (and, for a
+    /// [`MoveClock::sampled`] clock, again at each reading due).
     pub fn look(&mut self, now: Instant) {
-        if !self.watch.looked() && now >= self.look_at {
-            self.watch.look(self.leader);
+        if !self.watch.looked() {
+            if now >= self.look_at {
+                self.watch.look(self.leader);
+            }
+            return;
         }
+        if let Some((every, next)) = self.sampling
+            && now >= next
+        {
+            self.sampling = Some((every, now + every));
+            self.watch.measure(self.leader, self.threshold);
+            self.follow_the_wait();
+        }
+    }
+
+    /// Moves the deadline to the first one plus all the wait given back so far (up to the
+    /// cap); whether it moved.
+    fn follow_the_wait(&mut self) -> bool {
+        let target = (self.first_deadline + self.watch.given).min(self.cap);
+        let moved = target > self.deadline;
+        if moved {
+            self.deadline = target;
+        }
+        moved
     }
 
     /// At the deadline: moves it by a pause of the run or by the machine's wait since it
@@ -103,13 +140,8 @@ impl MoveClock {
             self.watch.measure(self.leader, self.threshold);
             return false;
         }
-        let before = self.watch.given;
-        let given = self.watch.measure(self.leader, self.threshold);
-        if given > before {
-            self.deadline = (self.deadline + (given - before)).min(self.cap);
-            return true;
-        }
-        false
+        self.watch.measure(self.leader, self.threshold);
+        self.follow_the_wait()
     }
 
     /// The time given back so far for the machine's wait.

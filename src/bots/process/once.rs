@@ -108,7 +108,7 @@ pub(crate) fn run_once_then(
     // The program reads no stdin: EOF at once.
     run.to_stdin = None;
     let deadline = deadline_after(started, limit);
-    let mut clock = MoveClock::new(started, deadline, run.pgid.as_raw_nonzero().get());
+    let mut clock = MoveClock::new(started, deadline, run.pgid.as_raw_nonzero().get()).sampled();
     let stdout = Tail::new(STDOUT_BYTES);
     let mut exited_at: Option<Instant> = None;
     let mut eof = false;
