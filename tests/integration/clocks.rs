@@ -258,17 +258,12 @@ fn on_cpu_zero(cmd: &mut std::process::Command) -> &mut std::process::Command {
 
 /// A course bot that sleeps `seconds` at each move: it waits for nothing but its timer.
 fn course_sleeper(dir: &std::path::Path, name: &str, seconds: f64) -> std::path::PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
     let source = format!(
         "import time\nimport randbot\n\nclass Player(randbot.Player):\n    \
          def play_rebel(self, board):\n        time.sleep({seconds})\n        \
          return super().play_rebel(board)\n"
     );
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    file
+    course_team(dir, name, &source)
 }
 
 /// A course bot that answers at once.
@@ -529,9 +524,6 @@ fn a_console_bot_kept_waiting_by_busy_processes_on_its_cpu_is_timed_without_the_
 /// time) and a sleeping process allowed on every CPU (as if it owned them all); then
 /// each move burns `cpu_s` of CPU time in its main process.
 fn course_clock_buyer(dir: &std::path::Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
     let source = format!(
         r#"import os, time
 import randbot
@@ -565,9 +557,7 @@ class Player(randbot.Player):
         return super().play_officer(board)
 "#
     );
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    file
+    course_team(dir, name, &source)
 }
 
 /// The run-queue wait of a bot's own processes is not the machine's: a bot that keeps its
@@ -621,41 +611,53 @@ fn a_bot_that_makes_its_own_tasks_wait_buys_no_time() {
 
 /// A bot whose own processes keep it waiting never makes its game `machine_load`: it never
 /// answers, it loses by `timeout`, and the league ends (exit 0) instead of stopping with
-/// exit 4 for "the machine's other programs".
+/// exit 4 for "the machine's other programs", at both levels, as an ordinary user.
 #[test]
 fn a_bot_whose_own_tasks_keep_it_waiting_cannot_stop_a_league() {
     let dir = test_dir();
     let stalling = course_clock_buyer(dir.path(), "Team89", 1000.0);
     let quick = course_quick(dir.path(), "Team90");
     give_to_arbiter(dir.path());
-    let out = dir.path().join("out");
-    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(
-        &[
-            "league",
-            "--pairs",
-            "1",
-            "--round-limit",
-            "2",
-            "--limit-ms",
-            "300",
-            "-j",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            stalling.to_str().unwrap(),
-            quick.to_str().unwrap(),
-        ],
-        &[],
-    )));
-    let text = format!("{stdout}{stderr}");
-    assert_eq!(code, 0, "{text}");
-    let records = journal_records(&out);
-    assert_eq!(records.len(), 2, "{text}");
-    for (_, r) in &records {
-        assert_eq!(r.reason, "timeout", "{text}");
-        assert!(r.machine.replayed.is_empty(), "{text}");
+    for level in ["namespaces", "landlock"] {
+        let (out, code, text) = league_on_cpu_zero(dir.path(), level, &[&stalling, &quick], &[]);
+        assert_eq!(code, 0, "{text}");
+        let records = journal_records(&out);
+        assert_eq!(records.len(), 2, "{text}");
+        for (_, r) in &records {
+            assert_eq!(r.reason, "timeout", "{text}");
+            assert!(r.machine.replayed.is_empty(), "{text}");
+        }
+        assert!(text.contains("machine load: 0 games replayed"), "{text}");
     }
-    assert!(text.contains("machine load: 0 games replayed"), "{text}");
+}
+
+/// `arbiter league` of `bots` at `level` on CPU 0 (one pair, two rounds, a 300 ms limit,
+/// `-j 1`), as an ordinary user with `env` added: its results folder, exit code and output.
+fn league_on_cpu_zero(
+    dir: &std::path::Path,
+    level: &str,
+    bots: &[&std::path::Path],
+    env: &[(&str, &str)],
+) -> (std::path::PathBuf, i32, String) {
+    let out = dir.join(format!("out-{level}"));
+    let mut args = vec![
+        "league",
+        "--sandbox",
+        level,
+        "--pairs",
+        "1",
+        "--round-limit",
+        "2",
+        "--limit-ms",
+        "300",
+        "-j",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(bots.iter().map(|bot| bot.to_str().unwrap()));
+    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(&args, env)));
+    (out, code, format!("{level}: {stdout}{stderr}"))
 }
 
 /// A course bot that escapes its freeze: one-shot POSIX timers, armed before each reply,
@@ -667,9 +669,6 @@ fn course_freeze_escaper(
     name: &str,
     arm_at_start: bool,
 ) -> std::path::PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
     let source = format!(
         r#"import ctypes, signal, threading
 import randbot
@@ -715,9 +714,7 @@ class Player(randbot.Player):
 "#,
         arm_at_start = if arm_at_start { "True" } else { "False" }
     );
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    file
+    course_team(dir, name, &source)
 }
 
 /// A bot that has itself continued while frozen for its opponent's move (timers that send
@@ -764,15 +761,53 @@ fn a_bot_that_thaws_itself_while_frozen_loses_by_ran_while_frozen() {
             // Caught at the first move it had the time of: the thinker's first or second.
             assert!(record["plies"].as_u64().unwrap() <= 3, "{text}\n{record}");
         }
+        // Moving first, armed before its `ready`, against an opponent slow to start: it
+        // computes before its opponent has moved at all, and is caught at its own first
+        // turn.
+        let dir = test_dir();
+        let escaper = course_freeze_escaper(dir.path(), "Team91", true);
+        let slow = course_team(
+            dir.path(),
+            "Team92",
+            "import time\nimport randbot\n\nclass Player(randbot.Player):\n    \
+             def __init__(self, *args, **kwargs):\n        time.sleep(0.5)\n        \
+             super().__init__(*args, **kwargs)\n",
+        );
+        give_to_arbiter(dir.path());
+        let record = dir.path().join("game.json");
+        let (code, stdout, stderr) = run(on_cpu(
+            cpu,
+            &mut arbiter_cmd(
+                &[
+                    "play",
+                    "--sandbox",
+                    level,
+                    "--round-limit",
+                    "5",
+                    "--limit-ms",
+                    "3000",
+                    "--rebel",
+                    escaper.to_str().unwrap(),
+                    "--officer",
+                    slow.to_str().unwrap(),
+                    "--record",
+                    record.to_str().unwrap(),
+                ],
+                &[],
+            ),
+        ));
+        let text = format!("{level}, moving first: {stdout}{stderr}");
+        assert_eq!(code, 0, "{text}");
+        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        assert_eq!(record["reason"], "ran_while_frozen", "{text}\n{record}");
+        assert_eq!(record["winner"], "officer", "{text}\n{record}");
+        assert_eq!(record["plies"], 1, "{text}\n{record}");
     });
 }
 
 /// A course bot that leaves kernel work running as it replies: threads that each start a
 /// read of 192 MiB (`preadv`, from the page cache) just before its move is returned.
 fn course_kernel_worker(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
     let source = r#"import os, threading
 import randbot
 
@@ -800,9 +835,7 @@ class Player(randbot.Player):
         self._leave_work()
         return super().play_officer(board)
 "#;
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    file
+    course_team(dir, name, source)
 }
 
 /// Kernel work a bot leaves running when it is frozen (large reads it started just before
@@ -848,15 +881,13 @@ fn a_bot_that_leaves_kernel_work_running_while_frozen_loses_by_ran_while_frozen(
 /// A bot started ahead for its next game is frozen from its `ready`: the thirty busy
 /// processes its player starts as it is made (before `ready`) take nothing from the games
 /// played meanwhile, no game is played again for the machine's load, and the league ends
-/// (exit 0), as an ordinary user.
+/// (exit 0), at both levels, as an ordinary user.
 #[test]
 fn a_bot_started_ahead_with_busy_helpers_takes_nothing_from_the_games_in_play() {
     let dir = test_dir();
-    let team = dir.path().join("Team95");
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
-    std::fs::write(
-        team.join("Team95.py"),
+    let spawner = course_team(
+        dir.path(),
+        "Team95",
         r#"import os
 import randbot
 
@@ -868,46 +899,33 @@ class Player(randbot.Player):
                 while True:
                     pass
 "#,
-    )
-    .unwrap();
+    );
     let thinkers: Vec<std::path::PathBuf> = ["Team96", "Team97"]
         .iter()
         .map(|name| course_thinker(dir.path(), name, 0.15))
         .collect();
     give_to_arbiter(dir.path());
-    let out = dir.path().join("out");
-    let (code, stdout, stderr) = run(on_cpu_zero(&mut arbiter_cmd(
-        &[
-            "league",
-            "--pairs",
-            "1",
-            "--round-limit",
-            "2",
-            "--limit-ms",
-            "300",
-            "-j",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            team.join("Team95.py").to_str().unwrap(),
-            thinkers[0].to_str().unwrap(),
-            thinkers[1].to_str().unwrap(),
-        ],
+    for level in ["namespaces", "landlock"] {
+        let bots = [
+            spawner.as_path(),
+            thinkers[0].as_path(),
+            thinkers[1].as_path(),
+        ];
         // One game started ahead, as where a core is left over.
-        &[("ARBITER_PRESTART", "1")],
-    )));
-    let text = format!("{stdout}{stderr}");
-    assert_eq!(code, 0, "{text}");
-    let records = journal_records(&out);
-    assert_eq!(records.len(), 6, "{text}");
-    for (_, r) in &records {
-        assert!(r.machine.replayed.is_empty(), "{text}");
-        assert_ne!(r.reason, "machine_load", "{text}");
-        // The thinkers' games with each other are played as on a quiet machine.
-        let names: Vec<&String> = r.players.values().collect();
-        if !names.iter().any(|n| n.contains("Team95")) {
-            assert_eq!(r.reason, "round_limit", "{text}");
+        let (out, code, text) =
+            league_on_cpu_zero(dir.path(), level, &bots, &[("ARBITER_PRESTART", "1")]);
+        assert_eq!(code, 0, "{text}");
+        let records = journal_records(&out);
+        assert_eq!(records.len(), 6, "{text}");
+        for (_, r) in &records {
+            assert!(r.machine.replayed.is_empty(), "{text}");
+            assert_ne!(r.reason, "machine_load", "{text}");
+            // The thinkers' games with each other are played as on a quiet machine.
+            let names: Vec<&String> = r.players.values().collect();
+            if !names.iter().any(|n| n.contains("Team95")) {
+                assert_eq!(r.reason, "round_limit", "{text}");
+            }
         }
+        assert!(text.contains("machine load: 0 games replayed"), "{text}");
     }
-    assert!(text.contains("machine load: 0 games replayed"), "{text}");
 }

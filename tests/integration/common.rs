@@ -101,12 +101,21 @@ pub fn course_random_bot() -> String {
     read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/submissions/Team11.py"))
 }
 
-/// A course Asalto bot in a team folder of its own (`NAME/NAME.py`, beside the example
-/// team's random bot as its helper module) that burns `cpu_s` of CPU time each move.
-pub fn course_thinker(dir: &Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
+/// A course Asalto bot in a team folder of its own: `NAME/NAME.py` holding `source`, beside
+/// the example team's random bot as its helper module (`randbot.py`, which `source` builds
+/// on). Returns the bot's file.
+pub fn course_team(dir: &Path, name: &str, source: &str) -> std::path::PathBuf {
     let team = dir.join(name);
     std::fs::create_dir_all(&team).unwrap();
     std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
+    let file = team.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// A course Asalto bot in a team folder of its own ([`course_team`]) that burns `cpu_s` of
+/// CPU time each move.
+pub fn course_thinker(dir: &Path, name: &str, cpu_s: f64) -> std::path::PathBuf {
     let source = format!(
         r#"import time
 import randbot
@@ -124,9 +133,7 @@ class Player(randbot.Player):
         return super().play_officer(board)
 "#
     );
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    file
+    course_team(dir, name, &source)
 }
 
 // Running arbiter as an ordinary user: `nobody` where the tests run as root.

@@ -45,13 +45,9 @@ def ancestors():
 /// A team folder `TeamNN/` in `dir` whose `TeamNN.py` runs `body` at import, then plays
 /// as the example team's random bot (its helper module, `randbot.py`).
 fn attacker(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
     let source =
         format!("{PROBE}\n{body}\n\nimport randbot\n\nclass Player(randbot.Player):\n    pass\n");
-    let file = team.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
+    let file = course_team(dir, name, &source);
     give_to_arbiter(dir);
     file
 }
@@ -709,11 +705,9 @@ randbot.Player = _Hog
 #[test]
 fn a_bot_at_its_process_cap_costs_its_opponent_no_thread() {
     let dir = test_dir();
-    let forker = dir.path().join("Team43");
-    std::fs::create_dir_all(&forker).unwrap();
-    std::fs::write(forker.join("randbot.py"), course_random_bot()).unwrap();
-    std::fs::write(
-        forker.join("Team43.py"),
+    let forker = course_team(
+        dir.path(),
+        "Team43",
         r#"import os, time
 import randbot
 
@@ -732,13 +726,10 @@ class Player(randbot.Player):
                 Player.forked += 1
         return super().play_rebel(board)
 "#,
-    )
-    .unwrap();
-    let threader = dir.path().join("Team44");
-    std::fs::create_dir_all(&threader).unwrap();
-    std::fs::write(threader.join("randbot.py"), course_random_bot()).unwrap();
-    std::fs::write(
-        threader.join("Team44.py"),
+    );
+    let threader = course_team(
+        dir.path(),
+        "Team44",
         r#"import threading
 import randbot
 
@@ -750,52 +741,108 @@ class Player(randbot.Player):
         worker.join()
         return found[0]
 "#,
-    )
-    .unwrap();
+    );
     give_to_arbiter(dir.path());
-    let (forker, threader) = (forker.join("Team43.py"), threader.join("Team44.py"));
-    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, true)).collect();
-    if as_nobody() {
-        cases.push(("namespaces", false));
-    }
+    // At level 2 as an ordinary user every bot runs as the user: not promised there.
+    let cases = user_cases()
+        .into_iter()
+        .filter(|&(level, as_root)| as_root || level == "namespaces");
     for (level, as_root) in cases {
-        if !as_root && !rustix::process::getuid().is_root() {
+        let Some(played) = play_case(dir.path(), level, as_root, &forker, &threader, &[]) else {
             continue;
-        }
-        let record = dir.path().join(format!("{level}-{as_root}.json"));
-        let args = [
-            "play",
-            "--sandbox",
-            level,
-            "--round-limit",
-            "3",
-            "--limit-ms",
-            "5000",
-            "--rebel",
-            forker.to_str().unwrap(),
-            "--officer",
-            threader.to_str().unwrap(),
-            "--record",
-            record.to_str().unwrap(),
-        ];
-        let mut cmd = match as_root && rustix::process::getuid().is_root() {
-            true => {
-                let mut cmd = arbiter();
-                cmd.args(args).args(["--python", "/usr/bin/python3"]);
-                cmd
-            }
-            false => arbiter_cmd(&args, &[]),
         };
-        let (code, stdout, stderr) = run(&mut cmd);
-        let text = format!("{level}, as root: {as_root}: {stdout}{stderr}");
-        if stderr.contains("cannot be confined") {
-            eprintln!("no {level} here: skipped");
-            continue;
-        }
-        assert_eq!(code, 0, "{text}");
-        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
-        assert_eq!(record["reason"], "round_limit", "{text}\n{record}");
+        assert_eq!(played.code, 0, "{}", played.text);
+        assert_eq!(
+            played.record["reason"], "round_limit",
+            "{}\n{}",
+            played.text, played.record
+        );
     }
+}
+
+/// The cases of a test that holds for every user: each level as an ordinary user (`nobody`
+/// where the tests run as root), and each level as root where the tests run as root.
+fn user_cases() -> Vec<(&'static str, bool)> {
+    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, false)).collect();
+    if rustix::process::getuid().is_root() {
+        cases.extend(LEVELS.iter().map(|&level| (level, true)));
+    }
+    cases
+}
+
+/// One game of [`play_case`].
+struct Played {
+    /// arbiter's exit code.
+    code: i32,
+    /// The case, and what arbiter printed.
+    text: String,
+    /// The game's record.
+    record: serde_json::Value,
+    /// The pid of the arbiter run.
+    run_pid: u32,
+}
+
+/// `arbiter play` of `rebel` against `officer` for 4 rounds at an 8 s limit, at `level`,
+/// as root (with the system's Python, which root's own may be closed to) or as an ordinary
+/// user, its record in `dir`; `None` where this machine has no such level.
+fn play_case(
+    dir: &Path,
+    level: &str,
+    as_root: bool,
+    rebel: &Path,
+    officer: &Path,
+    extra: &[&str],
+) -> Option<Played> {
+    let name = rebel.file_stem().unwrap().to_string_lossy();
+    let record = dir.join(format!("{name}-{level}-{as_root}.json"));
+    let mut args = vec![
+        "play",
+        "--sandbox",
+        level,
+        "--round-limit",
+        "4",
+        "--limit-ms",
+        "8000",
+        "--rebel",
+        rebel.to_str().unwrap(),
+        "--officer",
+        officer.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let mut cmd = match as_root {
+        true => {
+            let mut cmd = arbiter();
+            cmd.args(&args).args(["--python", "/usr/bin/python3"]);
+            cmd
+        }
+        false => arbiter_cmd(&args, &[]),
+    };
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run_pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{level}, as root: {as_root}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if text.contains("cannot be confined") {
+        eprintln!("no {level} here: skipped");
+        return None;
+    }
+    let record = serde_json::from_str(&std::fs::read_to_string(&record).unwrap_or_default())
+        .unwrap_or_else(|_| panic!("no record: {text}"));
+    Some(Played {
+        code: out.status.code().unwrap_or(-1),
+        text,
+        record,
+        run_pid,
+    })
 }
 
 /// A course bot that writes past its disk cap in ways a folder's walk misses: at its first
@@ -803,11 +850,9 @@ class Player(randbot.Player):
 /// open, then fills a folder it closed to everyone (mode 0300) with two more; it says on
 /// stderr how much it got, and plays on.
 fn disk_cheat(dir: &Path) -> PathBuf {
-    let team = dir.join("Team45");
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
-    std::fs::write(
-        team.join("Team45.py"),
+    let file = course_team(
+        dir,
+        "Team45",
         r#"import os, sys
 import randbot
 
@@ -839,10 +884,9 @@ class Player(randbot.Player):
             print("DISK got %d MiB" % got, file=sys.stderr, flush=True)
         return super().play_rebel(board)
 "#,
-    )
-    .unwrap();
+    );
     give_to_arbiter(dir);
-    team.join("Team45.py")
+    file
 }
 
 /// The disk cap holds however a bot writes: at level 1 the kernel refuses writes past it
@@ -856,53 +900,12 @@ fn a_bot_that_hides_what_it_writes_stays_within_its_disk_cap_and_leaves_nothing(
     let cheat = disk_cheat(dir.path());
     let opponent = course_thinker(dir.path(), "Team46", 0.05);
     give_to_arbiter(dir.path());
-    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, false)).collect();
-    if rustix::process::getuid().is_root() {
-        cases.extend(LEVELS.iter().map(|&level| (level, true)));
-    }
-    for (level, as_root) in cases {
-        let record = dir.path().join(format!("disk-{level}-{as_root}.json"));
-        let args = [
-            "play",
-            "--sandbox",
-            level,
-            "--round-limit",
-            "4",
-            "--limit-ms",
-            "5000",
-            "--rebel",
-            cheat.to_str().unwrap(),
-            "--officer",
-            opponent.to_str().unwrap(),
-            "--record",
-            record.to_str().unwrap(),
-        ];
-        let mut cmd = match as_root {
-            true => {
-                let mut cmd = arbiter();
-                cmd.args(args).args(["--python", "/usr/bin/python3"]);
-                cmd
-            }
-            false => arbiter_cmd(&args, &[]),
-        };
-        let child = cmd
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let run_pid = child.id();
-        let out = child.wait_with_output().unwrap();
-        let text = format!(
-            "{level}, as root: {as_root}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if text.contains("cannot be confined") {
-            eprintln!("no {level} here: skipped");
+    for (level, as_root) in user_cases() {
+        let Some(played) = play_case(dir.path(), level, as_root, &cheat, &opponent, &[]) else {
             continue;
-        }
-        assert_eq!(out.status.code(), Some(0), "{text}");
-        let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+        };
+        let (text, record) = (&played.text, &played.record);
+        assert_eq!(played.code, 0, "{text}");
         let stderr = record["logs"]["rebel"]["stderr"]
             .as_str()
             .unwrap_or_default();
@@ -926,7 +929,7 @@ fn a_bot_that_hides_what_it_writes_stays_within_its_disk_cap_and_leaves_nothing(
             }
         }
         // Nothing of the run's is left in /var/tmp or $TMPDIR.
-        let prefix = format!("arbiter-bot-{run_pid}-");
+        let prefix = format!("arbiter-bot-{}-", played.run_pid);
         let left: Vec<PathBuf> = [Path::new("/var/tmp").to_path_buf(), std::env::temp_dir()]
             .iter()
             .flat_map(|base| std::fs::read_dir(base).into_iter().flatten().flatten())
@@ -942,9 +945,6 @@ fn a_bot_that_hides_what_it_writes_stays_within_its_disk_cap_and_leaves_nothing(
 /// under a cap of 2048 MiB a process) or `sockets` (3000 socket pairs, each filled until
 /// the kernel holds no more, a few MiB of address space); then it sleeps in its move.
 fn memory_cheat(dir: &Path, name: &str, how: &str) -> PathBuf {
-    let team = dir.join(name);
-    std::fs::create_dir_all(&team).unwrap();
-    std::fs::write(team.join("randbot.py"), course_random_bot()).unwrap();
     let source = r#"import os, resource, socket, sys, time
 import randbot
 
@@ -985,9 +985,9 @@ class Player(randbot.Player):
         return super().play_rebel(board)
 "#
     .replace("HOW", how);
-    std::fs::write(team.join(format!("{name}.py")), source).unwrap();
+    let file = course_team(dir, name, &source);
     give_to_arbiter(dir);
-    team.join(format!("{name}.py"))
+    file
 }
 
 /// The memory cap holds for the bot as a whole: processes that are each within it, and
@@ -998,47 +998,14 @@ fn a_bot_that_spreads_its_memory_over_processes_or_sockets_loses_by_memory() {
     let dir = test_dir();
     let opponent = course_thinker(dir.path(), "Team49", 0.05);
     give_to_arbiter(dir.path());
-    let mut cases: Vec<(&str, bool)> = LEVELS.iter().map(|&level| (level, false)).collect();
-    if rustix::process::getuid().is_root() {
-        cases.extend(LEVELS.iter().map(|&level| (level, true)));
-    }
     for (name, how) in [("Team47", "children"), ("Team48", "sockets")] {
         let cheat = memory_cheat(dir.path(), name, how);
-        for &(level, as_root) in &cases {
-            let record = dir
-                .path()
-                .join(format!("memory-{how}-{level}-{as_root}.json"));
-            let args = [
-                "play",
-                "--sandbox",
-                level,
-                "--round-limit",
-                "3",
-                "--limit-ms",
-                "8000",
-                "--rebel",
-                cheat.to_str().unwrap(),
-                "--officer",
-                opponent.to_str().unwrap(),
-                "--record",
-                record.to_str().unwrap(),
-            ];
-            let mut cmd = match as_root {
-                true => {
-                    let mut cmd = arbiter();
-                    cmd.args(args).args(["--python", "/usr/bin/python3"]);
-                    cmd
-                }
-                false => arbiter_cmd(&args, &[]),
-            };
-            let (code, stdout, stderr) = run(&mut cmd);
-            let text = format!("{how}, {level}, as root: {as_root}: {stdout}{stderr}");
-            if stderr.contains("cannot be confined") {
-                eprintln!("no {level} here: skipped");
+        for (level, as_root) in user_cases() {
+            let Some(played) = play_case(dir.path(), level, as_root, &cheat, &opponent, &[]) else {
                 continue;
-            }
-            assert_eq!(code, 0, "{text}");
-            let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
+            };
+            let (text, record) = (format!("{how}, {}", played.text), &played.record);
+            assert_eq!(played.code, 0, "{text}");
             assert_eq!(record["reason"], "memory", "{text}\n{record}");
             assert_eq!(record["winner"], "officer", "{text}\n{record}");
             assert!(
