@@ -155,10 +155,7 @@ pub(crate) fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
         Owned::File(file) | Owned::Folder(file) => files.push(absolute(file)),
         Owned::Command(command, cwd) => {
             let cwd = cwd.or(command.cwd.as_deref());
-            for word in std::iter::once(&command.program).chain(&command.args) {
-                if word.starts_with('-') || (word == &command.program && !word.contains('/')) {
-                    continue;
-                }
+            let own = |word: &String| {
                 let path = match cwd {
                     Some(dir) => dir.join(word),
                     None => PathBuf::from(word),
@@ -167,9 +164,20 @@ pub(crate) fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
                 let system = super::inside::SYSTEM.iter().any(|s| path.starts_with(s));
                 // `.` names the working folder, which bots may share.
                 let shared = cwd.is_some_and(|dir| absolute(dir).starts_with(&path));
-                if !system && !shared && path.exists() && path.parent().is_some() {
-                    files.push(path);
-                }
+                (!system && !shared && path.exists() && path.parent().is_some()).then_some(path)
+            };
+            files.extend(
+                command
+                    .args
+                    .iter()
+                    .filter(|word| !word.starts_with('-'))
+                    .filter_map(own),
+            );
+            // The program is the bot's own only when no argument names its file: an
+            // interpreter outside the system's folders (a pyenv's, a venv's) runs other
+            // bots too, and course bots that name no program, and is no one's.
+            if files.is_empty() && command.program.contains('/') {
+                files.extend(own(&command.program));
             }
         }
     }

@@ -164,7 +164,8 @@ pub(crate) fn prepare(command: &CommandSpec, level: Level) -> io::Result<Prepare
         let path = Path::new(arg.as_str());
         let outside = if path.is_absolute() {
             path.to_path_buf()
-        } else if arg.contains('/') && command.cwd.is_none() {
+        } else if command.cwd.is_none() && (arg.contains('/') || origin.join(path).is_file()) {
+            // `python3 bot.py` names its script as `./bot.py` does.
             origin.join(path)
         } else {
             continue;

@@ -713,3 +713,69 @@ fn a_console_program_of_a_class_folder_reads_its_own_notes_and_nothing_else_of_t
         assert_own_only(&probes, &everything_written(&record, &output), &what);
     }
 }
+
+/// A protocol bot that answers every turn with the same move, read from its folder.
+const ECHO_BOT: &str = "import os\nlines = os.fdopen(0, 'rb')\nlines.readline()\nos.write(1, b'{\"type\":\"ready\"}\\n')\nwhile True:\n    line = lines.readline()\n    if not line or b'\"end\"' in line:\n        break\n    os.write(1, b'{\"type\":\"move\",\"move\":[[0,0],[0,1]]}\\n')\n";
+
+#[test]
+fn a_protocol_bot_on_the_course_bots_interpreter_named_by_path_leaves_the_course_bot_its_file() {
+    for level in LEVELS {
+        let dir = test_dir();
+        // An interpreter outside the system's folders, as a pyenv's or a venv's is, which
+        // both bots run on: no one's file, so hidden from neither.
+        let python = dir.path().join("venv/bin/python");
+        std::fs::create_dir_all(python.parent().unwrap()).unwrap();
+        write_executable(&python, "#!/bin/sh\nexec python3 \"$@\"\n");
+        let course = dir.path().join("same_move_bot.py");
+        put(
+            &course,
+            "class Player:\n    def play_rebel(self, board):\n        return [(0, 0), (0, 1)]\n\n    def play_officer(self, board):\n        return [(0, 0), (0, 1)]\n",
+        );
+        let echo = dir.path().join("protocol_echo_bot.py");
+        put(&echo, ECHO_BOT);
+        give_to_arbiter(dir.path());
+        let officer = format!("{} {}", python.display(), echo.display());
+        let (code, out) = arbiter_as_user(
+            &[
+                "play",
+                "--python",
+                python.to_str().unwrap(),
+                "--rebel",
+                course.to_str().unwrap(),
+                "--officer",
+                &officer,
+            ],
+            level,
+        );
+        assert_eq!(code, 0, "{level:?}: {out}");
+        assert!(
+            out.contains("tie by round_limit after 1000 rounds"),
+            "{level:?}: both bots play their 1000 rounds: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_script_named_without_its_folder_is_read_from_the_working_folder() {
+    for level in LEVELS {
+        let dir = test_dir();
+        put(&dir.path().join("protocol_echo_bot.py"), ECHO_BOT);
+        give_to_arbiter(dir.path());
+        let mut all = vec![
+            "play",
+            "--rebel",
+            "python3 protocol_echo_bot.py",
+            "--officer",
+            "builtin:random",
+        ];
+        all.extend_from_slice(level);
+        let mut cmd = arbiter_cmd(&all, &[]);
+        cmd.current_dir(dir.path());
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "{level:?}: {stdout}{stderr}");
+        assert!(
+            !stdout.contains("crash") && stdout.contains("illegal moves: rebel"),
+            "{level:?}: the script started and played: {stdout}{stderr}"
+        );
+    }
+}
