@@ -190,11 +190,19 @@ pub fn play_started<G: Game>(
             on_event(Event::Started { state: &state });
             // While one side is to move, the other's bot is stopped (clocks::freeze).
             let freezers = [seats[0].freezer(), seats[1].freezer()];
+            // A turn that waits in arbiter's loop freezes the waiting bot only once it has
+            // lasted `freeze::LAZY`: a quick reply costs no signal.
+            let mut lazy = [false; 2];
+            for (side, seat) in seats.iter_mut().enumerate() {
+                if let Some(other) = &freezers[1 - side] {
+                    lazy[side] = seat.freeze_when_slow(other.clone());
+                }
+            }
             // How the waiting bot failed during the last turn, if it did.
             let escaped = std::cell::Cell::new(None);
             let mut play = |turn_of: &mut TurnOf<'_, G>| {
                 let mut held = |side: Side, position: &G::State| {
-                    crate::clocks::freeze::hold(&freezers, side.index());
+                    crate::clocks::freeze::hold(&freezers, lazy, side.index());
                     let turn = turn_of(side, position);
                     // The waiting bot computed on the mover's time: it loses, whatever
                     // the mover did with the time it had left.

@@ -183,6 +183,13 @@ pub trait Player<G: Game>: Send {
     fn freezer(&self) -> Option<crate::clocks::freeze::Freezer> {
         None
     }
+    /// Takes on freezing `opponent` once a turn of this bot has lasted
+    /// [`crate::clocks::freeze::LAZY`], until the game's end: true when it does (a bot whose
+    /// turns wait in arbiter's own loop); else the referee freezes the opponent as each of
+    /// this bot's turns begins.
+    fn freeze_when_slow(&mut self, _opponent: crate::clocks::freeze::Freezer) -> bool {
+        false
+    }
 }
 
 /// The name a bot goes by when none is given: a console program's answer to `COMMAND

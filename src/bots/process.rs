@@ -57,6 +57,9 @@ pub struct ProcessPlayer {
     limit: Duration,
     /// The turn line being sent, kept to be written into again: no allocation a ply.
     line: Vec<u8>,
+    /// The opponent's bot, frozen by this bot's turns once they last
+    /// [`crate::clocks::freeze::LAZY`].
+    opponent: Option<crate::clocks::freeze::Freezer>,
 }
 
 impl ProcessPlayer {
@@ -69,6 +72,7 @@ impl ProcessPlayer {
             name: None,
             limit: Duration::from_secs(10),
             line: Vec::new(),
+            opponent: None,
         }
     }
 
@@ -95,7 +99,8 @@ impl<G: Game> Player<G> for ProcessPlayer {
         });
         let asked = Instant::now();
         let deadline = deadline_after(asked, setup.init_limit);
-        let failure = match run.next(asked, deadline) {
+        self.opponent = None;
+        let failure = match run.next(asked, deadline, None) {
             Got::Message(_, FromBot::Ready { name }) => {
                 self.name = name.clone();
                 // Until its first turn, which may be a game away when it was started
@@ -179,7 +184,7 @@ impl<G: Game> Player<G> for ProcessPlayer {
         run.freezer.thaw();
         let deadline = deadline_after(sent, limit);
         // Every outcome is timed when it was seen, before any cleanup or diagnosis.
-        let (at, reply) = match run.next(sent, deadline) {
+        let (at, reply) = match run.next(sent, deadline, self.opponent.as_ref()) {
             Got::Message(at, FromBot::Move { mv }) => (at, Reply::Wire(mv)),
             Got::Message(at, FromBot::Error { message }) => {
                 (at, Reply::Failed(run.exception(&message)))
@@ -247,7 +252,13 @@ impl<G: Game> Player<G> for ProcessPlayer {
         Some(run.freezer.thawed_by_turn())
     }
 
+    fn freeze_when_slow(&mut self, opponent: crate::clocks::freeze::Freezer) -> bool {
+        self.opponent = Some(opponent);
+        true
+    }
+
     fn finish(&mut self, end: &EndInfo) -> BotLog {
+        self.opponent = None;
         let Some(mut run) = self.run.take() else {
             return BotLog {
                 name: self.name.clone(),

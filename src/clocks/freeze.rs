@@ -27,6 +27,14 @@ use std::time::Duration;
 /// second a move), and two clock ticks, where the kernel counts in ticks.
 pub const RAN_WHILE_FROZEN: Duration = Duration::from_millis(20);
 
+/// How long a turn lasts before the waiting bot is frozen. A stop and the look at the CPU
+/// time it allows cost tens of microseconds, and wake the bot's jail helper, which
+/// measures the bot as it stops: for a game of quick bots (moves of tens of microseconds to
+/// a millisecond, a student's thousands of test games) they were the most of a ply. A
+/// waiting bot gets no more than this of its opponent's move unfrozen: 0.02% of a
+/// 10-second limit, and of a quick move, where there is nothing to take.
+pub const LAZY: Duration = Duration::from_millis(2);
+
 /// The tree's CPU time when it was frozen: unknown.
 const UNKNOWN: u64 = u64::MAX;
 
@@ -151,10 +159,13 @@ impl Freezer {
     }
 }
 
-/// Before a turn of `mover`: the other seat's bot stops, the mover's goes on (now, or as
-/// its turn is written: [`Freezer::thawed_by_turn`]).
-pub fn hold(freezers: &[Option<Freezer>; 2], mover: usize) {
-    if let Some(other) = &freezers[1 - mover] {
+/// Before a turn of `mover`: the other seat's bot stops (now, or once the turn has lasted
+/// [`LAZY`] when the mover's turn sees to it: `lazy[mover]`), the mover's goes on (now, or
+/// as its turn is written: [`Freezer::thawed_by_turn`]).
+pub fn hold(freezers: &[Option<Freezer>; 2], lazy: [bool; 2], mover: usize) {
+    if let Some(other) = &freezers[1 - mover]
+        && !lazy[mover]
+    {
         other.freeze();
     }
     if let Some(own) = &freezers[mover]

@@ -246,6 +246,12 @@ impl<G: Game> Player<G> for JavaPlayer {
         self.inner.as_ref().and_then(Player::<G>::freezer)
     }
 
+    fn freeze_when_slow(&mut self, opponent: crate::clocks::freeze::Freezer) -> bool {
+        self.inner
+            .as_mut()
+            .is_some_and(|inner| Player::<G>::freeze_when_slow(inner, opponent))
+    }
+
     fn turn(&mut self, game: &G, state: &G::State) -> TurnReply<G::Move> {
         match self.inner.as_mut() {
             Some(inner) => {

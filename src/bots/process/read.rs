@@ -97,8 +97,17 @@ impl Running {
     /// the time the machine kept the bot waiting for a CPU (`clocks::runqueue`), which
     /// [`Running::given`] then holds; past [`crate::clocks::runqueue::MAX_STRETCH`] times
     /// the limit, a bot still kept waiting so is [`Got::MachineLate`].
-    pub(super) fn next(&mut self, asked: Instant, deadline: Instant) -> Got {
+    ///
+    /// `freeze`, the opponent of a turn, is frozen once the turn has lasted
+    /// [`crate::clocks::freeze::LAZY`]: a bot that answers sooner keeps its opponent running.
+    pub(super) fn next(
+        &mut self,
+        asked: Instant,
+        deadline: Instant,
+        freeze: Option<&crate::clocks::freeze::Freezer>,
+    ) -> Got {
         let mut exited_at: Option<Instant> = None;
+        let mut freeze = freeze.map(|f| (f, asked + crate::clocks::freeze::LAZY));
         let mut clock = MoveClock::new(asked, deadline, self.pgid.as_raw_nonzero().get());
         self.given = Duration::ZERO;
         // The clock is read once a wait came back empty: a reply usually comes at the
@@ -144,6 +153,10 @@ impl Running {
                 None if watch => clock.wake(),
                 None => clock.wake().min(now + POLL),
             };
+            let until = match freeze {
+                Some((_, at)) => until.min(at),
+                None => until,
+            };
             if let Some((at, event)) = self.read_event(Some(until), until, watch) {
                 self.quick = at.saturating_duration_since(asked) <= pipe::SPIN;
                 self.given = clock.settle(at);
@@ -155,6 +168,12 @@ impl Running {
                 };
             }
             now = Instant::now();
+            if let Some((opponent, at)) = freeze
+                && now >= at
+            {
+                opponent.freeze();
+                freeze = None;
+            }
         }
     }
 
