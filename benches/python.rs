@@ -68,6 +68,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod support;
+use support::{Paired, median, median_interval};
 
 const SEED_VAR: &str = "ASALTO_BENCH_SEED";
 const FREEZE_VAR: &str = arbiter::clocks::freeze::DISABLE_VAR;
@@ -468,66 +469,6 @@ fn print_freezing(t: &ThroughPlay) {
     );
 }
 
-/// The median of `xs` and a distribution-free 95% confidence interval for it (`None` with
-/// too few values for one: fewer than 6). The interval between the k-th smallest and the
-/// k-th largest value holds the median with probability 1 - 2 P(B < k), B ~ Binomial(n,
-/// 1/2): the largest k that keeps that at 95% or more.
-fn median_interval(mut xs: Vec<f64>) -> (f64, Option<(f64, f64)>) {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    let k = statrs::distribution::Binomial::new(0.5, n as u64)
-        .ok()
-        .and_then(|b| {
-            use statrs::distribution::DiscreteCDF;
-            (1..=n / 2)
-                .take_while(|&k| b.cdf(k as u64 - 1) <= 0.025)
-                .last()
-        });
-    (xs[n / 2], k.map(|k| (xs[k - 1], xs[n - k])))
-}
-
-/// Alternated runs of arbiter and the baseline: the medians of each, and the ratio of each
-/// run to the baseline's run beside it. On a machine whose speed drifts, a run and its
-/// neighbour share the drift, so their ratios vary less than either side's times.
-struct Paired {
-    /// Arbiter's median, in seconds.
-    arbiter: f64,
-    /// The baseline's median, in seconds.
-    baseline: f64,
-    /// The median of the runs' ratios.
-    ratio: f64,
-    /// A distribution-free 95% confidence interval for it (`None` with too few runs for
-    /// one: fewer than 6).
-    interval: Option<(f64, f64)>,
-    runs: usize,
-}
-
-impl Paired {
-    fn new(arbiter: &[f64], baseline: &[f64]) -> Paired {
-        let ratios: Vec<f64> = arbiter.iter().zip(baseline).map(|(a, b)| a / b).collect();
-        let runs = ratios.len();
-        let (ratio, interval) = median_interval(ratios);
-        Paired {
-            arbiter: median(arbiter.to_vec()),
-            baseline: median(baseline.to_vec()),
-            ratio,
-            interval,
-            runs,
-        }
-    }
-
-    /// `1.023x run by run (95% CI 1.004-1.041, 15 alternated runs)`.
-    fn ratio_text(&self) -> String {
-        match self.interval {
-            Some((lo, hi)) => format!(
-                "{:.3}x run by run (95% CI {lo:.3}-{hi:.3}, {} alternated runs)",
-                self.ratio, self.runs
-            ),
-            None => format!("{:.3}x run by run ({} runs)", self.ratio, self.runs),
-        }
-    }
-}
-
 /// Whether `arbiter play` freezes the waiting bot (as it does unless `ARBITER_FREEZE=off`).
 #[derive(Clone, Copy, PartialEq)]
 enum Freezing {
@@ -774,11 +715,6 @@ fn interpreter_starts(python: &str, runs: usize) -> (f64, f64) {
         two.push(t.elapsed().as_secs_f64());
     }
     (median(one), median(two))
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 fn main() {

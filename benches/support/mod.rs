@@ -1,4 +1,6 @@
-//! What several benchmarks share: the release binary they run as a subprocess.
+//! What several benchmarks share: the release binary they run as a subprocess, and the
+//! medians of alternated runs with their intervals.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -30,3 +32,70 @@ pub fn arbiter_binary() -> PathBuf {
     assert!(bin.is_file(), "{} is missing", bin.display());
     bin
 }
+
+/// The median of `xs`.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// The median of `xs` and a distribution-free 95% confidence interval for it (`None` with
+/// too few values for one: fewer than 6). The interval between the k-th smallest and the
+/// k-th largest value holds the median with probability 1 - 2 P(B < k), B ~ Binomial(n,
+/// 1/2): the largest k that keeps that at 95% or more.
+pub fn median_interval(mut xs: Vec<f64>) -> (f64, Option<(f64, f64)>) {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let k = statrs::distribution::Binomial::new(0.5, n as u64)
+        .ok()
+        .and_then(|b| {
+            use statrs::distribution::DiscreteCDF;
+            (1..=n / 2)
+                .take_while(|&k| b.cdf(k as u64 - 1) <= 0.025)
+                .last()
+        });
+    (xs[n / 2], k.map(|k| (xs[k - 1], xs[n - k])))
+}
+
+/// Alternated runs of arbiter and the baseline: the medians of each, and the ratio of each
+/// run to the baseline's run beside it. On a machine whose speed drifts, a run and its
+/// neighbour share the drift, so their ratios vary less than either side's times.
+pub struct Paired {
+    /// Arbiter's median, in seconds.
+    pub arbiter: f64,
+    /// The baseline's median, in seconds.
+    pub baseline: f64,
+    /// The median of the runs' ratios.
+    pub ratio: f64,
+    /// A distribution-free 95% confidence interval for it (`None` with too few runs for
+    /// one: fewer than 6).
+    pub interval: Option<(f64, f64)>,
+    pub runs: usize,
+}
+
+impl Paired {
+    pub fn new(arbiter: &[f64], baseline: &[f64]) -> Paired {
+        let ratios: Vec<f64> = arbiter.iter().zip(baseline).map(|(a, b)| a / b).collect();
+        let runs = ratios.len();
+        let (ratio, interval) = median_interval(ratios);
+        Paired {
+            arbiter: median(arbiter.to_vec()),
+            baseline: median(baseline.to_vec()),
+            ratio,
+            interval,
+            runs,
+        }
+    }
+
+    /// `1.023x run by run (95% CI 1.004-1.041, 15 alternated runs)`.
+    pub fn ratio_text(&self) -> String {
+        match self.interval {
+            Some((lo, hi)) => format!(
+                "{:.3}x run by run (95% CI {lo:.3}-{hi:.3}, {} alternated runs)",
+                self.ratio, self.runs
+            ),
+            None => format!("{:.3}x run by run ({} runs)", self.ratio, self.runs),
+        }
+    }
+}
+
