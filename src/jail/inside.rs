@@ -202,9 +202,9 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
 
 /// [`fork`], the child born in `cgroup` where there is one and the kernel lets it: else
 /// it is born where this process is, outside any bot cgroup, like the bot whose move into
-/// its cgroup failed. Either way this child is the pid namespace's first process, and
-/// when it ends the kernel ends every process the bot started.
-fn fork_in(
+/// its cgroup failed. At level 1 this child is the pid namespace's first process, and
+/// when it ends the kernel ends every process the bot started; at level 2 it is the bot.
+pub(super) fn fork_in(
     cgroup: Option<&std::os::fd::OwnedFd>,
     what: &str,
 ) -> Result<Option<libc::pid_t>, StepFailed> {

@@ -119,12 +119,11 @@ pub fn launch(command: &CommandSpec) -> Result<Launch, StartError> {
         None => None,
     };
     let cgroup = BotCgroup::create();
-    // A jail with namespaces forks the bot's first process anyway: born in the cgroup, it
-    // spares the move into it.
+    // A jail forks the bot's first process anyway (the pid namespace's first process at
+    // level 1, the bot beside its helper at level 2): born in the cgroup, it spares the
+    // move into it.
     let born_in_jail = match (&mut prepared, &cgroup) {
-        (Some(prepared), Some(cgroup))
-            if prepared.jail.level == super::Level::Namespaces && cgroup::born_into_works() =>
-        {
+        (Some(prepared), Some(cgroup)) if cgroup::born_into_works() => {
             prepared.jail.cgroup = Some(cgroup.path().to_path_buf());
             true
         }

@@ -525,9 +525,9 @@ fn without_a_cgroup_a_signal_to_play_kills_helpers_in_their_own_session() {
     );
 }
 
-/// `arbiter play` of the zoo's sleeper against a built-in, once the sleeper sleeps: the
-/// zoo's copy, its root, arbiter, and the sleeper's pid.
-fn play_until_the_sleeper_sleeps() -> (
+/// `arbiter play` of the zoo's sleeper against a built-in (with `level`'s arguments), once
+/// the sleeper sleeps: the zoo's copy, its root, arbiter, and the sleeper's pid.
+fn play_until_the_sleeper_sleeps(level: &[&str]) -> (
     tempfile::TempDir,
     [std::path::PathBuf; 1],
     std::process::Child,
@@ -538,18 +538,26 @@ fn play_until_the_sleeper_sleeps() -> (
     let sleeper = format!("python3 -u {}", copy.path().join("sleeper.py").display());
     let mut cmd = arbiter();
     cmd.args(["play", "--rebel", &sleeper])
-        .args(["--officer", "builtin:random"]);
+        .args(["--officer", "builtin:random"])
+        .args(level);
     let (child, pid) = start_until_running(cmd, "sleeper.py", &roots);
     (copy, roots, child, pid)
 }
 
-/// A jailed bot's namespace is born in the bot's cgroup: the helper that builds the jail
-/// (the bot's leader, arbiter's own code) is never moved there, a move that would make the
-/// kernel wait for an RCU grace period on every bot's start.
+/// A jailed bot is born in the bot's cgroup (at level 1 its namespace, at level 2 the bot
+/// beside its helper): the helper that builds the jail (the bot's leader, arbiter's own
+/// code) is never moved there, a move that would make the kernel wait for an RCU grace
+/// period on every bot's start.
 #[test]
-fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
+fn a_jailed_bot_is_born_in_its_cgroup_and_its_helper_stays_out_at_both_levels() {
+    for level in [&[][..], &["--sandbox", "landlock"][..]] {
+        a_jailed_bot_is_born_in_its_cgroup(level);
+    }
+}
+
+fn a_jailed_bot_is_born_in_its_cgroup(level: &[&str]) {
     // The zoo's copy is kept until the end: the sleeper runs from it.
-    let (_copy, roots, mut child, sleeper) = play_until_the_sleeper_sleeps();
+    let (_copy, roots, mut child, sleeper) = play_until_the_sleeper_sleeps(level);
     let bots = format!("/arbiter-{}-bot-", child.id());
     let sleepers = cgroup_of(sleeper);
     let helpers: Vec<i32> = std::fs::read_dir(format!("/proc/{}/task", child.id()))
@@ -579,10 +587,10 @@ fn a_jailed_bots_namespace_is_born_in_its_cgroup_and_its_helper_stays_out() {
         eprintln!("no cgroups for bots here (not root, or no cgroup2): skipped");
         return;
     }
-    assert_eq!(helpers.len(), 1, "one jail helper: {helper_cgroups:?}");
+    assert_eq!(helpers.len(), 1, "{level:?}: one jail helper: {helper_cgroups:?}");
     assert!(
         !helper_cgroups[0].contains(&bots),
-        "the helper was moved into the bot's cgroup: {helper_cgroups:?}, the bot's {sleepers}"
+        "{level:?}: the helper was moved into the bot's cgroup: {helper_cgroups:?}, the bot's {sleepers}"
     );
 }
 
