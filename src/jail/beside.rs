@@ -63,7 +63,10 @@ pub(crate) fn stay_beside(jail: &Jail) -> Result<(), StepFailed> {
         .cgroup
         .as_ref()
         .and_then(|path| super::cgroup::open_folder(path).ok());
-    match super::inside::fork_in(cgroup.as_ref(), "start the bot beside its helper")? {
+    // SAFETY: single-threaded, as above.
+    let forked = unsafe { super::cgroup::fork_in(cgroup.as_ref()) }
+        .map_err(|e| StepFailed(format!("start the bot beside its helper: {e}")))?;
+    match forked {
         None => {
             // SAFETY: back to the default for the bot.
             unsafe { libc::signal(libc::SIGTERM, libc::SIG_DFL) };

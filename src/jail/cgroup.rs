@@ -133,6 +133,27 @@ pub(crate) unsafe fn fork_into(cgroup: BorrowedFd<'_>) -> io::Result<Option<libc
     }
 }
 
+/// `fork`, the child born in the cgroup whose folder `cgroup` is where there is one and
+/// the kernel lets it ([`fork_into`]): else it is born where this process is, outside any
+/// bot cgroup, like a bot whose move into its cgroup failed (the referee then finds the
+/// cgroup empty and sweeps the bot without it).
+///
+/// # Safety
+/// As for [`fork_into`].
+pub(crate) unsafe fn fork_in(cgroup: Option<&OwnedFd>) -> io::Result<Option<libc::pid_t>> {
+    if let Some(dir) = cgroup
+        && let Ok(child) = unsafe { fork_into(dir.as_fd()) }
+    {
+        return Ok(child);
+    }
+    // SAFETY: as the caller promises.
+    match unsafe { libc::fork() } {
+        -1 => Err(io::Error::last_os_error()),
+        0 => Ok(None),
+        child => Ok(Some(child)),
+    }
+}
+
 /// `CLONE_INTO_CGROUP` (linux/sched.h), a flag of clone3's 64-bit flags.
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 

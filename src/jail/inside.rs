@@ -200,22 +200,16 @@ fn enter_namespaces(jail: &Jail) -> Result<(), StepFailed> {
     }
 }
 
-/// [`fork`], the child born in `cgroup` where there is one and the kernel lets it: else
-/// it is born where this process is, outside any bot cgroup, like the bot whose move into
-/// its cgroup failed. At level 1 this child is the pid namespace's first process, and
-/// when it ends the kernel ends every process the bot started; at level 2 it is the bot.
-pub(super) fn fork_in(
+/// [`fork`], the child born in `cgroup` where there is one and the kernel lets it
+/// ([`super::cgroup::fork_in`]). This child is the pid namespace's first process, and when
+/// it ends the kernel ends every process the bot started.
+fn fork_in(
     cgroup: Option<&std::os::fd::OwnedFd>,
     what: &str,
 ) -> Result<Option<libc::pid_t>, StepFailed> {
-    use std::os::fd::AsFd;
-    if let Some(dir) = cgroup {
-        // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
-        if let Ok(child) = unsafe { super::cgroup::fork_into(dir.as_fd()) } {
-            return Ok(child);
-        }
-    }
-    fork(what)
+    // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
+    unsafe { super::cgroup::fork_in(cgroup) }
+        .map_err(|e| StepFailed(format!("{what}: {e}")))
 }
 
 fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {
