@@ -33,7 +33,13 @@ fn game(bin: &std::path::Path, freezing: bool) -> f64 {
         false => command.env("ARBITER_FREEZE", "off"),
     };
     command
-        .args(["play", "--rebel", &bot("greedy"), "--officer", &bot("random")])
+        .args([
+            "play",
+            "--rebel",
+            &bot("greedy"),
+            "--officer",
+            &bot("random"),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let started = Instant::now();
@@ -108,7 +114,11 @@ fn main() {
     // A first game of each warms the page cache and the jail's helper binary.
     game(&bin, true);
     game(&bin, false);
-    measure(&bin, runs, "on the machine as it is (goal: at most 1.05x quiet)");
+    measure(
+        &bin,
+        runs,
+        "on the machine as it is (goal: at most 1.05x quiet)",
+    );
     let stop = Arc::new(AtomicBool::new(false));
     let spinner = busy_core(stop.clone());
     measure(&bin, runs, "beside a busy core (goal: at most 1.15x)");

@@ -208,8 +208,7 @@ fn fork_in(
     what: &str,
 ) -> Result<Option<libc::pid_t>, StepFailed> {
     // SAFETY: this process is single-threaded (it was just exec'd and started no thread).
-    unsafe { super::cgroup::fork_in(cgroup) }
-        .map_err(|e| StepFailed(format!("{what}: {e}")))
+    unsafe { super::cgroup::fork_in(cgroup) }.map_err(|e| StepFailed(format!("{what}: {e}")))
 }
 
 fn fork(what: &str) -> Result<Option<libc::pid_t>, StepFailed> {

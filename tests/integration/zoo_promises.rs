@@ -527,7 +527,9 @@ fn without_a_cgroup_a_signal_to_play_kills_helpers_in_their_own_session() {
 
 /// `arbiter play` of the zoo's sleeper against a built-in (with `level`'s arguments), once
 /// the sleeper sleeps: the zoo's copy, its root, arbiter, and the sleeper's pid.
-fn play_until_the_sleeper_sleeps(level: &[&str]) -> (
+fn play_until_the_sleeper_sleeps(
+    level: &[&str],
+) -> (
     tempfile::TempDir,
     [std::path::PathBuf; 1],
     std::process::Child,
@@ -587,7 +589,11 @@ fn a_jailed_bot_is_born_in_its_cgroup(level: &[&str]) {
         eprintln!("no cgroups for bots here (not root, or no cgroup2): skipped");
         return;
     }
-    assert_eq!(helpers.len(), 1, "{level:?}: one jail helper: {helper_cgroups:?}");
+    assert_eq!(
+        helpers.len(),
+        1,
+        "{level:?}: one jail helper: {helper_cgroups:?}"
+    );
     assert!(
         !helper_cgroups[0].contains(&bots),
         "{level:?}: the helper was moved into the bot's cgroup: {helper_cgroups:?}, the bot's {sleepers}"
