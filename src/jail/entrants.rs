@@ -173,9 +173,9 @@ pub(crate) fn files_of(owned: Owned<'_>) -> Vec<PathBuf> {
                     .filter(|word| !word.starts_with('-'))
                     .filter_map(own),
             );
-            // The program is the bot's own only when no argument names its file: an
-            // interpreter outside the system's folders (a pyenv's, a venv's) runs other
-            // bots too, and course bots that name no program, and is no one's.
+            // The program is the bot's own only when no argument names a file: an
+            // interpreter outside the system's folders (a pyenv's, a venv's) also runs
+            // the course bots, whose entrants name no program, so it is no one's.
             if files.is_empty() && command.program.contains('/') {
                 files.extend(own(&command.program));
             }

@@ -674,6 +674,20 @@ fn an_ordinary_users_jailed_bot_is_born_in_a_cgroup_of_the_users_delegated_one()
     ] {
         std::os::unix::fs::chown(delegated.join(file), Some(NOBODY), Some(NOBODY)).unwrap();
     }
+    // At level 1 the jail makes its user namespace first; at level 2 the bot is forked
+    // beside its helper: both are born in the cgroup.
+    let outcome = std::panic::catch_unwind(|| {
+        for level in [&[][..], &["--sandbox", "landlock"][..]] {
+            born_in_a_delegated_cgroup(&delegated, level);
+        }
+    });
+    let _ = std::fs::remove_dir(&delegated);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+fn born_in_a_delegated_cgroup(delegated: &Path, level: &[&str]) {
     let dir = test_dir();
     let record = dir.path().join("game.json");
     let mut cmd = arbiter_cmd(
@@ -685,7 +699,10 @@ fn an_ordinary_users_jailed_bot_is_born_in_a_cgroup_of_the_users_delegated_one()
             "builtin:random",
             "--record",
             &record.to_string_lossy(),
-        ],
+        ]
+        .into_iter()
+        .chain(level.iter().copied())
+        .collect::<Vec<_>>(),
         &[],
     );
     let procs = std::fs::OpenOptions::new()
@@ -708,9 +725,8 @@ fn an_ordinary_users_jailed_bot_is_born_in_a_cgroup_of_the_users_delegated_one()
         .map(|e| e.path())
         .filter(|p| p.is_dir())
         .collect();
-    let _ = std::fs::remove_dir(&delegated);
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(left.is_empty(), "bot cgroups left: {left:?}");
+    assert_eq!(code, 0, "{level:?}: {stdout}{stderr}");
+    assert!(left.is_empty(), "{level:?}: bot cgroups left: {left:?}");
     let record: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
     let log = record["logs"]["rebel"]["stderr"]
         .as_str()
@@ -719,7 +735,7 @@ fn an_ordinary_users_jailed_bot_is_born_in_a_cgroup_of_the_users_delegated_one()
     assert!(
         log.lines()
             .any(|l| l.contains(&format!("/{name}/arbiter-")) && l.contains("-bot-")),
-        "the bot is not in a bot cgroup of the delegated one: {log}"
+        "{level:?}: the bot is not in a bot cgroup of the delegated one: {log}"
     );
 }
 
