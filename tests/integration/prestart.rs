@@ -23,13 +23,17 @@ const BROKEN_BOT: &str =
     "class Player:\n    def __init__(self):\n        raise RuntimeError('no board for me')\n";
 
 /// The example course bot `name` (random_bot, greedy_bot) slowed down by `pause` seconds a
-/// move, written into `dir` as `file`, beside the random bot that the greedy one imports:
+/// move, written into `dir` as `file`, beside the rules module that the greedy one imports:
 /// the folder in every bot's command line marks the bot's processes. Its random choices are
 /// seeded, so that a test's results do not hang on a lucky game (an SPRT whose unseeded
 /// greedy bot drew two pairs against the random one once gave H0).
 fn slowed_course_bot(dir: &Path, name: &str, file: &str, pause: f64) -> String {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples");
-    std::fs::copy(examples.join("random_bot.py"), dir.join("random_bot.py")).unwrap();
+    std::fs::copy(
+        examples.join("asalto_moves.py"),
+        dir.join("asalto_moves.py"),
+    )
+    .unwrap();
     let source = read(&examples.join(format!("{name}.py")));
     let slowed = format!(
         "{source}\n\nimport random as _random\nimport time as _time\n_Fast = Player\n\n\n\

@@ -163,6 +163,42 @@ fn every_readme_command_runs_as_written() {
         "README commands failed:\n{}",
         failures.join("\n")
     );
+    // The first command a newcomer runs plays every bot of the default tournament: none
+    // fails for the project's sake (a helper module that confinement hides, a bot that
+    // cannot start), whatever the games' outcomes.
+    let standings = crate::common::csv_rows(&clone.join("results/default/standings.csv"));
+    assert_eq!(standings.len(), 5, "{standings:?}");
+    for row in &standings {
+        assert_eq!(
+            (
+                row["errors"].as_str(),
+                row["illegal_moves"].as_str(),
+                row["left_out"].as_str()
+            ),
+            ("0", "0", ""),
+            "the default tournament's {} failed: {row:?}",
+            row["bot"]
+        );
+    }
+    // The README's Hinger league plays games that last: a start holding a hinger is won by
+    // the first move, as most starts of a sparse board are. (Its bots' moves at the test's
+    // 25 ms may run out of time; the starts are the README's, drawn from its seed.)
+    let hinger = crate::common::csv_rows(&clone.join("results/hinger/games.csv"));
+    let decided_at_once = hinger
+        .iter()
+        .filter(|g| {
+            let grid: Vec<Vec<u32>> = serde_json::from_str(&g["opening"]).unwrap();
+            let start =
+                arbiter::games::hinger::State::from_grid(&grid, arbiter::games::Side::First)
+                    .unwrap();
+            !start.hinger_cells().is_empty()
+        })
+        .count();
+    assert!(
+        hinger.len() >= 10 && decided_at_once * 5 <= hinger.len(),
+        "{decided_at_once} of {} Hinger games start with a hinger: {hinger:?}",
+        hinger.len()
+    );
     // The teacher's walkthrough leaves what it says: marks per student of the example
     // roster (a team that handed nothing in included) and a feedback file per team, from
     // the command line and from tournaments.toml alike; the reference bot has no mark.

@@ -1,13 +1,13 @@
 """A course-style Asalto bot that plays greedily: officers take the longest capture,
 rebels advance into the fortress and avoid stepping where they can be jumped.
 
-It imports the move generator of random_bot.py from its own folder, as course bots with
+It imports the rules of asalto_moves.py from its own folder, as course bots with
 helper modules do.
 """
 
 import random
 
-from random_bot import FORTRESS, apply, officer_moves, rebel_moves
+from asalto_moves import FORTRESS, apply, officer_moves, rebel_moves
 
 
 def rebel_score(board, move):
