@@ -141,8 +141,16 @@ pub struct AlphaBeta<G: Game> {
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
+    /// Whether the search met its depth horizon (a position it scored without playing the
+    /// game out) since this was last cleared: an iteration that never did has searched the
+    /// whole game, and deeper ones would find the same.
+    horizon: bool,
     stats: SearchStats,
 }
+
+/// The depth of a table entry whose subtree was searched to the end of the game: its bound
+/// holds at any depth.
+const EXHAUSTIVE: i8 = i8::MAX;
 
 /// Default table size: 2^19 entries of 24 bytes, 12 MiB, allocated on the first search.
 pub(crate) const DEFAULT_TT_BITS: u32 = 19;
@@ -165,6 +173,7 @@ impl<G: Heuristic> AlphaBeta<G> {
             buffers: Vec::new(),
             nodes: 0,
             deadline: None,
+            horizon: false,
             stopped: false,
             stats: SearchStats::default(),
         }
@@ -237,6 +246,7 @@ impl<G: Heuristic> AlphaBeta<G> {
         for depth in 1..=self.limits.max_depth.max(1) {
             let mut alpha = -INF;
             let mut iteration_best = None;
+            self.horizon = false;
             for (n, &i) in order.iter().enumerate() {
                 let mut next = state.clone();
                 let value = match game.play(&mut next, &root[i]) {
@@ -276,7 +286,9 @@ impl<G: Heuristic> AlphaBeta<G> {
             self.stats.depth = depth;
             self.stats.score = alpha;
             self.store(game.hash(state), depth as i32, alpha, Bound::Exact, best, 0);
-            if alpha.abs() >= WIN_THRESHOLD {
+            // A proven result, or every line played out to the game's end (a small
+            // endgame): no deeper iteration can change the move.
+            if alpha.abs() >= WIN_THRESHOLD || !self.horizon {
                 break;
             }
             // The next iteration costs several times this one: do not start what cannot end.
@@ -343,6 +355,7 @@ impl<G: Heuristic> AlphaBeta<G> {
         beta: i32,
     ) -> i32 {
         if depth <= 0 || ply >= MAX_PLY {
+            self.horizon = true;
             return self.quiesce(game, state, ply, alpha, beta, QUIESCENCE_PLIES);
         }
         if self.tick() {
@@ -372,6 +385,9 @@ impl<G: Heuristic> AlphaBeta<G> {
                     Bound::Empty => false,
                 };
                 if cut {
+                    if entry.depth != EXHAUSTIVE {
+                        self.horizon = true;
+                    }
                     return score;
                 }
             }
@@ -408,6 +424,8 @@ impl<G: Heuristic> AlphaBeta<G> {
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_index = buf.order[0].1;
+        // Whether this node's own subtree meets the horizon, apart from its siblings'.
+        let outer = std::mem::replace(&mut self.horizon, false);
         for n in 0..buf.order.len() {
             let i = buf.order[n].1 as usize;
             let mv = &buf.moves[i];
@@ -449,7 +467,13 @@ impl<G: Heuristic> AlphaBeta<G> {
         } else {
             Bound::Upper
         };
-        self.store(key, depth, best, bound, best_index as usize, ply);
+        let searched = if self.horizon {
+            depth
+        } else {
+            EXHAUSTIVE as i32
+        };
+        self.horizon |= outer;
+        self.store(key, searched, best, bound, best_index as usize, ply);
         *self.buffer(ply) = buf;
         best
     }

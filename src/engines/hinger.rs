@@ -105,6 +105,23 @@ mod tests {
     }
 
     #[test]
+    fn alphabeta_stops_deepening_once_it_has_played_every_line_to_the_end() {
+        // Six counters: no game lasts more than six plies, so a deeper search would only
+        // repeat the last one for the rest of its time.
+        let game = Hinger::new(vec![vec![1, 1, 1], vec![1, 1, 1]]).unwrap();
+        let mut ab = AlphaBeta::<Hinger>::with_limits(3, Limits::default());
+        let (mv, stats) = ab.search(&game, &game.initial(), Duration::from_secs(600));
+        assert!(mv.is_some());
+        assert!(!stats.interrupted, "{stats:?}");
+        assert!(stats.depth <= 6, "searched to depth {}", stats.depth);
+        // And so does the next move's search, from a table that already holds the game.
+        let mut after = game.initial();
+        assert_eq!(game.play(&mut after, &mv.unwrap()), None);
+        let (_, stats) = ab.search(&game, &after, Duration::from_secs(600));
+        assert!(stats.depth <= 5, "searched to depth {}", stats.depth);
+    }
+
+    #[test]
     fn alphabeta_and_greedy_take_a_hinger() {
         // State B of the rules page: (1,1) and (2,2) are hingers among ten moves.
         let game = Hinger::default();
