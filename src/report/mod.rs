@@ -376,8 +376,13 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         path: tables_dir.clone(),
         source,
     })?;
+    let mut written = std::collections::HashSet::new();
     for (file, text) in latex::table_files(report) {
-        write_atomic(&tables_dir.join(file), text.as_bytes())?;
+        write_atomic(&tables_dir.join(&file), text.as_bytes())?;
+        written.insert(file);
+    }
+    if report.public {
+        remove_other_tables(&tables_dir, &written)?;
     }
     let index = out.join("index.html");
     let (before, after) = html::render(report, &plots)?;
@@ -387,4 +392,28 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         out.write_all(after.as_bytes())
     })?;
     Ok(index)
+}
+
+/// Removes from a public report's `tables/` every `.tex` file it did not write: a folder
+/// that held the teacher's report (`--out` onto it) keeps its Problems and per-team
+/// tables otherwise, which quote the teams' errors.
+fn remove_other_tables(
+    tables_dir: &Path,
+    written: &std::collections::HashSet<String>,
+) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io {
+            path: path.clone(),
+            source,
+        }
+    };
+    for entry in std::fs::read_dir(tables_dir).map_err(io(tables_dir))? {
+        let entry = entry.map_err(io(tables_dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tex") && !written.contains(&name) && entry.path().is_file() {
+            std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+        }
+    }
+    Ok(())
 }

@@ -254,6 +254,19 @@ fn report_texts(dir: &Path) -> Vec<(PathBuf, String)> {
     texts
 }
 
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        match entry.path().is_dir() {
+            true => copy_dir(&entry.path(), &target),
+            false => {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+}
+
 #[test]
 fn a_public_report_shows_teams_standings_and_marks_and_no_student_path_or_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -274,6 +287,18 @@ fn a_public_report_shows_teams_standings_and_marks_and_no_student_path_or_error(
     // The teacher's report is left as it was.
     assert_eq!(read(&out.join("report/report.md")), teachers);
 
+    // Written over a copy of the teacher's report, it leaves none of its files behind.
+    let over = dir.path().join("over-teachers");
+    copy_dir(&out.join("report"), &over);
+    assert!(over.join("tables/problems.tex").is_file());
+    let (code, stdout, stderr) = run(arbiter()
+        .arg("report")
+        .arg(&out)
+        .arg("--public")
+        .arg("--out")
+        .arg(&over));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+
     let texts = report_texts(&public);
     for file in [
         "report.md",
@@ -287,7 +312,7 @@ fn a_public_report_shows_teams_standings_and_marks_and_no_student_path_or_error(
         );
     }
     let class_path = dir.path().to_string_lossy().into_owned();
-    for (path, text) in &texts {
+    for (path, text) in texts.iter().chain(&report_texts(&over)) {
         let lower = text.to_lowercase();
         for student in [
             "alice",
