@@ -109,8 +109,12 @@ pub(crate) enum Command {
     )]
     Table(tables::TableArgs),
     /// Write the report of a tournament folder from its journal: report.md, report.tex,
-    /// plots/*.svg and index.html (default: into DIR/report).
-    #[command(display_order = 7, after_help = "Example: arbiter report results/mine")]
+    /// plots/*.svg and index.html (default: into DIR/report; --public: one for the class,
+    /// into DIR/report-public).
+    #[command(
+        display_order = 7,
+        after_help = "Examples:\n  arbiter report results/mine\n  arbiter report results/mine --public"
+    )]
     Report(report::ReportArgs),
     /// Merge the folders of a sharded tournament (`--shard K/N`) into one, as if one run
     /// had played every game. Exit 0 merged, 2 when the shards do not fit together or

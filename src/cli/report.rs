@@ -10,16 +10,27 @@ use std::path::{Path, PathBuf};
 pub(crate) struct ReportArgs {
     /// A tournament's output folder (of league, gauntlet, run or sprt).
     pub dir: PathBuf,
-    /// Where to write the report (default: DIR/report).
+    /// Where to write the report (default: DIR/report, with --public DIR/report-public).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// A report to publish or hand out to the class: teams by name, standings, marks,
+    /// games and head to head, without students' names or ids, the teacher's paths or any
+    /// team's error text (into DIR/report-public unless --out).
+    #[arg(long)]
+    pub public: bool,
 }
 
 pub(crate) fn run(args: ReportArgs) -> Result<i32, Error> {
-    let out = args
-        .out
-        .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));
-    let (index, repair) = report::write_report(&args.dir, &out)?;
+    let out = args.out.unwrap_or_else(|| {
+        args.dir.join(match args.public {
+            true => report::PUBLIC_REPORT_DIR,
+            false => report::REPORT_DIR,
+        })
+    });
+    let (index, repair) = match args.public {
+        true => report::write_public_report(&args.dir, &out)?,
+        false => report::write_report(&args.dir, &out)?,
+    };
     note_repair(repair);
     say!("{}", written(&index));
     Ok(crate::error::exit::DONE)

@@ -5,6 +5,7 @@
 use super::marks::{TeamFailure, TeamResult};
 use super::model::Report;
 use super::numbers::{fixed, num};
+use super::own_text::{GAMES_LISTED, OwnTexts, file_names_only};
 use crate::error::Error;
 use crate::record::GameSummary;
 use std::io::Write;
@@ -39,7 +40,8 @@ pub(crate) fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
         path: folder.clone(),
         source,
     })?;
-    write_feedback(&folder, &teams, report)
+    let journal = dir.join(crate::tournament::journal::JOURNAL_FILE);
+    write_feedback(&folder, &teams, report, &journal)
 }
 
 /// The start of a team's feedback up to its table of games; whether the games and the
@@ -65,15 +67,17 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
             "**Mark: 0 of 20.** No submission was found for your team in the folder the \
              league was run on.\n",
         );
+        out.push_str(&what_to_do(r));
         return (out, false);
     }
     if let Some(reason) = &r.left_out {
         out.push_str(&format!(
             "**Mark: 0 of 20.** Your entry {} was left out of the league: {}.\n\n\
-             No game was played. Fix the entry and ask for a rerun.\n",
+             No game was played.\n",
             code(&entry_name(&r.entry)),
             cell(&file_names_only(reason))
         ));
+        out.push_str(&what_to_do(r));
         return (out, false);
     }
     let total = report.table.rows.len();
@@ -143,12 +147,9 @@ fn feedback_row(team: &str, g: &GameSummary) -> Option<String> {
     ))
 }
 
-/// How many game numbers a folded failure lists before it only counts the rest.
-const GAMES_LISTED: usize = 8;
-
 /// A team's feedback after its table of games: its failures, each distinct error once
 /// with the games it cost, what each kind of failure means, and its illegal moves.
-fn feedback_tail(r: &TeamResult, report: &Report) -> String {
+fn feedback_tail(r: &TeamResult, report: &Report, texts: &OwnTexts) -> String {
     let mut out = String::new();
     out.push_str("\n## Failures\n\n");
     if r.failures.is_empty() {
@@ -186,10 +187,11 @@ fn feedback_tail(r: &TeamResult, report: &Report) -> String {
             ));
         }
         out.push('\n');
-        for line in explanations(r, report) {
+        for line in explanations(r, report, texts.shows_errors()) {
             out.push_str(&line);
             out.push('\n');
         }
+        out.push_str(&texts.section());
     }
     out.push_str("\n## Illegal moves\n\n");
     out.push_str(&format!(
@@ -204,25 +206,50 @@ fn feedback_tail(r: &TeamResult, report: &Report) -> String {
         );
     }
     out.push('\n');
+    out.push_str(&what_to_do(r));
     out
 }
 
-/// What each kind of failure among `r`'s means and how to see it again, once per kind, in
-/// the words of the failure vocabulary.
-fn explanations(r: &TeamResult, report: &Report) -> Vec<String> {
+/// The feedback's last section: what the team can do about its mark, and nothing it
+/// cannot (no rerun is promised, no command of the teacher's is named).
+fn what_to_do(r: &TeamResult) -> String {
+    let test = "Before you hand it in, you can test it on your own machine if you like: \
+         play it with the course's own referee against the course's sample bots, or, if you \
+         have arbiter installed, run `arbiter check` on your file.";
+    let first = if r.missing {
+        "Hand in your bot the way your course takes submissions."
+    } else if r.left_out.is_some() {
+        "Fix your entry and hand it in again the way your course takes submissions."
+    } else if !r.failures.is_empty() || r.illegal > 0 {
+        "Fix what failed and hand your bot in again the way your course takes submissions."
+    } else {
+        "Your bot lost no game by a failure of its own: a better mark is a matter of better \
+         play. Any new version is handed in the way your course takes submissions."
+    };
+    format!("\n## What you can do\n\n{first} {test}\n")
+}
+
+/// Where the whole of an error is, when the feedback shows it.
+const WHOLE: &str = " The whole error is under *Your bot's errors*.";
+
+/// What each kind of failure among `r`'s means, once per kind, in the words of the failure
+/// vocabulary; `whole` when the feedback shows the errors' whole texts.
+fn explanations(r: &TeamResult, report: &Report, whole: bool) -> Vec<String> {
     let limit = |ms: Option<u64>| ms.map(|ms| format!(" of {ms} ms")).unwrap_or_default();
     let mut lines: Vec<String> = Vec::new();
     for f in &r.failures {
         let line = match f.what() {
-            "could not start" => "*Could not start*: your bot could not be loaded or \
-                 started, so it lost each game without a move; the error is what loading it \
-                 reported, with its file and line in brackets. `arbiter check` on your file \
-                 shows it again."
-                .to_string(),
-            "raised an exception" => "*Raised an exception*: the file and line in brackets \
-                 are where your code raised; run the game again with `arbiter play` to see \
-                 the whole error."
-                .to_string(),
+            "could not start" => format!(
+                "*Could not start*: your bot could not be loaded or started, so it lost each \
+                 game without a move; the error is what loading it reported, with its file \
+                 and line in brackets.{}",
+                if whole { WHOLE } else { "" }
+            ),
+            "raised an exception" => format!(
+                "*Raised an exception*: the file and line in brackets are where your code \
+                 raised.{}",
+                if whole { WHOLE } else { "" }
+            ),
             "ran out of time" => format!(
                 "*Ran out of time*: your bot did not answer within the move limit{} (or the \
                  start-up limit{}), and a move too late loses the game.",
@@ -264,49 +291,6 @@ fn entry_name(entry: &str) -> String {
     }
 }
 
-/// `text` with every path cut to its last part, a file's name: feedback names a team's own
-/// files and no folder of the teacher's or of another team.
-pub(crate) fn file_names_only(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        out.push_str(&path_to_name(word));
-        word.clear();
-    };
-    for c in text.chars() {
-        if c.is_whitespace() {
-            flush(&mut word, &mut out);
-            out.push(c);
-        } else {
-            word.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
-/// One word with its path cut to the last part, the quotes and punctuation around it kept.
-fn path_to_name(word: &str) -> String {
-    let edge = |c: char| "'\"`()[]<>,;:".contains(c);
-    let start = word.find(|c| !edge(c)).unwrap_or(word.len());
-    // The end of the last character that is no edge, whatever its length in bytes.
-    let end = word
-        .char_indices()
-        .rfind(|&(_, c)| !edge(c))
-        .map_or(start, |(i, c)| i + c.len_utf8())
-        .max(start);
-    let core = &word[start..end];
-    if !core.contains('/') || core.contains("://") {
-        return word.to_string();
-    }
-    let name = core
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default();
-    format!("{}{name}{}", &word[..start], &word[end..])
-}
-
 /// Text from a bot or a file, safe in Markdown and in one table cell: no HTML, link, image
 /// or autolink, no control character ([`crate::untrusted::text::markdown`]).
 fn cell(text: &str) -> String {
@@ -330,18 +314,21 @@ fn code(text: &str) -> String {
 }
 
 /// Writes `feedback/TEAM.md` of every team into `folder`, with one reading of the games
-/// for all of them: each file is written to a temporary sibling, then renamed over the old
-/// one once whole.
+/// for all of them, and of the records of `journal` (when there is one) for the games a
+/// team lost by its own failure: each file is written to a temporary sibling, then
+/// renamed over the old one once whole.
 pub(super) fn write_feedback(
     folder: &Path,
     teams: &[TeamResult],
     report: &Report,
+    journal: &Path,
 ) -> Result<(), Error> {
     struct Open<'t> {
         team: &'t TeamResult,
         path: std::path::PathBuf,
         tmp: std::path::PathBuf,
         file: std::io::BufWriter<std::fs::File>,
+        texts: OwnTexts,
     }
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -395,6 +382,7 @@ pub(super) fn write_feedback(
             path,
             tmp,
             file,
+            texts: OwnTexts::default(),
         }));
     }
     if !open.is_empty() {
@@ -417,9 +405,27 @@ pub(super) fn write_feedback(
             Ok(())
         })?;
     }
+    // The games each team lost by its own failure, and its role in each: only those
+    // records are read for what the team's bot reported.
+    let mut failed: std::collections::HashMap<u64, Vec<(usize, &str)>> = Default::default();
+    for (i, o) in open.iter().enumerate() {
+        for f in o.iter().flat_map(|o| &o.team.failures) {
+            failed.entry(f.game).or_default().push((i, f.role.as_str()));
+        }
+    }
+    if !failed.is_empty() && journal.is_file() {
+        crate::tournament::journal::for_each_record(journal, |id, record| {
+            for &(i, role) in failed.get(&id).into_iter().flatten() {
+                if let Some(o) = open[i].as_mut() {
+                    o.texts.add(id, &record, role);
+                }
+            }
+            Ok(())
+        })?;
+    }
     for mut o in open.into_iter().flatten() {
         o.file
-            .write_all(feedback_tail(o.team, report).as_bytes())
+            .write_all(feedback_tail(o.team, report, &o.texts).as_bytes())
             .map_err(io(&o.tmp))?;
         o.file
             .into_inner()
@@ -448,13 +454,6 @@ fn file_safe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_path_ending_in_a_wide_character_is_cut_to_its_name_without_a_panic() {
-        assert_eq!(file_names_only("at /home/t/a\u{202e}"), "at a\u{202e}");
-        assert_eq!(file_names_only("(/x/y/漢.py)"), "(漢.py)");
-        assert_eq!(file_names_only("[31m\u{202e}"), "[31m\u{202e}");
-    }
 
     #[test]
     fn a_plain_entry_is_code_and_any_other_is_escaped_text() {

@@ -15,6 +15,7 @@ pub(crate) mod markdown;
 pub mod marks;
 pub(crate) mod model;
 pub(crate) mod numbers;
+mod own_text;
 pub(crate) mod plots;
 pub mod replay;
 mod section;
@@ -38,6 +39,10 @@ use std::path::{Path, PathBuf};
 
 /// The report's folder inside a tournament folder, unless told otherwise.
 pub const REPORT_DIR: &str = "report";
+
+/// The folder of the report for the class ([`write_public_report`]) inside a tournament
+/// folder, unless told otherwise: beside the teacher's, which it leaves as it is.
+pub const PUBLIC_REPORT_DIR: &str = "report-public";
 
 /// What [`rebuild_tables`] leaves: the journal as loaded, what the terminal shows of the
 /// results (the standings, and a gauntlet's head-to-head lines), and the report's page.
@@ -260,11 +265,33 @@ pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
 /// into `out`: report.md, report.tex, plots/*.svg, index.html and the replays of every
 /// game beside it (`replay::REPLAYS_DIR`). Returns index.html's path.
 pub fn write_report(dir: &Path, out: &Path) -> Result<(PathBuf, Option<journal::Repair>), Error> {
+    write_report_for(dir, out, false)
+}
+
+/// [`write_report`] for the class to read, to publish or hand out: the same files, with
+/// the teams by name, the standings, marks, games and head to head, and no student's name
+/// or id (which a download's entries hold), no path of the teacher's (the bots' specs)
+/// and no team's error text (the Problems section, the sections per team, the reasons of
+/// entries left out, the games' details). Only `out` is written.
+pub fn write_public_report(
+    dir: &Path,
+    out: &Path,
+) -> Result<(PathBuf, Option<journal::Repair>), Error> {
+    write_report_for(dir, out, true)
+}
+
+/// [`write_report`], for the class when `public`.
+fn write_report_for(
+    dir: &Path,
+    out: &Path,
+    public: bool,
+) -> Result<(PathBuf, Option<journal::Repair>), Error> {
     let journal = journal_of(dir)?;
     // One reading of the journal gives the tables' games and the replays.
-    let (loaded, games) = replay::load_and_section(&journal, out)?;
+    let (loaded, games) = replay::load_and_section(&journal, out, !public)?;
     let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
     report.roster = marks::kept_roster(dir)?;
+    report.public = public;
     Ok((write_files(&report, out, &games)?, loaded.repair))
 }
 
@@ -349,8 +376,13 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         path: tables_dir.clone(),
         source,
     })?;
+    let mut written = std::collections::HashSet::new();
     for (file, text) in latex::table_files(report) {
-        write_atomic(&tables_dir.join(file), text.as_bytes())?;
+        write_atomic(&tables_dir.join(&file), text.as_bytes())?;
+        written.insert(file);
+    }
+    if report.public {
+        remove_other_tables(&tables_dir, &written)?;
     }
     let index = out.join("index.html");
     let (before, after) = html::render(report, &plots)?;
@@ -360,4 +392,28 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         out.write_all(after.as_bytes())
     })?;
     Ok(index)
+}
+
+/// Removes from a public report's `tables/` every `.tex` file it did not write: a folder
+/// that held the teacher's report (`--out` onto it) keeps its Problems and per-team
+/// tables otherwise, which quote the teams' errors.
+fn remove_other_tables(
+    tables_dir: &Path,
+    written: &std::collections::HashSet<String>,
+) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io {
+            path: path.clone(),
+            source,
+        }
+    };
+    for entry in std::fs::read_dir(tables_dir).map_err(io(tables_dir))? {
+        let entry = entry.map_err(io(tables_dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tex") && !written.contains(&name) && entry.path().is_file() {
+            std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+        }
+    }
+    Ok(())
 }

@@ -36,6 +36,10 @@ pub(crate) struct Report<'a> {
     /// The class list kept in the tournament's folder: its teams with no bot are listed
     /// too, mark 0.
     pub roster: Option<crate::class::Roster>,
+    /// Written for the class to read (`arbiter report --public`): teams by name, their
+    /// results and marks, and nothing of a student's (a platform's names and ids in an
+    /// entry), of a path of the teacher's (a bot's spec) or of any team's error text.
+    pub public: bool,
     pub table: LeagueTable,
     pub pairings: Vec<Pairing>,
     /// `points[i][j]`: the points bot i scored against bot j.
@@ -215,6 +219,7 @@ impl<'a> Report<'a> {
             bots,
             non_scoring: non_scoring.to_vec(),
             roster: None,
+            public: false,
             table,
             pairings,
             points,

@@ -59,31 +59,44 @@ pub(crate) fn block_file(block: usize) -> String {
 /// games is opened. The DOM it draws is described in docs/OUTPUTS.md (tests read the
 /// board back from it).
 pub(crate) fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<GamesHtml, Error> {
-    Ok(section_reading(plan, out, |visit| for_each_record(journal, visit))?.0)
+    Ok(section_reading(plan, out, true, |visit| for_each_record(journal, visit))?.0)
 }
 
 /// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
-/// ([`section`], its replays written into `out`) from one reading of it.
-pub(crate) fn load_and_section(journal: &Path, out: &Path) -> Result<(Loaded, GamesHtml), Error> {
+/// ([`section`], its replays written into `out`) from one reading of it; its list gives
+/// each game's detail when `details` (a report for the class gives none: a detail quotes
+/// a failing bot's error).
+pub(crate) fn load_and_section(
+    journal: &Path,
+    out: &Path,
+    details: bool,
+) -> Result<(Loaded, GamesHtml), Error> {
     let Some(plan) = read_plan(journal) else {
         // Whatever is wrong with the header, the whole reading says it.
         let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
-        let games = section(&loaded.plan, journal, out)?;
+        let games = section_reading(&loaded.plan, out, details, |visit| {
+            for_each_record(journal, visit)
+        })?
+        .0;
         return Ok((loaded, games));
     };
-    let (games, loaded) = section_reading(&plan, out, |visit| load_visiting(journal, visit))?;
+    let (games, loaded) =
+        section_reading(&plan, out, details, |visit| load_visiting(journal, visit))?;
     Ok((loaded, games))
 }
 
-/// [`section`] of the games `read` hands its visitor, and what `read` returns.
+/// [`section`] of the games `read` hands its visitor, and what `read` returns; the list
+/// gives each game's detail when `details`.
 fn section_reading<R>(
     plan: &Plan,
     out: &Path,
+    details: bool,
     read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
 ) -> Result<(GamesHtml, R), Error> {
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     let (browser, read) = with_game!(settings, plan.seed, |game| {
         let mut browser = Browser::new(out, game.view_kinds(), None)?;
+        browser.details = details;
         let read = replay_in_parallel(&game, plan, &mut browser, read);
         // The blocks written so far are waited for, whatever the reading gave.
         let made = browser.finish(plan);
@@ -109,6 +122,8 @@ pub struct Browser {
     /// Who writes the blocks: a run's game threads, else rayon's.
     chores: Option<Arc<Chores>>,
     writing: Arc<Writing>,
+    /// Whether the list gives each game's detail (a public report's does not).
+    details: bool,
 }
 
 /// The blocks handed over and not yet written, and the first failure to write one.
@@ -200,12 +215,13 @@ impl Browser {
                 ..Writing::default()
             }),
             chores,
+            details: true,
         })
     }
 
     /// Adds the next game in journal order.
     pub fn push(&mut self, game: &Replayed) {
-        self.list.push(&game.row);
+        self.list.push(&game.row, self.details);
         self.ids.push(game.row.id);
         self.lines.extend_from_slice(game.line.as_bytes());
         self.lines.push(b'\n');
@@ -543,7 +559,8 @@ impl GameList {
         })
     }
 
-    fn push(&mut self, row: &GameRow) {
+    /// Adds `row`, its detail only when `detail`.
+    fn push(&mut self, row: &GameRow, detail: bool) {
         use std::io::Write;
         let (first, second) = (
             self.names.id(&row.players[0]),
@@ -561,7 +578,7 @@ impl GameList {
             row.id,
             row.winner,
             row.rounds,
-            json_string(&row.detail)
+            json_string(if detail { &row.detail } else { "" })
         );
         self.failed = written.err();
     }

@@ -36,7 +36,7 @@ fn replays_are_written_block_by_block_while_the_journal_is_read() {
     let games = 4 * bound + 5;
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join(REPLAYS_DIR);
-    let (html, most_held) = section_reading(&plan, dir.path(), |visit| {
+    let (html, most_held) = section_reading(&plan, dir.path(), true, |visit| {
         let mut most_held = 0;
         for i in 0..games {
             let held = i - block_files(&folder) * GAMES_PER_BLOCK;

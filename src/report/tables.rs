@@ -35,10 +35,15 @@ pub(crate) fn sections(report: &Report) -> Vec<Section> {
     sections.extend(head_to_head(report));
     // Every team's failures, found once for the sections that show them.
     let teams = super::marks::team_results(report);
-    sections.extend(super::teams::problems(report, &teams));
+    // The sections that quote errors and entries are the teacher's alone.
+    if !report.public {
+        sections.extend(super::teams::problems(report, &teams));
+    }
     sections.extend(super::teams::teams(report, &teams));
     sections.extend([matrix(report), roles(report), endings(report)]);
-    sections.extend(super::teams::team_sections(report, &teams));
+    if !report.public {
+        sections.extend(super::teams::team_sections(report, &teams));
+    }
     sections.push(settings(report));
     sections
 }
@@ -167,13 +172,14 @@ fn standings(report: &Report) -> Section {
     );
     if !report.plan.left_out.is_empty() {
         notes.push(format!(
-            "{} entr{} of the submissions left out (no games, mark 0): see Problems.",
+            "{} entr{} of the submissions left out (no games, mark 0){}.",
             report.plan.left_out.len(),
             if report.plan.left_out.len() == 1 {
                 "y was"
             } else {
                 "ies were"
-            }
+            },
+            if report.public { "" } else { ": see Problems" }
         ));
     }
     Section {
@@ -482,6 +488,8 @@ fn settings(report: &Report) -> Section {
             &["bot", "spec", "marked", "files (SHA-256)"]
                 .into_iter()
                 .filter(|&c| marks || c != "marked")
+                // A spec is a path of the teacher's, naming a student's download.
+                .filter(|&c| !report.public || c != "spec")
                 .collect::<Vec<_>>(),
             4,
         ),
@@ -489,7 +497,10 @@ fn settings(report: &Report) -> Section {
             .bots
             .iter()
             .map(|b| {
-                let mut row = vec![b.name.clone(), b.spec.clone()];
+                let mut row = vec![b.name.clone()];
+                if !report.public {
+                    row.push(b.spec.clone());
+                }
                 if marks {
                     row.push(if report.non_scoring.contains(&b.name) {
                         "no".into()

@@ -62,6 +62,17 @@ pub(super) fn problems(report: &Report, results: &[TeamResult]) -> Option<Sectio
     })
 }
 
+/// A team's status as a report for the class gives it: without the reason of an entry left
+/// out nor the words of a failure, which quote the team's files and errors.
+fn public_status(r: &TeamResult) -> &'static str {
+    match (r.missing, r.marked, r.left_out.is_some()) {
+        (true, _, _) => "no submission",
+        (_, false, _) => "played, kept out of the marks (non-scoring)",
+        (_, _, true) => "left out",
+        _ => "played",
+    }
+}
+
 /// A line per team of a round robin: its mark, what went wrong, and its feedback file.
 pub(super) fn teams(report: &Report, results: &[TeamResult]) -> Option<Section> {
     if report.plan.format != "round_robin" {
@@ -80,7 +91,10 @@ pub(super) fn teams(report: &Report, results: &[TeamResult]) -> Option<Section> 
                 r.failures.len().to_string(),
                 r.illegal.to_string(),
                 r.blocked.to_string(),
-                r.status(),
+                match report.public {
+                    true => public_status(r).to_string(),
+                    false => r.status(),
+                },
             ]
         })
         .collect();
@@ -88,12 +102,18 @@ pub(super) fn teams(report: &Report, results: &[TeamResult]) -> Option<Section> 
         id: "teams".into(),
         title: "Teams".into(),
         text: {
-            let mut text = vec![format!(
-                "Each team's mark and status; its games, failures and illegal moves are in \
-                 the tournament folder's {}/TEAM.md, \
-                 and its marks.csv holds the marks for a grade book.",
-                super::marks::FEEDBACK_DIR
-            )];
+            let mut text = vec![match report.public {
+                true => "Each team's mark and status, and how many games it lost by a \
+                         failure of its own; each team has its games and failures in its \
+                         own feedback."
+                    .to_string(),
+                false => format!(
+                    "Each team's mark and status; its games, failures and illegal moves are \
+                     in the tournament folder's {}/TEAM.md, \
+                     and its marks.csv holds the marks for a grade book.",
+                    super::marks::FEEDBACK_DIR
+                ),
+            }];
             if !super::marks::complete(report) {
                 text.push(format!(
                     "**Unfinished league**: {} games of its schedule were played; these marks \

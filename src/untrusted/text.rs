@@ -117,6 +117,24 @@ pub fn markdown(text: &str) -> String {
     out
 }
 
+/// `text` (many lines: a traceback, a stderr tail) as a fenced code block of Markdown that
+/// shows every line as written and nothing else: control characters and bidirectional
+/// overrides as `\u{..}` (a tab stays), and a fence longer than any run of backticks in
+/// the text, so no line of it can close the block early. Inside a code block no HTML,
+/// link, image or autolink renders, and indentation is kept.
+pub fn markdown_block(text: &str) -> String {
+    let text = text.replace("\r\n", "\n");
+    let shown = shown_as_codes(text.trim_end(), hidden);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in shown.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}text\n{shown}\n{fence}\n")
+}
+
 fn is_number(text: &str) -> bool {
     let digits = text.trim_start_matches(['+', '-']);
     digits.starts_with(|c: char| c.is_ascii_digit() || c == '.') && text.parse::<f64>().is_ok()
@@ -190,6 +208,16 @@ mod tests {
         for live in ["<", "](", "][", "]:", "://", "www.", "@e", "&#"] {
             assert!(!shown.contains(live), "{live:?} in {shown}");
         }
+    }
+
+    #[test]
+    fn a_code_block_keeps_lines_and_indentation_and_cannot_be_closed_by_its_text() {
+        let block = markdown_block("Traceback:\r\n  File \"x.py\"\n```\n<b>[a](b)</b>\x1b[2J\n\n");
+        assert_eq!(
+            block,
+            "````text\nTraceback:\n  File \"x.py\"\n```\n<b>[a](b)</b>\\u{1b}[2J\n````\n"
+        );
+        assert!(markdown_block("plain").starts_with("```text\nplain\n```"));
     }
 
     #[test]

@@ -385,9 +385,11 @@ fn feedback_holds_a_teams_own_errors_in_the_words_of_its_failure_folded_with_a_c
         );
     }
     assert!(team01.contains("your opponent could not start"), "{team01}");
-    // The same error in every game is one line with its count.
+    // The same error in every game is one line with its count, and its whole text once.
     let team05 = feedback("Team05");
-    assert_eq!(team05.matches("SyntaxError").count(), 1, "{team05}");
+    let (failures, whole) = team05.split_once("## Your bot's errors").unwrap();
+    assert_eq!(failures.matches("SyntaxError").count(), 1, "{team05}");
+    assert_eq!(whole.matches("SyntaxError").count(), 1, "{team05}");
     assert!(team05.contains("6 games: "), "{team05}");
     assert!(team05.contains("*Could not start*"), "{team05}");
     assert!(!team05.contains("where your code raised"), "{team05}");

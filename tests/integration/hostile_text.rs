@@ -171,6 +171,33 @@ fn markup_class(dir: &Path) -> PathBuf {
     class
 }
 
+/// The Markdown `text` without its fenced code blocks, checking that each block is fenced
+/// by more backticks than any run of them inside it and is closed.
+fn rendered_outside_code_blocks(text: &str, what: &str) -> String {
+    let mut out = String::new();
+    let mut fence: Option<usize> = None;
+    for line in text.lines() {
+        let ticks = line.chars().take_while(|&c| c == '`').count();
+        match fence {
+            Some(open) if ticks >= open && line.trim() == "`".repeat(ticks) => fence = None,
+            Some(open) => {
+                let longest = line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+                assert!(
+                    longest < open,
+                    "{what}: a block its text could close:\n{text}"
+                );
+            }
+            None if ticks >= 3 => fence = Some(ticks),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    assert!(fence.is_none(), "{what}: a block left open:\n{text}");
+    out
+}
+
 /// Whether `c` is a control character (but a line's end) or a bidirectional mark,
 /// override or isolate.
 fn acts(c: char) -> bool {
@@ -201,8 +228,16 @@ fn a_team_named_like_html_raising_markup_gets_no_live_html_link_image_or_control
     assert_eq!(markdown.len(), 2, "{markdown:?}");
     markdown.push(out.join("report/report.md"));
     for path in &markdown {
-        let text = read(path);
+        let whole = read(path);
         let what = path.display();
+        // A team's whole error is shown as written in a fenced code block, where nothing
+        // renders: the block must be one its text cannot close, and the rest of the file
+        // is what renders.
+        let text = rendered_outside_code_blocks(&whole, &what.to_string());
+        assert!(
+            !whole.chars().any(acts),
+            "{what}: a control character:\n{whole}"
+        );
         assert!(
             !text.contains("<img") && !text.contains('<'),
             "{what}: HTML:\n{text}"

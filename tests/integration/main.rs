@@ -18,6 +18,7 @@ mod differential_java;
 mod games;
 mod golden;
 mod grade_book;
+mod handed_out;
 mod hostile_files;
 mod hostile_submissions;
 mod hostile_text;
