@@ -269,7 +269,7 @@ pub(super) fn entries(
                 fallbacks.push(student);
                 found.bots.push(Found {
                     name: team_name(&goes_by, &file, game),
-                    entry,
+                    entry: played_entry(&files, &target, &file),
                     file,
                 });
             }
@@ -314,6 +314,23 @@ pub(super) fn entries(
     }
     found.bots = bots.into_iter().map(|(bot, _)| bot).collect();
     Ok(found)
+}
+
+/// The file of a student's flat download that the bot `file` (gathered into `target`) came
+/// from, which every output names: the last upload of the file played (`Team03-1.py`, not
+/// the `Team03.py` it replaced, nor a helper beside it), or the zip it was unpacked from.
+fn played_entry(files: &[(PathBuf, String)], target: &Path, file: &Path) -> PathBuf {
+    let played = match lone_zip(target) {
+        Some(zip) => file_name(&zip),
+        None => file_name(file),
+    };
+    files
+        .iter()
+        .rev()
+        .find(|(_, original)| *original == played)
+        .or(files.last())
+        .map(|(path, _)| path.clone())
+        .unwrap_or_default()
 }
 
 /// Whether `entry` is named as the bot `own`'s: its name, case aside, is `own`, or `own`
@@ -478,6 +495,29 @@ pub(super) fn identify(folder: &Path, game: GameKind) -> Result<PathBuf, String>
     let team_files: Vec<&PathBuf> = files.iter().filter(|f| is_team_file(f)).collect();
     if game == GameKind::Asalto && candidates.is_empty() && team_files.len() == 1 {
         candidates = team_files;
+    }
+    // Students keep the course's own players (`RandomPlayer.java`) beside theirs: those
+    // are the course's, and the team's player is the other one.
+    let course: Vec<&PathBuf> = match game {
+        GameKind::Gomoku => candidates
+            .iter()
+            .copied()
+            .filter(|f| crate::bots::java::is_course_class(f))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if course.len() < candidates.len() {
+        candidates.retain(|f| !course.contains(f));
+    } else if course.len() > 1 {
+        return Err(format!(
+            "no bot of the team's: only the course's own players ({}): {}",
+            course
+                .iter()
+                .map(|f| file_name(f))
+                .collect::<Vec<_>>()
+                .join(", "),
+            wanted(game)
+        ));
     }
     match candidates.as_slice() {
         [one] => Ok((*one).clone()),
