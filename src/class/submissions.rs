@@ -275,7 +275,7 @@ pub(super) fn entries(
             }
             Err(reason) => found.skipped.push(Skipped {
                 name: goes_by,
-                entry,
+                entry: meant_entry(&files, game).unwrap_or(entry),
                 reason,
             }),
         }
@@ -331,6 +331,27 @@ fn played_entry(files: &[(PathBuf, String)], target: &Path, file: &Path) -> Path
         .or(files.last())
         .map(|(path, _)| path.clone())
         .unwrap_or_default()
+}
+
+/// The file of a student's flat download that was meant as the team's bot when none could
+/// play, for the teacher and the team to be told of: the last upload of a zip or of a file
+/// named as a bot of `game` is (a `Team*.py`, a `.java`, an `a3_agent.py`), a helper never.
+fn meant_entry(files: &[(PathBuf, String)], game: GameKind) -> Option<PathBuf> {
+    let meant = |original: &str| {
+        let name = original.to_lowercase();
+        is_zip(Path::new(&name))
+            || match game {
+                GameKind::Asalto => name.starts_with("team") && name.ends_with(".py"),
+                GameKind::Gomoku => name.ends_with(".java"),
+                GameKind::Hinger => is_agent_file(Path::new(&name)),
+                GameKind::Advance | GameKind::Battle => false,
+            }
+    };
+    files
+        .iter()
+        .rev()
+        .find(|(_, original)| meant(original))
+        .map(|(path, _)| path.clone())
 }
 
 /// Whether `entry` is named as the bot `own`'s: its name, case aside, is `own`, or `own`

@@ -825,9 +825,30 @@ fn a_blackboard_teams_helper_file_is_never_its_entry_and_its_attempt_date_is_its
         &blackboard.join(format!("{team12}_Team12.py")),
         &team_bot("Team12"),
     );
+    // A student whose bot cannot be told (two team files) is left out by one of those,
+    // never by the helper that sorts first.
+    let left = stem("pquinn", "2026-11-28-12-00-00");
+    write(&blackboard.join(format!("{left}_Aaa_helper.py")), "X = 1\n");
+    write(
+        &blackboard.join(format!("{left}_Team13.py")),
+        &team_bot("Team13"),
+    );
+    write(
+        &blackboard.join(format!("{left}_Team13_v2.py")),
+        &team_bot("Team13"),
+    );
     let out = dir.path().join("league");
     let (code, stdout, stderr) = league(&out, &[], &[&blackboard]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let left_out = read(&out.join("feedback/pquinn.md"));
+    assert!(
+        left_out.contains(&format!("`{left}_Team13_v2.py` was left out")),
+        "{left_out}"
+    );
+    assert_eq!(
+        files_holding(&out, &format!("{left}_Aaa_helper.py")),
+        Vec::<PathBuf>::new()
+    );
     let feedback = read(&out.join("feedback/Team11.md"));
     assert!(
         feedback.contains(&format!("Your bot: `{team11}_Team11.py`")),
