@@ -127,6 +127,7 @@ fn child(jobs: usize, games: u32, bots: Bots) {
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),
+        merged: Vec::new(),
         replays: false,
         chores: None,
     };

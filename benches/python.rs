@@ -225,6 +225,7 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),
+        merged: Vec::new(),
         replays: false,
         chores: None,
     };

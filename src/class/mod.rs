@@ -16,6 +16,7 @@ mod submissions;
 mod unpack;
 
 pub use own::enter;
+pub use platform::late_of;
 pub use roster::{
     Matched, ROSTER_FILE, Roster, Teams, keep_roster, match_teams, read_roster, same_team,
 };

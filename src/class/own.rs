@@ -84,7 +84,10 @@ pub(super) fn shape(file: &Path, game: GameKind) -> Option<Shape> {
     }
     let bots = entries
         .iter()
+        // The course's own players kept beside a student's are the student's to compile
+        // with, no other bot.
         .filter(|e| *e != file && !e.is_dir() && is_candidate(e, game))
+        .filter(|e| game != GameKind::Gomoku || !crate::bots::java::is_course_class(e))
         .cloned()
         .collect();
     let results = entries

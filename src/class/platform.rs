@@ -2,7 +2,8 @@
 //! files under a platform's flat name (Canvas, Blackboard, Moodle without folders), which
 //! are the platform's own (receipts, online-text folders) or no submission at all (a
 //! README, notes, a data file, an empty folder), and which words of an entry's name can
-//! name its student (a user id or user name a roster may carry).
+//! name its student (a user id or user name a roster may carry), and what a name says of
+//! when the file was handed in (Canvas's `late` mark, Blackboard's attempt date).
 
 use std::path::Path;
 
@@ -90,6 +91,34 @@ fn reupload(name: &str) -> (String, u32) {
         }
         _ => (name.to_string(), 0),
     }
+}
+
+/// What the name of a platform's entry says of when it was handed in: Canvas's `yes` (the
+/// name carries its `late` mark) or `no`, Blackboard's attempt date
+/// (`2026-11-30 23:59:01`); none where the platform says nothing (Moodle, a hand-made
+/// folder). `entry` may be a path: its last part is read.
+pub fn late_of(entry: &str) -> Option<String> {
+    let name = entry.rsplit('/').next().unwrap_or(entry);
+    if let Some(at) = name.find("_attempt_")
+        && blackboard(name).is_some()
+    {
+        let after = &name[at + "_attempt_".len()..];
+        let date = after.split_once('_').map_or(after, |(d, _)| d);
+        let date = date.strip_suffix(".txt").unwrap_or(date);
+        let parts: Vec<&str> = date.split('-').collect();
+        return Some(match parts.as_slice() {
+            [y, mo, d, h, mi, s] => format!("{y}-{mo}-{d} {h}:{mi}:{s}"),
+            _ => date.to_string(),
+        });
+    }
+    if moodle(name).is_some() || canvas(name).is_none() {
+        return None;
+    }
+    let late = name
+        .split('_')
+        .nth(1)
+        .is_some_and(|w| w.eq_ignore_ascii_case("late"));
+    Some(if late { "yes" } else { "no" }.to_string())
 }
 
 /// Why an entry of a class folder is no submission at all, if it is none: a platform's
@@ -206,6 +235,28 @@ mod tests {
             flat_name("Asalto_Bot_jsmith_attempt_2026-03-01-10-30-00.txt"),
             flat("jsmith", None)
         );
+    }
+
+    #[test]
+    fn canvas_late_marks_and_blackboard_attempt_dates_are_read_and_moodle_says_nothing() {
+        assert_eq!(
+            late_of("subs/jonesbob_late_10002_5552_Team02-1.py").as_deref(),
+            Some("yes")
+        );
+        assert_eq!(
+            late_of("smithalice_10001_5551_Team01.py").as_deref(),
+            Some("no")
+        );
+        assert_eq!(
+            late_of("Asalto_Bot_jsmith_attempt_2026-11-30-23-59-01_Team01.py").as_deref(),
+            Some("2026-11-30 23:59:01")
+        );
+        assert_eq!(
+            late_of("Alice Smith_12345_assignsubmission_file_Team01.zip"),
+            None
+        );
+        assert_eq!(late_of("Alice Smith_12345_assignsubmission_file_"), None);
+        assert_eq!(late_of("Team01.py"), None);
     }
 
     #[test]

@@ -29,7 +29,8 @@ pub struct Roster {
 }
 
 impl Roster {
-    /// Reads a roster: a CSV file whose header names a `team` column (any case) and any
+    /// Reads a roster: a CSV file (its cells separated by commas, semicolons or tabs, as its
+    /// header line shows) whose header names a `team` or `group` column (any case) and any
     /// other columns (id, name, email, ...), one row per student.
     pub fn read(path: &Path) -> Result<Roster, Error> {
         Roster::parse(path, &read_roster_file(path)?)
@@ -43,6 +44,7 @@ impl Roster {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
+            .delimiter(delimiter(bytes))
             .from_reader(bytes);
         let mut records = reader.records();
         let header = match records.next() {
@@ -59,11 +61,12 @@ impl Roster {
             .iter()
             .map(|c| c.trim().trim_start_matches('\u{feff}').to_string())
             .collect();
-        let Some(team_at) = header.iter().position(|c| c.eq_ignore_ascii_case("team")) else {
+        let Some(team_at) = team_column(&header) else {
             return Err(bad(
                 1,
                 format!(
-                    "no `team` column among {}: expected a header such as team,id,name,email",
+                    "no `team` or `group` column among {}: expected a header such as \
+                     team,id,name,email (separated by commas, semicolons or tabs)",
                     header.join(", ")
                 ),
             ));
@@ -121,6 +124,36 @@ impl Roster {
     }
 }
 
+/// Where the team column is among a roster's header cells (trimmed, a BOM stripped):
+/// `team`, else `group`, in any case.
+fn team_column(header: &[String]) -> Option<usize> {
+    ["team", "group"]
+        .iter()
+        .find_map(|name| header.iter().position(|c| c.eq_ignore_ascii_case(name)))
+}
+
+/// The separator of a roster's cells, told from its header line: a spreadsheet saved in a
+/// language whose decimal mark is a comma writes `;`, and some write tabs. The one that
+/// occurs most outside quotes wins; a comma where none does.
+fn delimiter(bytes: &[u8]) -> u8 {
+    let mut counts = [(b',', 0usize), (b';', 0), (b'\t', 0)];
+    let mut quoted = false;
+    for &byte in bytes.iter().take_while(|&&b| b != b'\n') {
+        if byte == b'"' {
+            quoted = !quoted;
+        } else if !quoted && let Some((_, n)) = counts.iter_mut().find(|(c, _)| *c == byte) {
+            *n += 1;
+        }
+    }
+    counts
+        .iter()
+        .fold(
+            (b',', 0),
+            |best, &(c, n)| if n > best.1 { (c, n) } else { best },
+        )
+        .0
+}
+
 /// The bytes of a roster file, read without following a link or blocking, bounded.
 fn read_roster_file(path: &Path) -> Result<Vec<u8>, Error> {
     crate::untrusted::file::read_regular_file(path, 16 << 20).map_err(|e| {
@@ -132,7 +165,7 @@ fn read_roster_file(path: &Path) -> Result<Vec<u8>, Error> {
 }
 
 /// Whether `path` looks like a class list: a `.csv` file whose first line names a `team`
-/// column, as `--roster` reads (only its first 4 KiB are looked at).
+/// or `group` column, as `--roster` reads (only its first 4 KiB are looked at).
 pub(super) fn is_class_list(path: &Path) -> bool {
     use std::io::Read;
     let is_csv = path
@@ -155,7 +188,7 @@ pub(super) fn is_class_list(path: &Path) -> bool {
         .split([',', ';', '\t'])
         .any(|cell| {
             let cell = cell.trim().trim_start_matches('\u{feff}').trim_matches('"');
-            cell.trim().eq_ignore_ascii_case("team")
+            cell.trim().eq_ignore_ascii_case("team") || cell.trim().eq_ignore_ascii_case("group")
         })
 }
 
@@ -189,6 +222,13 @@ impl Roster {
         self.students
             .iter()
             .position(|(_, cells)| names_student(cells, &words))
+    }
+
+    /// Whether the entry `entry` (a path, or a spec `FOLDER/ENTRY`) is the student `i`'s: its
+    /// name carries their platform id or user name.
+    pub fn named_by(&self, i: usize, entry: &str) -> bool {
+        let name = entry.rsplit('/').next().unwrap_or(entry);
+        names_student(&self.students[i].1, &super::platform::student_words(name))
     }
 
     /// A student for messages: their cells, or their line.
@@ -551,6 +591,29 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("no student of the roster for Team01"))
         );
+    }
+
+    #[test]
+    fn a_semicolon_or_tab_roster_is_read_and_a_group_column_is_its_team() {
+        let semicolons = roster(
+            "\u{feff}Surname;Given name;Login; Group \nSmith;Alice;asmith;Team01\n\
+             \"Jones; Jr\";Bob;bjones;Team02\n",
+        );
+        assert_eq!(semicolons.team_column, "Group");
+        assert_eq!(semicolons.columns, ["Surname", "Given name", "Login"]);
+        assert_eq!(semicolons.students[1].0, "Team02");
+        assert_eq!(semicolons.students[1].1[0], "Jones; Jr");
+        let tabs = roster("login\tname\tteam\nasmith\tAlice, Smith\tTeam01\n");
+        assert_eq!(
+            tabs.students,
+            [(
+                "Team01".to_string(),
+                vec!["asmith".to_string(), "Alice, Smith".to_string()]
+            )]
+        );
+        // A team column wins over a group one.
+        let both = roster("group,team,id\nlab1,Team01,1\n");
+        assert_eq!(both.students[0].0, "Team01");
     }
 
     #[test]

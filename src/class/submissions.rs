@@ -269,13 +269,13 @@ pub(super) fn entries(
                 fallbacks.push(student);
                 found.bots.push(Found {
                     name: team_name(&goes_by, &file, game),
-                    entry,
+                    entry: played_entry(&files, &target, &file),
                     file,
                 });
             }
             Err(reason) => found.skipped.push(Skipped {
                 name: goes_by,
-                entry,
+                entry: meant_entry(&files, game).unwrap_or(entry),
                 reason,
             }),
         }
@@ -314,6 +314,44 @@ pub(super) fn entries(
     }
     found.bots = bots.into_iter().map(|(bot, _)| bot).collect();
     Ok(found)
+}
+
+/// The file of a student's flat download that the bot `file` (gathered into `target`) came
+/// from, which every output names: the last upload of the file played (`Team03-1.py`, not
+/// the `Team03.py` it replaced, nor a helper beside it), or the zip it was unpacked from.
+fn played_entry(files: &[(PathBuf, String)], target: &Path, file: &Path) -> PathBuf {
+    let played = match lone_zip(target) {
+        Some(zip) => file_name(&zip),
+        None => file_name(file),
+    };
+    files
+        .iter()
+        .rev()
+        .find(|(_, original)| *original == played)
+        .or(files.last())
+        .map(|(path, _)| path.clone())
+        .unwrap_or_default()
+}
+
+/// The file of a student's flat download that was meant as the team's bot when none could
+/// play, for the teacher and the team to be told of: the last upload of a zip or of a file
+/// named as a bot of `game` is (a `Team*.py`, a `.java`, an `a3_agent.py`), a helper never.
+fn meant_entry(files: &[(PathBuf, String)], game: GameKind) -> Option<PathBuf> {
+    let meant = |original: &str| {
+        let name = original.to_lowercase();
+        is_zip(Path::new(&name))
+            || match game {
+                GameKind::Asalto => name.starts_with("team") && name.ends_with(".py"),
+                GameKind::Gomoku => name.ends_with(".java"),
+                GameKind::Hinger => is_agent_file(Path::new(&name)),
+                GameKind::Advance | GameKind::Battle => false,
+            }
+    };
+    files
+        .iter()
+        .rev()
+        .find(|(_, original)| meant(original))
+        .map(|(path, _)| path.clone())
 }
 
 /// Whether `entry` is named as the bot `own`'s: its name, case aside, is `own`, or `own`
@@ -478,6 +516,29 @@ pub(super) fn identify(folder: &Path, game: GameKind) -> Result<PathBuf, String>
     let team_files: Vec<&PathBuf> = files.iter().filter(|f| is_team_file(f)).collect();
     if game == GameKind::Asalto && candidates.is_empty() && team_files.len() == 1 {
         candidates = team_files;
+    }
+    // Students keep the course's own players (`RandomPlayer.java`) beside theirs: those
+    // are the course's, and the team's player is the other one.
+    let course: Vec<&PathBuf> = match game {
+        GameKind::Gomoku => candidates
+            .iter()
+            .copied()
+            .filter(|f| crate::bots::java::is_course_class(f))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if course.len() < candidates.len() {
+        candidates.retain(|f| !course.contains(f));
+    } else if course.len() > 1 {
+        return Err(format!(
+            "no bot of the team's: only the course's own players ({}): {}",
+            course
+                .iter()
+                .map(|f| file_name(f))
+                .collect::<Vec<_>>()
+                .join(", "),
+            wanted(game)
+        ));
     }
     match candidates.as_slice() {
         [one] => Ok((*one).clone()),

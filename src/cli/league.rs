@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::games::registry::{GameSettings, with_game};
 use crate::report;
 use crate::stats::elo::Anchor;
-use crate::tournament::journal::LeftOut;
+use crate::tournament::journal::{LeftOut, Merged};
 use crate::tournament::openings::OpeningChoice;
 use crate::tournament::shard::Shard;
 use crate::tournament::{self, Entrant, Format, Tournament};
@@ -164,7 +164,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
     start(
         &args.options,
         Format::RoundRobin,
-        (entries.entrants, entries.left_out),
+        (entries.entrants, entries.left_out, entries.merged),
         args.submissions.check,
     )
 }
@@ -180,7 +180,7 @@ pub(crate) fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
     start(
         &args.options,
         Format::Gauntlet,
-        (entrants, Vec::new()),
+        (entrants, Vec::new(), Vec::new()),
         false,
     )
 }
@@ -188,11 +188,21 @@ pub(crate) fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
 fn start(
     options: &LeagueOptions,
     format: Format,
-    (mut entrants, left_out): (Vec<Entrant>, Vec<LeftOut>),
+    (mut entrants, left_out, merged): (Vec<Entrant>, Vec<LeftOut>, Vec<Merged>),
     check: bool,
 ) -> Result<i32, Error> {
     let m = &options.matches;
     let settings = m.game.settings()?;
+    // A class whose entries were all left out has nothing to check or play: say why.
+    if entrants.len() < 2 && !left_out.is_empty() {
+        return Err(Error::usage(format!(
+            "a tournament needs at least two bots: {} found, and {} entr{} of the folder left \
+             out (listed above, each with why); no game was played",
+            entrants.len(),
+            left_out.len(),
+            if left_out.len() == 1 { "y" } else { "ies" }
+        )));
+    }
     let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
     for name in &options.non_scoring {
         report::check_bot_name(name, &names)?;
@@ -212,6 +222,7 @@ fn start(
     );
     tournament.shard = options.shard;
     tournament.left_out = left_out;
+    tournament.merged = merged;
     let choice = options.openings.choice();
     let random_by_default = format != Format::RoundRobin;
     dispatch(

@@ -111,6 +111,7 @@ impl MatchOptions {
             openings: Openings::Standard,
             shard: None,
             left_out: Vec::new(),
+            merged: Vec::new(),
             // Set by a run whose report is made from what its game threads replay.
             replays: false,
             chores: None,

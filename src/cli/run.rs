@@ -70,6 +70,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
     };
     let mut entrants = Vec::new();
     let mut left_out = Vec::new();
+    let mut merged = Vec::new();
     let mut handed_in = Vec::new();
     for bot in t.bots.get_ref() {
         let python = bot
@@ -120,6 +121,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
                 )
                 .map_err(at)?;
                 left_out.extend(found.left_out);
+                merged.extend(found.merged);
                 handed_in.extend(found.handed_in);
                 entrants.extend(found.entrants.into_iter().map(|e| Entrant {
                     env: env.clone(),
@@ -222,6 +224,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
         openings: crate::tournament::openings::Openings::Standard,
         shard: args.shard,
         left_out,
+        merged,
         // Set by `league::dispatch`, which makes the run's report.
         replays: false,
         chores: None,

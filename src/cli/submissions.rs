@@ -9,7 +9,7 @@ use crate::engines::Builtins;
 use crate::error::Error;
 use crate::games::GameKind;
 use crate::games::registry::with_game;
-use crate::tournament::journal::LeftOut;
+use crate::tournament::journal::{LeftOut, Merged};
 use crate::tournament::preflight;
 use crate::tournament::{Entrant, Tournament};
 use std::collections::BTreeMap;
@@ -72,6 +72,8 @@ pub(crate) struct Entries {
     pub entrants: Vec<Entrant>,
     /// The entries of submissions folders that are not bots.
     pub left_out: Vec<LeftOut>,
+    /// The entries of submissions folders that hold a bot's files byte for byte.
+    pub merged: Vec<Merged>,
     /// Each entry of a submissions folder a team's submission came in, by the team's name
     /// (a bot's or a left-out entry's): a platform's folder or file names its student.
     pub handed_in: Vec<(String, String)>,
@@ -123,10 +125,17 @@ pub(crate) fn folder_entrants(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     };
+    // A merged entry plays as the bot it repeats, under that bot's name as settled (a
+    // student's, a roster's team), so its student's id names that team.
+    let merged_name = |s: &class::Same| {
+        bots.iter()
+            .find(|b| b.entry == s.kept)
+            .map_or(s.name.clone(), |b| b.name.clone())
+    };
     let mut handed_in: Vec<(String, String)> = bots
         .iter()
         .map(|b| (b.name.clone(), entry_name(&b.entry)))
-        .chain(same.iter().map(|s| (s.name.clone(), entry_name(&s.entry))))
+        .chain(same.iter().map(|s| (merged_name(s), entry_name(&s.entry))))
         .collect();
     // A folder with nothing in it is a mistyped or not yet filled folder, not a class with
     // no bot: a league of the rest, or a check of nothing, would look like success.
@@ -151,7 +160,7 @@ pub(crate) fn folder_entrants(
             "  {} holds the same files as {}: one bot, {}",
             s.entry.display(),
             s.kept.display(),
-            s.name
+            merged_name(s)
         );
     }
     for s in &skipped {
@@ -169,6 +178,13 @@ pub(crate) fn folder_entrants(
         )));
     }
     let folder_shown = shown.trim_end_matches('/');
+    let merged = same
+        .iter()
+        .map(|s| Merged {
+            name: merged_name(s),
+            entry: format!("{folder_shown}/{}", entry_name(&s.entry)),
+        })
+        .collect();
     let left_out = skipped
         .iter()
         .map(|s| {
@@ -197,6 +213,7 @@ pub(crate) fn folder_entrants(
     Ok(Entries {
         entrants,
         left_out,
+        merged,
         handed_in,
     })
 }
@@ -295,6 +312,7 @@ pub(crate) fn cli_entrants(
             )?;
             all.entrants.extend(found.entrants);
             all.left_out.extend(found.left_out);
+            all.merged.extend(found.merged);
             all.handed_in.extend(found.handed_in);
         } else {
             all.entrants.push(cli_entrant(text, python, confine)?);
@@ -346,7 +364,13 @@ fn run_checks<G: Builtins>(
     let rows = preflight::check_all(game, entrants, move_limit, init_limit, jobs);
     say!("{}", crate::report::check::check_table(game.roles(), &rows));
     let failed = rows.iter().filter(|r| !r.ok()).count();
-    if failed > 0 {
+    if rows.is_empty() {
+        // A class whose every entry was left out passed nothing: an empty table is no pass.
+        say!(
+            "no bot was checked: no entry is a bot (each one left out is listed above with \
+             why)"
+        );
+    } else if failed > 0 {
         say!("{failed} of {} bots failed the check", rows.len());
     } else {
         say!("all {} bots passed the check", rows.len());
@@ -354,7 +378,8 @@ fn run_checks<G: Builtins>(
     Ok(rows)
 }
 
-/// `arbiter check`: exit 0 when every bot passed, 1 when one failed, 2 on bad input.
+/// `arbiter check`: exit 0 when every bot passed, 1 when one failed or there was none to
+/// check, 2 on bad input.
 pub(crate) fn check(args: CheckArgs) -> Result<i32, Error> {
     let settings = GameOptions::defaults(args.game).settings()?;
     let python = args.python.as_deref();
@@ -407,7 +432,7 @@ pub(crate) fn check(args: CheckArgs) -> Result<i32, Error> {
     let jobs = jobs_or_cores(args.jobs.map(|j| j as usize));
     with_game!(settings, 1, |game| {
         let rows = run_checks(&game, &entrants, move_limit, init_limit, jobs)?;
-        Ok(if rows.iter().all(|r| r.ok()) {
+        Ok(if !rows.is_empty() && rows.iter().all(|r| r.ok()) {
             crate::error::exit::DONE
         } else {
             crate::error::exit::FAILED

@@ -104,6 +104,12 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
                         .iter()
                         .map(|l| (l.name.clone(), entry(&l.entry))),
                 )
+                // A student whose entry repeated a bot's is that bot's team's.
+                .chain(
+                    plan.merged
+                        .iter()
+                        .map(|m| (m.name.clone(), entry(&m.entry))),
+                )
                 .collect();
             let teams = crate::class::Teams {
                 marked: plan

@@ -48,6 +48,7 @@ pub(crate) fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
 /// rest follow (a team that played), or the feedback is whole.
 fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
     let mut out = format!("# {}\n\n", cell(&r.team));
+    out.push_str(&late_line(r));
     if !super::marks::complete(report) {
         out.push_str(&format!(
             "**Unfinished league: {} games of its schedule were played when this was \
@@ -276,6 +277,23 @@ fn explanations(r: &TeamResult, report: &Report, whole: bool) -> Vec<String> {
         }
     }
     lines
+}
+
+/// What the platform says of when the team's entry was handed in, as a line of its
+/// feedback: that it was marked late (Canvas), or its attempt's date (Blackboard); nothing
+/// for an entry on time or where the platform says nothing.
+fn late_line(r: &TeamResult) -> String {
+    match r.late().as_deref() {
+        None | Some("no") => String::new(),
+        Some("yes") => "Your submission was handed in late (the learning platform marks it \
+                        late).\n\n"
+            .to_string(),
+        Some(date) => format!(
+            "Your submission was handed in on {} (the learning platform's date of the \
+             attempt played).\n\n",
+            cell(date)
+        ),
+    }
 }
 
 /// A bot's entry (`SUBMISSIONS/Team01.zip`, a spec) by its last part alone.

@@ -53,6 +53,8 @@ pub(crate) struct TeamResult {
     pub entry: String,
     /// Why its entry was left out, when it was.
     pub left_out: Option<String>,
+    /// The entries that hold the same files as `entry`, its partners' (`SUBMISSIONS/ENTRY`).
+    pub merged: Vec<String>,
     /// A team of the roster with no entry in the folder.
     pub missing: bool,
     /// Whether it has a mark: a roster's team that played as a bot kept out of the marks
@@ -65,6 +67,22 @@ pub(crate) struct TeamResult {
 }
 
 impl TeamResult {
+    /// When its entry was handed in, as its platform's name for it says (`yes` or `no` for
+    /// Canvas's late mark, Blackboard's attempt date); none where the platform says
+    /// nothing.
+    pub(crate) fn late(&self) -> Option<String> {
+        crate::class::late_of(&self.entry)
+    }
+
+    /// When the entry of the `roster`'s student `i` was handed in: that of theirs among the
+    /// team's entries (a partner's merged into it), else the team's.
+    fn late_of_student(&self, roster: &Roster, i: usize) -> Option<String> {
+        std::iter::once(&self.entry)
+            .chain(&self.merged)
+            .find(|entry| roster.named_by(i, entry))
+            .map_or_else(|| self.late(), |entry| crate::class::late_of(entry))
+    }
+
     /// One short line a teacher reads in the grade book.
     pub(crate) fn status(&self) -> String {
         if self.missing {
@@ -129,6 +147,7 @@ pub(super) fn bot_results(report: &Report) -> Vec<TeamResult> {
                     .unwrap_or_default()
                     .into(),
                 left_out: None,
+                merged: merged_into(&s.bot, report),
                 missing: false,
                 marked: true,
                 failures: failures_of(&s.bot, &report.failed),
@@ -145,6 +164,7 @@ pub(super) fn bot_results(report: &Report) -> Vec<TeamResult> {
         rank: None,
         entry: l.entry.clone(),
         left_out: Some(l.reason.clone()),
+        merged: merged_into(&l.name, report),
         missing: false,
         marked: true,
         failures: Vec::new(),
@@ -155,6 +175,17 @@ pub(super) fn bot_results(report: &Report) -> Vec<TeamResult> {
 }
 
 use crate::class::same_team;
+
+/// The entries merged into the bot `bot`'s (they held its files), as the plan keeps them.
+fn merged_into(bot: &str, report: &Report) -> Vec<String> {
+    report
+        .plan
+        .merged
+        .iter()
+        .filter(|m| m.name == bot)
+        .map(|m| m.entry.clone())
+        .collect()
+}
 
 /// `results` and, after them, a result for every team of `roster` with none: a bot of
 /// `report` kept out of the marks, which has no mark; else mark 0, "no submission".
@@ -186,6 +217,7 @@ pub(super) fn with_roster_teams(
                 rank: Some(s.rank),
                 entry: spec(&s.bot),
                 left_out: None,
+                merged: merged_into(&s.bot, report),
                 missing: false,
                 marked: false,
                 failures: failures_of(&s.bot, &report.failed),
@@ -200,6 +232,7 @@ pub(super) fn with_roster_teams(
                 rank: None,
                 entry: String::new(),
                 left_out: None,
+                merged: Vec::new(),
                 missing: true,
                 marked: true,
                 failures: Vec::new(),
@@ -262,8 +295,10 @@ pub(super) fn failures_of(bot: &str, games: &[GameSummary]) -> Vec<TeamFailure> 
 }
 
 /// `marks.csv`: with a roster, one row per student (their columns, then team, mark,
-/// points, games, status, complete), then the teams of no student; without, one row per
-/// team. `results` holds the roster's teams with no entry too ([`with_roster_teams`]);
+/// points, games, status, complete, late), then the teams of no student; without, one row
+/// per team. `late` is what the platform's name of the entry says (`yes`/`no`, an attempt
+/// date), empty where it says nothing; it comes last, after the columns older folders
+/// have. `results` holds the roster's teams with no entry too ([`with_roster_teams`]);
 /// `complete` says whether the league played every game: `no` marks are not final.
 pub(crate) fn marks_csv(
     results: &[TeamResult],
@@ -271,8 +306,13 @@ pub(crate) fn marks_csv(
     complete: bool,
 ) -> Vec<u8> {
     let mut header: Vec<String> = roster.map(|r| r.columns.clone()).unwrap_or_default();
-    header.extend(["team", "mark", "points", "games", "status", "complete"].map(String::from));
-    let row_of = |cells: Vec<String>, r: &TeamResult, note: &str| {
+    header.extend(
+        [
+            "team", "mark", "points", "games", "status", "complete", "late",
+        ]
+        .map(String::from),
+    );
+    let row_of = |cells: Vec<String>, r: &TeamResult, note: &str, late: Option<String>| {
         let mut row = cells;
         row.extend([
             r.team.clone(),
@@ -288,22 +328,28 @@ pub(crate) fn marks_csv(
                 false => "no",
             }
             .to_string(),
+            late.unwrap_or_default(),
         ]);
         row
     };
     let mut rows = Vec::new();
     match roster {
-        None => rows.extend(results.iter().map(|r| row_of(Vec::new(), r, ""))),
+        None => rows.extend(results.iter().map(|r| row_of(Vec::new(), r, "", r.late()))),
         Some(roster) => {
-            for (team, cells) in &roster.students {
+            for (i, (team, cells)) in roster.students.iter().enumerate() {
                 if let Some(r) = results.iter().find(|r| same_team(&r.team, team)) {
-                    rows.push(row_of(cells.clone(), r, ""));
+                    rows.push(row_of(cells.clone(), r, "", r.late_of_student(roster, i)));
                 }
             }
             let blank = vec![String::new(); roster.columns.len()];
             for r in results {
                 if !roster.students.iter().any(|(t, _)| same_team(t, &r.team)) {
-                    rows.push(row_of(blank.clone(), r, "; no student of the roster"));
+                    rows.push(row_of(
+                        blank.clone(),
+                        r,
+                        "; no student of the roster",
+                        r.late(),
+                    ));
                 }
             }
         }

@@ -107,6 +107,9 @@ pub struct Tournament {
     pub shard: Option<Shard>,
     /// Entries of its submissions folders that are not bots, kept in the plan.
     pub left_out: Vec<journal::LeftOut>,
+    /// Entries of its submissions folders that hold a bot's files byte for byte, kept in
+    /// the plan: each names its student, whose team is the bot's.
+    pub merged: Vec<journal::Merged>,
     /// Each game replayed for the report's game browser on the worker that played it,
     /// while its record is in memory, when the run begins the journal (a resumed one has
     /// games this run did not replay): [`LeagueEvent::GameFinished`] carries it.
@@ -255,6 +258,7 @@ impl Tournament {
             openings: self.openings.plan(),
             sprt,
             left_out: self.left_out.clone(),
+            merged: self.merged.clone(),
         })
     }
 }

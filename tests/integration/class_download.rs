@@ -732,3 +732,231 @@ fn two_files_of_one_team_that_nothing_tells_apart_are_refused_naming_both_and_wh
     );
     assert!(!out.exists(), "no game was played, nothing left behind");
 }
+
+/// Every file under `folder` whose text holds `what`, for a failure that says where.
+fn files_holding(folder: &Path, what: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![folder.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if std::fs::read(&path)
+                .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(what))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_canvas_reupload_is_named_as_the_file_played_and_a_late_mark_is_in_marks_and_feedback() {
+    let dir = tempfile::tempdir().unwrap();
+    // Carol's first upload does not parse; her re-upload (Canvas's `-1`) is the one played.
+    let canvas = dir.path().join("canvas");
+    write(
+        &canvas.join("smithalice_10001_5551_Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(
+        &canvas.join("jonesbob_late_10002_5552_Team02.py"),
+        &team_bot("Team02"),
+    );
+    write(&canvas.join("leecarol_10003_5553_Team03.py"), SYNTAX_ERROR);
+    write(
+        &canvas.join("leecarol_10003_5553_Team03-1.py"),
+        &team_bot("Team03"),
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &[], &[&canvas]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let played = "leecarol_10003_5553_Team03-1.py";
+    let journal = read(&out.join("games.jsonl"));
+    let header = journal.lines().next().unwrap_or_default();
+    assert!(header.contains(&format!("canvas/{played}")), "{header}");
+    let feedback = read(&out.join("feedback/Team03.md"));
+    assert!(
+        feedback.contains(&format!("Your bot: `{played}`")),
+        "{feedback}"
+    );
+    // The superseded upload is named nowhere: not in the journal, feedback or report.
+    let superseded = "leecarol_10003_5553_Team03.py";
+    assert_eq!(files_holding(&out, superseded), Vec::<PathBuf>::new());
+    let marks = rows_by(&out.join("marks.csv"), "team");
+    assert_eq!(marks["Team03"]["status"], "played", "{marks:?}");
+    // Canvas's late mark: `yes` for Bob's, `no` for the others, and a line in his feedback.
+    assert_eq!(marks["Team02"]["late"], "yes", "{marks:?}");
+    assert_eq!(marks["Team01"]["late"], "no", "{marks:?}");
+    assert_eq!(marks["Team03"]["late"], "no", "{marks:?}");
+    let late = "Your submission was handed in late";
+    assert!(
+        read(&out.join("feedback/Team02.md")).contains(late),
+        "{}",
+        read(&out.join("feedback/Team02.md"))
+    );
+    assert!(!read(&out.join("feedback/Team01.md")).contains(late));
+    // `table` rebuilds the same column from the journal alone.
+    std::fs::remove_file(out.join("marks.csv")).unwrap();
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    let marks = rows_by(&out.join("marks.csv"), "team");
+    assert_eq!(marks["Team02"]["late"], "yes", "{marks:?}");
+}
+
+#[test]
+fn a_blackboard_teams_helper_file_is_never_its_entry_and_its_attempt_date_is_its_late_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let blackboard = dir.path().join("blackboard");
+    let stem = |user: &str, date: &str| format!("Asalto League_{user}_attempt_{date}");
+    // Team11 hands in its player with the helper it imports, as the course's example does.
+    let team11 = stem("kwong", "2026-11-30-23-59-01");
+    write(
+        &blackboard.join(format!("{team11}_OfficerAI.py")),
+        &team_bot("Team11"),
+    );
+    write(
+        &blackboard.join(format!("{team11}_Team11.py")),
+        "from OfficerAI import Player\n",
+    );
+    write(&blackboard.join(format!("{team11}.txt")), "Name: ...\n");
+    let team12 = stem("lmoss", "2026-11-29-08-00-00");
+    write(
+        &blackboard.join(format!("{team12}_Team12.py")),
+        &team_bot("Team12"),
+    );
+    // A student whose bot cannot be told (two team files) is left out by one of those,
+    // never by the helper that sorts first.
+    let left = stem("pquinn", "2026-11-28-12-00-00");
+    write(&blackboard.join(format!("{left}_Aaa_helper.py")), "X = 1\n");
+    write(
+        &blackboard.join(format!("{left}_Team13.py")),
+        &team_bot("Team13"),
+    );
+    write(
+        &blackboard.join(format!("{left}_Team13_v2.py")),
+        &team_bot("Team13"),
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &[], &[&blackboard]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let left_out = read(&out.join("feedback/pquinn.md"));
+    assert!(
+        left_out.contains(&format!("`{left}_Team13_v2.py` was left out")),
+        "{left_out}"
+    );
+    assert_eq!(
+        files_holding(&out, &format!("{left}_Aaa_helper.py")),
+        Vec::<PathBuf>::new()
+    );
+    let feedback = read(&out.join("feedback/Team11.md"));
+    assert!(
+        feedback.contains(&format!("Your bot: `{team11}_Team11.py`")),
+        "{feedback}"
+    );
+    assert_eq!(
+        files_holding(&out, &format!("{team11}_OfficerAI.py")),
+        Vec::<PathBuf>::new()
+    );
+    let marks = rows_by(&out.join("marks.csv"), "team");
+    assert_eq!(marks["Team11"]["status"], "played", "{marks:?}");
+    assert_eq!(marks["Team11"]["late"], "2026-11-30 23:59:01", "{marks:?}");
+    assert_eq!(marks["Team12"]["late"], "2026-11-29 08:00:00", "{marks:?}");
+    assert!(
+        feedback.contains("handed in on 2026-11-30 23:59:01"),
+        "{feedback}"
+    );
+}
+
+#[test]
+fn a_merged_duplicate_keeps_its_student_whose_contrary_roster_team_is_said_not_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    // Alice and Bob, both of Team12, handed in the same file, which plays from Bob's entry
+    // (the first by name); the roster puts Alice in Team13 by mistake.
+    let canvas = dir.path().join("canvas");
+    for (student, team) in [
+        ("youngalice_20001_7001", "Team12"),
+        ("bakerbob_20002_7002", "Team12"),
+        ("cruzcarl_20003_7003", "Team13"),
+        ("diazdana_20004_7004", "Team14"),
+    ] {
+        write(
+            &canvas.join(format!("{student}_{team}.py")),
+            &team_bot(team),
+        );
+    }
+    let roster = dir.path().join("class.csv");
+    write(
+        &roster,
+        "name,id,team\nAlice Young,20001,Team13\nBob Baker,20002,Team12\n\
+         Carl Cruz,20003,Team13\nDana Diaz,20004,Team14\n",
+    );
+    let marks_of = |out: &Path| rows_by(&out.join("marks.csv"), "name");
+    let check = |out: &Path, stderr: &str| {
+        assert!(
+            stderr.contains("Alice Young 20001 (line 2): matched to Team12 by its submission")
+                && stderr.contains("(the roster says `Team13`)"),
+            "{stderr}"
+        );
+        let marks = marks_of(out);
+        assert_eq!(marks.len(), 4, "{marks:?}");
+        assert_eq!(marks["Alice Young"]["team"], "Team12", "{marks:?}");
+        assert_eq!(
+            marks["Alice Young"]["mark"], marks["Bob Baker"]["mark"],
+            "{marks:?}"
+        );
+    };
+    // With the roster at once.
+    let out = dir.path().join("with-roster");
+    let (code, stdout, stderr) = league(&out, &["--roster", &roster.to_string_lossy()], &[&canvas]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stderr.contains("one bot, Team12"), "{stderr}");
+    check(&out, &stderr);
+    // And added afterwards to a league played without one: the journal keeps Alice's
+    // entry, so her id still names Team12.
+    let out = dir.path().join("then-roster");
+    let (code, stdout, stderr) = league(&out, &[], &[&canvas]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (code, _, stderr) = run(arbiter()
+        .arg("table")
+        .arg(&out)
+        .arg("--roster")
+        .arg(&roster));
+    assert_eq!(code, 0, "{stderr}");
+    check(&out, &stderr);
+}
+
+#[test]
+fn a_semicolon_roster_with_a_group_column_marks_every_student() {
+    let dir = tempfile::tempdir().unwrap();
+    let blackboard = dir.path().join("blackboard");
+    for (user, team) in [("asmith", "Team01"), ("bjones", "Team02")] {
+        write(
+            &blackboard.join(format!(
+                "Asalto League_{user}_attempt_2026-03-01-10-30-00_{team}.py"
+            )),
+            &team_bot(team),
+        );
+    }
+    // As a spreadsheet in a language whose decimal mark is a comma saves it.
+    let roster = dir.path().join("class.csv");
+    write(
+        &roster,
+        "\u{feff}Surname;Given name;Login;Group\r\nSmith;Alice;asmith;Team01\r\n\
+         Jones;Bob;bjones;Team02\r\n",
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(
+        &out,
+        &["--roster", &roster.to_string_lossy()],
+        &[&blackboard],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let marks = rows_by(&out.join("marks.csv"), "Login");
+    assert_eq!(marks.len(), 2, "{marks:?}");
+    assert_eq!(marks["asmith"]["Given name"], "Alice", "{marks:?}");
+    assert_eq!(marks["bjones"]["team"], "Team02", "{marks:?}");
+    assert_eq!(marks["bjones"]["status"], "played", "{marks:?}");
+}

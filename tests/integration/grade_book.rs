@@ -463,7 +463,10 @@ fn a_bad_roster_is_refused_before_any_game_naming_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("league");
     for (text, expected) in [
-        ("id,name\n1,Ann\n", ":1: no `team` column among id, name"),
+        (
+            "id,name\n1,Ann\n",
+            ":1: no `team` or `group` column among id, name",
+        ),
         ("team,id\nTeam01,1\n,2\n", ":3: the team cell is empty"),
         (
             "team,id\nTeam01,1,extra\n",

@@ -232,6 +232,7 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
         openings: tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),
+        merged: Vec::new(),
         replays: false,
         chores: None,
     };

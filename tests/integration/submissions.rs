@@ -301,3 +301,104 @@ fn tournaments_toml_takes_a_folder_with_a_pattern_and_names_a_misused_dir() {
         "{stderr}"
     );
 }
+
+/// The course's own Java class `name` as shipped in bots/java/, as students keep it.
+fn course_java(name: &str) -> String {
+    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("bots/java/{name}.java")))
+}
+
+/// A student's Gomoku player of class `class`: the first empty cell, from the last row up.
+fn student_player(class: &str) -> String {
+    course_java("SequencePlayer")
+        .replace("class SequencePlayer", &format!("class {class}"))
+        .replace(
+            "int row = 0; row < GomokuBoard.ROWS; row++",
+            "int row = GomokuBoard.ROWS - 1; row >= 0; row--",
+        )
+}
+
+#[test]
+fn course_classes_beside_a_gomoku_player_are_the_courses_and_a_check_of_no_bot_fails() {
+    if !crate::adapters_java::have_jdk("course_classes_beside_a_gomoku_player") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A Moodle download where every student kept the course's players beside their own:
+    // copies, one with Windows line endings, one edited.
+    let class = dir.path().join("gomoku");
+    let folder = |student: &str| class.join(format!("{student}_assignsubmission_file_"));
+    for (student, player) in [("Ana Ruiz_301", "AnaPlayer"), ("Ben Holt_302", "BenPlayer")] {
+        write(
+            &folder(student).join(format!("{player}.java")),
+            &student_player(player),
+        );
+        write(
+            &folder(student).join("RandomPlayer.java"),
+            &course_java("RandomPlayer"),
+        );
+        write(
+            &folder(student).join("SequencePlayer.java"),
+            &course_java("SequencePlayer").replace('\n', "\r\n"),
+        );
+    }
+    write(
+        &folder("Ben Holt_302").join("RandomPlayer.java"),
+        &course_java("RandomPlayer").replace("public class", "// tried it\npublic class"),
+    );
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["check", "--game", "gomoku", "-j", "2"])
+        .arg(&class));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("2 bots in") && !stderr.contains("several candidates"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("all 2 bots passed the check"), "{stdout}");
+    let mut league = arbiter();
+    league
+        .args([
+            "league", "--game", "gomoku", "-q", "-j", "2", "--pairs", "1", "--out",
+        ])
+        .arg(dir.path().join("league"))
+        .arg(&class);
+    let (code, stdout, stderr) = run(&mut league);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let marks = csv_rows(&dir.path().join("league/marks.csv"));
+    assert_eq!(marks.len(), 2, "{marks:?}");
+    assert!(marks.iter().all(|r| r["status"] == "played"), "{marks:?}");
+
+    // A class whose folders hold nothing but the course's players has no bot: the check
+    // says so and fails, and so does a league's.
+    let empty = dir.path().join("course-only");
+    for student in ["Cy Park_303", "Di Lowe_304"] {
+        let f = empty.join(format!("{student}_assignsubmission_file_"));
+        write(&f.join("RandomPlayer.java"), &course_java("RandomPlayer"));
+        write(
+            &f.join("SequencePlayer.java"),
+            &course_java("SequencePlayer"),
+        );
+    }
+    let (code, stdout, stderr) = run(arbiter().args(["check", "--game", "gomoku"]).arg(&empty));
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("only the course's own players (RandomPlayer.java, SequencePlayer.java)"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("no bot was checked") && !stdout.contains("all 0 bots passed"),
+        "{stdout}"
+    );
+    let mut league = arbiter();
+    league
+        .args(["league", "--game", "gomoku", "--check", "-q", "--out"])
+        .arg(dir.path().join("league-empty"))
+        .arg(&empty);
+    let (code, stdout, stderr) = run(&mut league);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("only the course's own players")
+            && stderr.contains("2 entries of the folder left out")
+            && stderr.contains("no game was played"),
+        "{stdout}\n{stderr}"
+    );
+}

@@ -1,7 +1,8 @@
 //! Finding a Java file's player class by reading its source: its package, its top-level
 //! classes, and the chain of superclasses through its folder and the course environment
 //! up to `GomokuPlayer`. No compiler is needed, so a folder of submissions can be named
-//! and checked before any of it is compiled.
+//! and checked before any of it is compiled. A copy of one of the course's own classes
+//! kept beside a student's player is told from the player the same way.
 
 use super::environment::ENVIRONMENT_PLAYERS;
 use std::collections::BTreeMap;
@@ -336,6 +337,38 @@ pub(super) fn extends_player(
         Some(_) => false,
         None => ENVIRONMENT_PLAYERS.contains(&simple),
     }
+}
+
+/// Whether a Java file is one of the course's own classes (shipped in bots/java/, as
+/// students keep them beside their player): named after one (`RandomPlayer.java`), its
+/// class named as one, or a copy of one.
+pub(crate) fn is_course_class(file: &std::path::Path) -> bool {
+    let named = |name: &str| {
+        super::environment::ENVIRONMENT
+            .iter()
+            .any(|(course, _)| *course == name)
+    };
+    if file.extension().is_none_or(|e| e != "java") {
+        return false;
+    }
+    if file
+        .file_stem()
+        .is_some_and(|stem| named(&stem.to_string_lossy()))
+    {
+        return true;
+    }
+    let class = player_class(file).unwrap_or_default();
+    if named(class.rsplit('.').next().unwrap_or_default()) {
+        return true;
+    }
+    // A copy with other line endings is still the course's.
+    let text = |t: &str| t.replace("\r\n", "\n").trim().to_string();
+    crate::untrusted::file::read_source(file).is_ok_and(|bytes| {
+        let copy = text(&String::from_utf8_lossy(&bytes));
+        super::environment::ENVIRONMENT
+            .iter()
+            .any(|(_, source)| text(source) == copy)
+    })
 }
 
 /// The player class of a Java file: the one top-level, non-abstract class in it that is a

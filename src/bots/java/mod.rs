@@ -29,6 +29,7 @@ mod tests;
 pub(crate) use compile::trusted_cache_root;
 pub use compile::{compile, compile_confined, compile_with};
 pub(crate) use compile::{compile_into_place, run_javac};
+pub(crate) use discovery::is_course_class;
 pub use discovery::{default_name, player_class};
 pub use driver::{JavaPlayer, min_memory_mb};
 pub(crate) use driver::{jvm_command, memory_flags};

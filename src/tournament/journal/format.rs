@@ -55,6 +55,21 @@ pub struct Plan {
     /// (and in journals written before they were kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
+    /// Entries of a submissions folder that hold a bot's submission byte for byte (both
+    /// students of a team handed it in): each student's entry names the bot's team. Absent
+    /// when there are none (and in journals written before they were kept); like
+    /// `left_out`, it follows the folder and changes no game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<Merged>,
+}
+
+/// An entry of a submissions folder merged into a bot's: it holds the same files.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Merged {
+    /// The bot it plays as.
+    pub name: String,
+    /// The entry, as the folder was written and the entry's name.
+    pub entry: String,
 }
 
 /// An entry of a submissions folder left out of the games, and why.
@@ -244,23 +259,25 @@ pub(crate) fn plan_difference_between(
     };
     let mut diffs = Vec::new();
     let mut settings = Vec::new();
-    let mut compare =
-        |prefix: &str, old: serde_json::Map<String, Value>, new: serde_json::Map<String, Value>| {
-            let mut keys: Vec<&String> = new.keys().collect();
-            keys.extend(old.keys().filter(|k| !new.contains_key(*k)));
-            for key in keys {
-                // What was left out follows the folder: it is no setting of the games.
-                if key == "bots" || key == "left_out" || old.get(key) == new.get(key) {
-                    continue;
-                }
-                settings.push(key.clone());
-                diffs.push(format!(
-                    "{prefix}{key} {} {old_label}, {} {new_label}",
-                    show(old.get(key)),
-                    show(new.get(key))
-                ));
+    let mut compare = |prefix: &str,
+                       old: serde_json::Map<String, Value>,
+                       new: serde_json::Map<String, Value>| {
+        let mut keys: Vec<&String> = new.keys().collect();
+        keys.extend(old.keys().filter(|k| !new.contains_key(*k)));
+        for key in keys {
+            // What was left out follows the folder: it is no setting of the games.
+            if key == "bots" || key == "left_out" || key == "merged" || old.get(key) == new.get(key)
+            {
+                continue;
             }
-        };
+            settings.push(key.clone());
+            diffs.push(format!(
+                "{prefix}{key} {} {old_label}, {} {new_label}",
+                show(old.get(key)),
+                show(new.get(key))
+            ));
+        }
+    };
     let to_value = |p: &Plan| serde_json::to_value(p).expect("a plan always serializes");
     compare("", fields(to_value(old)), fields(to_value(new)));
     let names = |p: &Plan| p.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>();

@@ -28,6 +28,7 @@ fn plan() -> Plan {
         openings: None,
         sprt: None,
         left_out: Vec::new(),
+        merged: Vec::new(),
     }
 }
 

@@ -84,6 +84,12 @@ impl Journal {
                         path.display()
                     )));
                 }
+                // Entries merged into a bot follow the folder and change no game: a journal
+                // written before they were kept resumes as well.
+                let old = Plan {
+                    merged: plan.merged.clone(),
+                    ..old
+                };
                 let raised = old != *plan && old_shard.is_none() && pairs_raised(&old, plan);
                 if old != *plan && !raised {
                     let difference = plan_difference(&old, plan);
