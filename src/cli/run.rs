@@ -260,6 +260,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
     if t.roster.is_none() && tournament.force_new {
         super::league::note_kept_roster(&tournament.out);
     }
+    let mut roster_copy = None;
     if let (Some(roster), Some((path, mut kept))) = (&t.roster, class_list) {
         // Only a round robin gives marks: a roster anywhere else would do nothing.
         if tournament.format != Format::RoundRobin {
@@ -306,15 +307,23 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
                 l.name = new.clone();
             }
         }
-        crate::report::marks::keep_roster(&tournament.out, &path, &kept).map_err(at)?;
+        roster_copy = Some(super::league::RosterCopy {
+            path,
+            roster: kept,
+            partial,
+        });
     }
     super::league::dispatch(
         &settings,
         tournament,
         (&choice, false),
-        args.quiet,
-        args.submissions.check,
-        None,
+        super::league::Start {
+            quiet: args.quiet,
+            check: args.submissions.check,
+            anchor: None,
+            roster: roster_copy,
+            leave_out: super::league::LeaveOut::Toml,
+        },
         &|e| config.error_at(bots_span.clone(), e.to_string()),
     )
 }
