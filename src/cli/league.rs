@@ -193,7 +193,7 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
                     out,
                     path,
                     &e.to_string(),
-                    "give --roster FILE",
+                    "give --roster FILE (with --partial-roster if it lists a part of the class)",
                 )),
             }
         })?;
@@ -264,8 +264,8 @@ pub(super) fn kept_mismatch(
     let details = said.split_once('\n').map_or("", |(_, rest)| rest);
     format!(
         "{}: the class list kept in {} does not match the league's teams (nothing was \
-         written):\n{details}\nto mark by another class list: {replace} (with \
-         --partial-roster if it lists a part of the class); to mark per team, remove {}",
+         written):\n{details}\nto mark by another class list: {replace}; to mark per \
+         team, remove {}",
         path.display(),
         dir.display(),
         path.display()

@@ -272,46 +272,41 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
             ));
         }
         let at = |e: Error| config.error_at(roster.span(), e.to_string());
-        let teams = crate::class::Teams {
-            marked: tournament
-                .entrants
-                .iter()
-                .filter(|e| !e.non_scoring)
-                .map(|e| e.name.as_str())
-                .chain(tournament.left_out.iter().map(|l| l.name.as_str()))
-                .collect(),
-            unmarked: tournament
-                .entrants
-                .iter()
-                .filter(|e| e.non_scoring)
-                .map(|e| e.name.as_str())
-                .collect(),
-            left_out: tournament
-                .left_out
-                .iter()
-                .map(|l| l.name.as_str())
-                .collect(),
-            handed_in: &handed_in,
-        };
         let partial = t.partial_roster.as_ref().is_some_and(|p| *p.get_ref());
-        let matched =
-            crate::report::marks::match_teams(&mut kept, &path, &teams, partial).map_err(at)?;
-        for line in &matched.notes {
-            note!("{line}");
-        }
-        tournament
-            .left_out
-            .retain(|l| !matched.dropped.contains(&l.name));
-        for (old, new) in matched.renamed {
-            for l in tournament.left_out.iter_mut().filter(|l| l.name == old) {
-                l.name = new.clone();
-            }
-        }
+        match_class(&mut tournament, &handed_in, (&mut kept, &path), partial).map_err(at)?;
         roster_copy = Some(super::league::RosterCopy {
             path,
             roster: kept,
             partial,
         });
+    }
+    // Without `roster`, a round robin marks by the class list kept in its folder, which
+    // must match its teams as a given one must.
+    let kept_path = tournament.out.join(crate::report::marks::ROSTER_FILE);
+    if t.roster.is_none()
+        && tournament.format == Format::RoundRobin
+        && let Some(mut kept) = crate::report::marks::kept_roster(&tournament.out)?
+    {
+        let partial = crate::class::kept_partial(&tournament.out);
+        let out = tournament.out.clone();
+        match_class(
+            &mut tournament,
+            &handed_in,
+            (&mut kept, &kept_path),
+            partial,
+        )
+        .map_err(|e| {
+            Error::usage(super::league::kept_mismatch(
+                &out,
+                &kept_path,
+                &e.to_string(),
+                &format!(
+                    "`roster = \"FILE\"` in {} (with `partial_roster = true` if it lists a \
+                     part of the class)",
+                    config.path.display()
+                ),
+            ))
+        })?;
     }
     super::league::dispatch(
         &settings,
@@ -351,4 +346,49 @@ fn parse_game(config: &Config, t: &TournamentConfig) -> Result<GameKind, Error> 
             ),
         )
     })
+}
+
+/// Matches the class list `roster` (read from `path`) to the teams of `tournament`
+/// ([`crate::class::match_teams`]), whose left-out entries then go by their students'
+/// teams.
+fn match_class(
+    tournament: &mut Tournament,
+    handed_in: &[(String, String)],
+    (roster, path): (&mut crate::class::Roster, &std::path::Path),
+    partial: bool,
+) -> Result<(), Error> {
+    let teams = crate::class::Teams {
+        marked: tournament
+            .entrants
+            .iter()
+            .filter(|e| !e.non_scoring)
+            .map(|e| e.name.as_str())
+            .chain(tournament.left_out.iter().map(|l| l.name.as_str()))
+            .collect(),
+        unmarked: tournament
+            .entrants
+            .iter()
+            .filter(|e| e.non_scoring)
+            .map(|e| e.name.as_str())
+            .collect(),
+        left_out: tournament
+            .left_out
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect(),
+        handed_in,
+    };
+    let matched = crate::report::marks::match_teams(roster, path, &teams, partial)?;
+    for line in &matched.notes {
+        note!("{line}");
+    }
+    tournament
+        .left_out
+        .retain(|l| !matched.dropped.contains(&l.name));
+    for (old, new) in matched.renamed {
+        for l in tournament.left_out.iter_mut().filter(|l| l.name == old) {
+            l.name = new.clone();
+        }
+    }
+    Ok(())
 }

@@ -223,7 +223,11 @@ fn check_kept_roster(
             dir,
             &path,
             &e.to_string(),
-            &format!("arbiter table {} --roster FILE", dir.display()),
+            &format!(
+                "arbiter table {} --roster FILE (with --partial-roster if it lists a part of \
+                 the class; or this roster.csv with --partial-roster alone)",
+                dir.display()
+            ),
         ))),
     }
 }

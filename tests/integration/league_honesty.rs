@@ -310,3 +310,35 @@ fn built_ins_that_count_for_the_marks_are_named_once_unless_non_scoring() {
     assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("for the marks"), "{stderr}");
 }
+
+#[test]
+fn run_names_its_scoring_built_ins_and_refuses_a_kept_roster_of_other_teams() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tournaments.toml");
+    write(
+        &config,
+        "default = \"g\"\n[tournaments.g]\ngame = \"gomoku\"\nout = \"out\"\n\
+         bots = [{ name = \"Team01\", spec = \"builtin:random\" }, \
+         { name = \"ref\", spec = \"builtin:greedy\", scoring = false }]\n",
+    );
+    let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.matches("counts for the marks").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("the built-in bot Team01 (builtin:random) counts for the marks")
+            && stderr.contains("give `scoring = false` on its bot in tournaments.toml"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ref (builtin:greedy)"), "{stderr}");
+    // A class list of other teams in its folder is refused before any game.
+    let out = dir.path().join("out");
+    write(&out.join("roster.csv"), "team,name\nTeamA,Dan\n");
+    let journal = read(&out.join("games.jsonl"));
+    let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("does not match the league's teams") && stderr.contains("Team01"),
+        "{stderr}"
+    );
+    assert_eq!(read(&out.join("games.jsonl")), journal);
+}
