@@ -75,7 +75,12 @@ pub(crate) fn merge(args: MergeArgs) -> Result<i32, Error> {
 
 pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
-    let journal = report::journal_of(&args.dir)?;
+    // A folder without a readable journal is refused by the rebuild, saying why; with
+    // --roster, before the class list is read.
+    let journal = match &args.roster {
+        Some(_) => report::journal_of(&args.dir)?,
+        None => args.dir.join(crate::tournament::journal::JOURNAL_FILE),
+    };
     let plan = crate::tournament::journal::read_plan(&journal);
     // What the rebuild would refuse is refused before the class list is replaced.
     if let Some(plan) = &plan {

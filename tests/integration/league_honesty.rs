@@ -323,7 +323,11 @@ fn run_names_its_scoring_built_ins_and_refuses_a_kept_roster_of_other_teams() {
     );
     let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stderr.matches("counts for the marks").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("counts for the marks").count(),
+        1,
+        "{stderr}"
+    );
     assert!(
         stderr.contains("the built-in bot Team01 (builtin:random) counts for the marks")
             && stderr.contains("give `scoring = false` on its bot in tournaments.toml"),
