@@ -503,10 +503,20 @@ pub fn read_roster(path: &Path) -> Result<Roster, Error> {
     Roster::read(path)
 }
 
+/// Beside a kept roster that lists a part of the class (`--partial-roster`): the league's
+/// teams with no student of it are marked per team, which a later `arbiter table` accepts.
+pub const PARTIAL_ROSTER_FILE: &str = "roster.partial";
+
+/// Whether the roster kept in the tournament folder `dir` was given as a part of the class.
+pub fn kept_partial(dir: &Path) -> bool {
+    dir.join(PARTIAL_ROSTER_FILE).is_file()
+}
+
 /// Keeps a copy of `roster` (read from `path`) in the tournament folder `dir` (made if
 /// missing), where every later writing of the tables finds it: the file as it is, or with
-/// the teams its students were matched to by their platform id.
-pub fn keep_roster(dir: &Path, path: &Path, roster: &Roster) -> Result<(), Error> {
+/// the teams its students were matched to by their platform id. `partial`: it lists a
+/// part of the class ([`PARTIAL_ROSTER_FILE`] says so beside it).
+pub fn keep_roster(dir: &Path, path: &Path, roster: &Roster, partial: bool) -> Result<(), Error> {
     let bytes = read_roster_file(path)?;
     let bytes = match Roster::parse(path, &bytes)? == *roster {
         true => bytes,
@@ -517,7 +527,22 @@ pub fn keep_roster(dir: &Path, path: &Path, roster: &Roster) -> Result<(), Error
         source,
     };
     std::fs::create_dir_all(dir).map_err(io)?;
-    crate::untrusted::file::write_atomic(&dir.join(ROSTER_FILE), &bytes)
+    crate::untrusted::file::write_atomic(&dir.join(ROSTER_FILE), &bytes)?;
+    let marker = dir.join(PARTIAL_ROSTER_FILE);
+    match partial {
+        true => crate::untrusted::file::write_atomic(
+            &marker,
+            b"roster.csv lists a part of the class (--partial-roster): the league's teams \
+              with no student of it are marked per team\n",
+        ),
+        false => match std::fs::remove_file(&marker) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Io {
+                path: marker,
+                source: e,
+            }),
+            _ => Ok(()),
+        },
+    }
 }
 
 #[cfg(test)]

@@ -99,13 +99,38 @@ pub(crate) fn note_kept_roster(out: &std::path::Path) {
 pub(crate) fn league(args: LeagueArgs) -> Result<i32, Error> {
     let out = &args.options.out;
     let fresh = std::fs::symlink_metadata(out).is_err();
+    let journal = out.join(crate::tournament::journal::JOURNAL_FILE);
+    let stamp = |path: &std::path::Path| {
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()))
+    };
+    let journal_before = stamp(&journal);
+    let unpacked = out.join(super::submissions::UNPACKED_DIR);
+    let unpacked_before = entries_of(&unpacked);
     let result = league_in(&args);
     // A new league stopped before its first game (bad input, fewer than two bots passing
     // the check) leaves no folder (a roster's copy, unpacked zips) that looks like a league.
-    if fresh && !out.join(crate::tournament::journal::JOURNAL_FILE).exists() {
+    if fresh && !journal.exists() {
         let _ = std::fs::remove_dir_all(out);
+    } else if result.is_err() && stamp(&journal) == journal_before {
+        // Refused in a folder of another league: the zips it unpacked there go, and the
+        // folder is as it was.
+        for name in entries_of(&unpacked).difference(&unpacked_before) {
+            let _ = std::fs::remove_dir_all(unpacked.join(name));
+        }
+        if unpacked_before.is_empty() && entries_of(&unpacked).is_empty() {
+            let _ = std::fs::remove_dir(&unpacked);
+        }
     }
     result
+}
+
+/// The names in the folder `dir` (none when it is missing).
+fn entries_of(dir: &std::path::Path) -> std::collections::BTreeSet<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default()
 }
 
 fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
@@ -133,7 +158,21 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
         ),
         args.options.matches.play.confine.confinement(),
     )?;
-    if let (Some(path), Some(roster)) = (&args.roster, &mut roster) {
+    // Without --roster, the league marks by the class list kept in its folder: it must
+    // match the league's teams as a given one must.
+    let out = &args.options.out;
+    let kept_path = out.join(report::marks::ROSTER_FILE);
+    let mut kept = match &args.roster {
+        Some(_) => None,
+        None => report::marks::kept_roster(out)?,
+    };
+    let given = args.roster.as_deref().zip(roster.as_mut());
+    let matching = given
+        .map(|(path, roster)| (path, roster, args.partial_roster))
+        .or(kept
+            .as_mut()
+            .map(|kept| (kept_path.as_path(), kept, crate::class::kept_partial(out))));
+    if let Some((path, roster, partial)) = matching {
         let non_scoring = &args.options.non_scoring;
         let teams = crate::class::Teams {
             marked: entries
@@ -147,7 +186,17 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
             left_out: entries.left_out.iter().map(|l| l.name.as_str()).collect(),
             handed_in: &entries.handed_in,
         };
-        let matched = report::marks::match_teams(roster, path, &teams, args.partial_roster)?;
+        let matched = report::marks::match_teams(roster, path, &teams, partial).map_err(|e| {
+            match args.roster {
+                Some(_) => e,
+                None => Error::usage(kept_mismatch(
+                    out,
+                    path,
+                    &e.to_string(),
+                    "give --roster FILE (with --partial-roster if it lists a part of the class)",
+                )),
+            }
+        })?;
         for line in &matched.notes {
             note!("{line}");
         }
@@ -159,13 +208,67 @@ fn league_in(args: &LeagueArgs) -> Result<i32, Error> {
                 l.name = new.clone();
             }
         }
-        report::marks::keep_roster(&args.options.out, path, roster)?;
     }
+    let roster = args
+        .roster
+        .clone()
+        .zip(roster)
+        .map(|(path, roster)| RosterCopy {
+            path,
+            roster,
+            partial: args.partial_roster,
+        });
     start(
         &args.options,
         Format::RoundRobin,
         (entries.entrants, entries.left_out, entries.merged),
-        args.submissions.check,
+        (args.submissions.check, roster),
+    )
+}
+
+/// A class list the league marks by, kept in its folder (as roster.csv) once the league
+/// is going to play: a league refused, or stopped before its first game, leaves the
+/// folder's class list as it was.
+pub(super) struct RosterCopy {
+    /// The file the teacher gave.
+    pub path: PathBuf,
+    /// The roster as matched to the league's teams.
+    pub roster: crate::class::Roster,
+    /// Given with `--partial-roster` (`partial_roster`): a part of the class.
+    pub partial: bool,
+}
+
+/// What a run does besides playing its games, as its command asked.
+pub(super) struct Start<'a> {
+    /// No line per finished game.
+    pub quiet: bool,
+    /// Check every bot first (`--check`), leaving out those that fail.
+    pub check: bool,
+    pub anchor: Option<&'a Anchor>,
+    /// The class list to keep once the games are about to start.
+    pub roster: Option<RosterCopy>,
+    /// How this command keeps a bot out of the marks, said of the built-ins that count
+    /// for a round robin's marks.
+    pub leave_out: LeaveOut,
+}
+
+/// The refusal of a kept class list that does not match the league, from what the
+/// matching said (the teams on each side).
+/// `replace`: how this command is given another class list.
+pub(super) fn kept_mismatch(
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    said: &str,
+    replace: &str,
+) -> String {
+    let details = said.split_once('\n').map_or("", |(_, rest)| rest);
+    format!(
+        "{}: the class list kept in {} does not match the league's teams (nothing was \
+         written):\n{details}\nto mark by another class list: {replace}; to mark per \
+         team, remove {}",
+        path.display(),
+        dir.display(),
+        path.display()
     )
 }
 
@@ -181,7 +284,7 @@ pub(crate) fn gauntlet(args: GauntletArgs) -> Result<i32, Error> {
         &args.options,
         Format::Gauntlet,
         (entrants, Vec::new(), Vec::new()),
-        false,
+        (false, None),
     )
 }
 
@@ -189,7 +292,7 @@ fn start(
     options: &LeagueOptions,
     format: Format,
     (mut entrants, left_out, merged): (Vec<Entrant>, Vec<LeftOut>, Vec<Merged>),
-    check: bool,
+    (check, roster): (bool, Option<RosterCopy>),
 ) -> Result<i32, Error> {
     let m = &options.matches;
     let settings = m.game.settings()?;
@@ -229,27 +332,42 @@ fn start(
         &settings,
         tournament,
         (&choice, random_by_default),
-        options.quiet,
-        check,
-        options.anchor.as_ref(),
+        Start {
+            quiet: options.quiet,
+            check,
+            anchor: options.anchor.as_ref(),
+            roster,
+            leave_out: LeaveOut::Flag,
+        },
         &|e| e,
     )
 }
 
-/// Checks the bots against the game (and, with `check`, runs each once), then plays.
-/// `openings`: what was asked, and whether random plies are the default.
+/// Checks the bots against the game and the run against its folder (a journal of another
+/// plan is refused before anything is written or any bot is checked), with `check` runs
+/// each bot once, then plays. `openings`: what was asked, and whether random plies are
+/// the default.
 pub(super) fn dispatch(
     settings: &GameSettings,
     mut tournament: Tournament,
     openings: (&OpeningChoice, bool),
-    quiet: bool,
-    check: bool,
-    anchor: Option<&Anchor>,
+    start: Start<'_>,
     locate: &dyn Fn(Error) -> Error,
 ) -> Result<i32, Error> {
+    let Start {
+        quiet,
+        check,
+        anchor,
+        roster,
+        leave_out,
+    } = start;
     with_game!(settings, tournament.seed, |game| {
         check_entrants(&game, &tournament.entrants).map_err(locate)?;
         tournament.openings = openings.0.resolve(&game, openings.1)?;
+        tournament::check_start(&game, settings.rules(), &tournament, None, check)?;
+        if tournament.format == Format::RoundRobin {
+            note_scoring_builtins(&tournament.entrants, leave_out);
+        }
         if check {
             let failed = super::submissions::preflight(&game, &tournament)?;
             leave_out_failed(&mut tournament, failed);
@@ -263,8 +381,77 @@ pub(super) fn dispatch(
         // by them between games.
         tournament.replays = true;
         tournament.chores = Some(Default::default());
-        play(&game, settings.rules(), &tournament, quiet, anchor)
+        play(
+            &game,
+            settings.rules(),
+            &tournament,
+            (quiet, anchor),
+            roster,
+        )
     })
+}
+
+/// A built-in bot that plays for marks ranks with the students and may take the best
+/// mark from the best of them: said once, before any game, with how to leave it out.
+fn note_scoring_builtins(entrants: &[Entrant], leave_out: LeaveOut) {
+    let scoring: Vec<&Entrant> = entrants
+        .iter()
+        .filter(|e| !e.non_scoring && matches!(e.spec, crate::bots::spec::BotSpec::Builtin(_)))
+        .collect();
+    if scoring.is_empty() {
+        return;
+    }
+    let named: Vec<String> = scoring
+        .iter()
+        .map(|e| match e.name == e.spec_text {
+            true => e.name.clone(),
+            false => format!("{} ({})", e.name, e.spec_text),
+        })
+        .collect();
+    let one = scoring.len() == 1;
+    let how = match leave_out {
+        LeaveOut::Flag => scoring
+            .iter()
+            .map(|e| format!("--non-scoring {}", e.name))
+            .collect::<Vec<_>>()
+            .join(" "),
+        LeaveOut::Toml => format!(
+            "`scoring = false` on {} in tournaments.toml",
+            match one {
+                true => "its bot",
+                false => "their bots",
+            }
+        ),
+    };
+    note!(
+        "note: {} {} for the marks: ranked with the teams, {} may take the top mark \
+         (x_winner) the teams are marked against; to keep {} out of the marks, give {how}",
+        match one {
+            true => format!("the built-in bot {}", named[0]),
+            false => format!("the built-in bots {}", named.join(", ")),
+        },
+        match one {
+            true => "counts",
+            false => "count",
+        },
+        match one {
+            true => "it",
+            false => "one",
+        },
+        match one {
+            true => "it",
+            false => "them",
+        },
+    );
+}
+
+/// How a command keeps a bot out of the marks, as said of the built-ins that count.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum LeaveOut {
+    /// `--non-scoring NAME` (league).
+    Flag,
+    /// `scoring = false` in tournaments.toml (`arbiter run`).
+    Toml,
 }
 
 /// Leaves out of the games the bots that failed the check, each with its failure: it is
@@ -331,8 +518,8 @@ fn play<G: Builtins>(
     game: &G,
     rules: serde_json::Map<String, serde_json::Value>,
     t: &Tournament,
-    quiet: bool,
-    anchor: Option<&Anchor>,
+    (quiet, anchor): (bool, Option<&Anchor>),
+    mut roster: Option<RosterCopy>,
 ) -> Result<i32, Error> {
     let stop = graceful_stop();
     let mut progress = Progress::new(quiet, anchor);
@@ -342,6 +529,13 @@ fn play<G: Builtins>(
     // replayed from it by the report instead.
     let mut browser = None;
     let summary = tournament::run(game, rules, t, &stop, &mut |event| {
+        // The journal is open under the run's plan: the league plays, and marks by its
+        // class list from now on.
+        if matches!(event, tournament::LeagueEvent::Started { .. })
+            && let Some(copy) = roster.take()
+        {
+            report::marks::keep_roster(&t.out, &copy.path, &copy.roster, copy.partial)?;
+        }
         match &event {
             tournament::LeagueEvent::Started {
                 already_done: 0, ..

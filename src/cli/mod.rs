@@ -210,6 +210,22 @@ pub fn main() -> i32 {
             | Command::Solve(_)
     );
     signals::install(plays_bots);
+    // Tools whose output is the whole of their work end when its reader quits; these go on.
+    let works_on = matches!(
+        cli.command,
+        Command::Play(_)
+            | Command::League(_)
+            | Command::Gauntlet(_)
+            | Command::Run(_)
+            | Command::Sprt(_)
+            | Command::Check(_)
+            | Command::Suite(_)
+            | Command::Solve(_)
+            | Command::Table(_)
+            | Command::Report(_)
+            | Command::Merge(_)
+    );
+    WORKS_ON.store(works_on, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),
@@ -239,21 +255,44 @@ pub fn main() -> i32 {
     }
 }
 
-/// Writes `text` to standard output. A reader that has closed it (`arbiter openings ... |
-/// head -1`) has read all it wanted: arbiter then ends at once and quietly with
-/// [`exit::DONE`](crate::error::exit::DONE), as Unix tools do, its bots killed first; any
-/// other failure to write ends it with [`exit::FAILED`](crate::error::exit::FAILED).
+/// Set by the commands whose work is more than what they print (a league, a game, the
+/// tables): a closed standard output ([`print`]) does not end them.
+static WORKS_ON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Standard output was closed by its reader: what is printed from then on is dropped.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `text` to standard output. A reader that has closed it has read all it wanted
+/// (`arbiter openings ... | head -1`): a command whose output is all it does then ends at
+/// once and quietly with [`exit::DONE`](crate::error::exit::DONE), as Unix tools do, its
+/// bots killed first. A command that plays or writes files ([`WORKS_ON`]: `league ... |
+/// head` read a line and quit) plays on to the end and writes every file: what it would
+/// print is dropped, said once on stderr. Any other failure to write ends it with
+/// [`exit::FAILED`](crate::error::exit::FAILED).
 pub(crate) fn print(text: &str) {
     use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
     {
+        let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+        if closed && WORKS_ON.load(Ordering::Relaxed) {
+            if !STDOUT_CLOSED.swap(true, Ordering::Relaxed) {
+                note!(
+                    "note: standard output was closed (its reader quit): arbiter goes on to \
+                     the end and writes its files, but prints nothing more there"
+                );
+            }
+            return;
+        }
         crate::bots::process::kill_all_bots();
         crate::jail::leftovers::remove_live();
         crate::bots::console::remove_builds();
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
+        if closed {
             std::process::exit(crate::error::exit::DONE);
         }
         note!("arbiter: cannot write to standard output: {e}");

@@ -263,6 +263,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
     if t.roster.is_none() && tournament.force_new {
         super::league::note_kept_roster(&tournament.out);
     }
+    let mut roster_copy = None;
     if let (Some(roster), Some((path, mut kept))) = (&t.roster, class_list) {
         // Only a round robin gives marks: a roster anywhere else would do nothing.
         if tournament.format != Format::RoundRobin {
@@ -274,50 +275,53 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
             ));
         }
         let at = |e: Error| config.error_at(roster.span(), e.to_string());
-        let teams = crate::class::Teams {
-            marked: tournament
-                .entrants
-                .iter()
-                .filter(|e| !e.non_scoring)
-                .map(|e| e.name.as_str())
-                .chain(tournament.left_out.iter().map(|l| l.name.as_str()))
-                .collect(),
-            unmarked: tournament
-                .entrants
-                .iter()
-                .filter(|e| e.non_scoring)
-                .map(|e| e.name.as_str())
-                .collect(),
-            left_out: tournament
-                .left_out
-                .iter()
-                .map(|l| l.name.as_str())
-                .collect(),
-            handed_in: &handed_in,
-        };
         let partial = t.partial_roster.as_ref().is_some_and(|p| *p.get_ref());
-        let matched =
-            crate::report::marks::match_teams(&mut kept, &path, &teams, partial).map_err(at)?;
-        for line in &matched.notes {
-            note!("{line}");
-        }
-        tournament
-            .left_out
-            .retain(|l| !matched.dropped.contains(&l.name));
-        for (old, new) in matched.renamed {
-            for l in tournament.left_out.iter_mut().filter(|l| l.name == old) {
-                l.name = new.clone();
-            }
-        }
-        crate::report::marks::keep_roster(&tournament.out, &path, &kept).map_err(at)?;
+        match_class(&mut tournament, &handed_in, (&mut kept, &path), partial).map_err(at)?;
+        roster_copy = Some(super::league::RosterCopy {
+            path,
+            roster: kept,
+            partial,
+        });
+    }
+    // Without `roster`, a round robin marks by the class list kept in its folder, which
+    // must match its teams as a given one must.
+    let kept_path = tournament.out.join(crate::report::marks::ROSTER_FILE);
+    if t.roster.is_none()
+        && tournament.format == Format::RoundRobin
+        && let Some(mut kept) = crate::report::marks::kept_roster(&tournament.out)?
+    {
+        let partial = crate::class::kept_partial(&tournament.out);
+        let out = tournament.out.clone();
+        match_class(
+            &mut tournament,
+            &handed_in,
+            (&mut kept, &kept_path),
+            partial,
+        )
+        .map_err(|e| {
+            Error::usage(super::league::kept_mismatch(
+                &out,
+                &kept_path,
+                &e.to_string(),
+                &format!(
+                    "`roster = \"FILE\"` in {} (with `partial_roster = true` if it lists a \
+                     part of the class)",
+                    config.path.display()
+                ),
+            ))
+        })?;
     }
     super::league::dispatch(
         &settings,
         tournament,
         (&choice, false),
-        args.quiet,
-        args.submissions.check,
-        None,
+        super::league::Start {
+            quiet: args.quiet,
+            check: args.submissions.check,
+            anchor: None,
+            roster: roster_copy,
+            leave_out: super::league::LeaveOut::Toml,
+        },
         &|e| config.error_at(bots_span.clone(), e.to_string()),
     )
 }
@@ -345,4 +349,49 @@ fn parse_game(config: &Config, t: &TournamentConfig) -> Result<GameKind, Error> 
             ),
         )
     })
+}
+
+/// Matches the class list `roster` (read from `path`) to the teams of `tournament`
+/// ([`crate::class::match_teams`]), whose left-out entries then go by their students'
+/// teams.
+fn match_class(
+    tournament: &mut Tournament,
+    handed_in: &[(String, String)],
+    (roster, path): (&mut crate::class::Roster, &std::path::Path),
+    partial: bool,
+) -> Result<(), Error> {
+    let teams = crate::class::Teams {
+        marked: tournament
+            .entrants
+            .iter()
+            .filter(|e| !e.non_scoring)
+            .map(|e| e.name.as_str())
+            .chain(tournament.left_out.iter().map(|l| l.name.as_str()))
+            .collect(),
+        unmarked: tournament
+            .entrants
+            .iter()
+            .filter(|e| e.non_scoring)
+            .map(|e| e.name.as_str())
+            .collect(),
+        left_out: tournament
+            .left_out
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect(),
+        handed_in,
+    };
+    let matched = crate::report::marks::match_teams(roster, path, &teams, partial)?;
+    for line in &matched.notes {
+        note!("{line}");
+    }
+    tournament
+        .left_out
+        .retain(|l| !matched.dropped.contains(&l.name));
+    for (old, new) in matched.renamed {
+        for l in tournament.left_out.iter_mut().filter(|l| l.name == old) {
+            l.name = new.clone();
+        }
+    }
+    Ok(())
 }

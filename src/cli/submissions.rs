@@ -22,7 +22,9 @@ pub(crate) struct SubmissionOptions {
     /// Stop before any game when an entry of a submissions folder is not a bot.
     #[arg(long)]
     pub strict: bool,
-    /// Check every bot first (as `arbiter check`), and stop before any game if one fails.
+    /// Check every bot first (as `arbiter check`): a bot that fails is left out of the
+    /// games (mark 0, its failure in marks.csv and its feedback) and the others play; with
+    /// fewer than two passing, no game is played.
     #[arg(long)]
     pub check: bool,
 }
@@ -56,6 +58,9 @@ pub(crate) struct CheckArgs {
     pub bots: Vec<String>,
 }
 
+/// The folder of a tournament's output folder where zips of submissions are extracted.
+pub(crate) const UNPACKED_DIR: &str = "unpacked";
+
 /// Where the zips of the submissions folder `folder` are extracted for a run whose
 /// results go to `out`: one private folder per submissions folder.
 pub(crate) fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
@@ -63,7 +68,7 @@ pub(crate) fn unpack_dir(out: &Path, folder: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "submissions".into());
-    out.join("unpacked").join(name)
+    out.join(UNPACKED_DIR).join(name)
 }
 
 /// What the bots named on a command line or in tournaments.toml come to.

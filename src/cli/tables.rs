@@ -32,8 +32,9 @@ pub(crate) struct TableArgs {
     #[arg(long, value_name = "FILE")]
     pub roster: Option<PathBuf>,
     /// Accept a roster that lists a part of the class: teams with no student of it are
-    /// marked per team.
-    #[arg(long, requires = "roster")]
+    /// marked per team. Without --roster: of the roster kept in the folder (a league given
+    /// --partial-roster says so in the folder itself).
+    #[arg(long)]
     pub partial_roster: bool,
     /// Fix this bot's Elo at ELO and read the others relative to it (Ordo's -A), instead
     /// of centring the ratings on their mean.
@@ -74,10 +75,29 @@ pub(crate) fn merge(args: MergeArgs) -> Result<i32, Error> {
 
 pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
     let listed = (!args.non_scoring.is_empty()).then_some(args.non_scoring.as_slice());
+    // A folder without a readable journal is refused by the rebuild, saying why; with
+    // --roster, before the class list is read.
+    let journal = match &args.roster {
+        Some(_) => report::journal_of(&args.dir)?,
+        None => args.dir.join(crate::tournament::journal::JOURNAL_FILE),
+    };
+    let plan = crate::tournament::journal::read_plan(&journal);
+    // What the rebuild would refuse is refused before the class list is replaced.
+    if let Some(plan) = &plan {
+        let names: Vec<&str> = plan.bots.iter().map(|b| b.name.as_str()).collect();
+        for name in &args.non_scoring {
+            report::check_bot_name(name, &names)?;
+        }
+        if let Some(anchor) = &args.anchor {
+            report::check_anchor(anchor, &names)?;
+        }
+    }
+    let non_scoring = |plan: &crate::tournament::journal::Plan| match args.non_scoring.is_empty() {
+        true => plan.non_scoring(),
+        false => args.non_scoring.clone(),
+    };
     if let Some(path) = &args.roster {
-        let journal = report::journal_of(&args.dir)?;
         // Only a round robin gives marks: a roster anywhere else would do nothing.
-        let plan = crate::tournament::journal::read_plan(&journal);
         if let Some(format) = plan
             .as_ref()
             .map(|p| &p.format)
@@ -90,47 +110,20 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
         }
         let mut roster = crate::class::read_roster(path)?;
         if let Some(plan) = &plan {
-            let non_scoring = match args.non_scoring.is_empty() {
-                true => plan.non_scoring(),
-                false => args.non_scoring.clone(),
-            };
-            let entry = |spec: &str| spec.rsplit('/').next().unwrap_or(spec).to_string();
-            let handed_in: Vec<(String, String)> = plan
-                .bots
-                .iter()
-                .map(|b| (b.name.clone(), entry(&b.spec)))
-                .chain(
-                    plan.left_out
-                        .iter()
-                        .map(|l| (l.name.clone(), entry(&l.entry))),
-                )
-                // A student whose entry repeated a bot's is that bot's team's.
-                .chain(
-                    plan.merged
-                        .iter()
-                        .map(|m| (m.name.clone(), entry(&m.entry))),
-                )
-                .collect();
-            let teams = crate::class::Teams {
-                marked: plan
-                    .bots
-                    .iter()
-                    .map(|b| b.name.as_str())
-                    .filter(|n| !non_scoring.iter().any(|s| s == n))
-                    .chain(plan.left_out.iter().map(|l| l.name.as_str()))
-                    .collect(),
-                unmarked: non_scoring.iter().map(String::as_str).collect(),
-                // The journal's plan names its entries: none is renamed now.
-                left_out: Vec::new(),
-                handed_in: &handed_in,
-            };
-            let matched =
-                report::marks::match_teams(&mut roster, path, &teams, args.partial_roster)?;
+            let matched = match_plan(
+                &mut roster,
+                path,
+                plan,
+                &non_scoring(plan),
+                args.partial_roster,
+            )?;
             for line in &matched.notes {
                 note!("{line}");
             }
         }
-        report::marks::keep_roster(&args.dir, path, &roster)?;
+        report::marks::keep_roster(&args.dir, path, &roster, args.partial_roster)?;
+    } else if let Some(plan) = plan.as_ref().filter(|p| p.format == "round_robin") {
+        check_kept_roster(&args.dir, plan, &non_scoring(plan), args.partial_roster)?;
     }
     let report::Rebuilt {
         loaded,
@@ -175,4 +168,77 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
     }
     say!("{}", super::report::written(&index));
     Ok(crate::error::exit::DONE)
+}
+
+/// Matches `roster` (read from `path`) to the teams of the league whose journal's plan is
+/// `plan`, as the league matched it ([`crate::class::match_teams`]), with `non_scoring`
+/// the bots kept out of the marks.
+fn match_plan(
+    roster: &mut crate::class::Roster,
+    path: &std::path::Path,
+    plan: &crate::tournament::journal::Plan,
+    non_scoring: &[String],
+    partial: bool,
+) -> Result<crate::class::Matched, Error> {
+    let entry = |spec: &str| spec.rsplit('/').next().unwrap_or(spec).to_string();
+    let handed_in: Vec<(String, String)> = plan
+        .bots
+        .iter()
+        .map(|b| (b.name.clone(), entry(&b.spec)))
+        .chain(
+            plan.left_out
+                .iter()
+                .map(|l| (l.name.clone(), entry(&l.entry))),
+        )
+        // A student whose entry repeated a bot's is that bot's team's.
+        .chain(
+            plan.merged
+                .iter()
+                .map(|m| (m.name.clone(), entry(&m.entry))),
+        )
+        .collect();
+    let teams = crate::class::Teams {
+        marked: plan
+            .bots
+            .iter()
+            .map(|b| b.name.as_str())
+            .filter(|n| !non_scoring.iter().any(|s| s == n))
+            .chain(plan.left_out.iter().map(|l| l.name.as_str()))
+            .collect(),
+        unmarked: non_scoring.iter().map(String::as_str).collect(),
+        // The journal's plan names its entries: none is renamed now.
+        left_out: Vec::new(),
+        handed_in: &handed_in,
+    };
+    crate::class::match_teams(roster, path, &teams, partial)
+}
+
+/// Refuses the class list kept in the folder `dir` (roster.csv) when it no longer matches
+/// the teams of the league in its journal (`plan`): a roster copied there by hand, or by
+/// an arbiter that kept a refused league's roster, would give marks to the wrong students.
+/// `partial`: it lists a part of the class, as the folder may say itself.
+fn check_kept_roster(
+    dir: &std::path::Path,
+    plan: &crate::tournament::journal::Plan,
+    non_scoring: &[String],
+    partial: bool,
+) -> Result<(), Error> {
+    let Some(mut kept) = report::marks::kept_roster(dir)? else {
+        return Ok(());
+    };
+    let path = dir.join(report::marks::ROSTER_FILE);
+    let partial = partial || crate::class::kept_partial(dir);
+    match match_plan(&mut kept, &path, plan, non_scoring, partial) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::usage(super::league::kept_mismatch(
+            dir,
+            &path,
+            &e.to_string(),
+            &format!(
+                "arbiter table {} --roster FILE (with --partial-roster if it lists a part of \
+                 the class; or this roster.csv with --partial-roster alone)",
+                dir.display()
+            ),
+        ))),
+    }
 }

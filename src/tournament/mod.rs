@@ -465,24 +465,7 @@ pub(crate) fn open<G: Builtins>(
     ] {
         crate::jail::entrants::results(&result);
     }
-    if tournament.shard.is_some() && tournament.format == Format::Sprt {
-        return Err(Error::usage(
-            "an SPRT is sequential (each pair decides whether the next is played), so it \
-             cannot be split into shards: run it on one machine",
-        ));
-    }
-    let what = match tournament.format {
-        Format::Sprt => "--max-pairs (max_pairs)",
-        _ => "--pairs (pairs)",
-    };
-    schedule::check_size(
-        tournament.format != Format::RoundRobin,
-        tournament.entrants.len(),
-        tournament.pairs,
-        what,
-    )
-    .map_err(Error::usage)?;
-    let plan = tournament.plan(game, rules, sprt)?;
+    let plan = planned(game, rules, tournament, sprt)?;
     let schedule = tournament.fixtures();
     // The shard's games; the whole schedule is not copied when it is all played here.
     let selected = tournament.shard.map(|shard| shard.select(&schedule));
@@ -533,6 +516,66 @@ pub(crate) fn open<G: Builtins>(
         pending,
         repair: loaded.repair,
     })
+}
+
+/// What [`run`] would refuse of `tournament` before its first game (its bots' programs,
+/// its size, a journal in its folder written under another plan), found without writing
+/// any file. `check`: the bots are about to be checked (`--check`), and those that fail
+/// will be left out of the plan, as the journal's plan may have left some out: the bots it
+/// left out for failing the check are taken as failing it again, and what is refused after
+/// the check (another bot failing) is refused when the journal is opened.
+pub fn check_start<G: Builtins>(
+    game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
+    tournament: &Tournament,
+    sprt: Option<PlanSprt>,
+    check: bool,
+) -> Result<(), Error> {
+    setup::check(&tournament.entrants)?;
+    let mut plan = planned(game, rules, tournament, sprt)?;
+    let journal_path = tournament.out.join(journal::JOURNAL_FILE);
+    if check && let Some(old) = journal::read_plan(&journal_path) {
+        for left in old.left_out {
+            if let Some(at) = plan.bots.iter().position(|b| b.name == left.name) {
+                plan.bots.remove(at);
+                plan.left_out.push(left);
+            }
+        }
+    }
+    Journal::check_open(
+        &tournament.out,
+        &plan,
+        tournament.shard,
+        tournament.force_new,
+    )
+}
+
+/// The plan of `tournament`, once what no plan can describe is refused: an SPRT in shards,
+/// a schedule too large.
+fn planned<G: Builtins>(
+    game: &G,
+    rules: serde_json::Map<String, serde_json::Value>,
+    tournament: &Tournament,
+    sprt: Option<PlanSprt>,
+) -> Result<Plan, Error> {
+    if tournament.shard.is_some() && tournament.format == Format::Sprt {
+        return Err(Error::usage(
+            "an SPRT is sequential (each pair decides whether the next is played), so it \
+             cannot be split into shards: run it on one machine",
+        ));
+    }
+    let what = match tournament.format {
+        Format::Sprt => "--max-pairs (max_pairs)",
+        _ => "--pairs (pairs)",
+    };
+    schedule::check_size(
+        tournament.format != Format::RoundRobin,
+        tournament.entrants.len(),
+        tournament.pairs,
+        what,
+    )
+    .map_err(Error::usage)?;
+    tournament.plan(game, rules, sprt)
 }
 
 /// A finished game as the writer takes it: its journal line and its summary, both made

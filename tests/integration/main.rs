@@ -26,6 +26,7 @@ mod jail_holds;
 mod journal;
 mod layout;
 mod league;
+mod league_honesty;
 mod openings;
 mod outputs;
 mod own_submission;

@@ -390,6 +390,21 @@ pub fn read_plan(path: &Path) -> Option<Plan> {
     header_of(text).ok().map(|(_, plan, _)| plan)
 }
 
+/// The header of the journal at `path` (format, plan, shard) and whether a whole line
+/// follows it (a game), read without the games: what a run is checked against before it
+/// writes anything. `None` when there is no header this arbiter reads.
+pub(super) fn read_head(path: &Path) -> Option<(u32, Plan, Option<Shard>, bool)> {
+    let file = File::open(path).ok()?;
+    let mut reader = std::io::Read::take(BufReader::new(file), MAX_LINE_BYTES);
+    let mut line = Vec::new();
+    reader.read_until(b'\n', &mut line).ok()?;
+    let (version, plan, shard) = header_of(line.strip_suffix(b"\n")?).ok()?;
+    line.clear();
+    reader.set_limit(MAX_LINE_BYTES);
+    let game = reader.read_until(b'\n', &mut line).is_ok() && line.ends_with(b"\n");
+    Some((version, plan, shard, game))
+}
+
 /// Reads a journal's lines: the header, the summary of each game (the first copy of each
 /// id), and what is wrong with its last line.
 pub(super) fn read(

@@ -262,3 +262,38 @@ fn a_difference_names_the_settings_it_holds_the_plans_and_the_bots() {
     assert!(difference.changes("limit_ms") && difference.changes("non_scoring"));
     assert!(plan_difference(&old, &old).to_string().is_empty());
 }
+
+/// A command checks its plan against the folder's journal before it writes any file of
+/// the folder: what opening would refuse, the check refuses, and it writes nothing.
+#[test]
+fn the_check_before_opening_refuses_what_opening_refuses_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh");
+    Journal::check_open(&fresh, &plan(), None, false).unwrap();
+    assert!(!fresh.exists(), "no folder made");
+    let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
+    let mut other = plan();
+    other.limit_ms = Some(5000);
+    // A journal with no game yet is started afresh under any plan.
+    Journal::check_open(dir.path(), &other, None, false).unwrap();
+    journal.append(0, &record()).unwrap();
+    drop(journal);
+    let path = dir.path().join(JOURNAL_FILE);
+    let before = std::fs::read(&path).unwrap();
+    let checked = Journal::check_open(dir.path(), &other, None, false)
+        .err()
+        .unwrap()
+        .to_string();
+    let opened = Journal::open(dir.path(), &other, false)
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(checked, opened);
+    assert!(checked.contains("other settings"), "{checked}");
+    let shard = Some(Shard::new(1, 2).unwrap());
+    assert!(Journal::check_open(dir.path(), &plan(), shard, false).is_err());
+    Journal::check_open(dir.path(), &plan(), None, false).unwrap();
+    Journal::check_open(dir.path(), &other, None, true).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert!(!dir.path().join(REPLACED_FILE).exists());
+}

@@ -34,6 +34,29 @@ impl Journal {
         Journal::open_shard(dir, plan, None, force_new)
     }
 
+    /// What [`Journal::open_shard`] would refuse, found without writing anything (no
+    /// folder, lock or journal is made): a command checks this before it changes any file
+    /// of the folder, or plays a game of its check.
+    pub fn check_open(
+        dir: &Path,
+        plan: &Plan,
+        shard: Option<Shard>,
+        force_new: bool,
+    ) -> Result<(), Error> {
+        let path = dir.join(JOURNAL_FILE);
+        if force_new {
+            return Ok(());
+        }
+        match super::reader::read_head(&path) {
+            // A journal with no game is started afresh; one this arbiter cannot read is
+            // refused by the opening itself, with what is wrong with it.
+            Some((version, old, old_shard, true)) => {
+                resumable(&path, version, &old, old_shard, plan, shard).map(|_| ())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// [`Journal::open`] for one shard of the plan's schedule (`None`: all of it). A
     /// journal of another shard, or of the whole schedule, is refused, naming both.
     pub fn open_shard(
@@ -69,75 +92,7 @@ impl Journal {
             Some(read) if read.header.is_some() && !read.games.is_empty() => {
                 let (old_version, old, old_shard) = read.header.expect("checked");
                 version = old_version;
-                if version < OLDEST_RESUMABLE {
-                    let missing = if version < 2 {
-                        "the move limits, the interpreter, the resource limits, the sandbox, \
-                         a digest of each bot's files or the openings"
-                    } else {
-                        "the openings or the SPRT settings"
-                    };
-                    return Err(Error::usage(format!(
-                        "{} is in journal format {version}, which does not record {missing}, \
-                         so a resume could mix settings; `arbiter table` still reads it. To \
-                         play on, start afresh: another output folder, or --force-new (the old \
-                         journal is kept as {REPLACED_FILE})",
-                        path.display()
-                    )));
-                }
-                // Entries merged into a bot follow the folder and change no game: a journal
-                // written before they were kept resumes as well.
-                let old = Plan {
-                    merged: plan.merged.clone(),
-                    ..old
-                };
-                let raised = old != *plan && old_shard.is_none() && pairs_raised(&old, plan);
-                if old != *plan && !raised {
-                    let difference = plan_difference(&old, plan);
-                    // Who is kept out of the marks changes no game: say how to re-mark
-                    // without playing again.
-                    let marks_only = if difference.changes("non_scoring") {
-                        format!(
-                            ". To mark the games played with other bots kept out of the marks, \
-                             rebuild the tables instead: arbiter table {} --non-scoring NAME",
-                            path.parent().unwrap_or(Path::new(".")).display()
-                        )
-                    } else if pairs_raised(plan, &old) {
-                        // Fewer pairs would drop games already played from every table.
-                        let flag = if plan.format == "sprt" {
-                            "--max-pairs"
-                        } else {
-                            "--pairs"
-                        };
-                        format!(
-                            ". {flag} can be raised to play on, keeping every game played, but \
-                             not lowered: rerun with {flag} {} or more",
-                            old.pairs
-                        )
-                    } else {
-                        String::new()
-                    };
-                    return Err(Error::usage(format!(
-                        "{} was written with other settings: {difference}. One table never \
-                         mixes two settings: rerun with the same settings to resume, or start \
-                         afresh with another output folder or --force-new (the old journal is \
-                         kept as {REPLACED_FILE}){marks_only}",
-                        path.display(),
-                    )));
-                }
-                if old_shard != shard {
-                    let show = |s: Option<Shard>| match s {
-                        Some(s) => format!("shard {s} of the schedule"),
-                        None => "the whole schedule".to_string(),
-                    };
-                    return Err(Error::usage(format!(
-                        "{} holds {}, and this run asks for {}: give each shard its own output \
-                         folder (or start afresh with --force-new; the old journal is kept as \
-                         {REPLACED_FILE})",
-                        path.display(),
-                        show(old_shard),
-                        show(shard)
-                    )));
-                }
+                let raised = resumable(&path, version, &old, old_shard, plan, shard)?;
                 if let Some((offset, kind)) = read.tail {
                     kind.apply(&path, offset).map_err(io)?;
                     repair = Some(kind);
@@ -278,6 +233,89 @@ fn rewrite_header(path: &Path, version: u32, plan: &Plan) -> std::io::Result<()>
 
 /// Where a journal started afresh is kept: `games.jsonl.old`, or when an earlier one is
 /// kept there, the first free of `games.jsonl.old.2`, `.3`, ...: no journal is overwritten.
+/// Whether the journal at `path`, of format `version` written under `old` for `old_shard`,
+/// may be resumed under `plan` for `shard`: `Ok(true)` when only its pairs are raised (its
+/// header is then rewritten), the refusal with every difference spelled out otherwise.
+fn resumable(
+    path: &Path,
+    version: u32,
+    old: &Plan,
+    old_shard: Option<Shard>,
+    plan: &Plan,
+    shard: Option<Shard>,
+) -> Result<bool, Error> {
+    if version < OLDEST_RESUMABLE {
+        let missing = if version < 2 {
+            "the move limits, the interpreter, the resource limits, the sandbox, \
+                 a digest of each bot's files or the openings"
+        } else {
+            "the openings or the SPRT settings"
+        };
+        return Err(Error::usage(format!(
+            "{} is in journal format {version}, which does not record {missing}, \
+                 so a resume could mix settings; `arbiter table` still reads it. To \
+                 play on, start afresh: another output folder, or --force-new (the old \
+                 journal is kept as {REPLACED_FILE})",
+            path.display()
+        )));
+    }
+    // Entries merged into a bot follow the folder and change no game: a journal written
+    // before they were kept resumes as well.
+    let old = &Plan {
+        merged: plan.merged.clone(),
+        ..old.clone()
+    };
+    let raised = *old != *plan && old_shard.is_none() && pairs_raised(old, plan);
+    if *old != *plan && !raised {
+        let difference = plan_difference(old, plan);
+        // Who is kept out of the marks changes no game: say how to re-mark
+        // without playing again.
+        let marks_only = if difference.changes("non_scoring") {
+            format!(
+                ". To mark the games played with other bots kept out of the marks, \
+                     rebuild the tables instead: arbiter table {} --non-scoring NAME",
+                path.parent().unwrap_or(Path::new(".")).display()
+            )
+        } else if pairs_raised(plan, old) {
+            // Fewer pairs would drop games already played from every table.
+            let flag = if plan.format == "sprt" {
+                "--max-pairs"
+            } else {
+                "--pairs"
+            };
+            format!(
+                ". {flag} can be raised to play on, keeping every game played, but \
+                     not lowered: rerun with {flag} {} or more",
+                old.pairs
+            )
+        } else {
+            String::new()
+        };
+        return Err(Error::usage(format!(
+            "{} was written with other settings: {difference}. One table never \
+                 mixes two settings: rerun with the same settings to resume, or start \
+                 afresh with another output folder or --force-new (the old journal is \
+                 kept as {REPLACED_FILE}){marks_only}",
+            path.display(),
+        )));
+    }
+    if old_shard != shard {
+        let show = |s: Option<Shard>| match s {
+            Some(s) => format!("shard {s} of the schedule"),
+            None => "the whole schedule".to_string(),
+        };
+        return Err(Error::usage(format!(
+            "{} holds {}, and this run asks for {}: give each shard its own output \
+                 folder (or start afresh with --force-new; the old journal is kept as \
+                 {REPLACED_FILE})",
+            path.display(),
+            show(old_shard),
+            show(shard)
+        )));
+    }
+    Ok(raised)
+}
+
 fn replaced_path(dir: &Path) -> PathBuf {
     std::iter::once(dir.join(REPLACED_FILE))
         .chain((2..).map(|n| dir.join(format!("{REPLACED_FILE}.{n}"))))
