@@ -13,13 +13,18 @@ pub(crate) struct ReportArgs {
     /// Where to write the report (default: DIR/report).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The prefix of report.tex's labels (tab:PREFIX-standings, fig:PREFIX-elo): a paper
+    /// that inputs two runs' tables needs two prefixes (default: arbiter- and DIR's name).
+    #[arg(long, value_name = "PREFIX")]
+    pub label_prefix: Option<String>,
 }
 
 pub(crate) fn run(args: ReportArgs) -> Result<i32, Error> {
     let out = args
         .out
         .unwrap_or_else(|| args.dir.join(report::REPORT_DIR));
-    let (index, repair) = report::write_report(&args.dir, &out)?;
+    let (index, repair) =
+        report::write_report_labelled(&args.dir, &out, args.label_prefix.as_deref())?;
     note_repair(repair);
     say!("{}", written(&index));
     Ok(crate::error::exit::DONE)

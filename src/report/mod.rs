@@ -153,7 +153,7 @@ pub fn write_counted(
         Some(browser) if browser.games() == tally.games => browser.finish(plan)?,
         _ => replay::section(plan, &dir.join(journal::JOURNAL_FILE), report_dir)?,
     };
-    let index = write_files(&model, report_dir, &games)?;
+    let index = write_files(&model, report_dir, &games, &latex::label_prefix(dir))?;
     Ok((terminal::results_text(&model), index))
 }
 
@@ -260,12 +260,26 @@ pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
 /// into `out`: report.md, report.tex, plots/*.svg, index.html and the replays of every
 /// game beside it (`replay::REPLAYS_DIR`). Returns index.html's path.
 pub fn write_report(dir: &Path, out: &Path) -> Result<(PathBuf, Option<journal::Repair>), Error> {
+    write_report_labelled(dir, out, None)
+}
+
+/// [`write_report`] with the LaTeX tables' and figures' labels prefixed by `labels`
+/// (default: [`latex::label_prefix`] of `dir`), which [`latex::check_label_prefix`] takes.
+pub fn write_report_labelled(
+    dir: &Path,
+    out: &Path,
+    labels: Option<&str>,
+) -> Result<(PathBuf, Option<journal::Repair>), Error> {
     let journal = journal_of(dir)?;
+    if let Some(labels) = labels {
+        latex::check_label_prefix(labels).map_err(Error::usage)?;
+    }
     // One reading of the journal gives the tables' games and the replays.
     let (loaded, games) = replay::load_and_section(&journal, out)?;
     let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
     report.roster = marks::kept_roster(dir)?;
-    Ok((write_files(&report, out, &games)?, loaded.repair))
+    let labels = labels.map_or_else(|| latex::label_prefix(dir), str::to_string);
+    Ok((write_files(&report, out, &games, &labels)?, loaded.repair))
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
@@ -323,11 +337,17 @@ pub(crate) fn write_report_files(
     out: &Path,
 ) -> Result<PathBuf, Error> {
     let games = replay::section(report.plan, journal, out)?;
-    write_files(report, out, &games)
+    let labels = latex::label_prefix(journal.parent().unwrap_or(Path::new(".")));
+    write_files(report, out, &games, &labels)
 }
 
 /// [`write_report_files`] with the game browser already made, its replays written.
-fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result<PathBuf, Error> {
+fn write_files(
+    report: &Report,
+    out: &Path,
+    games: &replay::GamesHtml,
+    labels: &str,
+) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
         path: plots_dir.clone(),
@@ -343,13 +363,16 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         write_atomic(&plots_dir.join(format!("{stem}.png")), &png)?;
     }
     write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
-    write_atomic(&out.join("report.tex"), latex::render(report).as_bytes())?;
+    write_atomic(
+        &out.join("report.tex"),
+        latex::render(report, labels).as_bytes(),
+    )?;
     let tables_dir = out.join(latex::TABLES_DIR);
     std::fs::create_dir_all(&tables_dir).map_err(|source| Error::Io {
         path: tables_dir.clone(),
         source,
     })?;
-    for (file, text) in latex::table_files(report) {
+    for (file, text) in latex::table_files(report, labels) {
         write_atomic(&tables_dir.join(file), text.as_bytes())?;
     }
     let index = out.join("index.html");

@@ -169,9 +169,14 @@ impl DistinctPairs {
     }
 
     /// `distinct pairs: K of N`, and when some pair was replayed, a warning that names the
-    /// cure.
+    /// cure. With no pair complete (a league stopped before any pairing played its second
+    /// game, roles swapped) there is nothing to count, and the line says so, not `0 of 0`.
     pub fn report(&self) -> (String, Option<String>) {
-        let line = format!("distinct pairs: {} of {}", self.distinct, self.pairs);
+        let line = if self.pairs == 0 {
+            "distinct pairs: none to count: no role-swapped pair has both its games yet".into()
+        } else {
+            format!("distinct pairs: {} of {}", self.distinct, self.pairs)
+        };
         let warning = (self.distinct < self.pairs).then(|| {
             format!(
                 "warning: {} of {} pairs replayed an earlier pair move for move: the bots are \

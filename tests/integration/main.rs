@@ -28,6 +28,7 @@ mod league;
 mod openings;
 mod outputs;
 mod own_submission;
+mod paper;
 mod play;
 mod prestart;
 mod ratings;
