@@ -18,7 +18,7 @@ pub(crate) mod numbers;
 pub(crate) mod plots;
 pub mod replay;
 mod section;
-mod sprt_section;
+pub(crate) mod sprt_section;
 pub(crate) mod tables;
 mod teams;
 pub(crate) mod terminal;
@@ -286,9 +286,10 @@ pub fn write_report_labelled(
 pub fn journal_of(dir: &Path) -> Result<PathBuf, Error> {
     if !dir.is_dir() {
         return Err(Error::usage(format!(
-            "{}: no such folder: expected a tournament's output folder (the --out of league, \
-             gauntlet, run or sprt)",
-            dir.display()
+            "{}: no such folder{}: expected a tournament's output folder (the --out of \
+             league, gauntlet, run or sprt)",
+            dir.display(),
+            crate::error::tilde_hint(dir)
         )));
     }
     let journal = dir.join(journal::JOURNAL_FILE);

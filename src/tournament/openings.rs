@@ -329,4 +329,19 @@ mod tests {
         games.swap(3, 10);
         assert_eq!(DistinctPairs::of(&games), expected);
     }
+
+    #[test]
+    fn a_league_stopped_before_any_pair_is_complete_says_so_not_0_of_0() {
+        // A round robin plays every pairing's first game before any pairing's second:
+        // 41 games of a 12-team league (66 pairings) complete no pair.
+        let games: Vec<GameSummary> = (0..41).map(|i| game(i, i, ["a", "b"], i as u8)).collect();
+        let (line, warning) = DistinctPairs::of(&games).report();
+        assert_eq!(
+            line,
+            "distinct pairs: none to count: no role-swapped pair has both its games yet"
+        );
+        assert!(warning.is_none());
+        let (line, _) = DistinctPairs::of(&games[..0]).report();
+        assert!(!line.contains("0 of 0"), "{line}");
+    }
 }

@@ -43,6 +43,7 @@ mod submissions;
 mod suite;
 mod two_cpus;
 mod visibility;
+mod wording;
 mod zoo;
 mod zoo_java;
 mod zoo_promises;
