@@ -223,15 +223,30 @@ fn table_tex(table: &Table, labels: &str) -> String {
         } else {
             "\\small\n"
         };
+        // longtable refuses a two-column page: there the table is a float of the column,
+        // as a short one is (compact where it is wider), which a column's height holds
+        // up to about 60 rows of footnote-size type.
         format!(
-            "{{{size}\\begin{{longtable}}{{{spec}}}\n\\caption{{{caption}}}\\label{{{label}}} \\\\\n\
+            "\\makeatletter\\if@twocolumn\\makeatother\n{}\\else\\makeatother\n\
+             {{{size}\\begin{{longtable}}{{{spec}}}\n\\caption{{{caption}}}\\label{{{label}}} \\\\\n\
              \\toprule\n{head}\\midrule\n\\endfirsthead\n\
              \\multicolumn{{{n}}}{{l}}{{\\emph{{{caption} (continued)}}}} \\\\\n\
              \\toprule\n{head}\\midrule\n\\endhead\n\
-             \\bottomrule\n\\endlastfoot\n{rows}\\end{{longtable}}}}\n",
+             \\bottomrule\n\\endlastfoot\n{rows}\\end{{longtable}}}}\n\\fi\n",
+            float_tex(table, &label),
             n = table.columns.len()
         )
     } else {
+        float_tex(table, &label)
+    }
+}
+
+/// A table as a `table` float: as it is where the line holds it, else compact.
+fn float_tex(table: &Table, label: &str) -> String {
+    let caption = escape(&table.caption);
+    let spec = spec(table);
+    let (head, rows) = (header(table), body(table));
+    {
         // Many columns: less space between them.
         let size = if table.columns.len() > 10 {
             "\\setlength{\\tabcolsep}{3pt}\n"
@@ -245,6 +260,12 @@ fn table_tex(table: &Table, labels: &str) -> String {
         // the line is shrunk to it.
         let (short, key) = compact(table);
         let compact_spec = spec_for(&short, COLUMN_CHARS);
+        // A matrix's columns of short numbers: closer together.
+        let sep = if short.columns.len() > 8 {
+            "2pt"
+        } else {
+            "3pt"
+        };
         let key = key.map_or_else(String::new, |key| {
             format!(
                 "\\par\\smallskip\\parbox{{\\linewidth}}{{\\raggedright {}}}\n",
@@ -256,7 +277,7 @@ fn table_tex(table: &Table, labels: &str) -> String {
              \\sbox0{{\\begin{{tabular}}{{{spec}}}\n\\toprule\n{head}\\midrule\n{rows}\
              \\bottomrule\n\\end{{tabular}}}}%\n\
              \\ifdim\\wd0>\\linewidth\n\
-             {{\\footnotesize\\setlength{{\\tabcolsep}}{{3pt}}%\n\
+             {{\\footnotesize\\setlength{{\\tabcolsep}}{{{sep}}}%\n\
              \\resizebox{{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}}{{!}}{{%\n\
              \\begin{{tabular}}{{{compact_spec}}}\n\\toprule\n{}\\midrule\n{}\
              \\bottomrule\n\\end{{tabular}}}}\n{key}}}\n\
@@ -325,15 +346,18 @@ fn compact(table: &Table) -> (Table, Option<String>) {
             )
         }
         "matrix" | "los" => {
-            // The columns are the rows' bots, numbered: a number per column, not a name.
+            // Rows and columns numbered, the names in a key below: a long name widens no
+            // column of the matrix.
             let mut short = table.clone();
+            short.columns[0].0 = "#".into();
             for (c, column) in short.columns.iter_mut().enumerate().skip(1) {
                 column.0 = c.to_string();
             }
+            let mut key = Vec::new();
             for (r, row) in short.rows.iter_mut().enumerate() {
                 if let Some(name) = row.first_mut() {
-                    // A no-break space: the number stays with its name, which never wraps.
-                    *name = format!("{}\u{a0}{name}", r + 1);
+                    key.push(format!("{} {name}", r + 1));
+                    *name = (r + 1).to_string();
                 }
                 // Whole percentages: a likelihood to a tenth of a percent is no narrower.
                 if table.id == "los" {
@@ -344,13 +368,17 @@ fn compact(table: &Table) -> (Table, Option<String>) {
                     }
                 }
             }
+            let whole = if table.id == "los" {
+                " (whole percentages)"
+            } else {
+                ""
+            };
             (
                 short,
-                Some(if table.id == "los" {
-                    "Columns: the bots numbered as the rows; whole percentages.".to_string()
-                } else {
-                    "Columns: the bots numbered as the rows.".to_string()
-                }),
+                Some(format!(
+                    "Rows and columns by number{whole}: {}.",
+                    key.join(", ")
+                )),
             )
         }
         _ => (table.clone(), None),

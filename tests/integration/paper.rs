@@ -1,4 +1,4 @@
-//! A student's paper: two runs' report tables and plots in one two-column article, as a
+//! A student's paper: two runs' report tables (a class of 12 teams, a gauntlet) and plots in one two-column article, as a
 //! course paper `\input`s them. Every table is set at 8 pt or more in the paper's column
 //! (a compact form where the whole table is wider), each run's labels are its own, the
 //! plots' PDFs draw no pdfTeX warning, and option names and minus signs are typeset as
@@ -8,15 +8,18 @@ use crate::common::{arbiter, read, run, tool_here};
 use crate::report::{output_of, runs};
 use std::path::Path;
 
-/// The names of the first run's bots: one long, as a team's name can be.
-const LEAGUE: [&str; 6] = [
-    "Team01=builtin:random",
-    "Team02=builtin:greedy",
-    "Team03=builtin:random",
-    "team_with_a_long_name_4=builtin:greedy",
-    "Team05=builtin:random",
-    "Team06=builtin:greedy",
-];
+/// The first run's bots: a class of 12 teams, one with a long name, as a course names them.
+fn league_bots() -> Vec<String> {
+    (1..=12)
+        .map(|i| {
+            let bot = if i % 3 == 0 { "greedy" } else { "random" };
+            match i {
+                4 => format!("team_with_a_long_name_4=builtin:{bot}"),
+                _ => format!("Team{i:02}=builtin:{bot}"),
+            }
+        })
+        .collect()
+}
 
 fn play(args: &[&str], dir: &Path) {
     let (code, _, stderr) = run(arbiter().current_dir(dir).args(args));
@@ -60,7 +63,8 @@ fn a_two_column_paper_inputs_two_runs_tables_at_8pt_with_labels_of_their_own_and
     // name --pairs), each in a folder of its own.
     let mut league = vec!["league", "--game", "gomoku", "-q", "--pairs", "2"];
     league.extend(["--limit-ms", "2000", "--out", "league-a"]);
-    league.extend(LEAGUE);
+    let bots = league_bots();
+    league.extend(bots.iter().map(String::as_str));
     play(&league, paper);
     play(
         &[
@@ -156,7 +160,7 @@ fn a_two_column_paper_inputs_two_runs_tables_at_8pt_with_labels_of_their_own_and
         .find(|(w, _)| w == "Paragraphword")
         .map(|(_, h)| *h)
         .expect("the body text");
-    let names: Vec<&str> = LEAGUE
+    let names: Vec<&str> = bots
         .iter()
         .map(|b| b.split('=').next().unwrap())
         .chain(["random2"])
