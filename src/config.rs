@@ -72,7 +72,7 @@ pub struct TournamentConfig {
     pub sandbox: Option<Spanned<String>>,
     /// `true`: bots run on any CPU, not on their game's CPU beside the referee.
     pub spread_bots: Option<Spanned<bool>>,
-    /// A class list (CSV with a `team` column) for marks.csv, relative to this file.
+    /// A class list (CSV with a `team` or `group` column) for marks.csv, relative to this file.
     pub roster: Option<Spanned<String>>,
     /// `true`: the roster lists a part of the class; teams with no student of it are
     /// marked per team.

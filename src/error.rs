@@ -18,7 +18,7 @@ pub enum Error {
     },
     /// A file the user named that cannot be read (missing, a folder, no permission): bad
     /// input, exit code 2.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}{}", path.display(), tilde_hint(path))]
     Unreadable {
         /// The file as the user named it.
         path: PathBuf,
@@ -80,6 +80,22 @@ pub struct ReplayError {
     pub message: String,
 }
 
+/// What to say about a path the user named that starts with `~` and does not exist:
+/// quoted (`"~/subs"`, or in a file), `~` is not expanded by the shell and names a folder
+/// called `~`. Empty for any other path.
+pub(crate) fn tilde_hint(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy();
+    if !text.starts_with('~') || path.exists() {
+        return String::new();
+    }
+    let instead = match text.strip_prefix("~/") {
+        Some(rest) => format!("write $HOME/{rest} (or leave the ~ unquoted)"),
+        None if text == "~" => "write $HOME".to_string(),
+        None => "write the full path".to_string(),
+    };
+    format!(" (`~` is not expanded when quoted: {instead})")
+}
+
 fn at_line(line: usize) -> String {
     if line == 0 {
         String::new()
@@ -122,4 +138,21 @@ pub mod exit {
         (OVERLOADED, "OVERLOADED"),
         (INTERRUPTED, "INTERRUPTED"),
     ];
+}
+
+#[cfg(test)]
+mod tilde_tests {
+    use super::tilde_hint;
+    use std::path::Path;
+
+    #[test]
+    fn a_quoted_tilde_path_that_does_not_exist_says_tilde_is_not_expanded() {
+        assert_eq!(
+            tilde_hint(Path::new("~/no-such-arbiter-folder/subs")),
+            " (`~` is not expanded when quoted: write $HOME/no-such-arbiter-folder/subs (or \
+             leave the ~ unquoted))"
+        );
+        assert_eq!(tilde_hint(Path::new("/tmp")), "");
+        assert_eq!(tilde_hint(Path::new("subs/~x")), "");
+    }
 }

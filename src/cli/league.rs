@@ -56,7 +56,8 @@ pub(crate) struct LeagueArgs {
     pub options: LeagueOptions,
     #[command(flatten)]
     pub submissions: SubmissionOptions,
-    /// A class list (CSV with a `team` column and any student columns: id, name, email):
+    /// A class list (CSV, comma, `;` or tab separated, with a `team` or `group` column and any
+    /// student columns: id, name, email):
     /// marks.csv then has a row per student, and a team of no entry gets 0, "no
     /// submission". Kept in the output folder as roster.csv.
     #[arg(long, value_name = "FILE")]

@@ -186,7 +186,10 @@ pub(crate) fn check_program(text: &str, program: &str) -> Result<(), Error> {
         return Ok(());
     }
     let what = if program.contains('/') {
-        format!("`{program}` does not exist")
+        format!(
+            "`{program}` does not exist{}",
+            crate::error::tilde_hint(path)
+        )
     } else {
         format!("`{program}` is not a file, a folder or a program on PATH")
     };

@@ -18,6 +18,10 @@ pub(crate) struct ReportArgs {
     /// team's error text (into DIR/report-public unless --out).
     #[arg(long)]
     pub public: bool,
+    /// The prefix of report.tex's labels (tab:PREFIX-standings, fig:PREFIX-elo): a paper
+    /// that inputs two runs' tables needs two prefixes (default: arbiter- and DIR's name).
+    #[arg(long, value_name = "PREFIX")]
+    pub label_prefix: Option<String>,
 }
 
 pub(crate) fn run(args: ReportArgs) -> Result<i32, Error> {
@@ -27,10 +31,8 @@ pub(crate) fn run(args: ReportArgs) -> Result<i32, Error> {
             false => report::REPORT_DIR,
         })
     });
-    let (index, repair) = match args.public {
-        true => report::write_public_report(&args.dir, &out)?,
-        false => report::write_report(&args.dir, &out)?,
-    };
+    let (index, repair) =
+        report::write_report_for(&args.dir, &out, args.public, args.label_prefix.as_deref())?;
     note_repair(repair);
     say!("{}", written(&index));
     Ok(crate::error::exit::DONE)

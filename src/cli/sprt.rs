@@ -251,6 +251,20 @@ fn test<G: Builtins>(
         );
         say!("{}", hypotheses(names, settings));
         say!("{verdict}{counted}");
+        if status.verdict == Verdict::Inconclusive {
+            let lean = crate::report::sprt_section::lean(&status, names[0]);
+            if interrupted {
+                say!("{lean}; to go on, rerun the same command: the test resumes");
+            } else {
+                say!(
+                    "{lean}; to go on, rerun with more pairs (the pairs played are kept): {}",
+                    rerun_with_more_pairs(crate::report::sprt_section::more_pairs(
+                        status.pairs,
+                        max_pairs
+                    ))
+                );
+            }
+        }
         say!("results in {}", run.out.display());
         super::league::report_distinct(&run.distinct);
         say!("{}", run.machine.line());
@@ -306,4 +320,20 @@ fn progress_line(s: &SprtStatus) -> String {
         elo(s.elo.low),
         elo(s.elo.high)
     )
+}
+
+/// This command again with `--max-pairs pairs`, quoted for a shell.
+fn rerun_with_more_pairs(pairs: u64) -> String {
+    let mut words: Vec<String> = vec!["arbiter".into()];
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--max-pairs" {
+            args.next();
+        } else if !arg.starts_with("--max-pairs=") {
+            words.push(arg);
+        }
+    }
+    words.extend(["--max-pairs".to_string(), pairs.to_string()]);
+    shlex::try_join(words.iter().map(String::as_str))
+        .unwrap_or_else(|_| format!("the same command with --max-pairs {pairs}"))
 }

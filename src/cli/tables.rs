@@ -27,7 +27,7 @@ pub(crate) struct TableArgs {
     /// Repeat for several.
     #[arg(long = "non-scoring", value_name = "NAME")]
     pub non_scoring: Vec<String>,
-    /// A class list (CSV with a `team` column) for marks.csv, kept in the folder as
+    /// A class list (CSV with a `team` or `group` column) for marks.csv, kept in the folder as
     /// roster.csv (replacing the one there).
     #[arg(long, value_name = "FILE")]
     pub roster: Option<PathBuf>,

@@ -49,9 +49,16 @@ pub(crate) fn write_csv_tables(dir: &Path, report: &Report) -> Result<(), Error>
         ),
     )?;
     write_atomic(&dir.join("pairwise.csv"), &pairwise_csv(&report.pairings))?;
+    // In the standings' order, as the report's matrix.
+    let order = report.ranked();
+    let bots: Vec<String> = order.iter().map(|&i| report.bots[i].clone()).collect();
+    let points: Vec<Vec<f64>> = order
+        .iter()
+        .map(|&i| order.iter().map(|&j| report.points[i][j]).collect())
+        .collect();
     write_atomic(
         &dir.join("points_matrix.csv"),
-        &points_matrix_csv(&report.bots, &report.points),
+        &points_matrix_csv(&bots, &points),
     )
 }
 

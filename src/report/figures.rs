@@ -94,10 +94,26 @@ pub(crate) fn pdf(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
         svg2pdf::ConversionOptions::default(),
         svg2pdf::PageOptions::default(),
     )
+    .map(pdf_1_5)
     .map_err(|e| Error::Plot {
         plot: plot.to_string(),
         message: format!("cannot write it as PDF: {e}"),
     })
+}
+
+/// The PDF headed as version 1.5, the most pdfTeX takes without a warning per figure
+/// ("found PDF version <1.7>, but at most version <1.5> allowed"). svg2pdf heads every
+/// file 1.7 but writes nothing newer than 1.4 needs (a plain cross-reference table, no
+/// object streams; transparency and embedded TrueType fonts are 1.4), and the header is
+/// rewritten in place, its length kept, so that no offset of the file moves.
+fn pdf_1_5(mut pdf: Vec<u8>) -> Vec<u8> {
+    if let Some(header) = pdf.get_mut(..8)
+        && header.starts_with(b"%PDF-1.")
+        && header[7] > b'5'
+    {
+        header[7] = b'5';
+    }
+    pdf
 }
 
 /// The plot `plot` (its SVG text `svg`) as a PNG, [`PNG_SCALE`] pixels per SVG pixel.
@@ -135,7 +151,7 @@ mod tests {
         }
         let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"20\">\
                    <text x=\"2\" y=\"15\" font-family=\"sans-serif\">a\u{1b}[2Jb</text></svg>";
-        assert!(pdf("elo.svg", svg).unwrap().starts_with(b"%PDF-"));
+        assert!(pdf("elo.svg", svg).unwrap().starts_with(b"%PDF-1.5\n"));
         let png = png("elo.svg", svg).unwrap();
         assert!(png.starts_with(b"\x89PNG"));
     }

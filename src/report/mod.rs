@@ -19,7 +19,7 @@ mod own_text;
 pub(crate) mod plots;
 pub mod replay;
 mod section;
-mod sprt_section;
+pub(crate) mod sprt_section;
 pub(crate) mod tables;
 mod teams;
 pub(crate) mod terminal;
@@ -158,7 +158,7 @@ pub fn write_counted(
         Some(browser) if browser.games() == tally.games => browser.finish(plan)?,
         _ => replay::section(plan, &dir.join(journal::JOURNAL_FILE), report_dir)?,
     };
-    let index = write_files(&model, report_dir, &games)?;
+    let index = write_files(&model, report_dir, &games, &latex::label_prefix(dir))?;
     Ok((terminal::results_text(&model), index))
 }
 
@@ -265,43 +265,44 @@ pub fn check_bot_name(name: &str, names: &[&str]) -> Result<(), Error> {
 /// into `out`: report.md, report.tex, plots/*.svg, index.html and the replays of every
 /// game beside it (`replay::REPLAYS_DIR`). Returns index.html's path.
 pub fn write_report(dir: &Path, out: &Path) -> Result<(PathBuf, Option<journal::Repair>), Error> {
-    write_report_for(dir, out, false)
+    write_report_for(dir, out, false, None)
 }
 
-/// [`write_report`] for the class to read, to publish or hand out: the same files, with
-/// the teams by name, the standings, marks, games and head to head, and no student's name
-/// or id (which a download's entries hold), no path of the teacher's (the bots' specs)
-/// and no team's error text (the Problems section, the sections per team, the reasons of
-/// entries left out, the games' details). Only `out` is written.
-pub fn write_public_report(
-    dir: &Path,
-    out: &Path,
-) -> Result<(PathBuf, Option<journal::Repair>), Error> {
-    write_report_for(dir, out, true)
-}
-
-/// [`write_report`], for the class when `public`.
-fn write_report_for(
+/// The report of the tournament folder `dir` into `out`, for the class to read, to publish
+/// or hand out when `public`: the same files, with the teams by name, the standings,
+/// marks, games and head to head, and no student's name or id (which a download's entries
+/// hold), no path of the teacher's (the bots' specs) and no team's error text (the
+/// Problems section, the sections per team, the reasons of entries left out, the games'
+/// details); only `out` is written. The LaTeX tables' and figures' labels are prefixed by
+/// `labels` (default: [`latex::label_prefix`] of `dir`), which
+/// [`latex::check_label_prefix`] takes.
+pub fn write_report_for(
     dir: &Path,
     out: &Path,
     public: bool,
+    labels: Option<&str>,
 ) -> Result<(PathBuf, Option<journal::Repair>), Error> {
     let journal = journal_of(dir)?;
+    if let Some(labels) = labels {
+        latex::check_label_prefix(labels).map_err(Error::usage)?;
+    }
     // One reading of the journal gives the tables' games and the replays.
     let (loaded, games) = replay::load_and_section(&journal, out, !public)?;
     let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
     report.roster = marks::kept_roster(dir)?;
     report.public = public;
-    Ok((write_files(&report, out, &games)?, loaded.repair))
+    let labels = labels.map_or_else(|| latex::label_prefix(dir), str::to_string);
+    Ok((write_files(&report, out, &games, &labels)?, loaded.repair))
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
 pub fn journal_of(dir: &Path) -> Result<PathBuf, Error> {
     if !dir.is_dir() {
         return Err(Error::usage(format!(
-            "{}: no such folder: expected a tournament's output folder (the --out of league, \
-             gauntlet, run or sprt)",
-            dir.display()
+            "{}: no such folder{}: expected a tournament's output folder (the --out of \
+             league, gauntlet, run or sprt)",
+            dir.display(),
+            crate::error::tilde_hint(dir)
         )));
     }
     let journal = dir.join(journal::JOURNAL_FILE);
@@ -350,11 +351,17 @@ pub(crate) fn write_report_files(
     out: &Path,
 ) -> Result<PathBuf, Error> {
     let games = replay::section(report.plan, journal, out)?;
-    write_files(report, out, &games)
+    let labels = latex::label_prefix(journal.parent().unwrap_or(Path::new(".")));
+    write_files(report, out, &games, &labels)
 }
 
 /// [`write_report_files`] with the game browser already made, its replays written.
-fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result<PathBuf, Error> {
+fn write_files(
+    report: &Report,
+    out: &Path,
+    games: &replay::GamesHtml,
+    labels: &str,
+) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&plots_dir).map_err(|source| Error::Io {
         path: plots_dir.clone(),
@@ -370,14 +377,17 @@ fn write_files(report: &Report, out: &Path, games: &replay::GamesHtml) -> Result
         write_atomic(&plots_dir.join(format!("{stem}.png")), &png)?;
     }
     write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
-    write_atomic(&out.join("report.tex"), latex::render(report).as_bytes())?;
+    write_atomic(
+        &out.join("report.tex"),
+        latex::render(report, labels).as_bytes(),
+    )?;
     let tables_dir = out.join(latex::TABLES_DIR);
     std::fs::create_dir_all(&tables_dir).map_err(|source| Error::Io {
         path: tables_dir.clone(),
         source,
     })?;
     let mut written = std::collections::HashSet::new();
-    for (file, text) in latex::table_files(report) {
+    for (file, text) in latex::table_files(report, labels) {
         write_atomic(&tables_dir.join(&file), text.as_bytes())?;
         written.insert(file);
     }

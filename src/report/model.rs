@@ -235,7 +235,7 @@ impl<'a> Report<'a> {
         self.plan.format == "round_robin"
     }
 
-    /// A gauntlet's candidate against each baseline, in the plan's order (empty for other
+    /// A gauntlet's candidate against each baseline, by the baselines' rank (empty for other
     /// formats): the candidate's side of each head-to-head.
     pub(crate) fn head_to_head(&self) -> Vec<&Pairing> {
         if self.plan.format != "gauntlet" {
@@ -244,14 +244,34 @@ impl<'a> Report<'a> {
         let Some(candidate) = self.bots.first() else {
             return Vec::new();
         };
-        self.bots[1..]
-            .iter()
+        self.ranked()
+            .into_iter()
+            .map(|i| &self.bots[i])
+            .filter(|baseline| *baseline != candidate)
             .filter_map(|baseline| {
                 self.pairings
                     .iter()
                     .find(|p| &p.bot == candidate && &p.opponent == baseline)
             })
             .collect()
+    }
+
+    /// The bots' indices (plan order) in the standings' order: by rank, bots of one
+    /// rank by name, and any bot the standings lack after them by name. Every table and
+    /// plot that lists the bots lists them so, not in the order of the download.
+    pub(crate) fn ranked(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = self
+            .table
+            .rows
+            .iter()
+            .filter_map(|s| self.bots.iter().position(|b| *b == s.bot))
+            .collect();
+        let mut rest: Vec<usize> = (0..self.bots.len())
+            .filter(|i| !order.contains(i))
+            .collect();
+        rest.sort_by(|&a, &b| self.bots[a].cmp(&self.bots[b]));
+        order.extend(rest);
+        order
     }
 
     /// The likelihood of superiority of bot i over bot j (plan order), from their games

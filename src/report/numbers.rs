@@ -31,3 +31,33 @@ pub(crate) fn elo(x: f64) -> String {
         String::new()
     }
 }
+
+/// A share as a whole percentage, `62.5%` as `63%`: the one rounding of every percentage
+/// the tables and the plots show, so that a plot never says 62% beside a table's 63%.
+pub(crate) fn percent(share: f64) -> String {
+    format!("{}%", fixed(100.0 * share, 0, false))
+}
+
+/// `n` and the noun that counts it: `1 point`, `1.5 points`, `0 points`.
+pub(crate) fn count(n: f64, one: &str, many: &str) -> String {
+    format!("{} {}", num(n), if num(n) == "1" { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_half_percent_rounds_up_in_tables_and_plots_alike() {
+        // Rust's `{:.0}` rounds 62.5 to even (62); a table rounded it to 63.
+        assert_eq!(percent(5.0 / 8.0), "63%");
+        assert_eq!(percent(0.0), "0%");
+    }
+
+    #[test]
+    fn one_point_is_singular() {
+        assert_eq!(count(1.0, "point", "points"), "1 point");
+        assert_eq!(count(1.5, "point", "points"), "1.5 points");
+        assert_eq!(count(0.0, "point", "points"), "0 points");
+    }
+}

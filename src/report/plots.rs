@@ -236,7 +236,9 @@ pub(crate) fn elo(report: &Report) -> Result<String, Error> {
 /// cell labelled with its points; pairs that never met are left blank.
 pub(crate) fn points_matrix(report: &Report) -> Result<String, Error> {
     let n = report.bots.len();
-    let names = &report.bots;
+    // Rows and columns in the standings' order, as the tables'.
+    let order = report.ranked();
+    let names: &Vec<String> = &order.iter().map(|&i| report.bots[i].clone()).collect();
     let label_size = if n > 16 { 10 } else { 13 };
     let left = label_width(names, label_size);
     let cell = ((WIDTH - left - 30) / n.max(1) as u32).min(80);
@@ -275,10 +277,10 @@ pub(crate) fn points_matrix(report: &Report) -> Result<String, Error> {
             .draw()
             .map_err(e)?;
         let win = report.plan.points_win.max(f64::MIN_POSITIVE);
-        for i in 0..n {
-            let y = (n - i - 1) as f64;
-            for j in 0..n {
-                let x = j as f64;
+        for (row, &i) in order.iter().enumerate() {
+            let y = (n - row - 1) as f64;
+            for (column, &j) in order.iter().enumerate() {
+                let x = column as f64;
                 let games = report.met[i][j];
                 if i == j || games == 0 {
                     continue;
@@ -357,7 +359,7 @@ pub(crate) fn roles(report: &Report) -> Result<String, Error> {
             .disable_y_mesh()
             .y_labels(0)
             .x_desc("games won in the role")
-            .x_label_formatter(&|x| format!("{:.0}%", x * 100.0))
+            .x_label_formatter(&|x| super::numbers::percent(*x))
             .label_style(text_style(12))
             .light_line_style(TRANSPARENT)
             .draw()
@@ -392,7 +394,7 @@ pub(crate) fn roles(report: &Report) -> Result<String, Error> {
                 }
                 let (px, py) = chart.backend_coord(&(rate, (y0 + y1) / 2.0));
                 root.draw(&Text::new(
-                    format!("{:.0}% of {games}", rate * 100.0),
+                    format!("{} of {games}", super::numbers::percent(rate)),
                     (px + 4, py),
                     text_style(11).pos(Pos::new(HPos::Left, VPos::Center)),
                 ))

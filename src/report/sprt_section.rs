@@ -29,6 +29,16 @@ pub(super) fn sprt(report: &Report) -> Option<Section> {
             test.max_pairs
         ),
     };
+    // An inconclusive test says which way it leans and how to go on.
+    let go_on = match last {
+        Some(s) if s.verdict == crate::stats::sprt::Verdict::Inconclusive => Some(format!(
+            "It is not decided: {}. To go on, rerun the test's command with --max-pairs {} \
+             (the pairs played are kept, and the test resumes).",
+            lean(s, &test.candidate),
+            more_pairs(s.pairs, u64::from(test.max_pairs))
+        )),
+        _ => None,
+    };
     let (lower, upper) = crate::stats::sprt::bounds(test.alpha, test.beta);
     let elo = |x: f64| fixed(x, 1, true);
     let mut rows = vec![
@@ -86,14 +96,13 @@ pub(super) fn sprt(report: &Report) -> Option<Section> {
             ),
         ]);
     }
-    let mut text = vec![
-        format!("Verdict: {verdict}."),
-        format!(
-            "Is {} stronger than {}? The test counts role-swapped pairs and stops as soon \
+    let mut text = vec![format!("Verdict: {verdict}.")];
+    text.extend(go_on);
+    text.extend([format!(
+        "Is {} stronger than {}? The test counts role-swapped pairs and stops as soon \
              as the log-likelihood ratio (LLR) leaves its bounds.",
-            test.candidate, test.baseline
-        ),
-    ];
+        test.candidate, test.baseline
+    )]);
     text.extend(last.and_then(|s| two_elos(report, test, s)));
     Some(Section {
         id: "sprt".into(),
@@ -144,4 +153,33 @@ fn two_elos(
         fixed(b, 0, true),
         fixed(c - b, 0, true),
     ))
+}
+
+/// Which way an inconclusive test's LLR leans, and how far: `the LLR 1.204 leans
+/// towards H1 (greedy stronger): 41% of the way from 0 to its bound 2.944`.
+pub(crate) fn lean(status: &crate::tournament::sprt::SprtStatus, candidate: &str) -> String {
+    let llr = fixed(status.llr, 3, false);
+    let (towards, bound) = if status.llr > 0.0 {
+        (format!("H1 ({candidate} stronger)"), status.upper)
+    } else if status.llr < 0.0 {
+        (format!("H0 ({candidate} not stronger)"), status.lower)
+    } else {
+        return format!("the LLR {llr} leans neither way");
+    };
+    let share = if bound != 0.0 {
+        (status.llr / bound).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    format!(
+        "the LLR {llr} leans towards {towards}: {} of the way from 0 to its bound {}",
+        super::numbers::percent(share),
+        fixed(bound, 3, false)
+    )
+}
+
+/// The `--max-pairs` a rerun goes on to: twice the pairs played (and more than the
+/// limit reached), as the journal keeps every pair played and a raised limit resumes.
+pub(crate) fn more_pairs(pairs: u64, max_pairs: u64) -> u64 {
+    (2 * pairs).max(max_pairs + 1).max(2)
 }

@@ -34,7 +34,15 @@ pub(crate) fn sections(report: &Report) -> Vec<Section> {
     sections.push(standings(report));
     sections.extend(head_to_head(report));
     // Every team's failures, found once for the sections that show them.
-    let teams = super::marks::team_results(report);
+    let mut teams = super::marks::team_results(report);
+    // By rank; teams with none (left out, no submission) after them by name.
+    teams.sort_by(|a, b| {
+        (a.rank.is_none(), a.rank, a.team.to_lowercase()).cmp(&(
+            b.rank.is_none(),
+            b.rank,
+            b.team.to_lowercase(),
+        ))
+    });
     // The sections that quote errors and entries are the teacher's alone.
     if !report.public {
         sections.extend(super::teams::problems(report, &teams));
@@ -54,8 +62,8 @@ fn share(wins: u32, games: u32) -> String {
         "0/0".into()
     } else {
         format!(
-            "{wins}/{games} ({}%)",
-            fixed(100.0 * wins as f64 / games as f64, 0, false)
+            "{wins}/{games} ({})",
+            super::numbers::percent(wins as f64 / games as f64)
         )
     }
 }
@@ -121,10 +129,13 @@ fn standings(report: &Report) -> Section {
         .chain(left_out)
         .collect();
     let (shown, of) = (report.distinct.distinct, report.distinct.pairs);
-    let mut text = vec![format!(
-        "{} games played; {shown} of {of} role-swapped pairs were distinct games.",
-        report.games
-    )];
+    let played = super::numbers::count(report.games as f64, "game", "games");
+    let mut text = vec![if of == 0 {
+        // A league stopped before any pairing played its second game, roles swapped.
+        format!("{played} played; no role-swapped pair has both its games yet.")
+    } else {
+        format!("{played} played; {shown} of {of} role-swapped pairs were distinct games.")
+    }];
     if shown < of {
         text.push(format!(
             "{} pairs replayed an earlier pair move for move: they are no new evidence.",
@@ -202,12 +213,7 @@ fn standings(report: &Report) -> Section {
 
 /// The likelihood of superiority of each bot over each other, in the standings' order.
 fn los_matrix(report: &Report) -> Table {
-    let order: Vec<usize> = report
-        .table
-        .rows
-        .iter()
-        .filter_map(|s| report.bots.iter().position(|b| *b == s.bot))
-        .collect();
+    let order = report.ranked();
     let mut columns = vec![("LOS %".to_string(), Align::Left)];
     columns.extend(
         order
@@ -270,12 +276,17 @@ fn head_to_head(report: &Report) -> Option<Section> {
         tables: vec![Table {
             id: "head-to-head".into(),
             caption: format!("{candidate} against each baseline"),
-            columns: columns(
-                &[
-                    "baseline", "games", "W-D-L", "score", "Elo", "95% CI", "LOS", "note",
-                ],
-                1,
-            ),
+            columns: {
+                let mut cols = columns(
+                    &[
+                        "baseline", "games", "W-D-L", "score", "Elo", "95% CI", "LOS", "note",
+                    ],
+                    1,
+                );
+                // The note is a sentence: left-aligned, so that it wraps as text does.
+                cols[7].1 = Align::Left;
+                cols
+            },
             rows,
         }],
         notes: vec![format!(
@@ -290,15 +301,18 @@ fn head_to_head(report: &Report) -> Option<Section> {
 }
 
 fn matrix(report: &Report) -> Section {
+    let order = report.ranked();
     let mut cols = vec![(String::new(), Align::Left)];
-    cols.extend(report.bots.iter().map(|b| (b.clone(), Align::Right)));
-    let rows = report
-        .bots
+    cols.extend(
+        order
+            .iter()
+            .map(|&j| (report.bots[j].clone(), Align::Right)),
+    );
+    let rows = order
         .iter()
-        .enumerate()
-        .map(|(i, bot)| {
-            let mut row = vec![bot.clone()];
-            row.extend((0..report.bots.len()).map(|j| {
+        .map(|&i| {
+            let mut row = vec![report.bots[i].clone()];
+            row.extend(order.iter().map(|&j| {
                 if report.met[i][j] == 0 {
                     "–".to_string()
                 } else {
@@ -308,13 +322,7 @@ fn matrix(report: &Report) -> Section {
             row
         })
         .collect();
-    let points = |x: f64| {
-        if x == 1.0 {
-            "1 point".to_string()
-        } else {
-            format!("{} points", num(x))
-        }
-    };
+    let points = |x: f64| super::numbers::count(x, "point", "points");
     Section {
         id: "matrix".into(),
         title: "Points matrix".into(),
@@ -493,9 +501,11 @@ fn settings(report: &Report) -> Section {
                 .collect::<Vec<_>>(),
             4,
         ),
-        rows: plan
-            .bots
-            .iter()
+        // In the standings' order, as every other table.
+        rows: report
+            .ranked()
+            .into_iter()
+            .filter_map(|i| plan.bots.iter().find(|b| b.name == report.bots[i]))
             .map(|b| {
                 let mut row = vec![b.name.clone()];
                 if !report.public {

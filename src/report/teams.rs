@@ -3,7 +3,7 @@
 
 use super::marks::TeamResult;
 use super::model::Report;
-use super::numbers::fixed;
+use super::numbers::{count, fixed};
 use super::section::{Align, Section, Table, columns};
 
 /// Every failure of a bot and every entry left out, for whoever fixes them.
@@ -163,24 +163,24 @@ pub(super) fn team_sections(report: &Report, results: &[TeamResult]) -> Vec<Sect
                 )),
                 (None, Some(s)) => {
                     text.push(format!(
-                        "Mark {} of 20, rank {} of {total}: {} points in {} games ({} won, {} \
-                         tied, {} lost).",
+                        "Mark {} of 20, rank {} of {total}: {} in {} ({} won, {} tied, {} \
+                         lost).",
                         match r.marked {
                             true => fixed(r.mark, 2, false),
                             false => "– (non-scoring)".into(),
                         },
                         s.rank,
-                        super::numbers::num(s.points),
-                        s.games,
+                        count(s.points, "point", "points"),
+                        count(s.games as f64, "game", "games"),
                         s.wins,
                         s.ties,
                         s.losses
                     ));
                     text.push(format!("Status: {}.", r.status()));
                     text.push(format!(
-                        "{} illegal moves the rules refused; {} blocked turns (no legal move \
-                         at all).",
-                        r.illegal, r.blocked
+                        "{} the rules refused; {} (no legal move at all).",
+                        count(r.illegal as f64, "illegal move", "illegal moves"),
+                        count(r.blocked as f64, "blocked turn", "blocked turns")
                     ));
                 }
                 (None, None) if r.missing => text.push(
@@ -216,7 +216,7 @@ pub(super) fn team_sections(report: &Report, results: &[TeamResult]) -> Vec<Sect
             };
             Section {
                 id: format!("team-{}", i + 1),
-                title: format!("Team {}", r.team),
+                title: team_title(&r.team),
                 text,
                 tables,
                 notes: Vec::new(),
@@ -224,4 +224,26 @@ pub(super) fn team_sections(report: &Report, results: &[TeamResult]) -> Vec<Sect
             }
         })
         .collect()
+}
+
+/// A team's heading: `Team 7` for a team named `7`, but a name that already says it is a
+/// team (`Team03`, `team-ai`) as it is, not `Team Team03`.
+fn team_title(team: &str) -> String {
+    if team.to_lowercase().starts_with("team") {
+        team.to_string()
+    } else {
+        format!("Team {team}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::team_title;
+
+    #[test]
+    fn a_team_named_team03_is_not_titled_team_team03() {
+        assert_eq!(team_title("Team03"), "Team03");
+        assert_eq!(team_title("team_b"), "team_b");
+        assert_eq!(team_title("07"), "Team 07");
+    }
 }

@@ -169,9 +169,14 @@ impl DistinctPairs {
     }
 
     /// `distinct pairs: K of N`, and when some pair was replayed, a warning that names the
-    /// cure.
+    /// cure. With no pair complete (a league stopped before any pairing played its second
+    /// game, roles swapped) there is nothing to count, and the line says so, not `0 of 0`.
     pub fn report(&self) -> (String, Option<String>) {
-        let line = format!("distinct pairs: {} of {}", self.distinct, self.pairs);
+        let line = if self.pairs == 0 {
+            "distinct pairs: none to count: no role-swapped pair has both its games yet".into()
+        } else {
+            format!("distinct pairs: {} of {}", self.distinct, self.pairs)
+        };
         let warning = (self.distinct < self.pairs).then(|| {
             format!(
                 "warning: {} of {} pairs replayed an earlier pair move for move: the bots are \
@@ -323,5 +328,20 @@ mod tests {
         games.swap(0, 7);
         games.swap(3, 10);
         assert_eq!(DistinctPairs::of(&games), expected);
+    }
+
+    #[test]
+    fn a_league_stopped_before_any_pair_is_complete_says_so_not_0_of_0() {
+        // A round robin plays every pairing's first game before any pairing's second:
+        // 41 games of a 12-team league (66 pairings) complete no pair.
+        let games: Vec<GameSummary> = (0..41).map(|i| game(i, i, ["a", "b"], i as u8)).collect();
+        let (line, warning) = DistinctPairs::of(&games).report();
+        assert_eq!(
+            line,
+            "distinct pairs: none to count: no role-swapped pair has both its games yet"
+        );
+        assert!(warning.is_none());
+        let (line, _) = DistinctPairs::of(&games[..0]).report();
+        assert!(!line.contains("0 of 0"), "{line}");
     }
 }

@@ -218,7 +218,7 @@ fn a_moodle_download_is_matched_by_student_id_and_what_is_no_submission_is_no_te
         "{report}"
     );
     assert!(
-        report.contains("## Team Team04") && report.contains("no submission"),
+        report.contains("## Team04") && report.contains("no submission"),
         "{report}"
     );
 }

@@ -52,7 +52,14 @@ fn a_gauntlet_prints_and_reports_one_head_to_head_line_per_baseline_with_los() {
         .collect();
     assert_eq!(lines.len(), 2, "one line per baseline:\n{stdout}");
     let pairwise = csv_rows(&out.join("pairwise.csv"));
-    for (line, baseline) in lines.iter().zip(["random", "g2"]) {
+    // The baselines by their rank in the standings, as every table lists bots.
+    let ranked: Vec<String> = csv_rows(&out.join("standings.csv"))
+        .into_iter()
+        .map(|r| r["bot"].clone())
+        .filter(|b| b != "greedy")
+        .collect();
+    assert_eq!(ranked.len(), 2, "{ranked:?}");
+    for (line, baseline) in lines.iter().zip(ranked.iter().map(String::as_str)) {
         assert!(
             line.starts_with(&format!("greedy vs {baseline}: ")),
             "{line}"
@@ -260,6 +267,10 @@ fn the_report_holds_a_likelihood_of_superiority_matrix_from_the_pairwise_results
         }
     }
     assert!(read(&out.join("report/report.tex")).contains("\\input{tables/los}"));
-    assert!(read(&out.join("report/tables/los.tex")).contains("tab:arbiter-los"));
+    let los = read(&out.join("report/tables/los.tex"));
+    assert!(
+        los.contains("\\label{tab:arbiter-") && los.contains("-los}"),
+        "{los}"
+    );
     assert!(read(&out.join("report/index.html")).contains("Likelihood of superiority"));
 }

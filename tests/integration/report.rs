@@ -543,7 +543,8 @@ fn a_runs_own_report_replays_every_game_beside_its_page_as_arbiter_report_does()
 /// what it counted, listed and replayed as it played are the journal's.
 fn assert_run_outputs_are_the_journals(dir: &Path) {
     let copy = tempfile::tempdir().unwrap();
-    let rebuilt = copy.path().join("copy");
+    // Of the same name: report.tex's labels are named after the run's folder.
+    let rebuilt = copy.path().join(dir.file_name().unwrap());
     std::fs::create_dir(&rebuilt).unwrap();
     std::fs::copy(dir.join("games.jsonl"), rebuilt.join("games.jsonl")).unwrap();
     let (code, _, stderr) = run(arbiter().arg("table").arg(&rebuilt));
@@ -627,7 +628,7 @@ fn a_resumed_runs_report_replays_the_games_it_did_not_play() {
 }
 
 /// Whether `program --version` runs.
-fn runs(program: &str) -> bool {
+pub(crate) fn runs(program: &str) -> bool {
     std::process::Command::new(program)
         .arg("-v")
         .output()
@@ -635,7 +636,7 @@ fn runs(program: &str) -> bool {
 }
 
 /// What `program args` prints, asserting it succeeds.
-fn output_of(program: &str, args: &[&str], dir: &Path) -> String {
+pub(crate) fn output_of(program: &str, args: &[&str], dir: &Path) -> String {
     let out = std::process::Command::new(program)
         .args(args)
         .current_dir(dir)

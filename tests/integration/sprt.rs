@@ -387,3 +387,53 @@ fn an_inconclusive_sprt_goes_on_with_more_max_pairs_keeping_every_pair_played() 
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--max-pairs 4 or more"), "{stderr}");
 }
+
+#[test]
+fn an_inconclusive_sprt_says_which_way_it_leans_and_the_command_that_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sprt");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["sprt", "--game", "asalto", "--out"])
+        .arg(&out)
+        .args([
+            "--candidate",
+            "a=builtin:random",
+            "--baseline",
+            "b=builtin:random",
+            "--elo0",
+            "0",
+            "--elo1",
+            "50",
+            "--model",
+            "logistic",
+            "--max-pairs",
+            "2",
+        ]));
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("to go on, rerun with more pairs"))
+        .unwrap_or_else(|| panic!("no way on:\n{stdout}"));
+    assert!(
+        line.starts_with("the LLR ") && line.contains(" leans ") && line.contains("a "),
+        "{line}"
+    );
+    // The command printed is this one with more pairs, and it goes on from the 2 played.
+    let command = line.split("are kept): ").nth(1).expect("a command");
+    let words = shlex::split(command).expect("a shell command");
+    assert_eq!(words[0], "arbiter", "{command}");
+    assert!(command.ends_with("--max-pairs 4"), "{command}");
+    assert_eq!(
+        words.iter().filter(|w| *w == "--max-pairs").count(),
+        1,
+        "{command}"
+    );
+    let (code, stdout, stderr) = run(arbiter().args(&words[1..]));
+    assert!(code == 3 || code == 0 || code == 1, "{stdout}\n{stderr}");
+    assert!(stderr.contains("4 games were already played"), "{stderr}");
+    let md = read(&out.join("report/report.md"));
+    assert!(
+        md.contains("leans") && md.contains("rerun the test's command with --max-pairs"),
+        "{md}"
+    );
+}
