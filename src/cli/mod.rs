@@ -113,7 +113,7 @@ pub(crate) enum Command {
     /// into DIR/report-public).
     #[command(
         display_order = 7,
-        after_help = "Examples:\n  arbiter report results/mine\n  arbiter report results/mine --public"
+        after_help = "Example: arbiter report results/mine\nFor the class to read: arbiter report results/mine --public"
     )]
     Report(report::ReportArgs),
     /// Merge the folders of a sharded tournament (`--shard K/N`) into one, as if one run
