@@ -399,7 +399,11 @@ fn note_scoring_builtins(entrants: &[Entrant], leave_out: LeaveOut) {
         .iter()
         .filter(|e| !e.non_scoring && matches!(e.spec, crate::bots::spec::BotSpec::Builtin(_)))
         .collect();
-    if scoring.is_empty() {
+    // A league of built-ins alone marks no team: nothing to warn of.
+    let teams = entrants
+        .iter()
+        .any(|e| !matches!(e.spec, crate::bots::spec::BotSpec::Builtin(_)));
+    if scoring.is_empty() || !teams {
         return;
     }
     let named: Vec<String> = scoring

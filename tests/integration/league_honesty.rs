@@ -297,6 +297,13 @@ fn built_ins_that_count_for_the_marks_are_named_once_unless_non_scoring() {
         .args(&bots));
     assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("counts for the marks"), "{stderr}");
+    // A league of built-ins alone marks no team.
+    let (code, _, stderr) = run(arbiter()
+        .args(["league", "--game", "gomoku", "-q", "--out"])
+        .arg(dir.path().join("builtins"))
+        .args(["builtin:random", "builtin:greedy"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("for the marks"), "{stderr}");
     // A gauntlet gives no marks.
     let (code, _, stderr) = run(arbiter()
         .args(["gauntlet", "--game", "gomoku", "-q", "--out"])
@@ -317,9 +324,13 @@ fn run_names_its_scoring_built_ins_and_refuses_a_kept_roster_of_other_teams() {
     let config = dir.path().join("tournaments.toml");
     write(
         &config,
-        "default = \"g\"\n[tournaments.g]\ngame = \"gomoku\"\nout = \"out\"\n\
-         bots = [{ name = \"Team01\", spec = \"builtin:random\" }, \
-         { name = \"ref\", spec = \"builtin:greedy\", scoring = false }]\n",
+        &format!(
+            "default = \"g\"\n[tournaments.g]\ngame = \"gomoku\"\nout = \"out\"\n\
+             bots = [{{ name = \"Team01\", spec = \"builtin:random\" }}, \
+             {{ name = \"Team02\", spec = \"{}\" }}, \
+             {{ name = \"ref\", spec = \"builtin:greedy\", scoring = false }}]\n",
+            served("random")
+        ),
     );
     let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
     assert_eq!(code, 0, "{stderr}");
@@ -334,6 +345,7 @@ fn run_names_its_scoring_built_ins_and_refuses_a_kept_roster_of_other_teams() {
         "{stderr}"
     );
     assert!(!stderr.contains("ref (builtin:greedy)"), "{stderr}");
+    assert!(!stderr.contains("Team02"), "{stderr}");
     // A class list of other teams in its folder is refused before any game.
     let out = dir.path().join("out");
     write(&out.join("roster.csv"), "team,name\nTeamA,Dan\n");
