@@ -86,23 +86,22 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
         out.push_str(&format!(
             "**Mark: {} of 20**, rank {} of {total}.\n\n\
              The mark is m = 20 × x / x_winner: your points x = {}, the best points of the \
-             league x_winner = {} (a win scores {}, a tie {}, a loss 0). You played {} \
-             games.\n\n",
+             league x_winner = {} (a win scores {}, a tie {}, a loss 0). You played {}.\n\n",
             fixed(r.mark, 2, false),
             r.rank.unwrap_or(0),
             num(r.points),
             num(best),
             num(report.plan.points_win),
             num(report.plan.points_tie),
-            r.games,
+            super::numbers::count(r.games as f64, "game", "games"),
         ));
     } else {
         out.push_str(&format!(
-            "**No mark**: your bot played (rank {} of {total}, {} points in {} games) but \
-             was kept out of the marks (non-scoring).\n\n",
+            "**No mark**: your bot played (rank {} of {total}, {} in {}) but was kept out \
+             of the marks (non-scoring).\n\n",
             r.rank.unwrap_or(0),
-            num(r.points),
-            r.games,
+            super::numbers::count(r.points, "point", "points"),
+            super::numbers::count(r.games as f64, "game", "games"),
         ));
     }
     out.push_str(&format!("Your bot: {}.\n\n", code(&entry_name(&r.entry))));

@@ -820,12 +820,15 @@ def read_all():
     state["bufs"].append(buf)
 
 class Player(randbot.Player):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Made within the start-up limit: writing the file in a move could run past the
+        # move limit on a disk still busy (a machine that just installed packages).
+        with open("data", "wb") as f:
+            f.write(b"\x02" * SIZE)
+        state["fd"] = os.open("data", os.O_RDONLY)
+        state["bufs"] = [bytearray(SIZE) for _ in range(4)]
     def _leave_work(self):
-        if "fd" not in state:
-            with open("data", "wb") as f:
-                f.write(b"\x02" * SIZE)
-            state["fd"] = os.open("data", os.O_RDONLY)
-            state["bufs"] = [bytearray(SIZE) for _ in range(4)]
         for _ in range(4):
             threading.Thread(target=read_all, daemon=True).start()
     def play_rebel(self, board):
