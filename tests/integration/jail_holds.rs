@@ -782,7 +782,9 @@ struct Played {
     run_pid: u32,
 }
 
-/// `arbiter play` of `rebel` against `officer` for 4 rounds at an 8 s limit, at `level`,
+/// `arbiter play` of `rebel` against `officer` for 4 rounds at a 20 s limit (a cheat's
+/// first move may fill gigabytes, which a machine whose memory was never touched gives
+/// slowly), at `level`,
 /// as root (with the system's Python, which root's own may be closed to) or as an ordinary
 /// user, its record in `dir`; `None` where this machine has no such level.
 fn play_case(
@@ -802,7 +804,7 @@ fn play_case(
         "--round-limit",
         "4",
         "--limit-ms",
-        "8000",
+        "20000",
         "--rebel",
         rebel.to_str().unwrap(),
         "--officer",
