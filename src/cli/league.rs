@@ -98,7 +98,17 @@ pub(crate) fn note_kept_roster(out: &std::path::Path) {
 }
 
 pub(crate) fn league(args: LeagueArgs) -> Result<i32, Error> {
-    let out = &args.options.out;
+    keeping_folder(&args.options.out, || league_in(&args))
+}
+
+/// Runs `work`, a tournament command writing into the folder `out`, and undoes what it
+/// wrote there if it played no game (refused, or stopped before its first game): a new
+/// folder goes (a roster's copy, unpacked zips would make it look like a league), and in
+/// a folder of another league the zips it unpacked go, so that the folder is as it was.
+pub(super) fn keeping_folder(
+    out: &std::path::Path,
+    work: impl FnOnce() -> Result<i32, Error>,
+) -> Result<i32, Error> {
     let fresh = std::fs::symlink_metadata(out).is_err();
     let journal = out.join(crate::tournament::journal::JOURNAL_FILE);
     let stamp = |path: &std::path::Path| {
@@ -109,14 +119,10 @@ pub(crate) fn league(args: LeagueArgs) -> Result<i32, Error> {
     let journal_before = stamp(&journal);
     let unpacked = out.join(super::submissions::UNPACKED_DIR);
     let unpacked_before = entries_of(&unpacked);
-    let result = league_in(&args);
-    // A new league stopped before its first game (bad input, fewer than two bots passing
-    // the check) leaves no folder (a roster's copy, unpacked zips) that looks like a league.
+    let result = work();
     if fresh && !journal.exists() {
         let _ = std::fs::remove_dir_all(out);
-    } else if result.is_err() && stamp(&journal) == journal_before {
-        // Refused in a folder of another league: the zips it unpacked there go, and the
-        // folder is as it was.
+    } else if stamp(&journal) == journal_before {
         for name in entries_of(&unpacked).difference(&unpacked_before) {
             let _ = std::fs::remove_dir_all(unpacked.join(name));
         }
@@ -481,7 +487,7 @@ fn leave_out_failed(tournament: &mut Tournament, failed: Vec<(String, String)>) 
         tournament
             .left_out
             .iter()
-            .filter(|l| l.reason.starts_with("failed the check"))
+            .filter(|l| l.reason.starts_with(crate::tournament::FAILED_THE_CHECK))
             .map(|l| l.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")

@@ -211,20 +211,11 @@ pub fn main() -> i32 {
     );
     signals::install(plays_bots);
     // Tools whose output is the whole of their work end when its reader quits; these go on.
-    let works_on = matches!(
-        cli.command,
-        Command::Play(_)
-            | Command::League(_)
-            | Command::Gauntlet(_)
-            | Command::Run(_)
-            | Command::Sprt(_)
-            | Command::Check(_)
-            | Command::Suite(_)
-            | Command::Solve(_)
-            | Command::Table(_)
-            | Command::Report(_)
-            | Command::Merge(_)
-    );
+    let works_on = plays_bots
+        || matches!(
+            cli.command,
+            Command::Table(_) | Command::Report(_) | Command::Merge(_)
+        );
     WORKS_ON.store(works_on, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),

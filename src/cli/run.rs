@@ -56,274 +56,282 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
         Some(shard) if args.out.is_none() => out.join(format!("shard-{}", shard.index)),
         _ => out,
     };
-    // The class list is read before the bots: it tells whose team a folder's submissions
-    // named after one team are. It is no bot's to read, wherever it lies.
-    let class_list = match &t.roster {
-        Some(roster) => {
-            let path = base.join(roster.get_ref());
-            let kept = crate::class::read_roster(&path)
-                .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
-            crate::jail::entrants::results(&path);
-            Some((path, kept))
-        }
-        None => None,
-    };
-    let mut entrants = Vec::new();
-    let mut left_out = Vec::new();
-    let mut merged = Vec::new();
-    let mut handed_in = Vec::new();
-    for bot in t.bots.get_ref() {
-        let python = bot
-            .python
-            .as_ref()
-            .map(|p| p.get_ref().as_str())
-            .or(t.python.as_deref())
-            .map(|p| crate::config::resolve_program(p, &base));
-        let env = bot
-            .env
-            .as_ref()
-            .map(|e| e.get_ref().clone())
-            .unwrap_or_default();
-        let confine = crate::config::confinement(&config, t, bot)?;
-        let written = match crate::config::bot_source(&config, bot, t.bots.span())? {
-            crate::config::BotSource::Spec(written) => written,
-            crate::config::BotSource::Folder { folder, pattern } => {
-                let at = |e: Error| config.error_at(folder.span(), e.to_string());
-                if let Some(p) = &bot.python
-                    && kind == GameKind::Gomoku
-                {
-                    return Err(config.error_at(
-                        p.span(),
-                        "`python` is the interpreter of course-style .py bots; the bots of a \
-                         Gomoku folder are Java players",
-                    ));
-                }
-                let path = base.join(folder.get_ref());
-                if !path.is_dir() {
-                    return Err(at(Error::usage(format!(
-                        "`folder`: {} is not a folder of submissions",
-                        path.display()
-                    ))));
-                }
-                let found = super::submissions::folder_entrants(
-                    &path,
-                    folder.get_ref(),
-                    kind,
-                    pattern,
-                    &super::submissions::unpack_dir(&out, &path),
-                    python.as_deref(),
-                    (
-                        args.submissions.strict,
-                        class_list
-                            .as_ref()
-                            .map(|(path, kept)| (kept, path.as_path())),
-                    ),
-                )
-                .map_err(at)?;
-                left_out.extend(found.left_out);
-                merged.extend(found.merged);
-                handed_in.extend(found.handed_in);
-                entrants.extend(found.entrants.into_iter().map(|e| Entrant {
-                    env: env.clone(),
-                    confine,
-                    non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
-                    ..e
-                }));
-                continue;
+    // A run refused or stopped before its first game leaves its folder as it was.
+    let folder = out.clone();
+    super::league::keeping_folder(&folder, || {
+        // The class list is read before the bots: it tells whose team a folder's submissions
+        // named after one team are. It is no bot's to read, wherever it lies.
+        let class_list = match &t.roster {
+            Some(roster) => {
+                let path = base.join(roster.get_ref());
+                let kept = crate::class::read_roster(&path)
+                    .map_err(|e| config.error_at(roster.span(), e.to_string()))?;
+                crate::jail::entrants::results(&path);
+                Some((path, kept))
             }
-        };
-        let at = |e: Error| config.error_at(written.span(), e.to_string());
-        let spec_text = crate::config::resolve_spec(written.get_ref(), &base);
-        let spec = parse_spec(&spec_text, python.as_deref()).map_err(at)?;
-        if let (crate::bots::spec::BotSpec::Command(command), None) = (&spec, &bot.dir) {
-            super::options::check_program(written.get_ref(), &command.program).map_err(at)?;
-        }
-        crate::config::check_bot_keys(&config, bot, written.get_ref(), &spec)?;
-        // A command's words are read in its working folder: the config's, unless `dir`.
-        let cwd = match &bot.dir {
-            Some(d) => Some(base.join(d.get_ref())),
-            None if matches!(spec, crate::bots::spec::BotSpec::Command(_)) => Some(base.clone()),
             None => None,
         };
-        let name = match &bot.name {
-            Some(n) if n.get_ref().trim().is_empty() => {
-                return Err(config.error_at(n.span(), "bot name is empty"));
+        let mut entrants = Vec::new();
+        let mut left_out = Vec::new();
+        let mut merged = Vec::new();
+        let mut handed_in = Vec::new();
+        for bot in t.bots.get_ref() {
+            let python = bot
+                .python
+                .as_ref()
+                .map(|p| p.get_ref().as_str())
+                .or(t.python.as_deref())
+                .map(|p| crate::config::resolve_program(p, &base));
+            let env = bot
+                .env
+                .as_ref()
+                .map(|e| e.get_ref().clone())
+                .unwrap_or_default();
+            let confine = crate::config::confinement(&config, t, bot)?;
+            let written = match crate::config::bot_source(&config, bot, t.bots.span())? {
+                crate::config::BotSource::Spec(written) => written,
+                crate::config::BotSource::Folder { folder, pattern } => {
+                    let at = |e: Error| config.error_at(folder.span(), e.to_string());
+                    if let Some(p) = &bot.python
+                        && kind == GameKind::Gomoku
+                    {
+                        return Err(config.error_at(
+                            p.span(),
+                            "`python` is the interpreter of course-style .py bots; the bots of a \
+                             Gomoku folder are Java players",
+                        ));
+                    }
+                    let path = base.join(folder.get_ref());
+                    if !path.is_dir() {
+                        return Err(at(Error::usage(format!(
+                            "`folder`: {} is not a folder of submissions",
+                            path.display()
+                        ))));
+                    }
+                    let found = super::submissions::folder_entrants(
+                        &path,
+                        folder.get_ref(),
+                        kind,
+                        pattern,
+                        &super::submissions::unpack_dir(&out, &path),
+                        python.as_deref(),
+                        (
+                            args.submissions.strict,
+                            class_list
+                                .as_ref()
+                                .map(|(path, kept)| (kept, path.as_path())),
+                        ),
+                    )
+                    .map_err(at)?;
+                    left_out.extend(found.left_out);
+                    merged.extend(found.merged);
+                    handed_in.extend(found.handed_in);
+                    entrants.extend(found.entrants.into_iter().map(|e| Entrant {
+                        env: env.clone(),
+                        confine,
+                        non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
+                        ..e
+                    }));
+                    continue;
+                }
+            };
+            let at = |e: Error| config.error_at(written.span(), e.to_string());
+            let spec_text = crate::config::resolve_spec(written.get_ref(), &base);
+            let spec = parse_spec(&spec_text, python.as_deref()).map_err(at)?;
+            if let (crate::bots::spec::BotSpec::Command(command), None) = (&spec, &bot.dir) {
+                super::options::check_program(written.get_ref(), &command.program).map_err(at)?;
             }
-            Some(n) => n.get_ref().clone(),
-            // Asked once every entrant is known ([`super::options::name_entrants`]).
-            None => String::new(),
-        };
-        entrants.push(Entrant {
-            name,
-            spec_text: written.get_ref().clone(),
-            spec,
-            cwd,
-            env,
-            confine,
-            non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
-        });
-    }
-    super::options::name_entrants(&mut entrants);
-    let positive = |v: Option<(u64, std::ops::Range<usize>)>,
-                    key: &str,
-                    default: u64|
-     -> Result<u64, Error> {
-        match v {
-            Some((0, span)) => Err(config.error_at(span, format!("`{key}` must be at least 1"))),
-            Some((value, _)) => Ok(value),
-            None => Ok(default),
+            crate::config::check_bot_keys(&config, bot, written.get_ref(), &spec)?;
+            // A command's words are read in its working folder: the config's, unless `dir`.
+            let cwd = match &bot.dir {
+                Some(d) => Some(base.join(d.get_ref())),
+                None if matches!(spec, crate::bots::spec::BotSpec::Command(_)) => {
+                    Some(base.clone())
+                }
+                None => None,
+            };
+            let name = match &bot.name {
+                Some(n) if n.get_ref().trim().is_empty() => {
+                    return Err(config.error_at(n.span(), "bot name is empty"));
+                }
+                Some(n) => n.get_ref().clone(),
+                // Asked once every entrant is known ([`super::options::name_entrants`]).
+                None => String::new(),
+            };
+            entrants.push(Entrant {
+                name,
+                spec_text: written.get_ref().clone(),
+                spec,
+                cwd,
+                env,
+                confine,
+                non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
+            });
         }
-    };
-    let pairs = positive(spanned(&t.pairs), "pairs", 1)?;
-    let jobs_cfg = positive(spanned(&t.jobs), "jobs", 0)?;
-    let round_limit = positive(
-        spanned(&t.round_limit),
-        "round_limit",
-        registry::DEFAULT_ROUND_LIMIT.into(),
-    )?;
-    if round_limit > u64::from(registry::MAX_ROUND_LIMIT)
-        && let Some((_, span)) = spanned(&t.round_limit)
-    {
-        return Err(config.error_at(
-            span,
-            format!(
-                "`round_limit` is at most {} (the course plays {})",
-                registry::MAX_ROUND_LIMIT,
-                registry::DEFAULT_ROUND_LIMIT
-            ),
-        ));
-    }
-    let format = match t.format.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
-        None | Some(("round_robin", _)) => Format::RoundRobin,
-        Some(("gauntlet", _)) => Format::Gauntlet,
-        Some((other, span)) => {
+        super::options::name_entrants(&mut entrants);
+        let positive = |v: Option<(u64, std::ops::Range<usize>)>,
+                        key: &str,
+                        default: u64|
+         -> Result<u64, Error> {
+            match v {
+                Some((0, span)) => {
+                    Err(config.error_at(span, format!("`{key}` must be at least 1")))
+                }
+                Some((value, _)) => Ok(value),
+                None => Ok(default),
+            }
+        };
+        let pairs = positive(spanned(&t.pairs), "pairs", 1)?;
+        let jobs_cfg = positive(spanned(&t.jobs), "jobs", 0)?;
+        let round_limit = positive(
+            spanned(&t.round_limit),
+            "round_limit",
+            registry::DEFAULT_ROUND_LIMIT.into(),
+        )?;
+        if round_limit > u64::from(registry::MAX_ROUND_LIMIT)
+            && let Some((_, span)) = spanned(&t.round_limit)
+        {
             return Err(config.error_at(
                 span,
-                format!("format `{other}`: expected round_robin or gauntlet"),
-            ));
-        }
-    };
-    let mut tournament = Tournament {
-        format,
-        entrants,
-        pairs: pairs as u32,
-        seed: t.seed.unwrap_or(1),
-        move_limit: Duration::from_millis(positive(spanned(&t.limit_ms), "limit_ms", 10_000)?),
-        init_limit: Duration::from_millis(positive(
-            spanned(&t.init_limit_ms),
-            "init_limit_ms",
-            30_000,
-        )?),
-        jobs: jobs_or_cores(
-            args.jobs
-                .map(|j| j as usize)
-                .or((jobs_cfg > 0).then_some(jobs_cfg as usize)),
-        ),
-        out,
-        force_new: args.force_new,
-        openings: crate::tournament::openings::Openings::Standard,
-        shard: args.shard,
-        left_out,
-        merged,
-        // Set by `league::dispatch`, which makes the run's report.
-        replays: false,
-        chores: None,
-    };
-    let mut boards = Vec::new();
-    for board in t.boards.iter().flatten() {
-        boards.push(super::games::read_grid(&base.join(board.get_ref()))?);
-    }
-    let limited = |v: &Option<toml::Spanned<u32>>, key: &str, default: u32| match v {
-        Some(s) if !(1..=64).contains(s.get_ref()) => {
-            Err(config.error_at(s.span(), format!("`{key}` must be between 1 and 64")))
-        }
-        Some(s) => Ok(*s.get_ref()),
-        None => Ok(default),
-    };
-    let density = match &t.density {
-        Some(d) if !(0.0..=1.0).contains(d.get_ref()) => {
-            return Err(config.error_at(d.span(), "`density` must be between 0 and 1"));
-        }
-        Some(d) => *d.get_ref(),
-        None => registry::DEFAULT_DENSITY,
-    };
-    let settings = GameSettings {
-        kind,
-        round_limit: round_limit as u32,
-        boards,
-        rows: limited(&t.rows, "rows", registry::DEFAULT_ROWS as u32)? as usize,
-        cols: limited(&t.cols, "cols", registry::DEFAULT_COLS as u32)? as usize,
-        density,
-        armies: Vec::new(),
-        ..GameSettings::defaults(kind)
-    };
-    let choice = crate::config::opening_choice(&config, t, &base)?;
-    let bots_span = t.bots.span();
-    note!("tournament `{name}` from {}", config.path.display());
-    if t.roster.is_none() && tournament.force_new {
-        super::league::note_kept_roster(&tournament.out);
-    }
-    let mut roster_copy = None;
-    if let (Some(roster), Some((path, mut kept))) = (&t.roster, class_list) {
-        // Only a round robin gives marks: a roster anywhere else would do nothing.
-        if tournament.format != Format::RoundRobin {
-            return Err(config.error_at(
-                roster.span(),
-                "`roster`: only a round robin gives marks (format = \"round_robin\", the \
-                 default); a gauntlet has none"
-                    .to_string(),
-            ));
-        }
-        let at = |e: Error| config.error_at(roster.span(), e.to_string());
-        let partial = t.partial_roster.as_ref().is_some_and(|p| *p.get_ref());
-        match_class(&mut tournament, &handed_in, (&mut kept, &path), partial).map_err(at)?;
-        roster_copy = Some(super::league::RosterCopy {
-            path,
-            roster: kept,
-            partial,
-        });
-    }
-    // Without `roster`, a round robin marks by the class list kept in its folder, which
-    // must match its teams as a given one must.
-    let kept_path = tournament.out.join(crate::report::marks::ROSTER_FILE);
-    if t.roster.is_none()
-        && tournament.format == Format::RoundRobin
-        && let Some(mut kept) = crate::report::marks::kept_roster(&tournament.out)?
-    {
-        let partial = crate::class::kept_partial(&tournament.out);
-        let out = tournament.out.clone();
-        match_class(
-            &mut tournament,
-            &handed_in,
-            (&mut kept, &kept_path),
-            partial,
-        )
-        .map_err(|e| {
-            Error::usage(super::league::kept_mismatch(
-                &out,
-                &kept_path,
-                &e.to_string(),
-                &format!(
-                    "`roster = \"FILE\"` in {} (with `partial_roster = true` if it lists a \
-                     part of the class)",
-                    config.path.display()
+                format!(
+                    "`round_limit` is at most {} (the course plays {})",
+                    registry::MAX_ROUND_LIMIT,
+                    registry::DEFAULT_ROUND_LIMIT
                 ),
-            ))
-        })?;
-    }
-    super::league::dispatch(
-        &settings,
-        tournament,
-        (&choice, false),
-        super::league::Start {
-            quiet: args.quiet,
-            check: args.submissions.check,
-            anchor: None,
-            roster: roster_copy,
-            leave_out: super::league::LeaveOut::Toml,
-        },
-        &|e| config.error_at(bots_span.clone(), e.to_string()),
-    )
+            ));
+        }
+        let format = match t.format.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+            None | Some(("round_robin", _)) => Format::RoundRobin,
+            Some(("gauntlet", _)) => Format::Gauntlet,
+            Some((other, span)) => {
+                return Err(config.error_at(
+                    span,
+                    format!("format `{other}`: expected round_robin or gauntlet"),
+                ));
+            }
+        };
+        let mut tournament = Tournament {
+            format,
+            entrants,
+            pairs: pairs as u32,
+            seed: t.seed.unwrap_or(1),
+            move_limit: Duration::from_millis(positive(spanned(&t.limit_ms), "limit_ms", 10_000)?),
+            init_limit: Duration::from_millis(positive(
+                spanned(&t.init_limit_ms),
+                "init_limit_ms",
+                30_000,
+            )?),
+            jobs: jobs_or_cores(
+                args.jobs
+                    .map(|j| j as usize)
+                    .or((jobs_cfg > 0).then_some(jobs_cfg as usize)),
+            ),
+            out,
+            force_new: args.force_new,
+            openings: crate::tournament::openings::Openings::Standard,
+            shard: args.shard,
+            left_out,
+            merged,
+            // Set by `league::dispatch`, which makes the run's report.
+            replays: false,
+            chores: None,
+        };
+        let mut boards = Vec::new();
+        for board in t.boards.iter().flatten() {
+            boards.push(super::games::read_grid(&base.join(board.get_ref()))?);
+        }
+        let limited = |v: &Option<toml::Spanned<u32>>, key: &str, default: u32| match v {
+            Some(s) if !(1..=64).contains(s.get_ref()) => {
+                Err(config.error_at(s.span(), format!("`{key}` must be between 1 and 64")))
+            }
+            Some(s) => Ok(*s.get_ref()),
+            None => Ok(default),
+        };
+        let density = match &t.density {
+            Some(d) if !(0.0..=1.0).contains(d.get_ref()) => {
+                return Err(config.error_at(d.span(), "`density` must be between 0 and 1"));
+            }
+            Some(d) => *d.get_ref(),
+            None => registry::DEFAULT_DENSITY,
+        };
+        let settings = GameSettings {
+            kind,
+            round_limit: round_limit as u32,
+            boards,
+            rows: limited(&t.rows, "rows", registry::DEFAULT_ROWS as u32)? as usize,
+            cols: limited(&t.cols, "cols", registry::DEFAULT_COLS as u32)? as usize,
+            density,
+            armies: Vec::new(),
+            ..GameSettings::defaults(kind)
+        };
+        let choice = crate::config::opening_choice(&config, t, &base)?;
+        let bots_span = t.bots.span();
+        note!("tournament `{name}` from {}", config.path.display());
+        if t.roster.is_none() && tournament.force_new {
+            super::league::note_kept_roster(&tournament.out);
+        }
+        let mut roster_copy = None;
+        if let (Some(roster), Some((path, mut kept))) = (&t.roster, class_list) {
+            // Only a round robin gives marks: a roster anywhere else would do nothing.
+            if tournament.format != Format::RoundRobin {
+                return Err(config.error_at(
+                    roster.span(),
+                    "`roster`: only a round robin gives marks (format = \"round_robin\", the \
+                     default); a gauntlet has none"
+                        .to_string(),
+                ));
+            }
+            let at = |e: Error| config.error_at(roster.span(), e.to_string());
+            let partial = t.partial_roster.as_ref().is_some_and(|p| *p.get_ref());
+            match_class(&mut tournament, &handed_in, (&mut kept, &path), partial).map_err(at)?;
+            roster_copy = Some(super::league::RosterCopy {
+                path,
+                roster: kept,
+                partial,
+            });
+        }
+        // Without `roster`, a round robin marks by the class list kept in its folder, which
+        // must match its teams as a given one must.
+        let kept_path = tournament.out.join(crate::report::marks::ROSTER_FILE);
+        if t.roster.is_none()
+            && tournament.format == Format::RoundRobin
+            && let Some(mut kept) = crate::report::marks::kept_roster(&tournament.out)?
+        {
+            let partial = crate::class::kept_partial(&tournament.out);
+            let out = tournament.out.clone();
+            match_class(
+                &mut tournament,
+                &handed_in,
+                (&mut kept, &kept_path),
+                partial,
+            )
+            .map_err(|e| {
+                Error::usage(super::league::kept_mismatch(
+                    &out,
+                    &kept_path,
+                    &e.to_string(),
+                    &format!(
+                        "`roster = \"FILE\"` in {} (with `partial_roster = true` if it lists a \
+                         part of the class)",
+                        config.path.display()
+                    ),
+                ))
+            })?;
+        }
+        super::league::dispatch(
+            &settings,
+            tournament,
+            (&choice, false),
+            super::league::Start {
+                quiet: args.quiet,
+                check: args.submissions.check,
+                anchor: None,
+                roster: roster_copy,
+                leave_out: super::league::LeaveOut::Toml,
+            },
+            &|e| config.error_at(bots_span.clone(), e.to_string()),
+        )
+    })
 }
 
 fn spanned<T: Copy + Into<u64>>(

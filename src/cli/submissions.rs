@@ -341,7 +341,10 @@ pub(crate) fn preflight<G: Builtins>(
         .map(|r| {
             let line = crate::record::headline(&r.error);
             let words = crate::record::failure_words(r.status.label(), &line);
-            (r.name, format!("failed the check: {words}"))
+            (
+                r.name,
+                format!("{}: {words}", crate::tournament::FAILED_THE_CHECK),
+            )
         })
         .collect())
 }

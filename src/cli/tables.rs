@@ -109,6 +109,8 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
             )));
         }
         let mut roster = crate::class::read_roster(path)?;
+        // Without a plan (a header this arbiter cannot read) the rebuild refuses, and the
+        // folder's class list stays as it was.
         if let Some(plan) = &plan {
             let matched = match_plan(
                 &mut roster,
@@ -120,8 +122,8 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
             for line in &matched.notes {
                 note!("{line}");
             }
+            report::marks::keep_roster(&args.dir, path, &roster, args.partial_roster)?;
         }
-        report::marks::keep_roster(&args.dir, path, &roster, args.partial_roster)?;
     } else if let Some(plan) = plan.as_ref().filter(|p| p.format == "round_robin") {
         check_kept_roster(&args.dir, plan, &non_scoring(plan), args.partial_roster)?;
     }

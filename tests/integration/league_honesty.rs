@@ -358,3 +358,43 @@ fn run_names_its_scoring_built_ins_and_refuses_a_kept_roster_of_other_teams() {
     );
     assert_eq!(read(&out.join("games.jsonl")), journal);
 }
+
+#[test]
+fn a_refused_run_leaves_its_folder_as_it_was_and_a_fresh_one_is_not_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tournaments.toml");
+    let toml = |folder: &str| {
+        format!(
+            "default = \"t\"\n[tournaments.t]\ngame = \"asalto\"\nround_limit = 6\nout = \"out\"\n\
+             bots = [{{ spec = \"builtin:random\" }}, {{ folder = \"{folder}\" }}]\n"
+        )
+    };
+    write(&dir.path().join("first/Team01.py"), &team_bot("Team01"));
+    write(&config, &toml("first"));
+    let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
+    assert_eq!(code, 0, "{stderr}");
+    let out = dir.path().join("out");
+    let before = files_of(&out);
+    // Another class with a zip among its hand-ins, into the same folder: refused, and the
+    // zip it unpacked to read it goes.
+    let second = dir.path().join("second");
+    std::fs::create_dir_all(&second).unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(second.join("TeamA.zip")).unwrap());
+    zip.start_file("TeamA/TeamA.py", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(team_bot("TeamA").as_bytes()).unwrap();
+    zip.finish().unwrap();
+    write(&config, &toml("second"));
+    let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("other settings"), "{stderr}");
+    assert_eq!(files_of(&out), before, "the refused run changed its folder");
+    // Refused before any game into a folder of its own: no folder is left behind.
+    write(
+        &config,
+        &toml("second").replace("out = \"out\"", "out = \"fresh\"\nrows = 4"),
+    );
+    let (code, _, stderr) = run(arbiter().args(["run", "-q", "--config"]).arg(&config));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!dir.path().join("fresh").exists(), "{stderr}");
+}

@@ -381,13 +381,7 @@ fn header_of(text: &[u8]) -> Result<(u32, Plan, Option<Shard>), HeaderError> {
 /// before they are read); `None` when the line is no header this arbiter reads, which a
 /// whole reading then says.
 pub fn read_plan(path: &Path) -> Option<Plan> {
-    let mut line = Vec::new();
-    let file = File::open(path).ok()?;
-    std::io::Read::take(BufReader::new(file), MAX_LINE_BYTES)
-        .read_until(b'\n', &mut line)
-        .ok()?;
-    let text = line.strip_suffix(b"\n")?;
-    header_of(text).ok().map(|(_, plan, _)| plan)
+    read_head(path).map(|(_, plan, _, _)| plan)
 }
 
 /// The header of the journal at `path` (format, plan, shard) and whether a whole line

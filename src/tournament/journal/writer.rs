@@ -231,8 +231,6 @@ fn rewrite_header(path: &Path, version: u32, plan: &Plan) -> std::io::Result<()>
     Ok(())
 }
 
-/// Where a journal started afresh is kept: `games.jsonl.old`, or when an earlier one is
-/// kept there, the first free of `games.jsonl.old.2`, `.3`, ...: no journal is overwritten.
 /// Whether the journal at `path`, of format `version` written under `old` for `old_shard`,
 /// may be resumed under `plan` for `shard`: `Ok(true)` when only its pairs are raised (its
 /// header is then rewritten), the refusal with every difference spelled out otherwise.
@@ -316,6 +314,8 @@ fn resumable(
     Ok(raised)
 }
 
+/// Where a journal started afresh is kept: `games.jsonl.old`, or when an earlier one is
+/// kept there, the first free of `games.jsonl.old.2`, `.3`, ...: no journal is overwritten.
 fn replaced_path(dir: &Path) -> PathBuf {
     std::iter::once(dir.join(REPLACED_FILE))
         .chain((2..).map(|n| dir.join(format!("{REPLACED_FILE}.{n}"))))
