@@ -487,7 +487,9 @@ fn leave_out_failed(tournament: &mut Tournament, failed: Vec<(String, String)>) 
         tournament
             .left_out
             .iter()
-            .filter(|l| l.reason.starts_with(crate::tournament::FAILED_THE_CHECK))
+            .filter(|l| l
+                .reason
+                .starts_with(crate::tournament::journal::FAILED_THE_CHECK))
             .map(|l| l.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")

@@ -343,7 +343,7 @@ pub(crate) fn preflight<G: Builtins>(
             let words = crate::record::failure_words(r.status.label(), &line);
             (
                 r.name,
-                format!("{}: {words}", crate::tournament::FAILED_THE_CHECK),
+                format!("{}: {words}", crate::tournament::journal::FAILED_THE_CHECK),
             )
         })
         .collect())

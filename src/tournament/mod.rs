@@ -518,9 +518,6 @@ pub(crate) fn open<G: Builtins>(
     })
 }
 
-/// How the reason of an entry left out for failing `--check` begins.
-pub const FAILED_THE_CHECK: &str = "failed the check";
-
 /// What [`run`] would refuse of `tournament` before its first game (its bots' programs,
 /// its size, a journal in its folder written under another plan), found without writing
 /// any file. `check`: the bots are about to be checked (`--check`), and those that fail
@@ -541,7 +538,7 @@ pub fn check_start<G: Builtins>(
         // Bots the plan left out for failing the check are taken to fail it again (the
         // check runs only after this); an entry left out for anything else is a bot now.
         for left in old.left_out {
-            if !left.reason.starts_with(FAILED_THE_CHECK) {
+            if !left.reason.starts_with(journal::FAILED_THE_CHECK) {
                 continue;
             }
             if let Some(at) = plan.bots.iter().position(|b| b.name == left.name) {

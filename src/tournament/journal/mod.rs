@@ -50,3 +50,6 @@ pub const JOURNAL_FILE: &str = "games.jsonl";
 pub(crate) const REPLACED_FILE: &str = "games.jsonl.old";
 /// The file whose `flock` marks a run in progress.
 pub(crate) const LOCK_FILE: &str = "games.lock";
+
+/// How the reason of an entry left out for failing `--check` begins.
+pub const FAILED_THE_CHECK: &str = "failed the check";
