@@ -68,7 +68,8 @@ fn example_course_bots_play_full_games_against_every_builtin_in_both_roles() {
                     stuck += u32::from(!has_move);
                 }
                 assert_eq!(game.illegal[course_role], stuck, "{rebel} vs {officer}");
-                assert!(rec["moves"].as_array().unwrap().len() >= 2);
+                // Both sides moved, unless the built-in overran its first move.
+                assert!(builtin_overran || rec["moves"].as_array().unwrap().len() >= 2);
             }
         }
     }
