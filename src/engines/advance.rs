@@ -5,9 +5,9 @@
 //! The level rules are public functions because the grader judges a bot's answer with the
 //! same rules: `winning_moves` (level 5), [`level6_moves`] and `level7_best`.
 
-use super::{Engine, Heuristic};
+use super::{Engine, Heuristic, near_the_end};
 use crate::games::Side;
-use crate::games::advance::board::{CELLS, EMPTY, colour, value};
+use crate::games::advance::board::{CELLS, EMPTY, MOVES_PER_SIDE, colour, value};
 use crate::games::advance::{Advance, Kind, Move, State};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -194,11 +194,18 @@ impl Heuristic for Advance {
         }
     }
 
+    /// The cells and the side to move, and near ply 200, where the game is adjudicated,
+    /// the ply ([`near_the_end`]): the search's table keeps a result played to the end as
+    /// good at any depth, which the same cells nearer the end are not.
     fn hash(&self, state: &State) -> u64 {
         let side = (state.to_move() == Side::Second) as u64;
+        let ply = match near_the_end(state.ply(), u64::from(2 * MOVES_PER_SIDE)) {
+            true => u64::from(state.ply()) << 8,
+            false => 0,
+        };
         (0..CELLS)
             .filter(|&c| state.cell(c) != EMPTY)
-            .fold(mix(side << 63 | 0xADu64), |h, c| {
+            .fold(mix(side << 63 | ply | 0xAD), |h, c| {
                 h ^ mix((c as u64) << 8 | u64::from(state.cell(c)))
             })
     }
@@ -340,5 +347,43 @@ mod tests {
                 Some(true)
             );
         }
+    }
+
+    #[test]
+    fn the_search_table_tells_the_same_cells_apart_by_ply_near_the_end() {
+        let game = Advance;
+        let start = State::initial();
+        let mut state = start.clone();
+        // Each side's left builder steps out and back: the start's cells every four plies.
+        let mut hashes = Vec::new();
+        while state.ply() <= 80 {
+            hashes.push((state.ply(), game.hash(&state)));
+            for (from, to) in [
+                ((7, 0), (6, 0)),
+                ((1, 0), (2, 0)),
+                ((6, 0), (7, 0)),
+                ((2, 0), (1, 0)),
+            ] {
+                let mut moves = Vec::new();
+                game.legal_moves(&state, &mut moves);
+                let mv = moves
+                    .into_iter()
+                    .find(|m| rc(m) == (from, to))
+                    .expect("the builder's step is legal");
+                assert_eq!(game.play(&mut state, &mv), None);
+            }
+            assert_eq!(
+                (state.rows(), state.to_move()),
+                (start.rows(), start.to_move())
+            );
+        }
+        let hash_at = |ply| hashes.iter().find(|(p, _)| *p == ply).map(|(_, h)| *h);
+        // The game is adjudicated at ply 200: from ply 72 on a search reaches it, and the
+        // same cells nearer it are another position.
+        assert_ne!(hash_at(76), hash_at(80));
+        assert_ne!(hash_at(72), hash_at(76));
+        // Before, no search reaches it, and the table finds the repeated cells.
+        assert_eq!(hash_at(0), hash_at(4));
+        assert_eq!(hash_at(0), hash_at(64));
     }
 }

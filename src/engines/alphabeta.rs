@@ -32,7 +32,7 @@ const CLOCK_INTERVAL: u64 = 256;
 /// Plies of captures the quiescence search may chain beyond the nominal depth.
 const QUIESCENCE_PLIES: u32 = 12;
 /// Deepest ply the search keeps per-ply buffers for; deeper nodes are evaluated.
-const MAX_PLY: u32 = 128;
+pub(crate) const MAX_PLY: u32 = 128;
 
 /// What stops a search besides its time budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -582,7 +582,12 @@ impl<G: Heuristic> AlphaBeta<G> {
             key,
             score: to_tt(score, ply),
             best: best.min(u16::MAX as usize - 1) as u16,
-            depth: depth.clamp(0, i8::MAX as i32) as i8,
+            // Only a subtree played to its end is EXHAUSTIVE, never a deep one.
+            depth: if depth == EXHAUSTIVE as i32 {
+                EXHAUSTIVE
+            } else {
+                depth.clamp(0, EXHAUSTIVE as i32 - 1) as i8
+            },
             bound,
         };
     }

@@ -23,7 +23,7 @@
 //!
 //! The weights were tuned by the strength matches of `cargo bench --bench engines`.
 
-use super::Heuristic;
+use super::{Heuristic, near_the_end};
 use crate::games::Side;
 use crate::games::asalto::board::{self, FORTRESS, OFFICERS, Point, REBELS};
 use crate::games::asalto::{Asalto, Move, State};
@@ -181,11 +181,19 @@ impl Heuristic for Asalto {
         if perspective == REBELS { score } else { -score }
     }
 
-    /// Pieces and side to move; the turn count and the illegal-move counters only matter
-    /// at the round limit, far beyond any search horizon.
+    /// Pieces and side to move, and near the round limit the ply and both illegal-move
+    /// counters, which decide the game there ([`near_the_end`]): the search's table keeps a
+    /// result played to the end as good at any depth, which the same pieces with other
+    /// counts are not.
     fn hash(&self, state: &State) -> u64 {
         let side = (state.to_move() == OFFICERS) as u64;
-        mix(state.rebels() ^ mix(state.officers() ^ (side << 40)))
+        let counts = match near_the_end(state.ply(), 2 * u64::from(self.round_limit)) {
+            true => mix(u64::from(state.ply())
+                | u64::from(state.illegal(REBELS)) << 32
+                | u64::from(state.illegal(OFFICERS)) << 48),
+            false => 0,
+        };
+        mix(state.rebels() ^ mix(state.officers() ^ (side << 40) ^ counts))
     }
 
     fn order_key(&self, state: &State, mv: &Move) -> i32 {

@@ -75,6 +75,16 @@ pub(crate) const WIN_THRESHOLD: i32 = WIN - 10_000;
 /// can never be mistaken for decided games.
 pub(crate) const MAX_EVAL: i32 = WIN_THRESHOLD - 1;
 
+/// Whether a position at `ply` of a game that ends at `last_ply` is near enough its end for
+/// a search to reach it: a [`Heuristic::hash`] mixes the counts that decide the game there
+/// (the ply, Asalto's illegal-move counters) into the positions where they can. Farther
+/// from the end no line of [`AlphaBeta`] (at most `MAX_PLY` plies, quiescence included)
+/// reaches it, so the same pieces at another ply are the same position for the search, and
+/// its table still finds the positions a game repeats.
+pub(crate) fn near_the_end(ply: u32, last_ply: u64) -> bool {
+    u64::from(ply) + u64::from(alphabeta::MAX_PLY) >= last_ply
+}
+
 /// What the generic engines need to know about a game beyond its rules.
 pub trait Heuristic: Game {
     /// How good `state` is for `perspective`: positive is good, zero is even. Kept well

@@ -363,3 +363,27 @@ fn a_failure_on_a_turn_without_a_legal_move_loses_as_on_any_turn() {
         }
     }
 }
+
+#[test]
+fn the_search_table_tells_the_same_pieces_apart_by_their_counts_near_the_round_limit() {
+    // Each side loses a turn: the same pieces and side to move, two plies on, one illegal
+    // move each.
+    let both_lose_a_turn = |game: &Asalto| {
+        let start = game.initial();
+        let mut after = start.clone();
+        game.play_illegal_turn(&mut after);
+        game.play_illegal_turn(&mut after);
+        assert_eq!(
+            (after.rebels(), after.officers(), after.to_move()),
+            (start.rebels(), start.officers(), start.to_move())
+        );
+        (game.hash(&start), game.hash(&after))
+    };
+    // At the round limit the side with fewer illegal moves wins: within a search's reach
+    // of it the counts are part of the position.
+    let (start, after) = both_lose_a_turn(&Asalto { round_limit: 60 });
+    assert_ne!(start, after);
+    // Out of every search's reach they are not, and the table finds the repeated pieces.
+    let (start, after) = both_lose_a_turn(&Asalto::default());
+    assert_eq!(start, after);
+}
