@@ -91,6 +91,7 @@ fn with_spec(name: &str, spec_text: &str, spec: BotSpec) -> Entrant {
         env: BTreeMap::new(),
         confine: Default::default(),
         non_scoring: false,
+        file: None,
     }
 }
 

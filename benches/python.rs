@@ -210,6 +210,7 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
             env: env.clone(),
             confine: confinement(),
             non_scoring: false,
+            file: None,
         })
         .collect();
     let t = Tournament {

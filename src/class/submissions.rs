@@ -10,7 +10,7 @@
 //! stops the run.
 
 use super::platform;
-use super::unpack::{gather, sha256_of, unpack};
+use super::unpack::{gather, played_entry, sha256_of, unpack, within};
 
 use crate::bots::spec::{BotSpec, is_agent_file};
 use crate::error::Error;
@@ -26,6 +26,10 @@ pub struct Found {
     pub entry: PathBuf,
     /// The course bot file that runs (inside the extracted folder for a zip).
     pub file: PathBuf,
+    /// The bot file's path within its entry when the entry is a folder or a zip
+    /// (`Team05.py`, `src/Team05.py`): the file that played, as its team knows it. None
+    /// when the entry is the file.
+    pub inside: Option<String>,
 }
 
 /// An entry that is left out, and why.
@@ -213,6 +217,7 @@ pub(super) fn entries(
                 fallbacks.push(if entry.is_dir() { name } else { stem });
                 found.bots.push(Found {
                     name: team,
+                    inside: within(&entry, &file, unpack_to),
                     entry,
                     file,
                 });
@@ -267,9 +272,11 @@ pub(super) fn entries(
         match identified {
             Ok(file) => {
                 fallbacks.push(student);
+                let entry = played_entry(&files, &target, &file);
                 found.bots.push(Found {
                     name: team_name(&goes_by, &file, game),
-                    entry: played_entry(&files, &target, &file),
+                    inside: within(&entry, &file, unpack_to),
+                    entry,
                     file,
                 });
             }
@@ -314,23 +321,6 @@ pub(super) fn entries(
     }
     found.bots = bots.into_iter().map(|(bot, _)| bot).collect();
     Ok(found)
-}
-
-/// The file of a student's flat download that the bot `file` (gathered into `target`) came
-/// from, which every output names: the last upload of the file played (`Team03-1.py`, not
-/// the `Team03.py` it replaced, nor a helper beside it), or the zip it was unpacked from.
-fn played_entry(files: &[(PathBuf, String)], target: &Path, file: &Path) -> PathBuf {
-    let played = match lone_zip(target) {
-        Some(zip) => file_name(&zip),
-        None => file_name(file),
-    };
-    files
-        .iter()
-        .rev()
-        .find(|(_, original)| *original == played)
-        .or(files.last())
-        .map(|(path, _)| path.clone())
-        .unwrap_or_default()
 }
 
 /// The file of a student's flat download that was meant as the team's bot when none could
@@ -459,7 +449,7 @@ fn lone_file(folder: &Path) -> Option<PathBuf> {
 }
 
 /// The zip `folder` holds when it holds nothing else (a platform's folder per student).
-fn lone_zip(folder: &Path) -> Option<PathBuf> {
+pub(super) fn lone_zip(folder: &Path) -> Option<PathBuf> {
     lone_file(folder).filter(|f| is_zip(f))
 }
 
@@ -690,6 +680,7 @@ pub fn team_folder(folder: &Path, game: GameKind) -> Option<Found> {
                 name: team_name(&name, one, game),
                 entry: folder.to_path_buf(),
                 file: (*one).clone(),
+                inside: Some(file_name(one)),
             })
         }
         _ => None,

@@ -215,6 +215,7 @@ pub(crate) fn cli_entrant(
         env: BTreeMap::new(),
         confine,
         non_scoring: false,
+        file: None,
     })
 }
 

@@ -166,6 +166,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
                 env,
                 confine,
                 non_scoring: bot.scoring.as_ref().is_some_and(|s| !*s.get_ref()),
+                file: None,
             });
         }
         super::options::name_entrants(&mut entrants);

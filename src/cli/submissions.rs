@@ -254,6 +254,7 @@ fn found_entrant(
         env: BTreeMap::new(),
         confine: Default::default(),
         non_scoring: false,
+        file: bot.inside,
     })
 }
 

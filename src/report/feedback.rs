@@ -104,7 +104,7 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
             super::numbers::count(r.games as f64, "game", "games"),
         ));
     }
-    out.push_str(&format!("Your bot: {}.\n\n", code(&entry_name(&r.entry))));
+    out.push_str(&format!("Your bot: {}.\n\n", played_file(r, report)));
     out.push_str("## Games\n\n| game | opponent | your role | result | ending | detail |\n");
     out.push_str("|---:|---|---|---|---|---|\n");
     (out, true)
@@ -296,6 +296,26 @@ fn late_line(r: &TeamResult) -> String {
 }
 
 /// A bot's entry (`SUBMISSIONS/Team01.zip`, a spec) by its last part alone.
+/// The file that played for `r`, as its team knows it: the file of its folder
+/// (`Team05.py`, not the platform's `Full Name_ID_assignsubmission_file_` folder it came
+/// in), the file in its zip (`Team05/Team05.py` in `Team05.zip`), else the entry handed in.
+fn played_file(r: &TeamResult, report: &Report) -> String {
+    let entry = entry_name(&r.entry);
+    let file = report
+        .plan
+        .bots
+        .iter()
+        .find(|b| b.name == r.team)
+        .and_then(|b| b.file.as_deref());
+    match file {
+        Some(file) if entry.to_lowercase().ends_with(".zip") => {
+            format!("{} in {}", code(file), code(&entry))
+        }
+        Some(file) => code(file),
+        None => code(&entry),
+    }
+}
+
 fn entry_name(entry: &str) -> String {
     match entry.contains('/') {
         true => entry

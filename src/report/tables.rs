@@ -509,7 +509,8 @@ fn settings(report: &Report) -> Section {
             .map(|b| {
                 let mut row = vec![b.name.clone()];
                 if !report.public {
-                    row.push(b.spec.clone());
+                    // The spec, and the file of its folder or zip that played.
+                    row.push(b.played());
                 }
                 if marks {
                     row.push(if report.non_scoring.contains(&b.name) {

@@ -57,6 +57,9 @@ pub struct Entrant {
     pub confine: Confinement,
     /// Kept out of the course marks (a reference bot a teacher adds to calibrate).
     pub non_scoring: bool,
+    /// The bot's file within the folder or zip `spec_text` names, when it does: the file
+    /// that played, as its team knows it (see [`PlanBot::file`]).
+    pub file: Option<String>,
 }
 
 /// How the entrants are paired.
@@ -240,6 +243,7 @@ impl Tournament {
                     },
                     digest: setup::digest(&e.spec, e.cwd.as_deref())?,
                     non_scoring: e.non_scoring,
+                    file: e.file.clone(),
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;

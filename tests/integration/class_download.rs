@@ -960,3 +960,79 @@ fn a_semicolon_roster_with_a_group_column_marks_every_student() {
     assert_eq!(marks["bjones"]["team"], "Team02", "{marks:?}");
     assert_eq!(marks["bjones"]["status"], "played", "{marks:?}");
 }
+
+#[test]
+fn a_moodle_folders_feedback_and_report_name_the_file_played_and_an_older_journal_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("moodle");
+    let folder = |student: &str| class.join(format!("{student}_assignsubmission_file_"));
+    // Alice's folder holds her bot and her notes; Bob's his zip; Carol handed in a zip
+    // loose in the download.
+    write(
+        &folder("Alice Smith_12345").join("Team01.py"),
+        &team_bot("Team01"),
+    );
+    write(
+        &folder("Alice Smith_12345").join("notes.txt"),
+        "Our bot goes first.\n",
+    );
+    std::fs::create_dir_all(folder("Bob Jones_12346")).unwrap();
+    crate::submissions::write_zip(
+        &folder("Bob Jones_12346").join("Team02.zip"),
+        &[("Team02/Team02.py", &team_bot("Team02"))],
+    );
+    crate::submissions::write_zip(
+        &class.join("Team03.zip"),
+        &[("Team03.py", &team_bot("Team03"))],
+    );
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &[], &[&class]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // The student's feedback names the file that played, never the platform's folder.
+    for (team, played) in [
+        ("Team01", "`Team01.py`"),
+        ("Team02", "`Team02/Team02.py`"),
+        ("Team03", "`Team03.py` in `Team03.zip`"),
+    ] {
+        let feedback = read(&out.join(format!("feedback/{team}.md")));
+        assert!(
+            feedback.contains(&format!("Your bot: {played}.")),
+            "{team}: {feedback}"
+        );
+        assert!(!feedback.contains("assignsubmission"), "{team}: {feedback}");
+    }
+    // The report's table of bots gives the whole path of the file in its folder.
+    let report = read(&out.join("report/report.md")).replace("\\_", "_");
+    for played in [
+        "moodle/Alice Smith_12345_assignsubmission_file_/Team01.py",
+        "moodle/Bob Jones_12346_assignsubmission_file_/Team02/Team02.py",
+        "moodle/Team03.zip: Team03.py",
+    ] {
+        assert!(report.contains(played), "{played}: {report}");
+    }
+    // A journal written before the file was kept (no `file` in its plan) resumes, plays
+    // nothing again, and keeps the file from then on.
+    let journal = out.join("games.jsonl");
+    let text = read(&journal);
+    let (head, games) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(head).unwrap();
+    for bot in header["plan"]["bots"].as_array_mut().unwrap() {
+        bot.as_object_mut()
+            .unwrap()
+            .remove("file")
+            .expect("a file kept");
+    }
+    std::fs::write(&journal, format!("{header}\n{games}")).unwrap();
+    let (code, stdout, stderr) = league(&out, &[], &[&class]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let again = read(&journal);
+    assert_eq!(again.lines().count(), text.lines().count(), "{again}");
+    let header: serde_json::Value = serde_json::from_str(again.lines().next().unwrap()).unwrap();
+    let files: Vec<&str> = header["plan"]["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["file"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(files, ["Team01.py", "Team02/Team02.py", "Team03.py"]);
+}

@@ -197,6 +197,7 @@ fn course_entrant(name: &str, file: &str) -> Entrant {
         env: BTreeMap::new(),
         confine: Default::default(),
         non_scoring: false,
+        file: None,
     }
 }
 

@@ -22,7 +22,7 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-fn write_zip(path: &Path, files: &[(&str, &str)]) {
+pub(crate) fn write_zip(path: &Path, files: &[(&str, &str)]) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     for (name, text) in files {
         zip.start_file(*name, zip::write::SimpleFileOptions::default())

@@ -141,6 +141,30 @@ pub struct PlanBot {
     /// mark and does not set x_winner. Absent (false) in format 1 and for scoring bots.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub non_scoring: bool,
+    /// The bot's file within the folder or zip its spec names (`Team05.py` in a student's
+    /// `Full Name_ID_assignsubmission_file_` folder): the file that played, which feedback
+    /// and the report name. It describes the spec and changes no game: a journal without it
+    /// (older ones) resumes as well, and takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl PlanBot {
+    /// The file that played, as the outputs name it ([`played`]).
+    pub fn played(&self) -> String {
+        played(&self.spec, self.file.as_deref())
+    }
+}
+
+/// The file that played for a bot of spec `spec` whose file within it is `file`: the path
+/// of a file in a folder (`class/Bob Jones_1_assignsubmission_file_/Team05.py`), a zip's
+/// name and the file in it (`class/Team05.zip: Team05/Team05.py`), or the spec itself.
+pub fn played(spec: &str, file: Option<&str>) -> String {
+    match file {
+        None => spec.to_string(),
+        Some(file) if spec.to_lowercase().ends_with(".zip") => format!("{spec}: {file}"),
+        Some(file) => format!("{}/{file}", spec.trim_end_matches('/')),
+    }
 }
 
 impl Plan {

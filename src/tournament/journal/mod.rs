@@ -37,7 +37,7 @@ mod tests;
 mod writer;
 
 pub(crate) use format::plan_difference_between;
-pub use format::{LeftOut, Merged, Plan, encode_game};
+pub use format::{LeftOut, Merged, Plan, encode_game, played};
 pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, keep, line};
 pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
 pub(crate) use reader::{ListingWriter, listed_line};

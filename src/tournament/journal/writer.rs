@@ -98,7 +98,7 @@ impl Journal {
                     repair = Some(kind);
                 }
                 if raised {
-                    rewrite_header(&path, version, plan).map_err(io)?;
+                    rewrite_header(&path, version, plan, shard).map_err(io)?;
                 }
                 read.games
             }
@@ -207,7 +207,12 @@ fn pairs_raised(old: &Plan, new: &Plan) -> bool {
 /// Puts `plan` into the header of the (whole-schedule) journal at `path`, keeping every
 /// line after it: a copy beside it, synced, renamed over it, so a crash leaves one of the
 /// two whole.
-fn rewrite_header(path: &Path, version: u32, plan: &Plan) -> std::io::Result<()> {
+fn rewrite_header(
+    path: &Path,
+    version: u32,
+    plan: &Plan,
+    shard: Option<Shard>,
+) -> std::io::Result<()> {
     use std::io::BufRead;
     let mut old = std::io::BufReader::new(File::open(path)?);
     let mut first = Vec::new();
@@ -217,7 +222,7 @@ fn rewrite_header(path: &Path, version: u32, plan: &Plan) -> std::io::Result<()>
     let header = Header {
         arbiter_journal: version,
         plan: plan.clone(),
-        shard: None,
+        shard,
     };
     serde_json::to_writer(&mut new, &header)?;
     new.write_all(b"\n")?;
@@ -232,8 +237,9 @@ fn rewrite_header(path: &Path, version: u32, plan: &Plan) -> std::io::Result<()>
 }
 
 /// Whether the journal at `path`, of format `version` written under `old` for `old_shard`,
-/// may be resumed under `plan` for `shard`: `Ok(true)` when only its pairs are raised (its
-/// header is then rewritten), the refusal with every difference spelled out otherwise.
+/// may be resumed under `plan` for `shard`: `Ok(true)` when its header is to be rewritten
+/// (its pairs raised, or what only describes the bots is new: the entries merged into
+/// them, their files), the refusal with every difference spelled out otherwise.
 fn resumable(
     path: &Path,
     version: u32,
@@ -257,10 +263,21 @@ fn resumable(
             path.display()
         )));
     }
-    // Entries merged into a bot follow the folder and change no game: a journal written
-    // before they were kept resumes as well.
+    // Entries merged into a bot and the file each bot plays in its folder follow the folder
+    // and change no game: a journal written before they were kept resumes as well, and
+    // keeps them from then on.
+    let described =
+        old.merged != plan.merged || old.bots.iter().any(|b| b.file != file_of(plan, b));
     let old = &Plan {
         merged: plan.merged.clone(),
+        bots: old
+            .bots
+            .iter()
+            .map(|b| PlanBot {
+                file: file_of(plan, b),
+                ..b.clone()
+            })
+            .collect(),
         ..old.clone()
     };
     let raised = *old != *plan && old_shard.is_none() && pairs_raised(old, plan);
@@ -311,7 +328,16 @@ fn resumable(
             show(shard)
         )));
     }
-    Ok(raised)
+    Ok(raised || described)
+}
+
+/// The file `plan` gives the bot of `bot`'s name, or `bot`'s own where `plan` has none of
+/// that name.
+fn file_of(plan: &Plan, bot: &PlanBot) -> Option<String> {
+    plan.bots
+        .iter()
+        .find(|b| b.name == bot.name)
+        .map_or(bot.file.clone(), |b| b.file.clone())
 }
 
 /// Where a journal started afresh is kept: `games.jsonl.old`, or when an earlier one is
