@@ -10,7 +10,8 @@
 //! stops the run.
 
 use super::platform;
-use super::unpack::{gather, played_entry, sha256_of, unpack, within};
+use super::unpack::{gather, sha256_of, unpack};
+use played::{played_entry, within};
 
 use crate::bots::spec::{BotSpec, is_agent_file};
 use crate::error::Error;
@@ -687,5 +688,6 @@ pub fn team_folder(folder: &Path, game: GameKind) -> Option<Found> {
     }
 }
 
+mod played;
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@
 
 pub mod chores;
 pub(crate) mod compact;
+mod entrant;
 pub mod journal;
 pub mod merge;
 pub mod openings;
@@ -20,12 +21,13 @@ pub mod shard;
 pub mod sprt;
 pub mod tally;
 
-use crate::bots::spec::{BotSpec, Confinement, SandboxMode};
+use crate::bots::spec::{BotSpec, SandboxMode};
 use crate::engines::Builtins;
 use crate::error::Error;
 use crate::record::{GameRecord, GameSummary};
 use crate::replay::Replayed;
 use crate::stats::league::{self, LeagueTable, Scoring};
+pub use entrant::Entrant;
 use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
 pub(crate) use pool::play_pool;
@@ -33,34 +35,12 @@ pub use pool::{DEFAULT_AHEAD, PRESTART_VAR};
 use schedule::Fixture;
 use shard::Shard;
 use sprt::SprtStatus;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use tally::Tally;
-
-/// A bot in a tournament.
-#[derive(Clone, Debug)]
-pub struct Entrant {
-    /// Unique within the tournament.
-    pub name: String,
-    /// The specification as written (it identifies the bot in the journal).
-    pub spec_text: String,
-    /// The parsed specification: how the bot is reached.
-    pub spec: BotSpec,
-    /// Working directory and extra environment for a program or course bot.
-    pub cwd: Option<PathBuf>,
-    /// Extra environment variables for it, by name.
-    pub env: BTreeMap<String, String>,
-    /// Resource limits and isolation for a program or course bot.
-    pub confine: Confinement,
-    /// Kept out of the course marks (a reference bot a teacher adds to calibrate).
-    pub non_scoring: bool,
-    /// The bot's file within the folder or zip `spec_text` names, when it does: the file
-    /// that played, as its team knows it (see [`PlanBot::file`]).
-    pub file: Option<String>,
-}
 
 /// How the entrants are paired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
