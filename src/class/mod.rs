@@ -16,7 +16,7 @@ mod submissions;
 mod unpack;
 
 pub use own::enter;
-pub use platform::late_of;
+pub use platform::{late_of, names_its_student};
 pub use roster::{
     Matched, PARTIAL_ROSTER_FILE, ROSTER_FILE, Roster, Teams, keep_roster, kept_partial,
     match_teams, read_roster, same_team,

@@ -177,6 +177,28 @@ pub(crate) fn student_of(entry_name: &str) -> Option<String> {
     }
 }
 
+/// Whether `name` (a bot's, a team's) carries a word of the student the platform's name of
+/// `entry` gives (a path: its last part is read): their name or id, as a bot named after
+/// its student's folder does (`Bob Jones_12346_assignsubmission_file_`, a Hinger agent's
+/// folder); `Team05` from that folder does not.
+pub fn names_its_student(entry: &str, name: &str) -> bool {
+    let last = entry
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(entry);
+    let Some(student) = student_of(last) else {
+        return false;
+    };
+    let name = name.to_lowercase();
+    student
+        .split(|c: char| c == '_' || c.is_whitespace())
+        .filter(|w| {
+            w.chars().count() >= 3 || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+        })
+        .any(|w| name.contains(&w.to_lowercase()))
+}
+
 /// The words of an entry's name that may name its student: what lies between its
 /// underscores (`Alice Smith_12345_assignsubmission_file_` gives `Alice Smith` and
 /// `12345`), and, for a flat name, the student's own words.
@@ -287,5 +309,19 @@ mod tests {
         let words = student_words("Alice Smith_12345_assignsubmission_file_");
         assert!(words.contains(&"12345".to_string()), "{words:?}");
         assert!(words.contains(&"Alice Smith".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn a_name_names_its_student_when_it_carries_their_name_or_id_from_the_platform() {
+        let moodle = "class/Bob Jones_12346_assignsubmission_file_";
+        assert!(names_its_student(moodle, "Bob Jones_12346_assignsubmission_file_"));
+        assert!(names_its_student(moodle, "jones"));
+        assert!(names_its_student(moodle, "bot-12346"));
+        assert!(!names_its_student(moodle, "Team05"));
+        let canvas = "class/smithalice_10001_5551_agent.py";
+        assert!(names_its_student(canvas, "smithalice_10001_5551_agent"));
+        assert!(!names_its_student(canvas, "agent"));
+        // An entry no platform named names no student.
+        assert!(!names_its_student("class/team12", "team12"));
     }
 }

@@ -78,6 +78,12 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
             code(&entry_name(&r.entry)),
             cell(&file_names_only(reason))
         ));
+        let public = public_name(r, report);
+        if !public.is_empty() {
+            out.push('\n');
+            out.push_str(public.trim_end());
+            out.push('\n');
+        }
         out.push_str(&what_to_do(r));
         return (out, false);
     }
@@ -105,6 +111,7 @@ fn feedback_head(r: &TeamResult, report: &Report) -> (String, bool) {
         ));
     }
     out.push_str(&format!("Your bot: {}.\n\n", played_file(r, report)));
+    out.push_str(&public_name(r, report));
     out.push_str("## Games\n\n| game | opponent | your role | result | ending | detail |\n");
     out.push_str("|---:|---|---|---|---|---|\n");
     (out, true)
@@ -296,6 +303,19 @@ fn late_line(r: &TeamResult) -> String {
 }
 
 /// A bot's entry (`SUBMISSIONS/Team01.zip`, a spec) by its last part alone.
+/// For a team named after its student: the name its bot goes by in a report for the class
+/// ([`super::public`]), which never names a student.
+fn public_name(r: &TeamResult, report: &Report) -> String {
+    match super::public::pseudonyms(&report.plan).get(&r.team) {
+        Some(public) => format!(
+            "In a report of the league for the whole class, your bot is listed as {}, not by \
+             your name.\n\n",
+            code(public)
+        ),
+        None => String::new(),
+    }
+}
+
 /// The file that played for `r`, as its team knows it: the file of its folder
 /// (`Team05.py`, not the platform's `Full Name_ID_assignsubmission_file_` folder it came
 /// in), the file in its zip (`Team05/Team05.py` in `Team05.zip`), else the entry handed in.

@@ -17,6 +17,7 @@ pub(crate) mod model;
 pub(crate) mod numbers;
 mod own_text;
 pub(crate) mod plots;
+pub(crate) mod public;
 pub mod replay;
 mod section;
 pub(crate) mod sprt_section;
@@ -287,7 +288,7 @@ pub fn write_report_for(
         latex::check_label_prefix(labels).map_err(Error::usage)?;
     }
     // One reading of the journal gives the tables' games and the replays.
-    let (loaded, games) = replay::load_and_section(&journal, out, !public)?;
+    let (loaded, games) = replay::load_and_section(&journal, out, public)?;
     let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
     report.roster = marks::kept_roster(dir)?;
     report.public = public;

@@ -63,15 +63,18 @@ pub(crate) fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<GamesHt
 }
 
 /// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
-/// ([`section`], its replays written into `out`) from one reading of it; its list gives
-/// each game's detail when `details` (a report for the class gives none: a detail quotes
-/// a failing bot's error).
+/// ([`section`], its replays written into `out`) from one reading of it. For a report for
+/// the class (`public`) the list gives no game's detail (a detail quotes a failing bot's
+/// error) and bots named after their students go by their public names
+/// ([`super::public`]), in the journal loaded as in the browser.
 pub(crate) fn load_and_section(
     journal: &Path,
     out: &Path,
-    details: bool,
+    public: bool,
 ) -> Result<(Loaded, GamesHtml), Error> {
-    let Some(plan) = read_plan(journal) else {
+    // A report for the class gives each game no detail (a team's error text).
+    let details = !public;
+    let Some(mut plan) = read_plan(journal) else {
         // Whatever is wrong with the header, the whole reading says it.
         let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
         let games = section_reading(&loaded.plan, out, details, |visit| {
@@ -80,8 +83,18 @@ pub(crate) fn load_and_section(
         .0;
         return Ok((loaded, games));
     };
-    let (games, loaded) =
-        section_reading(&plan, out, details, |visit| load_visiting(journal, visit))?;
+    let names = match public {
+        true => super::public::pseudonyms(&plan),
+        false => Default::default(),
+    };
+    super::public::plan(&mut plan, &names);
+    let (games, mut loaded) = section_reading(&plan, out, details, |visit| {
+        load_visiting(journal, &mut |id, mut record| {
+            super::public::record(&mut record, &names);
+            visit(id, record)
+        })
+    })?;
+    super::public::loaded(&mut loaded, &names);
     Ok((loaded, games))
 }
 

@@ -375,3 +375,70 @@ fn a_public_report_shows_teams_standings_and_marks_and_no_student_path_or_error(
         "the page has its standings and its games"
     );
 }
+
+/// A Moodle download of a Hinger class: a folder per student, each with the course's
+/// agent (`a3_agent.py`, which names no team), Eva's agent not parsing.
+fn hinger_moodle_class(dir: &Path) -> PathBuf {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/examples/hinger");
+    let class = dir.join("hinger-class");
+    for student in ["Ana Pérez_12345", "Luis Gómez_12346", "Eva Novak_12347"] {
+        let folder = class.join(format!("{student}_assignsubmission_file_"));
+        for file in ["a3_agent.py", "a1_state.py"] {
+            write(&folder.join(file), &read(&examples.join(file)));
+        }
+    }
+    write(
+        &class.join("Eva Novak_12347_assignsubmission_file_/a3_agent.py"),
+        "def agent(state\n",
+    );
+    class
+}
+
+#[test]
+fn a_public_report_of_bots_named_after_their_students_gives_them_names_that_name_no_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = hinger_moodle_class(dir.path());
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["league", "--game", "hinger", "--rows", "4", "--cols", "5"])
+        .args(["--pairs", "1", "-j", "2", "-q", "--check", "--out"])
+        .arg(&out)
+        .arg(&class));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // The teacher's report goes by the students' folders, which name them.
+    let teachers = read(&out.join("report/report.md"));
+    assert!(teachers.contains("Ana Pérez"), "{teachers}");
+    let (code, stdout, stderr) = run(arbiter().arg("report").arg(&out).arg("--public"));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let public = out.join("report-public");
+    for (path, text) in report_texts(&public) {
+        let lower = text.to_lowercase();
+        for student in ["ana", "pérez", "luis", "gómez", "eva", "novak", "1234"] {
+            assert!(!lower.contains(student), "{}: {student}", path.display());
+        }
+        assert!(!text.contains("assignsubmission"), "{}", path.display());
+    }
+    // Each bot is there under a name of its own, the one left out too.
+    let md = read(&public.join("report.md"));
+    for bot in ["Bot 1", "Bot 2", "Bot 3"] {
+        assert!(md.contains(&format!("| {bot} |")), "{bot}: {md}");
+    }
+    assert!(md.contains("| left out |"), "{md}");
+    // Each student's feedback says which name is theirs: the plan's order, the bots that
+    // played, then the entry left out.
+    for (student, public) in [
+        ("Ana Pérez_12345", "Bot 1"),
+        ("Luis Gómez_12346", "Bot 2"),
+        ("Eva Novak_12347", "Bot 3"),
+    ] {
+        let feedback = read(&out.join(format!("feedback/{student}_assignsubmission_file_.md")));
+        assert!(
+            feedback.contains(&format!(
+                "your bot is listed as `{public}`, not by your name"
+            )),
+            "{student}: {feedback}"
+        );
+    }
+    let row = md.lines().find(|l| l.starts_with("| Bot 3 |")).unwrap();
+    assert!(row.contains("left out"), "{md}");
+}
