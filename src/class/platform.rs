@@ -314,7 +314,10 @@ mod tests {
     #[test]
     fn a_name_names_its_student_when_it_carries_their_name_or_id_from_the_platform() {
         let moodle = "class/Bob Jones_12346_assignsubmission_file_";
-        assert!(names_its_student(moodle, "Bob Jones_12346_assignsubmission_file_"));
+        assert!(names_its_student(
+            moodle,
+            "Bob Jones_12346_assignsubmission_file_"
+        ));
         assert!(names_its_student(moodle, "jones"));
         assert!(names_its_student(moodle, "bot-12346"));
         assert!(!names_its_student(moodle, "Team05"));

@@ -297,3 +297,25 @@ fn the_check_before_opening_refuses_what_opening_refuses_and_writes_nothing() {
     assert_eq!(std::fs::read(&path).unwrap(), before);
     assert!(!dir.path().join(REPLACED_FILE).exists());
 }
+
+#[test]
+fn a_resume_keeps_the_entries_merged_and_the_files_it_finds_new_and_a_shard_stays_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = Some(Shard::new(1, 3).unwrap());
+    let (mut journal, _) = Journal::open_shard(dir.path(), &plan(), shard, false).unwrap();
+    journal.append(0, &record()).unwrap();
+    drop(journal);
+    // The same league as a later arbiter plans it: what only describes the bots is new.
+    let mut described = plan();
+    described.merged.push(Merged {
+        name: "random".into(),
+        entry: "class/Bob_assignsubmission_file_".into(),
+    });
+    described.bots[0].file = Some("Team01.py".into());
+    let (_, loaded) = Journal::open_shard(dir.path(), &described, shard, false).unwrap();
+    assert_eq!(loaded.games.len(), 1);
+    let kept = load(&dir.path().join(JOURNAL_FILE)).unwrap();
+    assert_eq!(kept.plan, described);
+    assert_eq!(kept.shard, shard);
+    assert_eq!(kept.games.len(), 1);
+}
