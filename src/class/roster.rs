@@ -82,7 +82,9 @@ impl Roster {
         for (i, record) in records.enumerate() {
             let line = i as u64 + 2;
             let record = record.map_err(|e| bad(line, format!("not CSV: {e}")))?;
-            if record.iter().all(|c| c.trim().is_empty()) {
+            // Canvas's gradebook export has a row of each column's points under its header.
+            let points_row = record.get(0).is_some_and(|c| c.trim() == "Points Possible");
+            if points_row || record.iter().all(|c| c.trim().is_empty()) {
                 continue;
             }
             if record.len() != header.len() {
@@ -154,14 +156,34 @@ fn delimiter(bytes: &[u8]) -> u8 {
         .0
 }
 
-/// The bytes of a roster file, read without following a link or blocking, bounded.
+/// The bytes of a roster file, read without following a link or blocking, bounded, as
+/// UTF-8: a file in UTF-16 with its byte-order mark (Blackboard's Grade Center download)
+/// is converted.
 fn read_roster_file(path: &Path) -> Result<Vec<u8>, Error> {
-    crate::untrusted::file::read_regular_file(path, 16 << 20).map_err(|e| {
+    let bytes = crate::untrusted::file::read_regular_file(path, 16 << 20).map_err(|e| {
         Error::usage(format!(
             "--roster {}: cannot be read: {e}: expected a CSV file with a team column",
             path.display()
         ))
-    })
+    })?;
+    let unit: fn([u8; 2]) -> u16 = match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => u16::from_le_bytes,
+        Some([0xFE, 0xFF]) => u16::from_be_bytes,
+        _ => return Ok(bytes),
+    };
+    let units: Vec<u16> = bytes[2..]
+        .chunks(2)
+        .map(|pair| unit([pair[0], *pair.get(1).unwrap_or(&0)]))
+        .collect();
+    String::from_utf16(&units)
+        .map(String::into_bytes)
+        .map_err(|_| {
+            Error::usage(format!(
+                "--roster {}: starts as UTF-16 but is not: expected a CSV file in UTF-8 or \
+                 UTF-16",
+                path.display()
+            ))
+        })
 }
 
 /// Whether `path` looks like a class list: a `.csv` file whose first line names a `team`

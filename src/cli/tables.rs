@@ -40,6 +40,25 @@ pub(crate) struct TableArgs {
     /// of centring the ratings on their mean.
     #[arg(long, value_name = "NAME=ELO", value_parser = super::options::parse_anchor, allow_hyphen_values = true)]
     pub anchor: Option<crate::stats::elo::Anchor>,
+    /// Also write the marks as this platform's grade import takes them, a row per student
+    /// of the roster (--roster, or the one kept in the folder): DIR/grades-PLATFORM.csv
+    /// (Blackboard: tab-separated, .txt).
+    #[arg(long, value_name = "PLATFORM")]
+    pub grades: Option<report::grades::Platform>,
+    /// With --grades: the assignment's name on the platform (an assignment column of the
+    /// roster export with that name gives its id). Default: the folder's name.
+    #[arg(long, value_name = "NAME", requires = "grades")]
+    pub assignment: Option<String>,
+    /// With --grades: the file to write instead of DIR/grades-PLATFORM.csv.
+    #[arg(long, value_name = "FILE", requires = "grades")]
+    pub out: Option<PathBuf>,
+    /// With --grades: the mark of a student whose team handed nothing in.
+    #[arg(long, value_name = "MARK", default_value_t = 0.0, requires = "grades")]
+    pub no_submission_mark: f64,
+    /// With --grades: write the marks of a league that has not played all its games, in a
+    /// file named as not final (grades-PLATFORM-NOT-FINAL.csv).
+    #[arg(long, requires = "grades")]
+    pub partial: bool,
 }
 
 pub(crate) fn merge(args: MergeArgs) -> Result<i32, Error> {
@@ -90,6 +109,20 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
         }
         if let Some(anchor) = &args.anchor {
             report::check_anchor(anchor, &names)?;
+        }
+    }
+    // A grade file the roster cannot give is refused before anything is written.
+    if let Some(platform) = args.grades {
+        let roster = match &args.roster {
+            Some(path) => Some(crate::class::read_roster(path)?),
+            None => report::marks::kept_roster(&args.dir)?,
+        };
+        report::grades::check_roster(platform, roster.as_ref(), &args.dir)?;
+        if !args.partial {
+            let loaded = crate::tournament::journal::load(&report::journal_of(&args.dir)?)?;
+            let bots = loaded.plan.bots.len() as u64;
+            let total = bots * bots.saturating_sub(1) * u64::from(loaded.plan.pairs);
+            report::grades::check_final(loaded.games.len() as u64 >= total, &args.dir)?;
         }
     }
     let non_scoring = |plan: &crate::tournament::journal::Plan| match args.non_scoring.is_empty() {
@@ -169,6 +202,25 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
         );
     }
     say!("{}", super::report::written(&index));
+    if let Some(platform) = args.grades {
+        let assignment = args.assignment.clone().unwrap_or_else(|| {
+            std::path::absolute(&args.dir)
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "arbiter league".into())
+        });
+        let written = report::grades::write(
+            &args.dir,
+            &report::grades::GradeFile {
+                platform,
+                assignment,
+                out: args.out.clone(),
+                no_submission_mark: args.no_submission_mark,
+                partial: args.partial,
+            },
+        )?;
+        say!("grades: {}", written.display());
+    }
     Ok(crate::error::exit::DONE)
 }
 

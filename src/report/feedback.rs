@@ -493,7 +493,7 @@ pub(super) fn write_feedback(
 }
 
 /// A team's name as a file name: what could leave the folder or hide the file replaced.
-fn file_safe(name: &str) -> String {
+pub(super) fn file_safe(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| match c {

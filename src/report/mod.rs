@@ -9,6 +9,7 @@ pub mod check;
 pub(crate) mod csv;
 mod feedback;
 pub(crate) mod figures;
+pub mod grades;
 pub(crate) mod html;
 pub(crate) mod latex;
 pub(crate) mod markdown;

@@ -18,6 +18,7 @@ mod differential_java;
 mod games;
 mod golden;
 mod grade_book;
+mod grade_files;
 mod handed_out;
 mod hostile_files;
 mod hostile_submissions;

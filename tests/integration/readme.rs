@@ -204,15 +204,20 @@ fn every_readme_command_runs_as_written() {
     // the command line and from tournaments.toml alike; the reference bot has no mark.
     for folder in ["results/class", "results/course"] {
         let marks = crate::common::csv_rows(&clone.join(folder).join("marks.csv"));
-        let status = |name: &str| {
-            marks
+        // By the team's name: the grade files' commands leave results/class with a
+        // platform's roster, whose columns are its own.
+        let status = |team: &str| {
+            let rows: Vec<&String> = marks
                 .iter()
-                .find(|r| r["name"] == name)
-                .map(|r| r["status"].clone())
-                .unwrap_or_else(|| panic!("{folder}: {name} in {marks:?}"))
+                .filter(|r| r["team"] == team)
+                .map(|r| &r["status"])
+                .collect();
+            assert!(!rows.is_empty(), "{folder}: {team} in {marks:?}");
+            rows[0].clone()
         };
-        assert_eq!(status("Donald Knuth"), "no submission", "{folder}");
-        assert_eq!(status("Grace Hopper"), "played", "{folder}");
+        assert_eq!(status("Team15"), "no submission", "{folder}");
+        assert_eq!(status("Team12"), "played", "{folder}");
+        assert_eq!(marks.iter().filter(|r| r["team"] == "Team12").count(), 2);
         assert!(
             marks.iter().all(|r| r["team"] != "greedy"),
             "{folder}: {marks:?}"
@@ -224,6 +229,34 @@ fn every_readme_command_runs_as_written() {
                 .join(format!("{team}.md"));
             assert!(file.is_file(), "{}", file.display());
         }
+    }
+    // The grade files of "Marks into your platform": each platform's header and a row
+    // per student of the example class.
+    for (file, header) in [
+        (
+            "grades-canvas.csv",
+            "Student,ID,SIS User ID,SIS Login ID,Section,Asalto league (4321)",
+        ),
+        (
+            "grades-moodle.csv",
+            "ID number,First name,Last name,Asalto league,Feedback for Asalto league",
+        ),
+        (
+            "grades-blackboard.txt",
+            "Last Name\tFirst Name\tUsername\tAsalto league [Total Pts: 20] |1234567",
+        ),
+    ] {
+        let path = clone.join("results/class").join(file);
+        let rows = crate::common::csv_rows(&path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().next(), Some(header), "{file}");
+        // Canvas's Points Possible row, then the six students.
+        let students = if file.contains("canvas") { 7 } else { 6 };
+        let delimited = match file.ends_with(".txt") {
+            true => text.lines().count() - 1,
+            false => rows.len(),
+        };
+        assert_eq!(delimited, students, "{file}: {text}");
     }
 }
 
