@@ -18,6 +18,7 @@ macro_rules! note {
     };
 }
 
+mod autograde;
 mod confine;
 mod console;
 mod doctor;
@@ -41,7 +42,7 @@ use crate::error::Error;
 use clap::{Parser, Subcommand};
 
 /// One example of each command, in the order `arbiter --help` lists them: by task.
-const EXAMPLES: &str = "Examples:\n  arbiter play --rebel builtin:greedy --officer builtin:alphabeta --show\n  arbiter league --out results/mine builtin:random builtin:greedy bots/league/Team01.py\n  arbiter run course\n  arbiter check -j 2 bots/submissions\n  arbiter gauntlet --out results/g --candidate bots/league/Team03.py --baseline builtin:greedy --pairs 20\n  arbiter sprt --out results/s --candidate builtin:alphabeta --baseline builtin:greedy --elo0 0 --elo1 20\n  arbiter report results/mine\n  arbiter table results/mine --anchor random=0\n  arbiter merge --out results/all results/part1 results/part2\n  arbiter openings asalto --plies 8 --count 100\n  arbiter suite advance tests/data/advance/suite --bot builtin:grade6\n  arbiter solve battle --cases bots/java/battle/cases.txt --solver bots/java/battle/correct\n  arbiter perft asalto 4\n  arbiter doctor\n  arbiter bot alphabeta\n  arbiter console-bot grade5 name";
+const EXAMPLES: &str = "Examples:\n  arbiter play --rebel builtin:greedy --officer builtin:alphabeta --show\n  arbiter league --out results/mine builtin:random builtin:greedy bots/league/Team01.py\n  arbiter run course\n  arbiter check -j 2 bots/submissions\n  arbiter gauntlet --out results/g --candidate bots/league/Team03.py --baseline builtin:greedy --pairs 20\n  arbiter sprt --out results/s --candidate builtin:alphabeta --baseline builtin:greedy --elo0 0 --elo1 20\n  arbiter report results/mine\n  arbiter table results/mine --anchor random=0\n  arbiter merge --out results/all results/part1 results/part2\n  arbiter openings asalto --plies 8 --count 100\n  arbiter suite advance tests/data/advance/suite --bot builtin:grade6\n  arbiter solve battle --cases bots/java/battle/cases.txt --solver bots/java/battle/correct\n  arbiter perft asalto 4\n  arbiter doctor\n  arbiter bot alphabeta\n  arbiter console-bot grade5 name\n  arbiter autograde --submission my-bot --results out/results.json --baseline builtin:greedy";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -85,6 +86,17 @@ pub(crate) enum Command {
         after_help = "Example: arbiter gauntlet --out results/g --candidate bots/league/Team03.py --baseline builtin:greedy --pairs 20"
     )]
     Gauntlet(league::GauntletArgs),
+    /// Grade one student's submission inside an autograder (Gradescope, PrairieLearn):
+    /// its bot against the course's reference bots within a time budget, the score, a
+    /// test per opponent and a leaderboard written to the platform's results.json. Exit 0
+    /// when the results were written (whatever the bot did), 2 when the course's setup is
+    /// wrong (the results then say so).
+    #[command(
+        display_order = 17,
+        after_help = "Example: arbiter autograde --baseline builtin:greedy --baseline builtin:alphabeta --pairs 2
+Outside Gradescope: arbiter autograde --submission my-bot --results out/results.json --baseline builtin:greedy"
+    )]
+    Autograde(autograde::AutogradeArgs),
     /// Run a tournament defined in tournaments.toml (default: the file's default).
     #[command(display_order = 3, after_help = "Example: arbiter run course")]
     Run(run::RunArgs),
@@ -203,6 +215,7 @@ pub fn main() -> i32 {
         Command::Play(_)
             | Command::League(_)
             | Command::Gauntlet(_)
+            | Command::Autograde(_)
             | Command::Run(_)
             | Command::Sprt(_)
             | Command::Check(_)
@@ -223,6 +236,7 @@ pub fn main() -> i32 {
         Command::Bot(args) => play::serve(args),
         Command::League(args) => league::league(args),
         Command::Gauntlet(args) => league::gauntlet(args),
+        Command::Autograde(args) => autograde::run(args),
         Command::Run(args) => run::run(args),
         Command::Table(args) => tables::table(args),
         Command::Report(args) => report::run(args),

@@ -350,7 +350,7 @@ pub(crate) fn preflight<G: Builtins>(
         .collect())
 }
 
-fn run_checks<G: Builtins>(
+pub(crate) fn run_checks<G: Builtins>(
     game: &G,
     entrants: &[Entrant],
     move_limit: Duration,

@@ -5,6 +5,7 @@
 //! (or a crash) never sees half a table. Every table and plot renders one
 //! `model::Report`, computed from the journal alone.
 
+pub(crate) mod autograde;
 pub mod check;
 pub(crate) mod csv;
 mod feedback;

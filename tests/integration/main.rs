@@ -2,6 +2,7 @@
 
 mod adapters_hinger;
 mod adapters_java;
+mod autograde;
 mod battle;
 mod bots_asalto;
 mod bots_common;

@@ -303,12 +303,12 @@ fn tournaments_toml_takes_a_folder_with_a_pattern_and_names_a_misused_dir() {
 }
 
 /// The course's own Java class `name` as shipped in bots/java/, as students keep it.
-fn course_java(name: &str) -> String {
+pub(crate) fn course_java(name: &str) -> String {
     read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("bots/java/{name}.java")))
 }
 
 /// A student's Gomoku player of class `class`: the first empty cell, from the last row up.
-fn student_player(class: &str) -> String {
+pub(crate) fn student_player(class: &str) -> String {
     course_java("SequencePlayer")
         .replace("class SequencePlayer", &format!("class {class}"))
         .replace(
