@@ -132,7 +132,7 @@ fn every_readme_command_runs_as_written() {
             .iter()
             .position(|a| a == "--game")
             .is_none_or(|i| args[i + 1] == "asalto");
-        if ["play", "league", "gauntlet", "sprt"].contains(&sub.as_str()) && asalto {
+        if ["play", "league", "gauntlet", "sprt", "autograde"].contains(&sub.as_str()) && asalto {
             set_flag(&mut args, "--round-limit", "40");
         }
         if sub == "perft"
