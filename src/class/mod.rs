@@ -18,8 +18,8 @@ mod unpack;
 pub use own::enter;
 pub use platform::{late_of, names_its_student};
 pub use roster::{
-    Matched, PARTIAL_ROSTER_FILE, ROSTER_FILE, Roster, Teams, keep_roster, kept_partial,
-    match_teams, read_roster, same_team,
+    Matched, PARTIAL_ROSTER_FILE, ROSTER_FILE, Roster, Teams, delimiter as csv_delimiter,
+    keep_roster, kept_partial, match_teams, read_roster, same_team,
 };
 pub use scan::scan;
 pub use submissions::{Clash, Found, Handed, Same, Skipped, Submissions, team_folder};

@@ -134,10 +134,10 @@ fn team_column(header: &[String]) -> Option<usize> {
         .find_map(|name| header.iter().position(|c| c.eq_ignore_ascii_case(name)))
 }
 
-/// The separator of a roster's cells, told from its header line: a spreadsheet saved in a
+/// The separator of a CSV file's cells (a roster's, a restyled marks.csv's), told from its header line: a spreadsheet saved in a
 /// language whose decimal mark is a comma writes `;`, and some write tabs. The one that
 /// occurs most outside quotes wins; a comma where none does.
-fn delimiter(bytes: &[u8]) -> u8 {
+pub fn delimiter(bytes: &[u8]) -> u8 {
     let mut counts = [(b',', 0usize), (b';', 0), (b'\t', 0)];
     let mut quoted = false;
     for &byte in bytes.iter().take_while(|&&b| b != b'\n') {

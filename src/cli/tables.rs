@@ -59,6 +59,17 @@ pub(crate) struct TableArgs {
     /// file named as not final (grades-PLATFORM-NOT-FINAL.csv).
     #[arg(long, requires = "grades")]
     pub partial: bool,
+    /// Start marks.csv (and the grade file) with a UTF-8 byte-order mark, so that Excel
+    /// on Windows shows accented names right (`Müller`, not `MÃ¼ller`); LibreOffice, the
+    /// platforms' imports, Python's csv (with encoding utf-8-sig) and pandas read it as
+    /// before.
+    #[arg(long)]
+    pub bom: bool,
+    /// The separator of marks.csv's cells (and of a Moodle grade file's): `semicolon` for
+    /// an Excel set to a language whose decimal mark is a comma. Canvas's import takes
+    /// commas and Blackboard's tabs, whatever this says.
+    #[arg(long, value_name = "SEPARATOR")]
+    pub delimiter: Option<report::sheet::Delimiter>,
 }
 
 pub(crate) fn merge(args: MergeArgs) -> Result<i32, Error> {
@@ -202,7 +213,27 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
         );
     }
     say!("{}", super::report::written(&index));
+    let sheet = report::sheet::Sheet {
+        bom: args.bom,
+        delimiter: args.delimiter,
+    };
+    let marks = args.dir.join(report::marks::MARKS_FILE);
+    if loaded.plan.format == "round_robin" && marks.exists() {
+        // Written a moment ago by the rebuild, with commas.
+        report::sheet::restyle_file(&marks, b',', sheet)?;
+    }
     if let Some(platform) = args.grades {
+        if let Some(kept) = args
+            .delimiter
+            .filter(|d| report::grades::separator(platform, Some(*d)) != d.byte())
+        {
+            note!(
+                "note: --delimiter {}: {}'s import takes its own separator, which the grade \
+                 file keeps; marks.csv has yours",
+                kept.name(),
+                report::grades::title(platform)
+            );
+        }
         let assignment = args.assignment.clone().unwrap_or_else(|| {
             std::path::absolute(&args.dir)
                 .ok()
@@ -217,6 +248,7 @@ pub(crate) fn table(args: TableArgs) -> Result<i32, Error> {
                 out: args.out.clone(),
                 no_submission_mark: args.no_submission_mark,
                 partial: args.partial,
+                sheet,
             },
         )?;
         say!("grades: {}", written.display());

@@ -36,11 +36,32 @@ impl Platform {
             Platform::Blackboard => "blackboard",
         }
     }
-    fn extension(self) -> &'static str {
-        match self {
-            Platform::Blackboard => "txt",
+    fn extension(self, separator: u8) -> &'static str {
+        match separator {
+            b'\t' => "txt",
             _ => "csv",
         }
+    }
+}
+
+/// The platform's name as its users write it.
+pub fn title(platform: Platform) -> &'static str {
+    match platform {
+        Platform::Canvas => "Canvas",
+        Platform::Moodle => "Moodle",
+        Platform::Blackboard => "Blackboard",
+    }
+}
+
+/// The separator of `platform`'s grade file when the teacher asked for `asked`: Canvas's
+/// import takes commas only, Blackboard's Grade Center an upload separated by tabs (as its
+/// download is), Moodle's import whichever separator the teacher picks on its page
+/// (commas unless asked).
+pub fn separator(platform: Platform, asked: Option<super::sheet::Delimiter>) -> u8 {
+    match platform {
+        Platform::Canvas => b',',
+        Platform::Blackboard => b'\t',
+        Platform::Moodle => asked.map_or(b',', super::sheet::Delimiter::byte),
     }
 }
 
@@ -58,6 +79,8 @@ pub struct GradeFile {
     /// Whether the marks of an unfinished league may be written (into a file whose name
     /// says they are not final).
     pub partial: bool,
+    /// A byte-order mark for Excel, Moodle's separator.
+    pub sheet: super::sheet::Sheet,
 }
 
 /// What a cell a spreadsheet would take for a formula starts with.
@@ -123,7 +146,7 @@ pub fn write(dir: &Path, grade: &GradeFile) -> Result<PathBuf, Error> {
                     row
                 }))
                 .collect();
-            (b',', header, rows)
+            (separator(grade.platform, None), header, rows)
         }
         Platform::Moodle => {
             let id = column(columns, MOODLE_IDS).cloned().unwrap_or_default();
@@ -145,7 +168,11 @@ pub fn write(dir: &Path, grade: &GradeFile) -> Result<PathBuf, Error> {
                     row
                 })
                 .collect();
-            (b',', header, rows)
+            (
+                separator(grade.platform, grade.sheet.delimiter),
+                header,
+                rows,
+            )
         }
         Platform::Blackboard => {
             let title = format!("{} [Total Pts: {OUT_OF}]", grade.assignment);
@@ -164,14 +191,14 @@ pub fn write(dir: &Path, grade: &GradeFile) -> Result<PathBuf, Error> {
                     row
                 })
                 .collect();
-            (b'\t', header, rows)
+            (separator(grade.platform, None), header, rows)
         }
     };
     let path = grade.out.clone().unwrap_or_else(|| {
         dir.join(format!(
             "grades-{}.{}",
             grade.platform.name(),
-            grade.platform.extension()
+            grade.platform.extension(delimiter)
         ))
     });
     let path = match complete {
@@ -195,7 +222,12 @@ pub fn write(dir: &Path, grade: &GradeFile) -> Result<PathBuf, Error> {
             .write_record(cells.map(|c| c.into_owned()))
             .expect("in-memory csv");
     }
-    super::write_atomic(&path, &writer.into_inner().expect("in-memory csv"))?;
+    let mut bytes = match grade.sheet.bom {
+        true => super::sheet::BOM.to_vec(),
+        false => Vec::new(),
+    };
+    bytes.extend(writer.into_inner().expect("in-memory csv"));
+    super::write_atomic(&path, &bytes)?;
     Ok(path)
 }
 
@@ -354,7 +386,12 @@ fn read_marks(path: &Path) -> Result<Vec<BTreeMap<String, String>>, Error> {
         line: 0,
         message: format!("{e}: expected the marks.csv a league or `arbiter table` writes"),
     };
-    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    // `arbiter table --bom --delimiter` may have restyled it for a spreadsheet.
+    let bytes = bytes.strip_prefix(super::sheet::BOM).unwrap_or(&bytes);
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(crate::class::csv_delimiter(bytes))
+        .from_reader(bytes);
     let header: Vec<String> = reader
         .headers()
         .map_err(|e| bad(e.to_string()))?

@@ -22,6 +22,7 @@ pub(crate) mod plots;
 pub(crate) mod public;
 pub mod replay;
 mod section;
+pub mod sheet;
 pub(crate) mod sprt_section;
 pub(crate) mod tables;
 mod teams;

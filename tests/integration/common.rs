@@ -36,8 +36,31 @@ pub fn read(path: &Path) -> String {
 
 /// Rows of a CSV file as maps from column name to value.
 pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
-    let mut reader =
-        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let reader = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    rows_of(reader)
+}
+
+/// The rows of a CSV file laid out for a spreadsheet (`table --bom --delimiter`): it must
+/// start with UTF-8's byte-order mark and have `delimiter` between its cells.
+pub fn spreadsheet_rows(
+    path: &Path,
+    delimiter: u8,
+) -> Vec<std::collections::BTreeMap<String, String>> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let body = bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or_else(|| panic!("{} starts with no byte-order mark", path.display()))
+        .to_vec();
+    rows_of(
+        csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .from_reader(std::io::Cursor::new(body)),
+    )
+}
+
+fn rows_of<R: std::io::Read>(
+    mut reader: csv::Reader<R>,
+) -> Vec<std::collections::BTreeMap<String, String>> {
     let headers = reader.headers().expect("csv header").clone();
     reader
         .records()

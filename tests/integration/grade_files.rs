@@ -278,3 +278,110 @@ fn a_roster_without_the_platforms_column_or_an_unfinished_league_is_refused_and_
     assert_eq!(lines(&read(&file)).len(), 8);
     assert!(!out.join("grades-canvas.csv").exists());
 }
+
+/// The rows of the CSV file at `path` as Python's csv module reads them, opened the way
+/// its documentation says for a file from Excel (`utf-8-sig`, which drops a byte-order
+/// mark), with `delimiter`.
+fn python_rows(path: &Path, delimiter: char) -> Vec<Vec<String>> {
+    let script = "import csv, json, sys\n\
+                  with open(sys.argv[1], newline='', encoding='utf-8-sig') as f:\n\
+                  \x20   print(json.dumps(list(csv.reader(f, delimiter=sys.argv[2]))))\n";
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", script])
+        .arg(path)
+        .arg(delimiter.to_string())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json rows")
+}
+
+#[test]
+fn marks_and_grade_files_for_excel_carry_a_bom_and_its_separator_and_read_back_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = league(dir.path());
+    // A class list with names no ASCII spreadsheet keeps, a comma and a semicolon in cells.
+    let roster = dir.path().join("participants.csv");
+    std::fs::write(
+        &roster,
+        "First name,Last name,ID number,Email address,Team\n\
+         Jürgen,Müller,s1001,jm@example.org,Team11\n\
+         Łucja,\"Nowak; Kowalska\",s1002,ln@example.org,Team12\n\
+         Zoë,\"Ng, Li\",s1003,zn@example.org,Team13\n\
+         Søren,Ørsted,s1004,so@example.org,Team14\n\
+         José,Peña,s1005,jp@example.org,Team15\n",
+    )
+    .unwrap();
+    let roster = roster.to_str().unwrap();
+    let moodle = ["--grades", "moodle", "--assignment", "Asalto league"];
+    let plain_args = [&["--roster", roster][..], &moodle[..]].concat();
+    let (code, stdout, stderr) = table(&out, &plain_args);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let plain_marks = python_rows(&out.join("marks.csv"), ',');
+    let plain_grades = python_rows(&out.join("grades-moodle.csv"), ',');
+    assert!(!read(&out.join("marks.csv")).starts_with('\u{feff}'));
+    assert_eq!(plain_marks[1][..2], ["Jürgen", "Müller"]);
+
+    let excel = [&plain_args[..], &["--bom", "--delimiter", "semicolon"][..]].concat();
+    let (code, stdout, stderr) = table(&out, &excel);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    for (name, plain, header) in [
+        ("marks.csv", &plain_marks, "First name;Last name;ID number;"),
+        (
+            "grades-moodle.csv",
+            &plain_grades,
+            "ID number;First name;Last name;",
+        ),
+    ] {
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        assert!(
+            bytes.starts_with(b"\xEF\xBB\xBF"),
+            "{name} starts with a BOM"
+        );
+        let text = String::from_utf8(bytes[3..].to_vec()).unwrap();
+        assert!(
+            text.starts_with(header),
+            "{name} is separated by semicolons: {text}"
+        );
+        assert_eq!(&python_rows(&out.join(name), ';'), plain, "{name}");
+        // A cell holding the separator is quoted; the comma no longer needs it.
+        assert!(text.contains("\"Nowak; Kowalska\""), "{text}");
+        assert!(text.contains(";Ng, Li;"), "{text}");
+    }
+    // A Moodle file restyled for Excel is still one Moodle's feedback column reads whole.
+    let feedback = read(&out.join("feedback/Team11.md"));
+    assert_eq!(plain_grades[1][4], feedback);
+
+    // Canvas's import takes commas only: the grade file keeps them, marks.csv follows the
+    // teacher, and the note says which is which.
+    let canvas = rosters().join("canvas-gradebook.csv");
+    let (code, stdout, stderr) = table(
+        &out,
+        &[
+            "--roster",
+            canvas.to_str().unwrap(),
+            "--grades",
+            "canvas",
+            "--delimiter",
+            "tab",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("--delimiter tab: Canvas's import takes its own separator"),
+        "{stderr}"
+    );
+    assert!(read(&out.join("grades-canvas.csv")).starts_with("Student,ID,SIS User ID,"));
+    assert!(read(&out.join("marks.csv")).starts_with("Student\tID\t"));
+    // And a grade file is made again from a marks.csv restyled by an earlier run.
+    let (code, stdout, stderr) = table(&out, &plain_args);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(
+        python_rows(&out.join("grades-moodle.csv"), ','),
+        plain_grades
+    );
+}
