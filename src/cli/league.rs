@@ -379,7 +379,10 @@ pub(super) fn dispatch(
             let failed = super::submissions::preflight(&game, &tournament)?;
             leave_out_failed(&mut tournament, failed);
             if tournament.entrants.len() < 2 {
-                note!("fewer than two bots passed the check: no game was played");
+                note!(
+                    "fewer than two bots passed the check: no game was played and no folder \
+                     was written; fix the bots the table names and run the league again"
+                );
                 return Ok(crate::error::exit::FAILED);
             }
         }
@@ -482,8 +485,14 @@ fn leave_out_failed(tournament: &mut Tournament, failed: Vec<(String, String)>) 
             reason,
         });
     }
+    // With fewer than two bots left no game is played and no folder written: the check's
+    // table above is where the reasons are.
+    let kept = match tournament.entrants.len() {
+        0 | 1 => "the reasons in the check's table above",
+        _ => "mark 0, the reason in marks.csv and the feedback",
+    };
     note!(
-        "left out of the games (mark 0, the reason in marks.csv and the feedback): {}",
+        "left out of the games ({kept}): {}",
         tournament
             .left_out
             .iter()

@@ -398,3 +398,37 @@ fn a_refused_run_leaves_its_folder_as_it_was_and_a_fresh_one_is_not_made() {
     assert_eq!(code, 2, "{stderr}");
     assert!(!dir.path().join("fresh").exists(), "{stderr}");
 }
+
+#[test]
+fn a_league_check_that_no_bot_passes_fails_says_why_and_leaves_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    // As students hand them in: a colon forgotten, a package the course does not have.
+    write(
+        &class.join("Team01.py"),
+        "class Player:\n    def play_rebel(self, board)\n        return None\n",
+    );
+    write(&class.join("Team02.py"), "import nosuchpackage\n");
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["league", "--check", "-q", "--limit-ms", "2000", "--out"])
+        .arg(&out)
+        .arg(class.join("Team01.py"))
+        .arg(class.join("Team02.py")));
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("SyntaxError: expected ':' (Team01.py, line 2)")
+            && stdout.contains("No module named 'nosuchpackage' (Team02.py, line 1)"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("fewer than two bots passed the check: no game was played"),
+        "{stderr}"
+    );
+    // Nothing promises files that are not written.
+    assert!(!stderr.contains("marks.csv"), "{stderr}");
+    assert!(
+        !out.exists(),
+        "a league that played nothing leaves no folder"
+    );
+}
