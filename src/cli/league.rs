@@ -3,6 +3,7 @@
 
 use super::options::{MatchOptions, OpeningOptions, cli_entrant};
 use super::progress::Progress;
+pub(crate) use super::progress::{marks_line, report_distinct, warn_oversubscribed};
 use super::signals::graceful_stop;
 use super::submissions::{SubmissionOptions, cli_entrants};
 use crate::engines::Builtins;
@@ -34,6 +35,13 @@ pub(crate) struct LeagueOptions {
     /// Start afresh although the folder holds a journal (kept as games.jsonl.old).
     #[arg(long)]
     pub force_new: bool,
+    /// A league only: grow the league in the folder, playing only the games of bots added or
+    /// changed since
+    /// (their files' digest) against every bot, keeping every other game; a bot left out
+    /// is retired (its games leave the standings, kept in history.jsonl, and come back
+    /// with it).
+    #[arg(long, conflicts_with = "force_new")]
+    pub update: bool,
     /// A bot kept out of the course marks (a reference bot): it plays and is ranked, but
     /// has no mark and does not set x_winner. Repeat for several.
     #[arg(long = "non-scoring", value_name = "NAME")]
@@ -331,6 +339,7 @@ fn start(
         options.force_new,
     );
     tournament.shard = options.shard;
+    tournament.update = options.update;
     tournament.left_out = left_out;
     tournament.merged = merged;
     let choice = options.openings.choice();
@@ -629,80 +638,4 @@ fn play<G: Builtins>(
         return Ok(crate::error::exit::INTERRUPTED);
     }
     Ok(crate::error::exit::DONE)
-}
-
-/// Where the marks are, and whether they are final: a league stopped part-way or a shard
-/// has marks.csv say `complete` = no.
-pub(crate) fn marks_line(
-    out: &std::path::Path,
-    finished: usize,
-    total: usize,
-    shard: bool,
-) -> String {
-    let marks = out.join(report::marks::MARKS_FILE);
-    let feedback = out.join(report::marks::FEEDBACK_DIR);
-    if finished < total || shard {
-        format!(
-            "marks NOT FINAL ({finished} of {total} games played; complete = no in {}): \
-             finish the league (rerun the same command{}) before handing back {} or {}/",
-            marks.display(),
-            if shard { ", then arbiter merge" } else { "" },
-            marks.display(),
-            feedback.display()
-        )
-    } else {
-        format!(
-            "marks for the grade book: {}; feedback per team: {}/",
-            marks.display(),
-            feedback.display()
-        )
-    }
-}
-
-/// `distinct pairs: K of N`, and the warning when some pair was a replay.
-pub(crate) fn report_distinct(distinct: &tournament::openings::DistinctPairs) {
-    let (line, warning) = distinct.report();
-    say!("{line}");
-    if let Some(warning) = warning {
-        note!("{warning}");
-    }
-}
-
-/// Moves are timed by the wall clock: more games than free cores steal time from bots,
-/// whether the games themselves are too many (`-j` above the cores) or the machine is
-/// busy with other work as the run starts. Said once, before any game.
-pub(crate) fn warn_oversubscribed(jobs: usize) {
-    let cores = crate::clocks::placement::cores();
-    let busy = other_load();
-    if jobs as f64 + busy > cores as f64 + 0.5 {
-        let load = if busy >= 0.5 {
-            format!(", with the machine already busy (other work worth {busy:.1} cores)")
-        } else {
-            String::new()
-        };
-        note!(
-            "warning: {jobs} games at once on {cores} cores{load}: moves are timed by the \
-             wall clock, so a bot may run out of time for the machine's sake, not its own; \
-             run fewer games at once (-j) or on a quiet machine"
-        );
-    }
-}
-
-/// The work the machine has besides this process as the run starts, in cores: the
-/// processes running or runnable now (/proc/stat's `procs_running`, less this one), or
-/// the last minute's load average where that is more.
-fn other_load() -> f64 {
-    let running = std::fs::read_to_string("/proc/stat")
-        .ok()
-        .and_then(|stat| {
-            stat.lines()
-                .find_map(|l| l.strip_prefix("procs_running "))
-                .and_then(|n| n.trim().parse::<f64>().ok())
-        })
-        .map_or(0.0, |n| (n - 1.0).max(0.0));
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok())
-        .unwrap_or(0.0);
-    running.max(load)
 }

@@ -107,6 +107,7 @@ impl MatchOptions {
             jobs: jobs_or_cores(self.jobs.map(|j| j as usize)),
             out,
             force_new,
+            update: false,
             // Set once the game is known (`OpeningChoice::resolve`).
             openings: Openings::Standard,
             shard: None,

@@ -75,7 +75,11 @@ impl<'a> Progress<'a> {
                 total,
                 already_done,
                 repair,
+                updated,
             } => {
+                if let Some(updated) = updated {
+                    note!("{}", update_line(updated, total, already_done));
+                }
                 match repair {
                     Some(Repair::Dropped) => note!(
                         "the journal's last line was torn (an earlier run was killed mid-write): dropped, that game is played again"
@@ -170,4 +174,111 @@ mod tests {
         let eta = progress.eta(100, 50);
         assert!((eta - 50.0).abs() < 0.5, "{eta}: 50 games at one a second");
     }
+}
+
+/// What `league --update` did, in one line: the bots by name, the games kept, moved into
+/// the league's history and taken back from it, and the games left to play.
+pub(super) fn update_line(
+    updated: &crate::tournament::journal::Updated,
+    total: usize,
+    done: usize,
+) -> String {
+    let mut line = format!("update: {}", updated.changes.said());
+    if !updated.changes.missing.is_empty() {
+        line.push_str(" (retired: their games leave the standings and stay in history.jsonl)");
+    }
+    let games = |n: usize| match n {
+        1 => "1 game".to_string(),
+        n => format!("{n} games"),
+    };
+    line.push_str(&format!(
+        "; {} kept, {} moved into the league's history",
+        games(updated.kept),
+        games(updated.retired)
+    ));
+    if updated.restored > 0 {
+        line.push_str(&format!(
+            ", {} taken back from it ({} back as before)",
+            games(updated.restored),
+            updated.returned.join(", ")
+        ));
+    }
+    line.push_str(&format!("; {} to play", games(total.saturating_sub(done))));
+    line
+}
+
+/// Where the marks are, and whether they are final: a league stopped part-way or a shard
+/// has marks.csv say `complete` = no.
+pub(crate) fn marks_line(
+    out: &std::path::Path,
+    finished: usize,
+    total: usize,
+    shard: bool,
+) -> String {
+    let marks = out.join(report::marks::MARKS_FILE);
+    let feedback = out.join(report::marks::FEEDBACK_DIR);
+    if finished < total || shard {
+        format!(
+            "marks NOT FINAL ({finished} of {total} games played; complete = no in {}): \
+             finish the league (rerun the same command{}) before handing back {} or {}/",
+            marks.display(),
+            if shard { ", then arbiter merge" } else { "" },
+            marks.display(),
+            feedback.display()
+        )
+    } else {
+        format!(
+            "marks for the grade book: {}; feedback per team: {}/",
+            marks.display(),
+            feedback.display()
+        )
+    }
+}
+
+/// `distinct pairs: K of N`, and the warning when some pair was a replay.
+pub(crate) fn report_distinct(distinct: &crate::tournament::openings::DistinctPairs) {
+    let (line, warning) = distinct.report();
+    say!("{line}");
+    if let Some(warning) = warning {
+        note!("{warning}");
+    }
+}
+
+/// Moves are timed by the wall clock: more games than free cores steal time from bots,
+/// whether the games themselves are too many (`-j` above the cores) or the machine is
+/// busy with other work as the run starts. Said once, before any game.
+pub(crate) fn warn_oversubscribed(jobs: usize) {
+    let cores = crate::clocks::placement::cores();
+    let busy = other_load();
+    if jobs as f64 + busy > cores as f64 + 0.5 {
+        let load = if busy >= 0.5 {
+            format!(", with the machine already busy (other work worth {busy:.1} cores)")
+        } else {
+            String::new()
+        };
+        note!(
+            "warning: {jobs} games at once on {cores} cores{load}: moves are timed by the \
+             wall clock, so a bot may run out of time for the machine's sake, not its own; \
+             run fewer games at once (-j) or on a quiet machine"
+        );
+    }
+}
+
+/// The work the machine has besides this process as the run starts, in cores: the
+/// processes running or runnable now (/proc/stat's `procs_running`, less this one), or
+/// the last minute's load average where that is more.
+fn other_load() -> f64 {
+    let running = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|stat| {
+            stat.lines()
+                .find_map(|l| l.strip_prefix("procs_running "))
+                .and_then(|n| n.trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |n| (n - 1.0).max(0.0));
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    running.max(load)
 }

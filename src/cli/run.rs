@@ -229,6 +229,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
             ),
             out,
             force_new: args.force_new,
+            update: false,
             openings: crate::tournament::openings::Openings::Standard,
             shard: args.shard,
             left_out,

@@ -480,7 +480,17 @@ pub(super) fn write_feedback(
             Ok(())
         })?;
     }
+    // A league that grew: each team's comparison with its previous version.
+    let dir = folder.parent().unwrap_or(Path::new("."));
+    let versions = super::versions::of(dir, report)?;
+    let history = match versions.is_empty() {
+        true => Vec::new(),
+        false => crate::tournament::journal::history_of(dir)?,
+    };
     for mut o in open.into_iter().flatten() {
+        if let Some(text) = super::versions::feedback(&versions, &history, &o.team.team, report) {
+            o.file.write_all(text.as_bytes()).map_err(io(&o.tmp))?;
+        }
         o.file
             .write_all(feedback_tail(o.team, report, &o.texts).as_bytes())
             .map_err(io(&o.tmp))?;

@@ -27,6 +27,7 @@ pub(crate) mod sprt_section;
 pub(crate) mod tables;
 mod teams;
 pub(crate) mod terminal;
+pub(crate) mod versions;
 
 pub(crate) use csv::write_csv_tables;
 pub use csv::write_sprt_csv;
@@ -155,6 +156,7 @@ pub fn write_counted(
         anchor,
     );
     model.roster = marks::kept_roster(dir)?;
+    model.versions = versions::of(dir, &model)?;
     write_all_tables(dir, &model)?;
     let games = match browser {
         // Handed each game the run appended to a journal it started: the journal's games
@@ -193,6 +195,7 @@ fn left_out_of_marks(
 /// for a round robin marks.csv and the feedback per team.
 pub(crate) fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     write_csv_tables(dir, report)?;
+    versions::write(dir, report)?;
     feedback::write_marks(dir, report)
 }
 
@@ -295,6 +298,9 @@ pub fn write_report_for(
     let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
     report.roster = marks::kept_roster(dir)?;
     report.public = public;
+    if !public {
+        report.versions = versions::of(dir, &report)?;
+    }
     let labels = labels.map_or_else(|| latex::label_prefix(dir), str::to_string);
     Ok((write_files(&report, out, &games, &labels)?, loaded.repair))
 }

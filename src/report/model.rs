@@ -55,6 +55,9 @@ pub(crate) struct Report<'a> {
     pub machine: crate::tournament::tally::MachineTotals,
     /// The sequential test, for an SPRT's folder.
     pub sprt: Option<SprtReport>,
+    /// Each team's versions, in a league that grew (`league --update`); set by whoever
+    /// knows the folder.
+    pub versions: Vec<Version>,
 }
 
 /// How the games went for whoever played one role.
@@ -225,6 +228,7 @@ impl<'a> Report<'a> {
             points,
             met,
             sprt,
+            versions: Vec::new(),
         }
     }
 
@@ -474,4 +478,24 @@ mod tests {
         );
         assert_eq!((roles[0].wins, roles[1].wins, roles[0].ties), (2, 1, 1));
     }
+}
+
+/// One version of a team's bot.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Version {
+    pub bot: String,
+    /// 1 for the team's first version, and so on.
+    pub number: usize,
+    /// Its files' digest (the first 12 hex digits); `built-in` for a built-in bot.
+    pub digest: String,
+    pub full_digest: Option<String>,
+    /// When it was first played (`YYYY-MM-DD HH:MM` UTC); none: from the league's start.
+    pub first_seen: Option<u64>,
+    /// `current`, `changed` (replaced by a later version) or `retired`.
+    pub status: String,
+    /// When it left the standings.
+    pub left: Option<u64>,
+    /// Its games, points and Elo: in today's standings for a current version, as it stood
+    /// when it left them otherwise.
+    pub standing: Option<crate::tournament::versions::VersionStanding>,
 }

@@ -48,6 +48,7 @@ pub(crate) fn sections(report: &Report) -> Vec<Section> {
         sections.extend(super::teams::problems(report, &teams));
     }
     sections.extend(super::teams::teams(report, &teams));
+    sections.extend(super::versions::section(&report.versions));
     sections.extend([matrix(report), roles(report), endings(report)]);
     if !report.public {
         sections.extend(super::teams::team_sections(report, &teams));

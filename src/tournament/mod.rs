@@ -20,11 +20,12 @@ pub mod setup;
 pub mod shard;
 pub mod sprt;
 pub mod tally;
+pub mod versions;
 
 use crate::bots::spec::{BotSpec, SandboxMode};
 use crate::engines::Builtins;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary};
+use crate::record::GameSummary;
 use crate::replay::Replayed;
 use crate::stats::league::{self, LeagueTable, Scoring};
 pub use entrant::Entrant;
@@ -84,6 +85,9 @@ pub struct Tournament {
     pub out: PathBuf,
     /// Start afresh even when `out` holds a journal (kept as `games.jsonl.old`).
     pub force_new: bool,
+    /// `league --update`: a journal of other bots is rewritten for these (games of
+    /// unchanged bots kept, the others moved to the league's history), then resumed.
+    pub update: bool,
     /// Where each pair starts.
     pub openings: Openings,
     /// Play only this shard of the schedule (`None`: all of it).
@@ -118,6 +122,8 @@ pub enum LeagueEvent<'a> {
         already_done: usize,
         /// What was done about a damaged last line of the journal.
         repair: Option<journal::Repair>,
+        /// What `league --update` did to the journal.
+        updated: Option<&'a journal::Updated>,
     },
     /// A game was played and journaled.
     GameFinished {
@@ -182,14 +188,25 @@ pub struct RunSummary {
 }
 
 impl Tournament {
-    /// The whole schedule, every shard's games.
-    fn fixtures(&self) -> Vec<Fixture> {
-        match self.format {
-            Format::RoundRobin => schedule::round_robin(self.entrants.len(), self.pairs, self.seed),
+    /// The whole schedule, every shard's games, its seeds as `plan` says.
+    fn fixtures(&self, plan: &Plan) -> Result<Vec<Fixture>, Error> {
+        Ok(match self.format {
+            Format::RoundRobin => {
+                let names: Vec<String> = self.entrants.iter().map(|e| e.name.clone()).collect();
+                schedule::round_robin_of(&names, self.pairs, self.seed, seeds_of(plan)?)
+            }
             Format::Gauntlet | Format::Sprt => {
                 schedule::gauntlet(self.entrants.len(), self.pairs, self.seed)
             }
-        }
+        })
+    }
+
+    /// Whether the pairs' starts are dealt in turn from a list: an opening book, Hinger's
+    /// start boards or Battle's armies (`rules` as the game records them).
+    fn deals_starts(&self, rules: &serde_json::Map<String, serde_json::Value>) -> bool {
+        matches!(self.openings, Openings::Book { .. })
+            || rules.contains_key("boards")
+            || rules.contains_key("armies")
     }
 
     /// The plan: the schedule and every setting that can change a result.
@@ -219,7 +236,9 @@ impl Tournament {
                     // machine that confines less is refused like any changed setting.
                     sandbox: match program {
                         false => None,
-                        true => Some(sandbox_level(e.confine.sandbox).map_err(Error::usage)?),
+                        true => {
+                            Some(setup::sandbox_level(e.confine.sandbox).map_err(Error::usage)?)
+                        }
                     },
                     digest: setup::digest(&e.spec, e.cwd.as_deref())?,
                     non_scoring: e.non_scoring,
@@ -227,6 +246,7 @@ impl Tournament {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
+        let deals = self.deals_starts(&rules);
         Ok(Plan {
             format: self.format.name().into(),
             game: game.name().into(),
@@ -243,6 +263,12 @@ impl Tournament {
             sprt,
             left_out: self.left_out.clone(),
             merged: self.merged.clone(),
+            seeds: match self.format {
+                // Starts dealt from a list (an opening book, Hinger's boards, Battle's
+                // armies) go to the pairs in turn: their seeds stay by place.
+                Format::RoundRobin if !deals => schedule::Seeds::ByPairing.name().map(String::from),
+                _ => None,
+            },
         })
     }
 }
@@ -264,6 +290,7 @@ pub fn run<G: Builtins>(
         summaries,
         pending,
         repair,
+        updated,
     } = open(game, rules, tournament, None)?;
     let total = fixtures.len();
     // Only the games still to play are kept, each in 24 bytes: a long league holds one
@@ -286,6 +313,7 @@ pub fn run<G: Builtins>(
         total,
         already_done: tally.games,
         repair,
+        updated: updated.as_ref(),
     })?;
     on_event(LeagueEvent::Counted {
         plan: &plan,
@@ -310,7 +338,7 @@ pub fn run<G: Builtins>(
     let mut tally = tally;
     let mut played = 0;
     let mut last_results = Instant::now();
-    let next_fixture = |i: usize| pending.get(i).map(|p| p.fixture(tournament.seed));
+    let next_fixture = |i: usize| pending.get(i).map(PendingGame::fixture);
     play_pool(
         game,
         tournament,
@@ -388,10 +416,11 @@ pub fn run<G: Builtins>(
     })
 }
 
-/// A scheduled game in its fewest bytes: its seed is derived again from its id.
+/// A scheduled game in its fewest bytes.
 struct PendingGame {
     id: u64,
     start: u64,
+    seed: u64,
     first: u32,
     second: u32,
 }
@@ -401,18 +430,19 @@ impl PendingGame {
         PendingGame {
             id: fixture.id,
             start: fixture.start,
+            seed: fixture.seed,
             // A tournament has far fewer than 2^32 bots.
             first: fixture.first as u32,
             second: fixture.second as u32,
         }
     }
 
-    fn fixture(&self, seed: u64) -> Fixture {
+    fn fixture(&self) -> Fixture {
         Fixture {
             id: self.id,
             first: self.first as usize,
             second: self.second as usize,
-            seed: schedule::game_seed(seed, self.id),
+            seed: self.seed,
             start: self.start,
         }
     }
@@ -428,6 +458,8 @@ pub(crate) struct Opened {
     /// The fixtures still to play, in schedule order.
     pub pending: Vec<Fixture>,
     pub repair: Option<journal::Repair>,
+    /// What `--update` did to the journal before it was opened.
+    pub updated: Option<journal::Updated>,
 }
 
 /// Checks the setup, opens (or resumes) the journal under the tournament's plan and sorts
@@ -450,21 +482,34 @@ pub(crate) fn open<G: Builtins>(
         crate::jail::entrants::results(&result);
     }
     let plan = planned(game, rules, tournament, sprt)?;
-    let schedule = tournament.fixtures();
+    let schedule = tournament.fixtures(&plan)?;
     // The shard's games; the whole schedule is not copied when it is all played here.
     let selected = tournament.shard.map(|shard| shard.select(&schedule));
-    let (journal, loaded) = Journal::open_shard(
-        &tournament.out,
-        &plan,
-        tournament.shard,
-        tournament.force_new,
-    )?;
+    let (journal, loaded, updated) = match tournament.update && !tournament.force_new {
+        true => Journal::open_updating(
+            &tournament.out,
+            &plan,
+            &schedule,
+            &mut |old, summaries, changes| {
+                versions::record(&tournament.out, old, &plan, summaries, changes)
+            },
+        )?,
+        false => {
+            let (journal, loaded) = Journal::open_shard(
+                &tournament.out,
+                &plan,
+                tournament.shard,
+                tournament.force_new,
+            )?;
+            (journal, loaded, None)
+        }
+    };
     if tournament
         .entrants
         .iter()
         .any(|e| e.confine.sandbox == SandboxMode::User)
     {
-        keep_results_private(&tournament.out)?;
+        setup::keep_results_private(&tournament.out)?;
     }
     let journal_path = tournament.out.join(journal::JOURNAL_FILE);
     let mut summaries = Vec::with_capacity(loaded.games.len());
@@ -499,6 +544,7 @@ pub(crate) fn open<G: Builtins>(
         summaries,
         pending,
         repair: loaded.repair,
+        updated,
     })
 }
 
@@ -536,6 +582,7 @@ pub fn check_start<G: Builtins>(
         &plan,
         tournament.shard,
         tournament.force_new,
+        tournament.update,
     )
 }
 
@@ -564,79 +611,17 @@ fn planned<G: Builtins>(
         what,
     )
     .map_err(Error::usage)?;
-    tournament.plan(game, rules, sprt)
-}
-
-/// A finished game as the writer takes it: its journal line and its summary, both made
-/// on the worker that played it (and the record dropped there), so that the one writer
-/// thread, which every game passes through, does as little as it can per game.
-pub(crate) struct Finished {
-    pub line: String,
-    pub summary: GameSummary,
-    /// The summary's line of the run's listing ([`journal::listed_line`]).
-    pub listed: String,
-    pub replay: Option<Replayed>,
-}
-
-impl Finished {
-    /// The game as a journal in format `version` keeps it: its line, and the summary of
-    /// the record as that journal gives it back (times rounded as the format keeps them)
-    /// with its line of the listing, so the tables a run writes are the ones
-    /// `arbiter table` rebuilds; replayed from
-    /// that same record when `replays` asks, as a report of the journal would replay it.
-    fn of<G: Builtins>(
-        game: &G,
-        fixture: &Fixture,
-        mut record: GameRecord,
-        version: u32,
-        replays: bool,
-    ) -> Finished {
-        journal::keep(version, &mut record);
-        let summary = GameSummary::of(fixture.id, &record);
-        Finished {
-            line: journal::line(version, fixture.id, &record),
-            listed: journal::listed_line(&summary),
-            summary,
-            replay: replays.then(|| Replayed::of(game, &game.roles(), fixture.id, &record)),
-        }
+    let mut plan = tournament.plan(game, rules, sprt)?;
+    // A round robin journalled before its seeds came by pairing resumes with its own.
+    if plan.seeds.is_some()
+        && !tournament.force_new
+        && let Some(old) = journal::read_plan(&tournament.out.join(journal::JOURNAL_FILE))
+        && old.format == plan.format
+        && old.seeds.is_none()
+    {
+        plan.seeds = None;
     }
-}
-
-/// The confinement a bot program gets here, as the plan records it.
-fn sandbox_level(mode: SandboxMode) -> Result<String, String> {
-    // What the trials find now, not a finding kept from an earlier run: this is the level
-    // the plan holds a resumed run to.
-    crate::jail::verify();
-    Ok(match crate::jail::level_for(mode)? {
-        Some(level) => level.name().to_string(),
-        None => mode.name().to_string(),
-    })
-}
-
-/// Sandboxed bots must not read or write the results (the live journal holds their
-/// opponents' moves and logs, `unpacked/` other teams' code): the folder is made usable by
-/// its owner alone (0700), and the journal readable by its owner alone (0600). The tables
-/// written into the folder later are out of other users' reach through it.
-fn keep_results_private(dir: &Path) -> Result<(), Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let private = |path: &Path, keep: u32| -> Result<(), Error> {
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mode = std::fs::metadata(path).map_err(io)?.permissions().mode() & 0o7777;
-        if mode & !keep != 0 {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & keep))
-                .map_err(io)?;
-        }
-        Ok(())
-    };
-    private(dir, 0o700)?;
-    let journal = dir.join(journal::JOURNAL_FILE);
-    if journal.exists() {
-        private(&journal, 0o600)?;
-    }
-    Ok(())
+    Ok(plan)
 }
 
 /// The whole schedule a plan describes, or why there is none.
@@ -649,12 +634,23 @@ pub(crate) fn schedule_of(plan: &Plan) -> Result<Vec<Fixture>, String> {
         "the plan's pairs",
     )?;
     match plan.format.as_str() {
-        "round_robin" => Ok(schedule::round_robin(bots, plan.pairs, plan.seed)),
+        "round_robin" => {
+            let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+            let seeds = schedule::Seeds::of(plan.seeds.as_deref())?;
+            Ok(schedule::round_robin_of(
+                &names, plan.pairs, plan.seed, seeds,
+            ))
+        }
         "gauntlet" | "sprt" => Ok(schedule::gauntlet(bots, plan.pairs, plan.seed)),
         other => Err(format!(
             "format `{other}`: expected round_robin, gauntlet or sprt"
         )),
     }
+}
+
+/// The seeds of `plan`'s games, or why its `seeds` is not one arbiter knows.
+fn seeds_of(plan: &Plan) -> Result<schedule::Seeds, Error> {
+    schedule::Seeds::of(plan.seeds.as_deref()).map_err(Error::usage)
 }
 
 /// A journal line must be the game the schedule says it is.

@@ -101,6 +101,91 @@ pub(crate) fn gauntlet(bots: usize, pairs: u32, seed: u64) -> Vec<Fixture> {
     number(order, seed)
 }
 
+/// How a round robin's games get their seeds and starts (the plan's `seeds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Seeds {
+    /// From the game's place in the schedule (journals written before `league --update`):
+    /// the same pairing gets other seeds in a league of other bots.
+    ById,
+    /// From the two bots' names and the pass: a pairing's games are the same games in any
+    /// league that holds both bots, so a league can grow (`league --update`) and equal a
+    /// league started afresh with its bots, game for game.
+    ByPairing,
+}
+
+impl Seeds {
+    /// The plan's name for it; none for [`Seeds::ById`], which older plans leave out.
+    pub(crate) fn name(self) -> Option<&'static str> {
+        match self {
+            Seeds::ById => None,
+            Seeds::ByPairing => Some(BY_PAIRING),
+        }
+    }
+
+    /// The scheme a plan's `seeds` names.
+    pub(crate) fn of(name: Option<&str>) -> Result<Seeds, String> {
+        match name {
+            None => Ok(Seeds::ById),
+            Some(BY_PAIRING) => Ok(Seeds::ByPairing),
+            Some(other) => Err(format!("seeds `{other}`: expected `{BY_PAIRING}` or none")),
+        }
+    }
+}
+
+/// The plan's name of [`Seeds::ByPairing`].
+pub(crate) const BY_PAIRING: &str = "pairing";
+
+/// FNV-1a over `parts`, each ended by a 0 byte: a stable number for names.
+fn name_hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in part.as_bytes().iter().chain(std::iter::once(&0u8)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The start of pass `pass` of the pairing of the bots named `a` and `b` (in either
+/// order), under [`Seeds::ByPairing`]: the pass above the pairing's own number, so the
+/// passes of one pairing never share a start.
+pub(crate) fn pairing_start(a: &str, b: &str, pass: u32) -> u64 {
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    (u64::from(pass) << 32) | (name_hash(&[lo, hi]) & 0xFFFF_FFFF)
+}
+
+/// The seed of the game of pass `pass` in which `first` moves first against `second`,
+/// under [`Seeds::ByPairing`].
+pub(crate) fn pairing_seed(seed: u64, first: &str, second: &str, pass: u32) -> u64 {
+    game_seed(
+        seed,
+        name_hash(&[first, second]) ^ u64::from(pass).wrapping_mul(0xD6E8_FEB8_6659_FD93),
+    )
+}
+
+/// [`round_robin`] of the bots named `names` with their seeds and starts by `seeds`: the
+/// same games in the same order, ids dense from 0; by pairing, each game's seed and start
+/// come from its bots' names and its pass.
+pub(crate) fn round_robin_of(
+    names: &[String],
+    pairs: u32,
+    seed: u64,
+    seeds: Seeds,
+) -> Vec<Fixture> {
+    let mut fixtures = round_robin(names.len(), pairs, seed);
+    if seeds == Seeds::ByPairing {
+        let pairings = (names.len() * names.len().saturating_sub(1) / 2).max(1) as u64;
+        for f in &mut fixtures {
+            // Each pass holds every pairing twice (once each way), `pairings` starts.
+            let pass = (f.start / pairings) as u32;
+            f.start = pairing_start(&names[f.first], &names[f.second], pass);
+            f.seed = pairing_seed(seed, &names[f.first], &names[f.second], pass);
+        }
+    }
+    fixtures
+}
+
 fn number(order: Vec<(usize, usize, u64)>, seed: u64) -> Vec<Fixture> {
     order
         .into_iter()
@@ -222,6 +307,57 @@ mod tests {
                 assert_eq!(games[0], (games[1].1, games[1].0));
             }
         }
+    }
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("Team{i:02}")).collect()
+    }
+
+    /// A pairing's games by pairing are the same games, seed and start, in a league of
+    /// more bots or of the same bots in another order: what lets a league grow.
+    #[test]
+    fn by_pairing_a_pairings_games_are_the_same_in_any_league_that_holds_both_bots() {
+        let key = |f: &Fixture, names: &[String]| {
+            (
+                names[f.first].clone(),
+                names[f.second].clone(),
+                f.seed,
+                f.start,
+            )
+        };
+        let four = names(4);
+        let mut six = names(6);
+        six.swap(0, 5);
+        let small: std::collections::BTreeSet<_> = round_robin_of(&four, 2, 9, Seeds::ByPairing)
+            .iter()
+            .map(|f| key(f, &four))
+            .collect();
+        let large: std::collections::BTreeSet<_> = round_robin_of(&six, 3, 9, Seeds::ByPairing)
+            .iter()
+            .map(|f| key(f, &six))
+            .collect();
+        assert_eq!(small.len(), 4 * 3 * 2);
+        assert!(small.is_subset(&large));
+        // Still role-swapped pairs sharing a start, every seed its own.
+        let fixtures = round_robin_of(&six, 3, 9, Seeds::ByPairing);
+        let mut by_start: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
+        for f in &fixtures {
+            by_start
+                .entry(f.start)
+                .or_default()
+                .push((f.first, f.second));
+        }
+        assert_eq!(by_start.len() * 2, fixtures.len());
+        for games in by_start.values() {
+            assert_eq!(games[0], (games[1].1, games[1].0));
+        }
+        let seeds: std::collections::HashSet<u64> = fixtures.iter().map(|f| f.seed).collect();
+        assert_eq!(seeds.len(), fixtures.len());
+        // By id, the schedule is the one journals were written with before.
+        assert_eq!(
+            round_robin_of(&six, 2, 9, Seeds::ById),
+            round_robin(6, 2, 9)
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod journal;
 mod layout;
 mod league;
 mod league_honesty;
+mod league_update;
 mod openings;
 mod outputs;
 mod own_submission;

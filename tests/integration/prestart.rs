@@ -230,6 +230,7 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
         jobs: 1,
         out: out.clone(),
         force_new: false,
+        update: false,
         openings: tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),

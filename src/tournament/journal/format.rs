@@ -61,6 +61,12 @@ pub struct Plan {
     /// `left_out`, it follows the folder and changes no game.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<Merged>,
+    /// How a round robin's games get their seeds and starts: `pairing` (from the two
+    /// bots' names and the pass, so a league can grow with `league --update`); absent for
+    /// gauntlets and SPRTs, and in round robins written before, whose seeds come from each
+    /// game's place in the schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<String>,
 }
 
 /// An entry of a submissions folder merged into a bot's: it holds the same files.

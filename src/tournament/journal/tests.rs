@@ -29,6 +29,7 @@ fn plan() -> Plan {
         sprt: None,
         left_out: Vec::new(),
         merged: Vec::new(),
+        seeds: None,
     }
 }
 
@@ -269,18 +270,18 @@ fn a_difference_names_the_settings_it_holds_the_plans_and_the_bots() {
 fn the_check_before_opening_refuses_what_opening_refuses_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let fresh = dir.path().join("fresh");
-    Journal::check_open(&fresh, &plan(), None, false).unwrap();
+    Journal::check_open(&fresh, &plan(), None, false, false).unwrap();
     assert!(!fresh.exists(), "no folder made");
     let (mut journal, _) = Journal::open(dir.path(), &plan(), false).unwrap();
     let mut other = plan();
     other.limit_ms = Some(5000);
     // A journal with no game yet is started afresh under any plan.
-    Journal::check_open(dir.path(), &other, None, false).unwrap();
+    Journal::check_open(dir.path(), &other, None, false, false).unwrap();
     journal.append(0, &record()).unwrap();
     drop(journal);
     let path = dir.path().join(JOURNAL_FILE);
     let before = std::fs::read(&path).unwrap();
-    let checked = Journal::check_open(dir.path(), &other, None, false)
+    let checked = Journal::check_open(dir.path(), &other, None, false, false)
         .err()
         .unwrap()
         .to_string();
@@ -291,9 +292,9 @@ fn the_check_before_opening_refuses_what_opening_refuses_and_writes_nothing() {
     assert_eq!(checked, opened);
     assert!(checked.contains("other settings"), "{checked}");
     let shard = Some(Shard::new(1, 2).unwrap());
-    assert!(Journal::check_open(dir.path(), &plan(), shard, false).is_err());
-    Journal::check_open(dir.path(), &plan(), None, false).unwrap();
-    Journal::check_open(dir.path(), &other, None, true).unwrap();
+    assert!(Journal::check_open(dir.path(), &plan(), shard, false, false).is_err());
+    Journal::check_open(dir.path(), &plan(), None, false, false).unwrap();
+    Journal::check_open(dir.path(), &other, None, true, false).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), before);
     assert!(!dir.path().join(REPLACED_FILE).exists());
 }

@@ -4,9 +4,11 @@
 use super::format::*;
 use super::lock::{FolderLock, lock_folder};
 use super::reader::{Loaded, read};
+use super::update::{BeforeJournal, Updated};
 use super::{JOURNAL_FILE, REPLACED_FILE};
 use crate::error::Error;
 use crate::record::GameRecord;
+use crate::tournament::schedule::Fixture;
 use crate::tournament::shard::Shard;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -42,6 +44,7 @@ impl Journal {
         plan: &Plan,
         shard: Option<Shard>,
         force_new: bool,
+        update: bool,
     ) -> Result<(), Error> {
         let path = dir.join(JOURNAL_FILE);
         if force_new {
@@ -50,11 +53,25 @@ impl Journal {
         match super::reader::read_head(&path) {
             // A journal with no game is started afresh; one this arbiter cannot read is
             // refused by the opening itself, with what is wrong with it.
-            Some((version, old, old_shard, true)) => {
-                resumable(&path, version, &old, old_shard, plan, shard).map(|_| ())
-            }
+            Some((version, old, old_shard, true)) => match update {
+                true => resumable_updating(&path, version, &old, old_shard, plan, shard),
+                false => resumable(&path, version, &old, old_shard, plan, shard).map(|_| ()),
+            },
             _ => Ok(()),
         }
+    }
+
+    /// [`Journal::open_shard`] of the whole schedule for `league --update`: a journal
+    /// written for other bots is first rewritten for `plan`'s (its games of unchanged
+    /// bots kept, the others moved into the league's history; see `update`), then
+    /// resumed. What the update did, when there was a journal to update.
+    pub fn open_updating(
+        dir: &Path,
+        plan: &Plan,
+        schedule: &[Fixture],
+        before_journal: &mut BeforeJournal<'_>,
+    ) -> Result<(Journal, Loaded, Option<Updated>), Error> {
+        Journal::open_with(dir, plan, None, false, Some((schedule, before_journal)))
     }
 
     /// [`Journal::open`] for one shard of the plan's schedule (`None`: all of it). A
@@ -65,6 +82,16 @@ impl Journal {
         shard: Option<Shard>,
         force_new: bool,
     ) -> Result<(Journal, Loaded), Error> {
+        Journal::open_with(dir, plan, shard, force_new, None).map(|(j, l, _)| (j, l))
+    }
+
+    fn open_with(
+        dir: &Path,
+        plan: &Plan,
+        shard: Option<Shard>,
+        force_new: bool,
+        update: Option<(&[Fixture], &mut BeforeJournal<'_>)>,
+    ) -> Result<(Journal, Loaded, Option<Updated>), Error> {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io {
             path: dir.to_path_buf(),
             source,
@@ -75,6 +102,22 @@ impl Journal {
             path: path.clone(),
             source,
         };
+        let mut updated = None;
+        if let Some((schedule, before_journal)) = update
+            && let Some((version, old, old_shard, true)) = super::reader::read_head(&path)
+        {
+            resumable_updating(&path, version, &old, old_shard, plan, shard)?;
+            if super::update::bots_differ(&old, plan) {
+                updated = Some(super::update::rewrite(
+                    dir,
+                    &path,
+                    (version, &old),
+                    plan,
+                    schedule,
+                    before_journal,
+                )?);
+            }
+        }
         let exists = path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         if exists && force_new {
             std::fs::rename(&path, replaced_path(dir)).map_err(io)?;
@@ -133,7 +176,7 @@ impl Journal {
             games,
             repair,
         };
-        Ok((journal, loaded))
+        Ok((journal, loaded, updated))
     }
 
     /// Makes `record` what a reader of this journal will get back: in format 4, its times
@@ -306,6 +349,27 @@ fn resumable(
         } else {
             String::new()
         };
+        // Only its bots differ (added, missing, their files changed): `--update` plays
+        // only what that changes.
+        let bots = super::update::BotChanges::between(old, plan);
+        let (was, is) = super::update::bot_settings_views(old, plan);
+        if !bots.is_empty()
+            && old_shard.is_none()
+            && was == is
+            && super::update::games_settings(old, plan) == *plan
+            && plan.format == "round_robin"
+        {
+            return Err(Error::usage(format!(
+                "{} was written with other settings: {difference}. Its bots differ: {}. \
+                 Rerun with --update to play only the games of the bots added or changed \
+                 (a bot missing is retired: its games are kept in the folder's history, \
+                 out of the standings), keeping every other game; or start afresh with \
+                 another output folder or --force-new (the old journal is kept as \
+                 {REPLACED_FILE})",
+                path.display(),
+                bots.said()
+            )));
+        }
         return Err(Error::usage(format!(
             "{} was written with other settings: {difference}. One table never \
                  mixes two settings: rerun with the same settings to resume, or start \
@@ -329,6 +393,22 @@ fn resumable(
         )));
     }
     Ok(raised || described)
+}
+
+/// Whether the journal at `path` may be updated to `plan` (`league --update`): as
+/// [`resumable`] where its bots are the same, else as `update::check` says.
+fn resumable_updating(
+    path: &Path,
+    version: u32,
+    old: &Plan,
+    old_shard: Option<Shard>,
+    plan: &Plan,
+    shard: Option<Shard>,
+) -> Result<(), Error> {
+    if version < OLDEST_RESUMABLE {
+        return resumable(path, version, old, old_shard, plan, shard).map(|_| ());
+    }
+    super::update::check(path, old, plan, old_shard.is_some() || shard.is_some())
 }
 
 /// The file `plan` gives the bot of `bot`'s name, or `bot`'s own where `plan` has none of

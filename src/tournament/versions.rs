@@ -1,0 +1,161 @@
+//! The versions of each team's bot in a league that grew (`league --update`):
+//! `versions.jsonl` beside the journal, one line per event of a version (first played,
+//! replaced, retired), with how a version stood when it left the standings. Written by an
+//! update before it rewrites the journal; read by the report (versions.csv, the report's
+//! Versions section, a team's feedback).
+
+use crate::error::Error;
+use crate::record::GameSummary;
+use crate::tournament::journal::{BotChanges, Plan};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The versions of each team's bot a league has had, beside its journal: when each was
+/// first played and, for one no longer in the standings, when it left them and how it
+/// stood then.
+pub const VERSIONS_FILE: &str = "versions.jsonl";
+
+/// One event of a bot's version in a league, as `league --update` keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VersionLine {
+    /// The bot (the team).
+    pub bot: String,
+    /// Its files' digest; none for a built-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// `seen` (first played from then), `changed` (replaced by another version) or
+    /// `retired` (left out of the league).
+    pub event: String,
+    /// When, in seconds since 1970 (UTC); none for a version there from the league's start,
+    /// which an update found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<u64>,
+    /// How it stood when it left the standings: its games, points, Elo and Elo's 95%
+    /// interval in the league as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing: Option<VersionStanding>,
+}
+
+/// A version's standing when it left the league's standings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VersionStanding {
+    /// Games it played.
+    pub games: u32,
+    /// League points it scored in them.
+    pub points: f64,
+    /// Its Elo (the league's mean 0).
+    pub elo: f64,
+    /// The 95% interval of its Elo, low end.
+    pub elo_low: f64,
+    /// The 95% interval of its Elo, high end.
+    pub elo_high: f64,
+}
+
+/// The version events of the league in `dir`, oldest first; none before its first update.
+pub fn versions_of(dir: &Path) -> Result<Vec<VersionLine>, Error> {
+    let path = dir.join(VERSIONS_FILE);
+    let text = match std::fs::read(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(Error::Io { path, source }),
+    };
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty())
+        .map(|(i, line)| {
+            serde_json::from_slice(line).map_err(|e| Error::Input {
+                path: path.clone(),
+                line: i + 1,
+                message: format!(
+                    "not a line of a league's versions: {e}: expected a bot, its digest and \
+                     an event, as `league --update` writes"
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Appends to the versions of the league in `dir` what an update from `old` to `plan`
+/// (`changes`) makes of them: how each version that leaves the standings stood in the
+/// league of `summaries` (the journal's games as they were), and when each new one was
+/// first played; and for a bot of `old` the versions do not know yet (a league's first
+/// update), that it was there from the start. Written whole; an update cut short and made
+/// again repeats events, which the readers take once.
+pub(crate) fn record(
+    dir: &Path,
+    old: &Plan,
+    plan: &Plan,
+    summaries: &[GameSummary],
+    changes: &BotChanges,
+) -> Result<(), Error> {
+    let was = |name: &str| old.bots.iter().find(|b| b.name == name);
+    let now = |name: &str| plan.bots.iter().find(|b| b.name == name);
+    // The versions: how each version that leaves the standings stood, and when each new
+    // one was first played. Written before the journal: a crash after it and before the
+    // journal leaves events an update made again repeats, which the readers take once.
+    let versions_path = dir.join(VERSIONS_FILE);
+    let known = versions_of(dir)?;
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let tally = crate::tournament::tally::Tally::of(summaries);
+    let names: Vec<String> = old.bots.iter().map(|b| b.name.clone()).collect();
+    let scoring = crate::stats::league::Scoring {
+        win: old.points_win,
+        tie: old.points_tie,
+    };
+    let table = crate::stats::league::table_of(&names, &tally.counts, scoring, None);
+    let mut events = Vec::new();
+    for bot in &old.bots {
+        let seen = |v: &VersionLine| v.bot == bot.name && v.digest == bot.digest;
+        if !known.iter().any(seen) {
+            events.push(VersionLine {
+                bot: bot.name.clone(),
+                digest: bot.digest.clone(),
+                event: "seen".into(),
+                at: None,
+                standing: None,
+            });
+        }
+    }
+    for (event, names) in [("changed", &changes.changed), ("retired", &changes.missing)] {
+        for name in names {
+            let Some(bot) = was(name) else { continue };
+            let standing = table
+                .rows
+                .iter()
+                .find(|r| r.bot == *name)
+                .map(|r| VersionStanding {
+                    games: r.games,
+                    points: r.points,
+                    elo: r.elo,
+                    elo_low: r.elo_low,
+                    elo_high: r.elo_high,
+                });
+            events.push(VersionLine {
+                bot: name.clone(),
+                digest: bot.digest.clone(),
+                event: event.into(),
+                at: Some(at),
+                standing,
+            });
+        }
+    }
+    for name in changes.added.iter().chain(&changes.changed) {
+        let Some(bot) = now(name) else { continue };
+        events.push(VersionLine {
+            bot: name.clone(),
+            digest: bot.digest.clone(),
+            event: "seen".into(),
+            at: Some(at),
+            standing: None,
+        });
+    }
+    let mut text = std::fs::read(&versions_path).unwrap_or_default();
+    for event in &events {
+        serde_json::to_writer(&mut text, event).expect("a version line always serializes");
+        text.push(b'\n');
+    }
+    crate::untrusted::file::write_atomic(&versions_path, &text)?;
+    Ok(())
+}

@@ -1,0 +1,370 @@
+//! A league that grows with its class (`league --update`): a bot added plays only its own
+//! games, a changed bot replays only its own, a bot left out is retired and comes back as
+//! it was, and the league left equals one started afresh with today's bots, game for game.
+//! Without `--update` a league of other bots is refused saying which, and what would change
+//! the games themselves is refused with it; nothing refused changes a file.
+
+use crate::common::{arbiter, course_random_bot, read, run};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A course Asalto bot (the example team's random player) whose choices a seed of its own
+/// fixes, as a student's deterministic bot: the same game from the same start.
+/// In a folder of its own, as a team's submission: a `.py` bot's digest covers the `.py`
+/// files of its folder.
+fn course_bot(dir: &Path, team: &str, seed: u32) -> PathBuf {
+    let folder = dir.join(team);
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join(format!("{team}.py"));
+    std::fs::write(&file, seeded(seed)).unwrap();
+    file
+}
+
+/// The example team's random player with its generator seeded.
+fn seeded(seed: u32) -> String {
+    let source =
+        course_random_bot().replacen("random.Random()", &format!("random.Random({seed})"), 1);
+    assert!(
+        source.contains(&format!("random.Random({seed})")),
+        "the example bot's generator"
+    );
+    source
+}
+
+/// `arbiter league` into `out` with the settings every league here shares, then `extra`.
+fn league(out: &Path, bots: &[String], extra: &[&str]) -> (i32, String, String) {
+    run(arbiter()
+        .args(["league", "-q", "--seed", "11", "--round-limit", "40"])
+        .args(["--limit-ms", "5000", "--pairs", "1", "--out"])
+        .arg(out)
+        .args(extra)
+        .args(bots))
+}
+
+/// What decides each game of a folder's games.csv, times left out (they differ run to
+/// run): pair, roles' bots, winner, reason, rounds, illegal moves and seed.
+fn games_of(out: &Path) -> BTreeSet<Vec<String>> {
+    let text = read(&out.join("games.csv"));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let wanted = [
+        "pair",
+        "rebel",
+        "officer",
+        "winner",
+        "reason",
+        "rounds",
+        "rebel_illegal",
+        "officer_illegal",
+        "seed",
+    ];
+    let at: Vec<usize> = wanted
+        .iter()
+        .map(|w| header.iter().position(|h| h == w).expect(w))
+        .collect();
+    lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            at.iter().map(|&i| cells[i].to_string()).collect()
+        })
+        .collect()
+}
+
+/// The standings by bot: games, wins, losses, ties, points, mark, Elo and its interval.
+fn standings_of(out: &Path) -> BTreeMap<String, Vec<String>> {
+    crate::common::csv_rows(&out.join("standings.csv"))
+        .into_iter()
+        .map(|r| {
+            let cells = [
+                "games", "wins", "losses", "ties", "points", "mark", "elo", "elo_low", "elo_high",
+            ]
+            .iter()
+            .map(|c| r[*c].clone())
+            .collect();
+            (r["bot"].clone(), cells)
+        })
+        .collect()
+}
+
+fn journal_lines(out: &Path) -> Vec<String> {
+    read(&out.join("games.jsonl"))
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The journal's game lines that name none of `bots`, sorted (a run journals its games
+/// as they end).
+fn lines_without(out: &Path, bots: &[&str]) -> Vec<String> {
+    let mut lines: Vec<String> = journal_lines(out)
+        .into_iter()
+        .filter(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let players = v["record"]["players"].to_string();
+            !bots.iter().any(|b| players.contains(&format!("\"{b}\"")))
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// `games_of` and `standings_of` of `out` are those of a league started afresh with `bots`.
+fn same_as_a_fresh_league(dir: &Path, out: &Path, bots: &[String], what: &str) {
+    let fresh = dir.join(format!("fresh-{what}"));
+    let (code, stdout, stderr) = league(&fresh, bots, &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(games_of(out), games_of(&fresh), "{what}: the games");
+    assert_eq!(
+        standings_of(out),
+        standings_of(&fresh),
+        "{what}: the standings"
+    );
+    assert_eq!(
+        read(&out.join("marks.csv")),
+        read(&fresh.join("marks.csv")),
+        "{what}: the marks"
+    );
+}
+
+fn history_lines(out: &Path) -> Vec<serde_json::Value> {
+    match std::fs::read_to_string(out.join("history.jsonl")) {
+        Ok(text) => text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn a_league_grows_by_the_games_of_bots_added_or_changed_and_equals_a_fresh_league() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let bot = |team: &str, seed: u32| course_bot(&class, team, seed).display().to_string();
+    let mut bots = vec![
+        bot("Team01", 1),
+        "rnd=builtin:random".to_string(),
+        "grd=builtin:greedy".to_string(),
+        bot("Team02", 2),
+    ];
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &bots, &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(journal_lines(&out).len(), 12);
+
+    // A late team: its 2 x 4 games only, every earlier game kept and counted.
+    bots.push(bot("Team03", 3));
+    let (code, stdout, stderr) = league(&out, &bots, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("20 of 20 games") && stdout.contains("this run played 8"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("update: added Team03; 12 games kept, 0 games moved into the league's history; 8 games to play"),
+        "{stderr}"
+    );
+    same_as_a_fresh_league(dir.path(), &out, &bots, "a bot added");
+
+    // Team02 hands in a new version: its games are played again, the others' kept byte
+    // for byte, and its earlier games go into the league's history.
+    let others = lines_without(&out, &["Team02"]);
+    assert_eq!(others.len(), 12);
+    course_bot(&class, "Team02", 5);
+    let (code, stdout, stderr) = league(&out, &bots, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("this run played 8"), "{stdout}");
+    assert!(
+        stderr.contains("update: changed Team02; 12 games kept, 8 games moved"),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines_without(&out, &["Team02"]),
+        others,
+        "the other games, byte for byte"
+    );
+    let history = history_lines(&out);
+    assert_eq!(history.len(), 8);
+    assert!(
+        history.iter().all(|h| h["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["name"] == "Team02")),
+        "{history:?}"
+    );
+    same_as_a_fresh_league(dir.path(), &out, &bots, "a bot changed");
+
+    // A team that left: retired, its games out of the standings and into the history.
+    let without: Vec<String> = bots
+        .iter()
+        .filter(|b| !b.starts_with("rnd="))
+        .cloned()
+        .collect();
+    let (code, stdout, stderr) = league(&out, &without, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("this run played 0"), "{stdout}");
+    assert!(stderr.contains("update: missing rnd (retired"), "{stderr}");
+    assert!(!standings_of(&out).contains_key("rnd"));
+    assert_eq!(history_lines(&out).len(), 16);
+    same_as_a_fresh_league(dir.path(), &out, &without, "a bot retired");
+
+    // And back as it was: its games come back from the history, none is played again.
+    let (code, stdout, stderr) = league(&out, &bots, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("this run played 0"), "{stdout}");
+    assert!(
+        stderr.contains("8 games taken back from it (rnd back as before)"),
+        "{stderr}"
+    );
+    assert_eq!(history_lines(&out).len(), 8, "Team02's first version stays");
+    same_as_a_fresh_league(dir.path(), &out, &bots, "a bot brought back");
+}
+
+#[test]
+fn a_league_of_other_bots_is_refused_naming_them_and_an_update_never_changes_the_games_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let bot = |team: &str, seed: u32| course_bot(&class, team, seed).display().to_string();
+    let bots = vec![
+        bot("Team01", 1),
+        bot("Team02", 2),
+        "rnd=builtin:random".to_string(),
+    ];
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &bots, &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let journal = read(&out.join("games.jsonl"));
+    let unchanged = |what: &str| {
+        assert_eq!(
+            read(&out.join("games.jsonl")),
+            journal,
+            "{what}: the journal"
+        );
+        assert!(!out.join("history.jsonl").exists(), "{what}: no history");
+    };
+
+    // One added, one changed, one missing: said by name, with what --update would do.
+    course_bot(&class, "Team02", 7);
+    let now = vec![bots[0].clone(), bots[1].clone(), bot("Team04", 4)];
+    let (code, stdout, stderr) = league(&out, &now, &[]);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("Its bots differ: added Team04; changed Team02; missing rnd")
+            && stderr.contains(
+                "Rerun with --update to play only the games of the bots added or changed"
+            ),
+        "{stderr}"
+    );
+    unchanged("without --update");
+
+    // What would change the games themselves is refused with --update too, naming it.
+    let (code, _, stderr) = run(arbiter()
+        .args(["league", "-q", "--seed", "11", "--round-limit", "40"])
+        .args(["--limit-ms", "4000", "--pairs", "1", "--update", "--out"])
+        .arg(&out)
+        .args(&now));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("other settings of the games themselves: limit_ms 5000 there, 4000 now"),
+        "{stderr}"
+    );
+    unchanged("another move limit");
+    let (code, _, stderr) = run(arbiter()
+        .args(["league", "-q", "--seed", "11", "--round-limit", "40"])
+        .args([
+            "--limit-ms",
+            "5000",
+            "--pairs",
+            "1",
+            "--update",
+            "--random-plies",
+            "2",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .args(&now));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("openings"), "{stderr}");
+    unchanged("other openings");
+
+    // A journal written before leagues could grow is refused, saying how to go on.
+    let old = journal.replacen(",\"seeds\":\"pairing\"", "", 1);
+    assert_ne!(old, journal, "the plan names its seeds");
+    std::fs::write(out.join("games.jsonl"), &old).unwrap();
+    let (code, _, stderr) = league(&out, &now, &["--update"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("was written before leagues could grow") && stderr.contains("--force-new"),
+        "{stderr}"
+    );
+    assert_eq!(read(&out.join("games.jsonl")), old);
+    assert!(!out.join("history.jsonl").exists());
+}
+
+#[test]
+fn an_update_killed_part_way_is_finished_by_the_same_command_and_loses_no_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let mut bots = vec![
+        course_bot(&class, "Team01", 1).display().to_string(),
+        "rnd=builtin:random".to_string(),
+        "grd=builtin:greedy".to_string(),
+    ];
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = league(&out, &bots, &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // A late team whose every move takes a while, one game at a time.
+    let slow = seeded(9).replacen("import random\n", "import random\nimport time\n", 1);
+    let slow = slow.replacen(
+        "class Player",
+        "class _Slow(random.Random):\n    def choice(self, xs):\n        time.sleep(0.02)\n        \
+         return super().choice(xs)\n\n\nclass Player",
+        1,
+    );
+    let slow = slow.replacen("random.Random(9)", "_Slow(9)", 1);
+    assert!(slow.contains("_Slow(9)"), "the slow bot's generator");
+    std::fs::create_dir_all(class.join("Team09")).unwrap();
+    std::fs::write(class.join("Team09/Team09.py"), slow).unwrap();
+    bots.push(class.join("Team09/Team09.py").display().to_string());
+    let mut update = arbiter();
+    update
+        .args(["league", "-q", "--seed", "11", "--round-limit", "40"])
+        .args([
+            "--limit-ms",
+            "5000",
+            "--pairs",
+            "1",
+            "-j",
+            "1",
+            "--update",
+            "--out",
+        ])
+        .arg(&out)
+        .args(&bots)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = update.spawn().unwrap();
+    let waited = Instant::now();
+    // Killed once the rewritten journal holds the kept games and one new game.
+    while journal_lines(&out).len() < 7 && waited.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done = journal_lines(&out).len();
+    assert!((7..12).contains(&done), "killed part-way: {done} games");
+    let (code, stdout, stderr) = league(&out, &bots, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("this run played {}", 12 - done)),
+        "{stdout}"
+    );
+    assert_eq!(journal_lines(&out).len(), 12);
+    same_as_a_fresh_league(dir.path(), &out, &bots, "an update killed");
+}
