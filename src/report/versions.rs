@@ -215,7 +215,7 @@ pub(crate) fn section(versions: &[Version]) -> Option<Section> {
         id: "versions".into(),
         title: "Versions".into(),
         text: vec![
-            "The league grew with its class (`league --update`): each team's versions, the \
+            "The league grew with its class (league --update): each team's versions, the \
              games each played and how it stood, a current version in today's standings, an \
              earlier one when it left them (its Elo against the league as it was then)."
                 .into(),

@@ -197,6 +197,45 @@ fn a_league_grows_by_the_games_of_bots_added_or_changed_and_equals_a_fresh_leagu
         "{history:?}"
     );
     same_as_a_fresh_league(dir.path(), &out, &bots, "a bot changed");
+    // Its versions: the first as it stood when replaced, the second in today's standings;
+    // its feedback compares them on the opponents both played.
+    let versions = crate::common::csv_rows(&out.join("versions.csv"));
+    let team02: Vec<_> = versions.iter().filter(|r| r["team"] == "Team02").collect();
+    assert_eq!(team02.len(), 2, "{versions:?}");
+    assert_eq!(
+        (
+            team02[0]["version"].as_str(),
+            team02[0]["status"].as_str(),
+            team02[0]["games"].as_str()
+        ),
+        ("1", "changed", "8")
+    );
+    assert_eq!(team02[0]["first_seen"], "start");
+    assert!(!team02[0]["left"].is_empty() && !team02[0]["elo"].is_empty());
+    assert_eq!(
+        (
+            team02[1]["version"].as_str(),
+            team02[1]["status"].as_str(),
+            team02[1]["games"].as_str()
+        ),
+        ("2", "current", "8")
+    );
+    assert_ne!(team02[0]["digest"], team02[1]["digest"]);
+    assert_eq!(
+        versions.iter().filter(|r| r["status"] == "current").count(),
+        5,
+        "one current version a bot"
+    );
+    let feedback = read(&out.join("feedback/Team02.md"));
+    assert!(
+        feedback.contains("## Your earlier version")
+            && feedback.contains("Your current version (v2, first played ")
+            && feedback.contains("Against the opponents both played (Team01, Team03, grd, rnd): "),
+        "{feedback}"
+    );
+    assert!(!read(&out.join("feedback/Team01.md")).contains("earlier version"));
+    let report = read(&out.join("report/report.md"));
+    assert!(report.contains("## Versions"), "{report}");
 
     // A team that left: retired, its games out of the standings and into the history.
     let without: Vec<String> = bots
@@ -209,6 +248,14 @@ fn a_league_grows_by_the_games_of_bots_added_or_changed_and_equals_a_fresh_leagu
     assert!(stdout.contains("this run played 0"), "{stdout}");
     assert!(stderr.contains("update: missing rnd (retired"), "{stderr}");
     assert!(!standings_of(&out).contains_key("rnd"));
+    let rnd = |out: &Path| -> Vec<String> {
+        crate::common::csv_rows(&out.join("versions.csv"))
+            .into_iter()
+            .filter(|r| r["team"] == "rnd")
+            .map(|r| format!("{} {} {}", r["version"], r["status"], r["games"]))
+            .collect()
+    };
+    assert_eq!(rnd(&out), ["1 retired 8"]);
     assert_eq!(history_lines(&out).len(), 16);
     same_as_a_fresh_league(dir.path(), &out, &without, "a bot retired");
 
@@ -221,6 +268,7 @@ fn a_league_grows_by_the_games_of_bots_added_or_changed_and_equals_a_fresh_leagu
         "{stderr}"
     );
     assert_eq!(history_lines(&out).len(), 8, "Team02's first version stays");
+    assert_eq!(rnd(&out), ["1 current 8"]);
     same_as_a_fresh_league(dir.path(), &out, &bots, "a bot brought back");
 }
 

@@ -235,6 +235,30 @@ fn every_readme_command_runs_as_written() {
             assert!(file.is_file(), "{}", file.display());
         }
     }
+    // "Week by week": the league grew by greedy's games, then retired Team02, whose games
+    // are the history's.
+    let weekly = clone.join("results/weekly");
+    let lines = |file: &str| {
+        std::fs::read_to_string(weekly.join(file))
+            .unwrap_or_else(|e| panic!("results/weekly/{file}: {e}"))
+            .lines()
+            .count()
+    };
+    assert_eq!(
+        lines("games.jsonl"),
+        1 + 6,
+        "Team01, random and greedy's games"
+    );
+    assert_eq!(lines("history.jsonl"), 6, "Team02's games");
+    let versions = crate::common::csv_rows(&weekly.join("versions.csv"));
+    let status = |team: &str| {
+        versions
+            .iter()
+            .find(|r| r["team"] == team)
+            .map(|r| r["status"].clone())
+    };
+    assert_eq!(status("Team02").as_deref(), Some("retired"), "{versions:?}");
+    assert_eq!(status("greedy").as_deref(), Some("current"), "{versions:?}");
     // The grade files of "Marks into your platform": each platform's header and a row
     // per student of the example class.
     for (file, header) in [
