@@ -1,5 +1,5 @@
 //! What growing a league costs (`league --update`): a league of 30 built-ins has played
-//! all its games, then one bot changes (its spec: `b07` from random to greedy) and the
+//! all its games, then one bot changes (its spec: `b08` from random to greedy) and the
 //! league is updated. The update must play only that bot's games, 2 x 29 x pairs, and take
 //! about the time those games take alone: the baseline is the same games as a gauntlet of
 //! the changed bot against the 29 others (`--random-plies 0`, as the league's standard
@@ -17,7 +17,7 @@ mod support;
 use support::{Paired, median};
 
 const BOTS: usize = 30;
-const CHANGED: usize = 7;
+const CHANGED: usize = 8;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -26,7 +26,7 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The league's bots, `b07` as `changed` says.
+/// The league's bots, `b08` as `changed` says.
 fn bots(changed: bool) -> Vec<String> {
     (0..BOTS)
         .map(|i| {
