@@ -183,7 +183,10 @@ pub(super) fn update_line(
     total: usize,
     done: usize,
 ) -> String {
-    let mut line = format!("update: {}", updated.changes.said());
+    let mut line = match updated.changes.is_empty() {
+        true => "update: the same bots, named by other paths (their files unchanged)".to_string(),
+        false => format!("update: {}", updated.changes.said()),
+    };
     if !updated.changes.missing.is_empty() {
         line.push_str(" (retired: their games leave the standings and stay in history.jsonl)");
     }

@@ -138,6 +138,30 @@ impl Class {
     }
 }
 
+/// Whether `path` (a file beside the bot file `own`) is another's as far as the bot of
+/// `own` is concerned, so hidden from it: a file of another entrant of the run, or an
+/// entry of a class folder the bot does not own. A bot's digest leaves such files out: a
+/// late team's file added beside a team's in one folder changes nothing of that team's.
+pub(crate) fn is_others(path: &Path, own: &Path) -> bool {
+    let run = RUN.read().unwrap_or_else(|e| e.into_inner());
+    let path_forms = forms(path);
+    let own_forms = forms(own);
+    let another = run.entrants.iter().any(|files| {
+        files.iter().any(|f| path_forms.contains(f)) && !files.iter().any(|f| own_forms.contains(f))
+    });
+    if another {
+        return true;
+    }
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    let folder_forms = forms(folder);
+    run.classes
+        .iter()
+        .filter(|c| c.forms.iter().any(|f| folder_forms.contains(f)))
+        .any(|c| !c.owned_by(&own_forms).contains(&&name.to_os_string()))
+}
+
 /// The paths an entrant owns: a course bot's file (and a Hinger agent's folder, which holds
 /// its `a1_state.py` and which every team names alike), a C# project's folder, a program's
 /// file and the files and folders its arguments name. Its working folder is not its own:

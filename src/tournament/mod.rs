@@ -562,6 +562,8 @@ pub fn check_start<G: Builtins>(
     check: bool,
 ) -> Result<(), Error> {
     setup::check(&tournament.entrants)?;
+    // Known before the plan: a bot's digest leaves out the other entrants' files.
+    setup::enter(&tournament.entrants);
     let mut plan = planned(game, rules, tournament, sprt)?;
     let journal_path = tournament.out.join(journal::JOURNAL_FILE);
     if check && let Some(old) = journal::read_plan(&journal_path) {

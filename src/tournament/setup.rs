@@ -90,7 +90,8 @@ pub fn enter(entrants: &[Entrant]) {
 }
 
 /// The files a bot is made of: a `.py` bot's file and its folder's `.py` files, a `.java`
-/// bot's file and its folder's `.java` files, a command's program and arguments that name
+/// bot's file and its folder's `.java` files (neither another entrant's nor a class
+/// entry the bot does not own, once the run's entrants are known: [`enter`]), a command's program and arguments that name
 /// files (relative to its working folder). Sorted, without duplicates.
 pub(crate) fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
     let siblings = |file: &Path, extension: &str| -> Result<Vec<PathBuf>, Error> {
@@ -105,6 +106,11 @@ pub(crate) fn bot_files(spec: &BotSpec, cwd: Option<&Path>) -> Result<Vec<PathBu
         let mut files = vec![file.to_path_buf()];
         for entry in entries.flatten() {
             let path = entry.path();
+            // Another entrant's file, or a class's entry the bot does not own, is hidden
+            // from it: none of its program.
+            if crate::jail::entrants::is_others(&path, file) {
+                continue;
+            }
             if path.extension().is_some_and(|e| e == extension) && path.is_file() {
                 files.push(path);
             }

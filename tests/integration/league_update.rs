@@ -416,3 +416,84 @@ fn an_update_killed_part_way_is_finished_by_the_same_command_and_loses_no_game()
     assert_eq!(journal_lines(&out).len(), 12);
     same_as_a_fresh_league(dir.path(), &out, &bots, "an update killed");
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_class_league_takes_a_late_team_and_a_resubmission_from_the_next_download_with_its_roster() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let week1 = dir.path().join("week1");
+    copy_tree(&root.join("bots/submissions"), &week1);
+    let roster = root.join("bots/roster.csv");
+    let out = dir.path().join("class");
+    let class = |download: &Path, extra: &[&str]| {
+        run(arbiter()
+            .args(["league", "-q", "--limit-ms", "5000", "--round-limit", "40"])
+            .arg("--roster")
+            .arg(&roster)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .arg(download)
+            .args(["builtin:greedy", "--non-scoring", "greedy"]))
+    };
+    let (code, stdout, stderr) = class(&week1, &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let marks = crate::common::csv_rows(&out.join("marks.csv"));
+    assert!(
+        marks
+            .iter()
+            .any(|r| r["team"] == "Team15" && r["status"] == "no submission"),
+        "{marks:?}"
+    );
+    // The next download: the late Team15 hands in a file beside Team11's, and Team12
+    // resubmits; the other teams' files are as they were, in a folder of another name.
+    let week2 = dir.path().join("week2");
+    copy_tree(&week1, &week2);
+    std::fs::write(week2.join("Team15.py"), seeded(15)).unwrap();
+    let team12 = week2.join("team12/Team12.py");
+    let edited = format!("{}\n# resubmitted\n", read(&team12));
+    std::fs::write(&team12, edited).unwrap();
+    let (code, stdout, stderr) = class(&week2, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // 6 bots now: Team15's 10 games and Team12's 10 again (2 of them together); the 12
+    // games of the others kept.
+    assert!(
+        stderr.contains("update: added Team15; changed Team12; 12 games kept, 8 games moved"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("30 of 30 games") && stdout.contains("this run played 18"),
+        "{stdout}"
+    );
+    let marks = crate::common::csv_rows(&out.join("marks.csv"));
+    let of = |id: &str| marks.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(of("s1006")["team"], "Team15");
+    assert_eq!(of("s1006")["status"], "played");
+    assert_eq!(of("s1006")["games"], "10");
+    assert_eq!(
+        of("s1002")["games"],
+        "10",
+        "Team12's new version played every opponent"
+    );
+    let versions = crate::common::csv_rows(&out.join("versions.csv"));
+    let team12: Vec<&str> = versions
+        .iter()
+        .filter(|r| r["team"] == "Team12")
+        .map(|r| r["status"].as_str())
+        .collect();
+    assert_eq!(team12, ["changed", "current"]);
+    assert!(read(&out.join("feedback/Team12.md")).contains("## Your earlier version"));
+}
