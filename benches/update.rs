@@ -4,7 +4,9 @@
 //! about the time those games take alone: the baseline is the same games as a gauntlet of
 //! the changed bot against the 29 others (`--random-plies 0`, as the league's standard
 //! start), into a fresh folder. The two run in turns (which goes first alternates), each
-//! update on a fresh copy of the finished league. Goal (issue 57): within 1.2x.
+//! update on a fresh copy of the finished league. Goal (issue 57): within 1.2x. Beside
+//! them, the finished league run again with nothing to play: the cost of writing its
+//! tables and report, which an update pays as any run of the league does.
 //!
 //! Run: cargo bench --bench update. Knobs: `BENCH_RUNS` (default 7), `BENCH_PAIRS`
 //! (default 1), `BENCH_ROUNDS` (Asalto's round limit, default 200), `BENCH_ARBITER`.
@@ -96,7 +98,7 @@ fn main() {
     println!(
         "update bench: a league of {BOTS} built-ins ({games} games, --pairs {pairs}, round limit {rounds}) played in {wall:.2} s; one bot changed, {expected} games to play"
     );
-    let (mut updates, mut alone) = (Vec::new(), Vec::new());
+    let (mut updates, mut alone, mut reruns) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
         let update = |run: usize| {
             let copy = dir.path().join(format!("update-{run}"));
@@ -132,14 +134,30 @@ fn main() {
             );
             wall
         };
+        // The finished league run again, nothing to play: what writing its tables and
+        // report costs, which any run of the league pays.
+        let rerun = |run: usize| {
+            let copy = dir.path().join(format!("rerun-{run}"));
+            copy_tree(&league, &copy);
+            let mut args: Vec<String> = vec!["league".into(), "--out".into()];
+            args.push(copy.display().to_string());
+            args.extend(settings.iter().cloned());
+            args.extend(bots(false));
+            let (wall, stdout) = timed(&bin, &args);
+            assert!(stdout.contains("this run played 0\n"), "{stdout}");
+            wall
+        };
         if run % 2 == 0 {
             updates.push(update(run));
             alone.push(gauntlet(run));
+            reruns.push(rerun(run));
         } else {
+            reruns.push(rerun(run));
             alone.push(gauntlet(run));
             updates.push(update(run));
         }
     }
+    let outputs = median(reruns.clone());
     let paired = Paired::new(&updates, &alone);
     println!(
         "  medians of {runs}: update {:.3} s, the same games alone {:.3} s: {:.3}x, {} (goal: at most 1.2x)",
@@ -147,5 +165,11 @@ fn main() {
         median(alone),
         paired.arbiter / paired.baseline,
         paired.ratio_text()
+    );
+    let own: Vec<f64> = updates.iter().zip(&reruns).map(|(u, r)| u - r).collect();
+    println!(
+        "  the finished league run again with nothing to play (its tables and report of {games} games) {outputs:.3} s; the update beyond that {:.3} s, {:.3}x the games alone",
+        median(own.clone()),
+        median(own) / median(alone)
     );
 }
