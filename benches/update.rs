@@ -161,8 +161,8 @@ fn main() {
     let paired = Paired::new(&updates, &alone);
     println!(
         "  medians of {runs}: update {:.3} s, the same games alone {:.3} s: {:.3}x, {} (goal: at most 1.2x)",
-        median(updates),
-        median(alone),
+        median(updates.clone()),
+        median(alone.clone()),
         paired.arbiter / paired.baseline,
         paired.ratio_text()
     );
