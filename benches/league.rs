@@ -125,6 +125,7 @@ fn child(jobs: usize, games: u32, bots: Bots) {
         jobs,
         out: dir.clone(),
         force_new: false,
+        update: false,
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),

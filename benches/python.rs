@@ -223,6 +223,7 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
         jobs: 1,
         out: dir.clone(),
         force_new: true,
+        update: false,
         openings: arbiter::tournament::openings::Openings::Standard,
         shard: None,
         left_out: Vec::new(),

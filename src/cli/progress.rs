@@ -155,61 +155,6 @@ impl<'a> Progress<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_eta_follows_the_last_games_not_the_runs_average() {
-        let now = Instant::now();
-        let ago = |s: f64| now.checked_sub(Duration::from_secs_f64(s)).unwrap();
-        let mut progress = Progress::new(true, None);
-        // 100 games in 30 s: early failures, fast; the last 20 came one a second.
-        progress.started = ago(30.0);
-        assert!(
-            (progress.eta(100, 50) - 15.0).abs() < 0.1,
-            "the run's rate at first"
-        );
-        progress.recent = (0..20).rev().map(|k| ago(k as f64)).collect();
-        let eta = progress.eta(100, 50);
-        assert!((eta - 50.0).abs() < 0.5, "{eta}: 50 games at one a second");
-    }
-}
-
-/// What `league --update` did, in one line: the bots by name, the games kept, moved into
-/// the league's history and taken back from it, and the games left to play.
-pub(super) fn update_line(
-    updated: &crate::tournament::journal::Updated,
-    total: usize,
-    done: usize,
-) -> String {
-    let mut line = match updated.changes.is_empty() {
-        true => "update: the same bots, named by other paths (their files unchanged)".to_string(),
-        false => format!("update: {}", updated.changes.said()),
-    };
-    if !updated.changes.missing.is_empty() {
-        line.push_str(" (retired: their games leave the standings and stay in history.jsonl)");
-    }
-    let games = |n: usize| match n {
-        1 => "1 game".to_string(),
-        n => format!("{n} games"),
-    };
-    line.push_str(&format!(
-        "; {} kept, {} moved into the league's history",
-        games(updated.kept),
-        games(updated.retired)
-    ));
-    if updated.restored > 0 {
-        line.push_str(&format!(
-            ", {} taken back from it ({} back as before)",
-            games(updated.restored),
-            updated.returned.join(", ")
-        ));
-    }
-    line.push_str(&format!("; {} to play", games(total.saturating_sub(done))));
-    line
-}
-
 /// Where the marks are, and whether they are final: a league stopped part-way or a shard
 /// has marks.csv say `complete` = no.
 pub(crate) fn marks_line(
@@ -284,4 +229,59 @@ fn other_load() -> f64 {
         .and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok())
         .unwrap_or(0.0);
     running.max(load)
+}
+
+/// What `league --update` did, in one line: the bots by name, the games kept, moved into
+/// the league's history and taken back from it, and the games left to play.
+pub(super) fn update_line(
+    updated: &crate::tournament::journal::Updated,
+    total: usize,
+    done: usize,
+) -> String {
+    let mut line = match updated.changes.is_empty() {
+        true => "update: the same bots, named by other paths (their files unchanged)".to_string(),
+        false => format!("update: {}", updated.changes.said()),
+    };
+    if !updated.changes.missing.is_empty() {
+        line.push_str(" (retired: their games leave the standings and stay in history.jsonl)");
+    }
+    let games = |n: usize| match n {
+        1 => "1 game".to_string(),
+        n => format!("{n} games"),
+    };
+    line.push_str(&format!(
+        "; {} kept, {} moved into the league's history",
+        games(updated.kept),
+        games(updated.retired)
+    ));
+    if updated.restored > 0 {
+        line.push_str(&format!(
+            ", {} taken back from it ({} back as before)",
+            games(updated.restored),
+            updated.returned.join(", ")
+        ));
+    }
+    line.push_str(&format!("; {} to play", games(total.saturating_sub(done))));
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_follows_the_last_games_not_the_runs_average() {
+        let now = Instant::now();
+        let ago = |s: f64| now.checked_sub(Duration::from_secs_f64(s)).unwrap();
+        let mut progress = Progress::new(true, None);
+        // 100 games in 30 s: early failures, fast; the last 20 came one a second.
+        progress.started = ago(30.0);
+        assert!(
+            (progress.eta(100, 50) - 15.0).abs() < 0.1,
+            "the run's rate at first"
+        );
+        progress.recent = (0..20).rev().map(|k| ago(k as f64)).collect();
+        let eta = progress.eta(100, 50);
+        assert!((eta - 50.0).abs() < 0.5, "{eta}: 50 games at one a second");
+    }
 }

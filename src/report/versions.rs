@@ -60,26 +60,18 @@ pub(crate) fn of(dir: &Path, report: &Report) -> Result<Vec<Version>, Error> {
             Some(_) => {
                 version.status = "current".into();
                 version.left = None;
-                version.standing =
-                    report
-                        .table
-                        .rows
-                        .iter()
-                        .find(|r| r.bot == version.bot)
-                        .map(|r| VersionStanding {
-                            games: r.games,
-                            points: r.points,
-                            elo: r.elo,
-                            elo_low: r.elo_low,
-                            elo_high: r.elo_high,
-                        });
+                version.standing = report
+                    .table
+                    .rows
+                    .iter()
+                    .find(|r| r.bot == version.bot)
+                    .map(VersionStanding::of);
             }
             None if version.status == "current" => version.status = "retired".into(),
             None => {}
         }
     }
-    versions
-        .sort_by(|a, b| (a.bot.to_lowercase(), a.number).cmp(&(b.bot.to_lowercase(), b.number)));
+    versions.sort_by_key(|v| (v.bot.to_lowercase(), v.number));
     Ok(versions)
 }
 

@@ -350,6 +350,41 @@ fn replay_machine_late(
     Ok(record)
 }
 
+/// A finished game as the writer takes it: its journal line and its summary, both made
+/// on the worker that played it (and the record dropped there), so that the one writer
+/// thread, which every game passes through, does as little as it can per game.
+pub(crate) struct Finished {
+    pub line: String,
+    pub summary: GameSummary,
+    /// The summary's line of the run's listing ([`journal::listed_line`]).
+    pub listed: String,
+    pub replay: Option<Replayed>,
+}
+
+impl Finished {
+    /// The game as a journal in format `version` keeps it: its line, and the summary of
+    /// the record as that journal gives it back (times rounded as the format keeps them)
+    /// with its line of the listing, so the tables a run writes are the ones
+    /// `arbiter table` rebuilds; replayed from
+    /// that same record when `replays` asks, as a report of the journal would replay it.
+    pub(super) fn of<G: Builtins>(
+        game: &G,
+        fixture: &Fixture,
+        mut record: GameRecord,
+        version: u32,
+        replays: bool,
+    ) -> Finished {
+        journal::keep(version, &mut record);
+        let summary = GameSummary::of(fixture.id, &record);
+        Finished {
+            line: journal::line(version, fixture.id, &record),
+            listed: journal::listed_line(&summary),
+            summary,
+            replay: replays.then(|| Replayed::of(game, &game.roles(), fixture.id, &record)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,40 +463,5 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got.reason, MACHINE_LOAD);
-    }
-}
-
-/// A finished game as the writer takes it: its journal line and its summary, both made
-/// on the worker that played it (and the record dropped there), so that the one writer
-/// thread, which every game passes through, does as little as it can per game.
-pub(crate) struct Finished {
-    pub line: String,
-    pub summary: GameSummary,
-    /// The summary's line of the run's listing ([`journal::listed_line`]).
-    pub listed: String,
-    pub replay: Option<Replayed>,
-}
-
-impl Finished {
-    /// The game as a journal in format `version` keeps it: its line, and the summary of
-    /// the record as that journal gives it back (times rounded as the format keeps them)
-    /// with its line of the listing, so the tables a run writes are the ones
-    /// `arbiter table` rebuilds; replayed from
-    /// that same record when `replays` asks, as a report of the journal would replay it.
-    pub(super) fn of<G: Builtins>(
-        game: &G,
-        fixture: &Fixture,
-        mut record: GameRecord,
-        version: u32,
-        replays: bool,
-    ) -> Finished {
-        journal::keep(version, &mut record);
-        let summary = GameSummary::of(fixture.id, &record);
-        Finished {
-            line: journal::line(version, fixture.id, &record),
-            listed: journal::listed_line(&summary),
-            summary,
-            replay: replays.then(|| Replayed::of(game, &game.roles(), fixture.id, &record)),
-        }
     }
 }

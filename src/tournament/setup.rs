@@ -183,6 +183,43 @@ pub(crate) fn digest(spec: &BotSpec, cwd: Option<&Path>) -> Result<Option<String
     Ok(Some(hash.iter().map(|b| format!("{b:02x}")).collect()))
 }
 
+/// The confinement a bot program gets here, as the plan records it.
+pub(super) fn sandbox_level(mode: SandboxMode) -> Result<String, String> {
+    // What the trials find now, not a finding kept from an earlier run: this is the level
+    // the plan holds a resumed run to.
+    crate::jail::verify();
+    Ok(match crate::jail::level_for(mode)? {
+        Some(level) => level.name().to_string(),
+        None => mode.name().to_string(),
+    })
+}
+
+/// Sandboxed bots must not read or write the results (the live journal holds their
+/// opponents' moves and logs, `unpacked/` other teams' code): the folder is made usable by
+/// its owner alone (0700), and the journal readable by its owner alone (0600). The tables
+/// written into the folder later are out of other users' reach through it.
+pub(super) fn keep_results_private(dir: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let private = |path: &Path, keep: u32| -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mode = std::fs::metadata(path).map_err(io)?.permissions().mode() & 0o7777;
+        if mode & !keep != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & keep))
+                .map_err(io)?;
+        }
+        Ok(())
+    };
+    private(dir, 0o700)?;
+    let journal = dir.join(journal::JOURNAL_FILE);
+    if journal.exists() {
+        private(&journal, 0o600)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,41 +271,4 @@ mod tests {
         let files = bot_files(&BotSpec::Command(command), Some(dir.path())).unwrap();
         assert_eq!(files.len(), 1, "one file, named twice: {files:?}");
     }
-}
-
-/// The confinement a bot program gets here, as the plan records it.
-pub(super) fn sandbox_level(mode: SandboxMode) -> Result<String, String> {
-    // What the trials find now, not a finding kept from an earlier run: this is the level
-    // the plan holds a resumed run to.
-    crate::jail::verify();
-    Ok(match crate::jail::level_for(mode)? {
-        Some(level) => level.name().to_string(),
-        None => mode.name().to_string(),
-    })
-}
-
-/// Sandboxed bots must not read or write the results (the live journal holds their
-/// opponents' moves and logs, `unpacked/` other teams' code): the folder is made usable by
-/// its owner alone (0700), and the journal readable by its owner alone (0600). The tables
-/// written into the folder later are out of other users' reach through it.
-pub(super) fn keep_results_private(dir: &Path) -> Result<(), Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let private = |path: &Path, keep: u32| -> Result<(), Error> {
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mode = std::fs::metadata(path).map_err(io)?.permissions().mode() & 0o7777;
-        if mode & !keep != 0 {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & keep))
-                .map_err(io)?;
-        }
-        Ok(())
-    };
-    private(dir, 0o700)?;
-    let journal = dir.join(journal::JOURNAL_FILE);
-    if journal.exists() {
-        private(&journal, 0o600)?;
-    }
-    Ok(())
 }

@@ -51,6 +51,19 @@ pub struct VersionStanding {
     pub elo_high: f64,
 }
 
+impl VersionStanding {
+    /// A bot's row of the standings, as a version keeps it.
+    pub fn of(row: &crate::stats::league::Standing) -> VersionStanding {
+        VersionStanding {
+            games: row.games,
+            points: row.points,
+            elo: row.elo,
+            elo_low: row.elo_low,
+            elo_high: row.elo_high,
+        }
+    }
+}
+
 /// The version events of the league in `dir`, oldest first; none before its first update.
 pub fn versions_of(dir: &Path) -> Result<Vec<VersionLine>, Error> {
     let path = dir.join(VERSIONS_FILE);
@@ -125,13 +138,7 @@ pub(crate) fn record(
                 .rows
                 .iter()
                 .find(|r| r.bot == *name)
-                .map(|r| VersionStanding {
-                    games: r.games,
-                    points: r.points,
-                    elo: r.elo,
-                    elo_low: r.elo_low,
-                    elo_high: r.elo_high,
-                });
+                .map(VersionStanding::of);
             events.push(VersionLine {
                 bot: name.clone(),
                 digest: bot.digest.clone(),

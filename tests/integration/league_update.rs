@@ -4,7 +4,7 @@
 //! Without `--update` a league of other bots is refused saying which, and what would change
 //! the games themselves is refused with it; nothing refused changes a file.
 
-use crate::common::{arbiter, course_random_bot, read, run};
+use crate::common::{arbiter, copy_tree, course_random_bot, read, run};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -415,19 +415,6 @@ fn an_update_killed_part_way_is_finished_by_the_same_command_and_loses_no_game()
     );
     assert_eq!(journal_lines(&out).len(), 12);
     same_as_a_fresh_league(dir.path(), &out, &bots, "an update killed");
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

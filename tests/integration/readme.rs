@@ -2,7 +2,7 @@
 //! blocks is run (with 25 ms moves) in a copy of the repository's files, and every
 //! link in the repository's Markdown resolves inside the repository.
 
-use crate::common::run;
+use crate::common::{copy_tree, run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -42,19 +42,6 @@ fn readme_commands() -> Vec<String> {
         }
     }
     commands
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// `args` with `flag`'s value set to `value`, added after the subcommand if absent.
