@@ -355,7 +355,7 @@ fn a_league_of_other_bots_is_refused_naming_them_and_an_update_never_changes_the
 }
 
 #[test]
-fn an_update_killed_part_way_is_finished_by_the_same_command_and_loses_no_game() {
+fn an_update_stopped_by_ctrl_c_or_killed_part_way_is_finished_by_the_same_command() {
     let dir = tempfile::tempdir().unwrap();
     let class = dir.path().join("class");
     std::fs::create_dir_all(&class).unwrap();
@@ -380,41 +380,69 @@ fn an_update_killed_part_way_is_finished_by_the_same_command_and_loses_no_game()
     std::fs::create_dir_all(class.join("Team09")).unwrap();
     std::fs::write(class.join("Team09/Team09.py"), slow).unwrap();
     bots.push(class.join("Team09/Team09.py").display().to_string());
-    let mut update = arbiter();
-    update
-        .args(["league", "-q", "--seed", "11", "--round-limit", "40"])
-        .args([
-            "--limit-ms",
-            "5000",
-            "--pairs",
-            "1",
-            "-j",
-            "1",
-            "--update",
-            "--out",
-        ])
-        .arg(&out)
-        .args(&bots)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = update.spawn().unwrap();
-    let waited = Instant::now();
-    // Killed once the rewritten journal holds the kept games and one new game.
-    while journal_lines(&out).len() < 7 && waited.elapsed() < Duration::from_secs(120) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let done = journal_lines(&out).len();
-    assert!((7..12).contains(&done), "killed part-way: {done} games");
-    let (code, stdout, stderr) = league(&out, &bots, &["--update"]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains(&format!("this run played {}", 12 - done)),
-        "{stdout}"
+    // Stopped part-way (Ctrl-C, then a kill -9 during the next update), then the same
+    // command: it finishes, losing no game.
+    let interrupted = |bots: &[String], signal: rustix::process::Signal, what: &str| {
+        let child = arbiter()
+            .args(["league", "-q", "--seed", "11", "--round-limit", "40"])
+            .args([
+                "--limit-ms",
+                "5000",
+                "--pairs",
+                "1",
+                "-j",
+                "1",
+                "--update",
+                "--out",
+            ])
+            .arg(&out)
+            .args(bots)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let waited = Instant::now();
+        // Once the rewritten journal holds the 6 games kept and a new game (the journal
+        // before the update holds 6 or 12).
+        while !(7..12).contains(&journal_lines(&out).len())
+            && waited.elapsed() < Duration::from_secs(120)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
+        let status = child.wait_with_output().unwrap().status;
+        if signal == rustix::process::Signal::INT {
+            assert_eq!(
+                status.code(),
+                Some(130),
+                "{what}: stopped as Ctrl-C stops a league"
+            );
+        }
+        let done = journal_lines(&out).len();
+        assert!(
+            (7..12).contains(&done),
+            "{what}: stopped part-way, {done} games"
+        );
+        let (code, stdout, stderr) = league(&out, bots, &["--update"]);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains(&format!("this run played {}", 12 - done)),
+            "{what}: {stdout}"
+        );
+        assert_eq!(journal_lines(&out).len(), 12);
+        same_as_a_fresh_league(dir.path(), &out, bots, what);
+    };
+    interrupted(
+        &bots,
+        rustix::process::Signal::INT,
+        "an update stopped by Ctrl-C",
     );
-    assert_eq!(journal_lines(&out).len(), 12);
-    same_as_a_fresh_league(dir.path(), &out, &bots, "an update killed");
+    // Team09 resubmits, and the update replaying its games is killed.
+    let resubmitted = std::fs::read_to_string(class.join("Team09/Team09.py"))
+        .unwrap()
+        .replacen("_Slow(9)", "_Slow(10)", 1);
+    std::fs::write(class.join("Team09/Team09.py"), resubmitted).unwrap();
+    interrupted(&bots, rustix::process::Signal::KILL, "an update killed");
 }
 
 #[test]
