@@ -596,6 +596,13 @@ fn planned<G: Builtins>(
     tournament: &Tournament,
     sprt: Option<PlanSprt>,
 ) -> Result<Plan, Error> {
+    if tournament.shard.is_some() && tournament.update {
+        return Err(Error::usage(
+            "--update grows a whole league in one folder; a shard's folder holds a part of \
+             its schedule, which another set of bots deals out anew: run the league without \
+             --shard to update it",
+        ));
+    }
     if tournament.shard.is_some() && tournament.format == Format::Sprt {
         return Err(Error::usage(
             "an SPRT is sequential (each pair decides whether the next is played), so it \

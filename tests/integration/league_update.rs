@@ -340,6 +340,15 @@ fn a_league_of_other_bots_is_refused_naming_them_and_an_update_never_changes_the
     assert!(stderr.contains("openings"), "{stderr}");
     unchanged("other openings");
 
+    // A shard's part of a schedule does not grow: refused before anything is written.
+    let (code, _, stderr) = league(&out, &now, &["--update", "--shard", "1/2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--update grows a whole league in one folder"),
+        "{stderr}"
+    );
+    unchanged("a shard");
+
     // A journal written before leagues could grow is refused, saying how to go on.
     let old = journal.replacen(",\"seeds\":\"pairing\"", "", 1);
     assert_ne!(old, journal, "the plan names its seeds");

@@ -192,9 +192,9 @@ struct HistoryLine {
 pub(super) fn check(path: &Path, old: &Plan, plan: &Plan, sharded: bool) -> Result<(), Error> {
     if sharded {
         return Err(Error::usage(format!(
-            "--update: {} holds a shard of a league; update the whole league's folder (or \
-             each shard's with --update and no --shard is not possible): run the league in \
-             one folder, or start afresh",
+            "--update: {} holds a shard of a league, a part of its schedule, which another \
+             set of bots deals out anew: a shard's folder does not grow. Run the league in \
+             one folder to update it, or start afresh",
             path.display()
         )));
     }
