@@ -223,29 +223,20 @@ pub(super) fn check(path: &Path, old: &Plan, plan: &Plan, sharded: bool) -> Resu
             old.pairs
         )));
     }
+    // A bot's own settings first (its interpreter, limits, confinement), then the league's.
     let (was, is) = bot_settings_views(old, plan);
-    if was != is {
-        return Err(Error::usage(format!(
-            "--update: {} was written with other settings of the games themselves: {}. \
-             `--update` plays the games of new and changed bots under the league's own \
-             settings; rerun with them, or start afresh with another output folder or \
-             --force-new (the old journal is kept as {})",
-            path.display(),
-            plan_difference(&was, &is),
-            super::REPLACED_FILE
-        )));
-    }
-    let settings = games_settings(old, plan);
-    if settings != *plan {
-        return Err(Error::usage(format!(
-            "--update: {} was written with other settings of the games themselves: {}. \
-             `--update` plays the games of new and changed bots under the league's own \
-             settings; rerun with them, or start afresh with another output folder or \
-             --force-new (the old journal is kept as {})",
-            path.display(),
-            plan_difference(&settings, plan),
-            super::REPLACED_FILE
-        )));
+    for (was, is) in [(&was, &is), (&games_settings(old, plan), plan)] {
+        if was != is {
+            return Err(Error::usage(format!(
+                "--update: {} was written with other settings of the games themselves: {}. \
+                 `--update` plays the games of new and changed bots under the league's own \
+                 settings; rerun with them, or start afresh with another output folder or \
+                 --force-new (the old journal is kept as {})",
+                path.display(),
+                plan_difference(was, is),
+                super::REPLACED_FILE
+            )));
+        }
     }
     Ok(())
 }
