@@ -13,7 +13,11 @@ use std::path::Path;
 
 /// Writes `marks.csv` and `feedback/*.md` of a round robin's report into `dir`, reading
 /// the roster kept there if any.
-pub(crate) fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
+pub(crate) fn write_marks(
+    dir: &Path,
+    report: &Report,
+    versions: &[super::model::Version],
+) -> Result<(), Error> {
     if report.plan.format != "round_robin" {
         return Ok(());
     }
@@ -41,7 +45,7 @@ pub(crate) fn write_marks(dir: &Path, report: &Report) -> Result<(), Error> {
         source,
     })?;
     let journal = dir.join(crate::tournament::journal::JOURNAL_FILE);
-    write_feedback(&folder, &teams, report, &journal)
+    write_feedback(&folder, &teams, report, (&journal, versions))
 }
 
 /// The start of a team's feedback up to its table of games; whether the games and the
@@ -378,7 +382,7 @@ pub(super) fn write_feedback(
     folder: &Path,
     teams: &[TeamResult],
     report: &Report,
-    journal: &Path,
+    (journal, versions): (&Path, &[super::model::Version]),
 ) -> Result<(), Error> {
     struct Open<'t> {
         team: &'t TeamResult,
@@ -482,13 +486,12 @@ pub(super) fn write_feedback(
     }
     // A league that grew: each team's comparison with its previous version.
     let dir = folder.parent().unwrap_or(Path::new("."));
-    let versions = super::versions::of(dir, report)?;
     let history = match versions.is_empty() {
         true => Vec::new(),
         false => crate::tournament::journal::history_of(dir)?,
     };
     for mut o in open.into_iter().flatten() {
-        if let Some(text) = super::versions::feedback(&versions, &history, &o.team.team, report) {
+        if let Some(text) = super::versions::feedback(versions, &history, &o.team.team, report) {
             o.file.write_all(text.as_bytes()).map_err(io(&o.tmp))?;
         }
         o.file

@@ -195,8 +195,18 @@ fn left_out_of_marks(
 /// for a round robin marks.csv and the feedback per team.
 pub(crate) fn write_all_tables(dir: &Path, report: &Report) -> Result<(), Error> {
     write_csv_tables(dir, report)?;
-    versions::write(dir, report)?;
-    feedback::write_marks(dir, report)
+    // Read once for versions.csv and the feedback: a report made where the folder was
+    // known has them already.
+    let read;
+    let versions = match report.versions.is_empty() {
+        true => {
+            read = versions::of(dir, report)?;
+            &read
+        }
+        false => &report.versions,
+    };
+    versions::write(dir, versions)?;
+    feedback::write_marks(dir, report, versions)
 }
 
 /// Writes every table of `dir` (`write_all_tables`) from `games` under `plan`, with the marks

@@ -167,12 +167,11 @@ pub(crate) fn csv(versions: &[Version]) -> Vec<u8> {
 }
 
 /// Writes versions.csv into `dir` when its league grew; else removes none and writes none.
-pub(crate) fn write(dir: &Path, report: &Report) -> Result<(), Error> {
-    let versions = of(dir, report)?;
+pub(crate) fn write(dir: &Path, versions: &[Version]) -> Result<(), Error> {
     if versions.is_empty() {
         return Ok(());
     }
-    super::write_atomic(&dir.join(VERSIONS_CSV), &csv(&versions))
+    super::write_atomic(&dir.join(VERSIONS_CSV), &csv(versions))
 }
 
 /// The report's Versions section: every team's versions, for a league that grew.

@@ -59,7 +59,9 @@ impl OpeningChoice {
                 return match self {
                     OpeningChoice::Default => Ok(Openings::Standard),
                     _ => Err(Error::usage(format!(
-                        "{}'s openings are its start boards (--board, or random starts):                          --random-plies and --openings (random_plies and openings in                          tournaments.toml) do not apply",
+                        "{}'s openings are its start boards (--board, or random starts): \
+                         --random-plies and --openings (random_plies and openings in \
+                         tournaments.toml) do not apply",
                         game.name()
                     ))),
                 };

@@ -66,26 +66,11 @@ impl VersionStanding {
 
 /// The version events of the league in `dir`, oldest first; none before its first update.
 pub fn versions_of(dir: &Path) -> Result<Vec<VersionLine>, Error> {
-    let path = dir.join(VERSIONS_FILE);
-    let text = match std::fs::read(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(Error::Io { path, source }),
-    };
-    text.split(|&b| b == b'\n')
-        .enumerate()
-        .filter(|(_, line)| !line.is_empty())
-        .map(|(i, line)| {
-            serde_json::from_slice(line).map_err(|e| Error::Input {
-                path: path.clone(),
-                line: i + 1,
-                message: format!(
-                    "not a line of a league's versions: {e}: expected a bot, its digest and \
-                     an event, as `league --update` writes"
-                ),
-            })
-        })
-        .collect()
+    crate::tournament::journal::json_lines(
+        &dir.join(VERSIONS_FILE),
+        "a line of a league's versions: a bot, its digest and an event, as `league --update` \
+         writes",
+    )
 }
 
 /// Appends to the versions of the league in `dir` what an update from `old` to `plan`

@@ -451,6 +451,11 @@ fn hinger_refuses_move_openings_and_its_start_boards_are_its_openings() {
         ]));
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("start boards"), "{stderr}");
+    // One sentence, as the message's source lines join.
+    assert!(
+        stderr.contains("random starts): --random-plies and --openings (random_plies and openings in tournaments.toml) do not apply"),
+        "{stderr}"
+    );
     let (code, stdout, stderr) = run(arbiter()
         .args(["gauntlet", "--game", "hinger", "--pairs", "2", "--out"])
         .arg(&out)

@@ -43,6 +43,7 @@ pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, keep, line};
 pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
 pub(crate) use reader::{ListingWriter, listed_line};
 pub use repair::Repair;
+pub(crate) use update::json_lines;
 pub use update::{BeforeJournal, BotChanges, HISTORY_FILE, Updated, history_of};
 pub use writer::Journal;
 

@@ -299,14 +299,16 @@ pub(super) fn rewrite(
     };
     // The journal's games: kept under their id of today's schedule, or into the history.
     let mut kept: BTreeMap<u64, String> = BTreeMap::new();
-    let mut moved: Vec<HistoryLine> = Vec::new();
+    // Each with its record, decoded once.
+    let mut moved: Vec<(HistoryLine, GameRecord)> = Vec::new();
     let mut summaries: Vec<GameSummary> = Vec::new();
     read_visiting(path, &mut |id, record| {
         let summary = GameSummary::of(id, &record);
         summaries.push(summary.clone());
         let (Some(a), Some(b)) = (was(&summary.players[0]), was(&summary.players[1])) else {
             return Err(Error::usage(format!(
-                "{}: game {id} ({} vs {}) is of no bot of the journal's own plan; use                  another output folder",
+                "{}: game {id} ({} vs {}) is of no bot of the journal's own plan; use another \
+                 output folder",
                 path.display(),
                 summary.players[0],
                 summary.players[1]
@@ -316,11 +318,14 @@ pub(super) fn rewrite(
             Some(&new_id) if current([a, b]) => {
                 kept.insert(new_id, line(version, new_id, &record));
             }
-            _ => moved.push(HistoryLine {
-                bots: [a.clone(), b.clone()],
-                journal: version,
-                game: encode_game(version, id, &record),
-            }),
+            _ => moved.push((
+                HistoryLine {
+                    bots: [a.clone(), b.clone()],
+                    journal: version,
+                    game: encode_game(version, id, &record),
+                },
+                record,
+            )),
         }
         Ok(())
     })?;
@@ -334,13 +339,19 @@ pub(super) fn rewrite(
     let mut seen: HashSet<(String, String, String)> = HashSet::new();
     let mut stays = Vec::with_capacity(history.len() + moved.len());
     let mut retired = 0;
-    let earlier = history.drain(..).map(|e| (false, e));
-    for (now_moved, entry) in earlier.chain(moved.drain(..).map(|e| (true, e))) {
-        let Ok((id, record)) = decode_game(entry.journal, entry.game.as_bytes()) else {
+    let earlier = history.drain(..).map(|entry| {
+        let decoded = decode_game(entry.journal, entry.game.as_bytes()).ok();
+        (false, entry, decoded)
+    });
+    let now = moved
+        .drain(..)
+        .map(|(entry, record)| (true, entry, Some((0, record))));
+    for (now_moved, entry, decoded) in earlier.chain(now) {
+        let Some((_, record)) = decoded else {
             stays.push(entry);
             continue;
         };
-        let summary = GameSummary::of(id, &record);
+        let summary = GameSummary::of(0, &record);
         let digest = |b: &PlanBot| b.digest.clone().unwrap_or_default();
         let identity = (
             format!("{}\0{}", entry.bots[0].name, digest(&entry.bots[0])),
@@ -400,6 +411,19 @@ pub(super) fn rewrite(
 
 /// The lines of the history at `path`; none where there is no history yet.
 fn read_history(path: &Path) -> Result<Vec<HistoryLine>, Error> {
+    json_lines(
+        path,
+        "a line of a league's history: a game with its two bots, as `league --update` writes",
+    )
+}
+
+/// The lines of a file of JSON lines that `league --update` keeps beside the journal,
+/// each one `what` (a line that is not is an error naming its number); none where there is
+/// no file yet.
+pub(crate) fn json_lines<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+) -> Result<Vec<T>, Error> {
     let text = match std::fs::read(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -417,10 +441,7 @@ fn read_history(path: &Path) -> Result<Vec<HistoryLine>, Error> {
             serde_json::from_slice(line).map_err(|e| Error::Input {
                 path: path.to_path_buf(),
                 line: i + 1,
-                message: format!(
-                    "not a line of a league's history: {e}: expected a game with its two \
-                     bots, as `league --update` writes"
-                ),
+                message: format!("{e}: expected {what}"),
             })
         })
         .collect()
