@@ -130,6 +130,7 @@ fn child(jobs: usize, games: u32, bots: Bots) {
         shard: None,
         left_out: Vec::new(),
         merged: Vec::new(),
+        refused: Vec::new(),
         replays: false,
         chores: None,
     };

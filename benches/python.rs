@@ -228,6 +228,7 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
         shard: None,
         left_out: Vec::new(),
         merged: Vec::new(),
+        refused: Vec::new(),
         replays: false,
         chores: None,
     };

@@ -385,7 +385,12 @@ pub(super) fn dispatch(
             note_scoring_builtins(&tournament.entrants, leave_out);
         }
         if check {
-            let failed = super::submissions::preflight(&game, &tournament)?;
+            let mut failed = super::submissions::preflight(&game, &tournament)?;
+            if tournament.update {
+                let said;
+                (failed, said) = tournament::kept::play_on(&mut tournament, failed);
+                said.iter().for_each(|line| note!("{line}"));
+            }
             leave_out_failed(&mut tournament, failed);
             if tournament.entrants.len() < 2 {
                 note!(

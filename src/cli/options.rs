@@ -113,6 +113,7 @@ impl MatchOptions {
             shard: None,
             left_out: Vec::new(),
             merged: Vec::new(),
+            refused: Vec::new(),
             // Set by a run whose report is made from what its game threads replay.
             replays: false,
             chores: None,

@@ -234,6 +234,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
             shard: args.shard,
             left_out,
             merged,
+            refused: Vec::new(),
             // Set by `league::dispatch`, which makes the run's report.
             replays: false,
             chores: None,

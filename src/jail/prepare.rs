@@ -23,7 +23,6 @@ const LINKED_BYTES: u64 = 16 << 20;
 const MAX_COPY_ENTRIES: usize = 10_000;
 /// The `PATH` of a confined bot: system folders, after its runtime's.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-/// The uid a bot runs as when arbiter runs as root.
 
 /// A jail ready to start, and the folder it lives in (removed when dropped).
 pub struct Prepared {

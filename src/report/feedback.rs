@@ -310,7 +310,7 @@ fn late_line(r: &TeamResult) -> String {
 /// For a team named after its student: the name its bot goes by in a report for the class
 /// ([`super::public`]), which never names a student.
 fn public_name(r: &TeamResult, report: &Report) -> String {
-    match super::public::pseudonyms(&report.plan).get(&r.team) {
+    match super::public::pseudonyms(report.plan).get(&r.team) {
         Some(public) => format!(
             "In a report of the league for the whole class, your bot is listed as {}, not by \
              your name.\n\n",

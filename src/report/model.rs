@@ -491,8 +491,11 @@ pub(crate) struct Version {
     pub full_digest: Option<String>,
     /// When it was first played (`YYYY-MM-DD HH:MM` UTC); none: from the league's start.
     pub first_seen: Option<u64>,
-    /// `current`, `changed` (replaced by a later version) or `retired`.
+    /// `current`, `changed` (replaced by a later version), `retired` or `refused` (a
+    /// resubmission that failed `--check`: never played; `first_seen` is when).
     pub status: String,
+    /// Why a `refused` version was refused.
+    pub reason: Option<String>,
     /// When it left the standings.
     pub left: Option<u64>,
     /// Its games, points and Elo: in today's standings for a current version, as it stood

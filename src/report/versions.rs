@@ -39,11 +39,17 @@ pub(crate) fn of(dir: &Path, report: &Report) -> Result<Vec<Version>, Error> {
             "seen" if version.status != "current" => {
                 version.status = "current".into();
                 version.left = None;
+                version.reason = None;
             }
             "changed" | "retired" => {
                 version.status = event.event.clone();
                 version.left = event.at;
                 version.standing = event.standing.clone();
+            }
+            // Failed the check: it never played, unless a later run of it passed.
+            "refused" if version.status == "current" && version.standing.is_none() => {
+                version.status = "refused".into();
+                version.reason = event.reason.clone();
             }
             _ => {}
         }
@@ -86,6 +92,7 @@ fn new_version(event: &VersionLine, versions: &[Version]) -> Version {
         full_digest: event.digest.clone(),
         first_seen: event.at,
         status: "current".into(),
+        reason: None,
         left: None,
         standing: None,
     }
@@ -134,6 +141,7 @@ pub(crate) fn csv(versions: &[Version]) -> Vec<u8> {
         "elo",
         "elo_low",
         "elo_high",
+        "reason",
     ]
     .map(String::from)
     .to_vec();
@@ -152,6 +160,7 @@ pub(crate) fn csv(versions: &[Version]) -> Vec<u8> {
             s.map_or(String::new(), |s| format!("{:.1}", s.elo)),
             s.map_or(String::new(), |s| format!("{:.1}", s.elo_low)),
             s.map_or(String::new(), |s| format!("{:.1}", s.elo_high)),
+            v.reason.clone().unwrap_or_default(),
         ]
     });
     let mut writer = ::csv::Writer::from_writer(Vec::new());
@@ -186,6 +195,7 @@ pub(crate) fn section(versions: &[Version]) -> Option<Section> {
             let status = match v.status.as_str() {
                 "changed" => format!("replaced {}", when(v.left, "")),
                 "retired" => format!("retired {}", when(v.left, "")),
+                "refused" => "failed the check, never played".to_string(),
                 other => other.to_string(),
             };
             vec![
@@ -247,6 +257,57 @@ pub(crate) fn feedback(
     report: &Report,
 ) -> Option<String> {
     let mine: Vec<&Version> = versions.iter().filter(|v| v.bot == team).collect();
+    let refusal = refusal(&mine);
+    let compared = comparison(&mine, history, team, report);
+    match (refusal, compared) {
+        (None, None) => None,
+        (refusal, compared) => Some(refusal.unwrap_or_default() + &compared.unwrap_or_default()),
+    }
+}
+
+/// What the feedback says of a team whose latest resubmission failed the check: why, and
+/// that the version before it plays on. None when its latest version is not refused.
+fn refusal(mine: &[&Version]) -> Option<String> {
+    let refused = mine.iter().max_by_key(|v| v.number)?;
+    if refused.status != "refused" {
+        return None;
+    }
+    let playing = mine.iter().rev().find(|v| v.status == "current");
+    let reason = refused.reason.as_deref().unwrap_or_default();
+    let failed = crate::tournament::journal::FAILED_THE_CHECK;
+    let why = reason
+        .strip_prefix(failed)
+        .map_or(reason, |r| r.trim_start_matches(": "));
+    let mut out = String::from("\n## Your resubmission\n\n");
+    out.push_str(&format!(
+        "Your resubmission (v{}, files {}, checked {}) did not play: it failed the check \
+         ({}).",
+        refused.number,
+        refused.digest,
+        when(refused.first_seen, ""),
+        crate::untrusted::text::markdown(why)
+    ));
+    match playing {
+        Some(v) => out.push_str(&format!(
+            " Your version that passed (v{}, files {}) plays on in the league; hand in a \
+             version that passes the check to replace it.\n",
+            v.number, v.digest
+        )),
+        None => out.push('\n'),
+    }
+    Some(out)
+}
+
+/// The comparison of a team's current version (of `mine`) with its previous one.
+fn comparison(
+    mine: &[&Version],
+    history: &[(
+        [crate::tournament::journal::PlanBot; 2],
+        crate::record::GameSummary,
+    )],
+    team: &str,
+    report: &Report,
+) -> Option<String> {
     let (Some(current), Some(previous)) = (
         mine.iter().rev().find(|v| v.status == "current"),
         mine.iter()

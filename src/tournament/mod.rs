@@ -11,6 +11,7 @@ pub mod chores;
 pub(crate) mod compact;
 mod entrant;
 pub mod journal;
+pub(crate) mod kept;
 pub mod merge;
 pub mod openings;
 mod pool;
@@ -97,6 +98,9 @@ pub struct Tournament {
     /// Entries of its submissions folders that hold a bot's files byte for byte, kept in
     /// the plan: each names its student, whose team is the bot's.
     pub merged: Vec<journal::Merged>,
+    /// Resubmissions that failed `--check` in an update, each bot playing on as its
+    /// version that passed ([`kept`]): recorded among the league's versions.
+    pub refused: Vec<versions::Refused>,
     /// Each game replayed for the report's game browser on the worker that played it,
     /// while its record is in memory, when the run begins the journal (a resumed one has
     /// games this run did not replay): [`LeagueEvent::GameFinished`] carries it.
@@ -510,6 +514,14 @@ pub(crate) fn open<G: Builtins>(
         .any(|e| e.confine.sandbox == SandboxMode::User)
     {
         setup::keep_results_private(&tournament.out)?;
+    }
+    // A league whose pairings keep their games keeps its course bots' versions, which an
+    // update may need to play on (a resubmission that fails the check).
+    if tournament.format == Format::RoundRobin && plan.seeds.is_some() {
+        kept::keep(&tournament.out, &plan, &tournament.entrants)?;
+    }
+    if !tournament.refused.is_empty() {
+        versions::record_refused(&tournament.out, &plan, &tournament.refused)?;
     }
     let journal_path = tournament.out.join(journal::JOURNAL_FILE);
     let mut summaries = Vec::with_capacity(loaded.games.len());

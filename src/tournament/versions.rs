@@ -23,8 +23,9 @@ pub struct VersionLine {
     /// Its files' digest; none for a built-in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
-    /// `seen` (first played from then), `changed` (replaced by another version) or
-    /// `retired` (left out of the league).
+    /// `seen` (first played from then), `changed` (replaced by another version),
+    /// `retired` (left out of the league) or `refused` (a resubmission that failed
+    /// `--check`, never played: the version before it plays on).
     pub event: String,
     /// When, in seconds since 1970 (UTC); none for a version there from the league's start,
     /// which an update found.
@@ -34,6 +35,21 @@ pub struct VersionLine {
     /// interval in the league as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standing: Option<VersionStanding>,
+    /// Why a `refused` version was refused: its failure in the check's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A resubmission refused by `league --check --update`: the bot, the digest of the files
+/// that failed and why. Its bot plays on as the version that passed ([`super::kept`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The bot (the team).
+    pub bot: String,
+    /// The digest of the files that failed.
+    pub digest: Option<String>,
+    /// Its failure, in the check's words.
+    pub reason: String,
 }
 
 /// A version's standing when it left the league's standings.
@@ -93,9 +109,7 @@ pub(crate) fn record(
     // journal leaves events an update made again repeats, which the readers take once.
     let versions_path = dir.join(VERSIONS_FILE);
     let known = versions_of(dir)?;
-    let at = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let at = seconds_now();
     let tally = crate::tournament::tally::Tally::of(summaries);
     let names: Vec<String> = old.bots.iter().map(|b| b.name.clone()).collect();
     let scoring = crate::stats::league::Scoring {
@@ -103,19 +117,7 @@ pub(crate) fn record(
         tie: old.points_tie,
     };
     let table = crate::stats::league::table_of(&names, &tally.counts, scoring, None);
-    let mut events = Vec::new();
-    for bot in &old.bots {
-        let seen = |v: &VersionLine| v.bot == bot.name && v.digest == bot.digest;
-        if !known.iter().any(seen) {
-            events.push(VersionLine {
-                bot: bot.name.clone(),
-                digest: bot.digest.clone(),
-                event: "seen".into(),
-                at: None,
-                standing: None,
-            });
-        }
-    }
+    let mut events = from_the_start(old, &known);
     for (event, names) in [("changed", &changes.changed), ("retired", &changes.missing)] {
         for name in names {
             let Some(bot) = was(name) else { continue };
@@ -130,6 +132,7 @@ pub(crate) fn record(
                 event: event.into(),
                 at: Some(at),
                 standing,
+                reason: None,
             });
         }
     }
@@ -141,13 +144,72 @@ pub(crate) fn record(
             event: "seen".into(),
             at: Some(at),
             standing: None,
+            reason: None,
         });
     }
-    let mut text = std::fs::read(&versions_path).unwrap_or_default();
-    for event in &events {
+    append(&versions_path, &events)
+}
+
+/// Seconds since 1970, now.
+fn seconds_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A `seen` event from the league's start for each bot of `plan` the versions (`known`)
+/// do not know yet: the versions a league had before its first update.
+fn from_the_start(plan: &Plan, known: &[VersionLine]) -> Vec<VersionLine> {
+    plan.bots
+        .iter()
+        .filter(|bot| {
+            !known
+                .iter()
+                .any(|v| v.bot == bot.name && v.digest == bot.digest && v.event != "refused")
+        })
+        .map(|bot| VersionLine {
+            bot: bot.name.clone(),
+            digest: bot.digest.clone(),
+            event: "seen".into(),
+            at: None,
+            standing: None,
+            reason: None,
+        })
+        .collect()
+}
+
+/// `events` appended to the versions file at `path`, written whole.
+fn append(path: &Path, events: &[VersionLine]) -> Result<(), Error> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let mut text = std::fs::read(path).unwrap_or_default();
+    for event in events {
         serde_json::to_writer(&mut text, event).expect("a version line always serializes");
         text.push(b'\n');
     }
-    crate::untrusted::file::write_atomic(&versions_path, &text)?;
-    Ok(())
+    crate::untrusted::file::write_atomic(path, &text)
+}
+
+/// Records in the versions of the league in `dir` (whose bots are `plan`'s) each
+/// resubmission `refused` by the check, once: the version before it plays on.
+pub(crate) fn record_refused(dir: &Path, plan: &Plan, refused: &[Refused]) -> Result<(), Error> {
+    let known = versions_of(dir)?;
+    let mut events = from_the_start(plan, &known);
+    for r in refused {
+        let again = known
+            .iter()
+            .any(|v| v.bot == r.bot && v.digest == r.digest && v.event == "refused");
+        if !again {
+            events.push(VersionLine {
+                bot: r.bot.clone(),
+                digest: r.digest.clone(),
+                event: "refused".into(),
+                at: Some(seconds_now()),
+                standing: None,
+                reason: Some(r.reason.clone()),
+            });
+        }
+    }
+    append(&dir.join(VERSIONS_FILE), &events)
 }

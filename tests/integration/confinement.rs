@@ -719,7 +719,7 @@ fn born_in_a_delegated_cgroup(delegated: &Path, level: &[&str]) {
     }
     let (code, stdout, stderr) = run(&mut cmd);
     drop(procs);
-    let left: Vec<PathBuf> = std::fs::read_dir(&delegated)
+    let left: Vec<PathBuf> = std::fs::read_dir(delegated)
         .unwrap()
         .flatten()
         .map(|e| e.path())

@@ -521,3 +521,90 @@ fn a_class_league_takes_a_late_team_and_a_resubmission_from_the_next_download_wi
     assert_eq!(team12, ["changed", "current"]);
     assert!(read(&out.join("feedback/Team12.md")).contains("## Your earlier version"));
 }
+
+#[test]
+fn a_resubmission_that_fails_the_check_keeps_the_version_that_passed_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("league");
+    let week = |n: u32| dir.path().join(format!("week{n}"));
+    let bots = |n: u32, teams: &[&str]| -> Vec<String> {
+        teams
+            .iter()
+            .map(|t| {
+                week(n)
+                    .join(t)
+                    .join(format!("{t}.py"))
+                    .display()
+                    .to_string()
+            })
+            .collect()
+    };
+    for (team, seed) in [("T1", 1), ("T2", 2), ("T3", 3)] {
+        course_bot(&week(1), team, seed);
+    }
+    let (code, stdout, stderr) = league(&out, &bots(1, &["T1", "T2", "T3"]), &["--check"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // The next download: T2's resubmission does not even compile, and a late T4 hands in.
+    copy_tree(&week(1), &week(2));
+    std::fs::write(week(2).join("T2/T2.py"), "def broken(:\n").unwrap();
+    course_bot(&week(2), "T4", 4);
+    let today = bots(2, &["T1", "T2", "T3", "T4"]);
+    let (code, stdout, stderr) = league(&out, &today, &["--check", "--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("T2: its resubmission")
+            && stderr.contains("fails the check (could not start: SyntaxError")
+            && stderr.contains("plays on"),
+        "the note says the version that passed plays on: {stderr}"
+    );
+    // Only T4's games are played: T2's earlier version plays T4 and keeps its games.
+    assert!(stdout.contains("this run played 6\n"), "{stdout}");
+    assert!(history_lines(&out).is_empty(), "no game left the standings");
+    // As a fresh league of T1, T2 as it passed, T3 and T4.
+    let mut passed = today.clone();
+    passed[1] = format!("T2={}", bots(1, &["T2"])[0]);
+    same_as_a_fresh_league(dir.path(), &out, &passed, "kept");
+    let versions = crate::common::csv_rows(&out.join("versions.csv"));
+    let t2: Vec<(&str, &str)> = versions
+        .iter()
+        .filter(|r| r["team"] == "T2")
+        .map(|r| (r["status"].as_str(), r["reason"].as_str()))
+        .collect();
+    assert_eq!(t2.len(), 2, "{versions:?}");
+    assert_eq!(t2[0], ("current", ""));
+    assert_eq!(t2[1].0, "refused");
+    assert!(t2[1].1.contains("SyntaxError"), "{t2:?}");
+    let feedback = read(&out.join("feedback/T2.md"));
+    assert!(
+        feedback.contains("## Your resubmission")
+            && feedback.contains("did not play: it failed the check (could not start: SyntaxError")
+            && feedback.contains("Your version that passed (v1"),
+        "{feedback}"
+    );
+    // The same command again plays nothing and records the refusal once.
+    let (code, stdout, stderr) = league(&out, &today, &["--check", "--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("this run played 0\n"), "{stdout}");
+    assert_eq!(crate::common::csv_rows(&out.join("versions.csv")), versions);
+    // A fixed resubmission replaces the version that played.
+    copy_tree(&week(2), &week(3));
+    std::fs::write(week(3).join("T2/T2.py"), seeded(22)).unwrap();
+    let (code, stdout, stderr) = league(
+        &out,
+        &bots(3, &["T1", "T2", "T3", "T4"]),
+        &["--check", "--update"],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("this run played 6\n"), "{stdout}");
+    let statuses: Vec<String> = crate::common::csv_rows(&out.join("versions.csv"))
+        .iter()
+        .filter(|r| r["team"] == "T2")
+        .map(|r| r["status"].clone())
+        .collect();
+    assert_eq!(statuses, ["changed", "refused", "current"]);
+    let feedback = read(&out.join("feedback/T2.md"));
+    assert!(
+        !feedback.contains("## Your resubmission") && feedback.contains("## Your earlier version"),
+        "{feedback}"
+    );
+}

@@ -235,6 +235,7 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
         shard: None,
         left_out: Vec::new(),
         merged: Vec::new(),
+        refused: Vec::new(),
         replays: false,
         chores: None,
     };

@@ -370,7 +370,7 @@ fn the_search_table_tells_the_same_pieces_apart_by_their_counts_near_the_round_l
     // move each.
     let both_lose_a_turn = |game: &Asalto| {
         let start = game.initial();
-        let mut after = start.clone();
+        let mut after = start;
         game.play_illegal_turn(&mut after);
         game.play_illegal_turn(&mut after);
         assert_eq!(
