@@ -140,7 +140,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
         line: 1,
         message: e,
     })?;
-    let shard_of_game = shard::shards_of(&schedule, count);
+    let seeds = super::schedule::Seeds::of(plan.seeds.as_deref()).map_err(|e| Error::Input {
+        path: first.journal.clone(),
+        line: 1,
+        message: e,
+    })?;
+    let shard_of_game = shard::shards_of(&schedule, count, seeds);
 
     // Where each game is, checked against the schedule and the folder's shard.
     let mut holder: HashMap<u64, usize> = HashMap::new();
@@ -258,6 +263,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
     }
     merged.sync()?;
     drop(merged);
+    carry_versions(&folders, out, &plan)?;
 
     let games = folders.iter().map(|f| f.games.len()).sum();
     Ok(Merged {
@@ -268,6 +274,39 @@ pub fn merge(dirs: &[PathBuf], out: &Path, partial: bool) -> Result<Merged, Erro
         missing_shards,
         missing_games,
     })
+}
+
+/// The history and versions the shards of a league that grew keep beside their journals
+/// (`league --update --shard`), made one beside the merged journal: every shard's history,
+/// and the versions of them all, each version that left the standings with how it stood in
+/// the whole league ([`super::versions::merged`]).
+fn carry_versions(folders: &[ShardFolder], out: &Path, plan: &journal::Plan) -> Result<(), Error> {
+    let mut history = Vec::new();
+    let mut events = Vec::new();
+    for folder in folders {
+        let path = folder.dir.join(journal::HISTORY_FILE);
+        match std::fs::read(&path) {
+            Ok(mut text) => {
+                if !text.is_empty() && !text.ends_with(b"\n") {
+                    text.push(b'\n');
+                }
+                history.extend(text);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(Error::Unreadable { path, source }),
+        }
+        events.extend(super::versions::versions_of(&folder.dir)?);
+    }
+    if !history.is_empty() {
+        crate::untrusted::file::write_atomic(&out.join(journal::HISTORY_FILE), &history)?;
+    }
+    if events.is_empty() {
+        return Ok(());
+    }
+    let games = journal::load(&out.join(journal::JOURNAL_FILE))?.games;
+    let past = journal::history_of(out)?;
+    let merged = super::versions::merged(events, plan, &games, &past);
+    super::versions::write(out, &merged)
 }
 
 fn read_shard(dir: &Path) -> Result<ShardFolder, Error> {

@@ -488,13 +488,18 @@ pub(crate) fn open<G: Builtins>(
     let plan = planned(game, rules, tournament, sprt)?;
     let schedule = tournament.fixtures(&plan)?;
     // The shard's games; the whole schedule is not copied when it is all played here.
-    let selected = tournament.shard.map(|shard| shard.select(&schedule));
+    let seeds = seeds_of(&plan)?;
+    let selected = tournament.shard.map(|shard| shard.select(&schedule, seeds));
     let (journal, loaded, updated) = match tournament.update && !tournament.force_new {
         true => Journal::open_updating(
             &tournament.out,
             &plan,
             &schedule,
+            tournament.shard,
+            // A shard's games are a part of the league: how a version stood in the whole
+            // league is found when the shards are merged.
             &mut |old, summaries, changes| {
+                let summaries = Some(summaries).filter(|_| tournament.shard.is_none());
                 versions::record(&tournament.out, old, &plan, summaries, changes)
             },
         )?,
@@ -528,7 +533,7 @@ pub(crate) fn open<G: Builtins>(
     let mut done = HashSet::new();
     let shard_of_game = tournament
         .shard
-        .map(|s| (s, shard::shards_of(&schedule, s.count)));
+        .map(|s| (s, shard::shards_of(&schedule, s.count, seeds)));
     for summary in loaded.games {
         check_against_schedule(&journal_path, &summary, &schedule, &tournament.entrants)?;
         if let Some((shard, shards)) = &shard_of_game {
@@ -608,13 +613,6 @@ fn planned<G: Builtins>(
     tournament: &Tournament,
     sprt: Option<PlanSprt>,
 ) -> Result<Plan, Error> {
-    if tournament.shard.is_some() && tournament.update {
-        return Err(Error::usage(
-            "--update grows a whole league in one folder; a shard's folder holds a part of \
-             its schedule, which another set of bots deals out anew: run the league without \
-             --shard to update it",
-        ));
-    }
     if tournament.shard.is_some() && tournament.format == Format::Sprt {
         return Err(Error::usage(
             "an SPRT is sequential (each pair decides whether the next is played), so it \

@@ -3,11 +3,16 @@
 //!
 //! The schedule is cut by role-swapped pair: both games of a pair share one opening and
 //! one start, so they always go to the same shard, and each shard therefore gives every
-//! bot as many games in one role as in the other. The pairs are dealt to the shards in
-//! turn, pairing after pairing (all the pairs of the first pairing, then the second's..):
-//! shards differ by at most one pair, and so do a pairing's pairs from shard to shard.
+//! bot as many games in one role as in the other. With seeds by place in the schedule the
+//! pairs are dealt to the shards in turn, pairing after pairing (all the pairs of the
+//! first pairing, then the second's..): shards differ by at most one pair, and so do a
+//! pairing's pairs from shard to shard. With seeds by pairing (a league that grows with
+//! `league --update`) a pair goes to the shard its start hashes to, which no other bot
+//! joining or leaving changes: each shard's folder is updated on its own, keeping its
+//! games, and shards differ in size by chance (435 pairs of a class of 30 in 8 shards:
+//! 46 to 69 pairs a shard).
 
-use super::schedule::Fixture;
+use super::schedule::{Fixture, Seeds};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -41,20 +46,35 @@ impl Shard {
         Ok(Shard { index, count })
     }
 
-    /// This shard's part of `schedule` (a whole schedule), in schedule order.
-    pub fn select(&self, schedule: &[Fixture]) -> Vec<Fixture> {
+    /// This shard's part of `schedule` (a whole schedule, its seeds by `seeds`), in
+    /// schedule order.
+    pub(crate) fn select(&self, schedule: &[Fixture], seeds: Seeds) -> Vec<Fixture> {
         schedule
             .iter()
-            .zip(shards_of(schedule, self.count))
+            .zip(shards_of(schedule, self.count, seeds))
             .filter(|(_, k)| *k == self.index)
             .map(|(f, _)| *f)
             .collect()
     }
 }
 
-/// The shard (from 1, of `count`) of each game of `schedule`, a whole schedule.
-pub(crate) fn shards_of(schedule: &[Fixture], count: u32) -> Vec<u32> {
+/// The shard (from 1, of `count`) of each game of `schedule`, a whole schedule whose seeds
+/// come by `seeds`.
+pub(crate) fn shards_of(schedule: &[Fixture], count: u32, seeds: Seeds) -> Vec<u32> {
     use std::collections::HashMap;
+    let count = count.max(1);
+    if seeds == Seeds::ByPairing {
+        // A pair's start comes from its bots' names and pass: mixed (SplitMix64's
+        // finalizer), it picks the same shard in any league that holds the pair.
+        let shard_of = |start: u64| {
+            let mut z = start.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z % u64::from(count)) as u32 + 1
+        };
+        return schedule.iter().map(|f| shard_of(f.start)).collect();
+    }
     // Pairs are told apart by their start, pairings by their two bots.
     let pairing = |f: &Fixture| (f.first.min(f.second), f.first.max(f.second));
     let mut pairing_rank: HashMap<(usize, usize), usize> = HashMap::new();
@@ -69,7 +89,7 @@ pub(crate) fn shards_of(schedule: &[Fixture], count: u32) -> Vec<u32> {
     }
     // Pairing after pairing, each pairing's pairs in schedule order (the sort is stable).
     pairs.sort_by_key(|&(rank, _)| rank);
-    let count = u64::from(count.max(1));
+    let count = u64::from(count);
     let shard_of_start: HashMap<u64, u32> = pairs
         .iter()
         .enumerate()
@@ -154,7 +174,7 @@ mod tests {
 
     fn check_partition(fixtures: &[Fixture], count: u32) -> Result<(), TestCaseError> {
         let shards: Vec<Vec<Fixture>> = (1..=count)
-            .map(|k| Shard::new(k, count).unwrap().select(fixtures))
+            .map(|k| Shard::new(k, count).unwrap().select(fixtures, Seeds::ById))
             .collect();
         // Every game in exactly one shard.
         let mut seen = BTreeMap::new();
@@ -235,6 +255,58 @@ mod tests {
                 schedule::round_robin(bots, pairs, seed)
             };
             check_partition(&fixtures, count)?;
+        }
+
+        #[test]
+        fn a_pair_seeded_by_pairing_keeps_its_shard_whoever_joins_or_leaves(
+            bots in 2usize..10,
+            pairs in 1u32..4,
+            count in 1u32..6,
+            seed in any::<u64>(),
+        ) {
+            let names = |n: usize| (0..n).map(|i| format!("Team{i:02}")).collect::<Vec<_>>();
+            let shards = |names: &[String]| {
+                let fixtures = schedule::round_robin_of(names, pairs, seed, Seeds::ByPairing);
+                let of = shards_of(&fixtures, count, Seeds::ByPairing);
+                fixtures
+                    .iter()
+                    .zip(of)
+                    .map(|(f, k)| ((names[f.first].clone(), names[f.second].clone(), f.start), k))
+                    .collect::<BTreeMap<_, _>>()
+            };
+            let league = shards(&names(bots));
+            for (k, game) in league.values().zip(league.keys()) {
+                prop_assert!((1..=count).contains(k), "{:?} in shard {}", game, k);
+                // A pair's two games in one shard.
+                let swapped = (game.1.clone(), game.0.clone(), game.2);
+                prop_assert_eq!(league.get(&swapped), Some(k));
+            }
+            // A team joins, or the last leaves: every pair both leagues hold keeps its shard.
+            for other in [shards(&names(bots + 1)), shards(&names(bots - 1))] {
+                for (game, k) in &other {
+                    if let Some(was) = league.get(game) {
+                        prop_assert_eq!(was, k, "{:?} moved", game);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shards_of_a_class_league_seeded_by_pairing_are_near_even() {
+        let names: Vec<String> = (0..30).map(|i| format!("Team{i:02}")).collect();
+        let fixtures = schedule::round_robin_of(&names, 1, 7, Seeds::ByPairing);
+        for count in [2u32, 3, 4, 8] {
+            let mut sizes = vec![0usize; count as usize];
+            for k in shards_of(&fixtures, count, Seeds::ByPairing) {
+                sizes[k as usize - 1] += 1;
+            }
+            let fair = fixtures.len() / count as usize;
+            assert!(
+                sizes.iter().all(|&n| n.abs_diff(fair) <= fair / 3),
+                "{count} shards of {} games: {sizes:?}",
+                fixtures.len()
+            );
         }
     }
 }

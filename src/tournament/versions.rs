@@ -91,7 +91,8 @@ pub fn versions_of(dir: &Path) -> Result<Vec<VersionLine>, Error> {
 
 /// Appends to the versions of the league in `dir` what an update from `old` to `plan`
 /// (`changes`) makes of them: how each version that leaves the standings stood in the
-/// league of `summaries` (the journal's games as they were), and when each new one was
+/// league of `summaries` (the journal's games as they were; none for a shard's, a part of
+/// the league, whose merge finds it: [`standings_at_departure`]), and when each new one was
 /// first played; and for a bot of `old` the versions do not know yet (a league's first
 /// update), that it was there from the start. Written whole; an update cut short and made
 /// again repeats events, which the readers take once.
@@ -99,7 +100,7 @@ pub(crate) fn record(
     dir: &Path,
     old: &Plan,
     plan: &Plan,
-    summaries: &[GameSummary],
+    summaries: Option<&[GameSummary]>,
     changes: &BotChanges,
 ) -> Result<(), Error> {
     let was = |name: &str| old.bots.iter().find(|b| b.name == name);
@@ -110,21 +111,15 @@ pub(crate) fn record(
     let versions_path = dir.join(VERSIONS_FILE);
     let known = versions_of(dir)?;
     let at = seconds_now();
-    let tally = crate::tournament::tally::Tally::of(summaries);
     let names: Vec<String> = old.bots.iter().map(|b| b.name.clone()).collect();
-    let scoring = crate::stats::league::Scoring {
-        win: old.points_win,
-        tie: old.points_tie,
-    };
-    let table = crate::stats::league::table_of(&names, &tally.counts, scoring, None);
+    let table = summaries.map(|games| table_of(old, &names, games));
     let mut events = from_the_start(old, &known);
     for (event, names) in [("changed", &changes.changed), ("retired", &changes.missing)] {
         for name in names {
             let Some(bot) = was(name) else { continue };
             let standing = table
-                .rows
-                .iter()
-                .find(|r| r.bot == *name)
+                .as_ref()
+                .and_then(|t| t.rows.iter().find(|r| r.bot == *name))
                 .map(VersionStanding::of);
             events.push(VersionLine {
                 bot: name.clone(),
@@ -148,6 +143,20 @@ pub(crate) fn record(
         });
     }
     append(&versions_path, &events)
+}
+
+/// The standings of the bots `names` of `plan` in the league of `games`.
+fn table_of<'a>(
+    plan: &Plan,
+    names: &[String],
+    games: impl IntoIterator<Item = &'a GameSummary>,
+) -> crate::stats::league::LeagueTable {
+    let tally = crate::tournament::tally::Tally::of(games);
+    let scoring = crate::stats::league::Scoring {
+        win: plan.points_win,
+        tie: plan.points_tie,
+    };
+    crate::stats::league::table_of(names, &tally.counts, scoring, None)
 }
 
 /// Seconds since 1970, now.
@@ -212,4 +221,104 @@ pub(crate) fn record_refused(dir: &Path, plan: &Plan, refused: &[Refused]) -> Re
         }
     }
     append(&dir.join(VERSIONS_FILE), &events)
+}
+
+/// A version of a bot: its name and digest.
+type Version = (String, Option<String>);
+
+/// The versions of the shards of one league, made one (`arbiter merge`): each event once
+/// (an update of every shard makes the same events, each at its own time: the earliest is
+/// kept), oldest first; and each version that left the standings with no standing (a
+/// shard saw a part of the league) gets how it stood in the league as it was just before
+/// it left: the games between the versions current then, of the merged journal (`games`,
+/// its bots as `plan` has them) and of the merged `history`.
+pub(crate) fn merged(
+    shards: Vec<VersionLine>,
+    plan: &Plan,
+    games: &[GameSummary],
+    history: &[([crate::tournament::journal::PlanBot; 2], GameSummary)],
+) -> Vec<VersionLine> {
+    let mut events: Vec<VersionLine> = Vec::new();
+    for event in shards {
+        let same = |e: &&mut VersionLine| {
+            e.bot == event.bot && e.digest == event.digest && e.event == event.event
+        };
+        match events.iter_mut().find(same) {
+            Some(known) => known.at = known.at.min(event.at),
+            None => events.push(event),
+        }
+    }
+    // Stable: events of one time keep the first shard's order.
+    events.sort_by_key(|e| e.at);
+    let when = |bot: &str, digest: &Option<String>, kinds: &[&str]| {
+        events
+            .iter()
+            .filter(|e| e.bot == bot && e.digest == *digest && kinds.contains(&e.event.as_str()))
+            .map(|e| e.at)
+            .min()
+    };
+    let digest_now = |name: &str| plan.bots.iter().find(|b| b.name == name).map(|b| &b.digest);
+    // Every game with its two bots' versions.
+    let mut played: Vec<([Version; 2], &GameSummary)> = games
+        .iter()
+        .filter_map(|g| {
+            let a = digest_now(&g.players[0])?;
+            let b = digest_now(&g.players[1])?;
+            Some((
+                [
+                    (g.players[0].to_string(), a.clone()),
+                    (g.players[1].to_string(), b.clone()),
+                ],
+                g,
+            ))
+        })
+        .collect();
+    played.extend(history.iter().map(|(bots, g)| {
+        (
+            [
+                (bots[0].name.clone(), bots[0].digest.clone()),
+                (bots[1].name.clone(), bots[1].digest.clone()),
+            ],
+            g,
+        )
+    }));
+    let mut filled = events.clone();
+    for event in filled.iter_mut() {
+        if event.standing.is_some() || !matches!(event.event.as_str(), "changed" | "retired") {
+            continue;
+        }
+        let Some(left) = event.at else { continue };
+        // Current just before it left: first played before then, and not gone by then.
+        let current = |bot: &str, digest: &Option<String>| {
+            when(bot, digest, &["seen"]).is_some_and(|seen| seen.is_none_or(|s| s < left))
+                && when(bot, digest, &["changed", "retired"])
+                    .flatten()
+                    .is_none_or(|gone| gone >= left)
+        };
+        let league: Vec<&GameSummary> = played
+            .iter()
+            .filter(|(bots, _)| bots.iter().all(|(bot, digest)| current(bot, digest)))
+            .map(|(_, g)| *g)
+            .collect();
+        let mut names: Vec<String> = league
+            .iter()
+            .flat_map(|g| g.players.iter().map(|p| p.to_string()))
+            .collect();
+        names.sort();
+        names.dedup();
+        let table = table_of(plan, &names, league.iter().copied());
+        event.standing = table
+            .rows
+            .iter()
+            .find(|r| r.bot == event.bot)
+            .map(VersionStanding::of);
+    }
+    filled
+}
+
+/// Writes `events` as the versions of the league in `dir`, whole.
+pub(crate) fn write(dir: &Path, events: &[VersionLine]) -> Result<(), Error> {
+    let path = dir.join(VERSIONS_FILE);
+    let _ = std::fs::remove_file(&path);
+    append(&path, events)
 }

@@ -340,11 +340,11 @@ fn a_league_of_other_bots_is_refused_naming_them_and_an_update_never_changes_the
     assert!(stderr.contains("openings"), "{stderr}");
     unchanged("other openings");
 
-    // A shard's part of a schedule does not grow: refused before anything is written.
+    // A shard's update of a whole league's folder: refused before anything is written.
     let (code, _, stderr) = league(&out, &now, &["--update", "--shard", "1/2"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("--update grows a whole league in one folder"),
+        stderr.contains("holds the whole schedule, and this run asks for shard 1/2"),
         "{stderr}"
     );
     unchanged("a shard");
@@ -607,4 +607,122 @@ fn a_resubmission_that_fails_the_check_keeps_the_version_that_passed_playing() {
         !feedback.contains("## Your resubmission") && feedback.contains("## Your earlier version"),
         "{feedback}"
     );
+}
+
+#[test]
+fn a_sharded_league_grows_shard_by_shard_and_merges_into_the_league_one_folder_would_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    let teams = |week: &str, names: &[&str]| -> Vec<String> {
+        names
+            .iter()
+            .map(|t| format!("{t}={}", at(week).join(t).join(format!("{t}.py")).display()))
+            .collect()
+    };
+    for (team, seed) in [("T1", 1), ("T2", 2), ("T3", 3), ("T4", 4)] {
+        course_bot(&at("week1"), team, seed);
+    }
+    copy_tree(&at("week1"), &at("week2"));
+    std::fs::write(at("week2").join("T2/T2.py"), seeded(22)).unwrap();
+    course_bot(&at("week2"), "T5", 5);
+    let week1 = teams("week1", &["T1", "T2", "T3", "T4"]);
+    let week2 = teams("week2", &["T1", "T2", "T3", "T4", "T5"]);
+    let merge = |into: &str| {
+        let (code, stdout, stderr) = run(arbiter()
+            .arg("merge")
+            .arg(at("s1"))
+            .arg(at("s2"))
+            .arg("--out")
+            .arg(at(into)));
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+    };
+    for k in ["1/2", "2/2"] {
+        let out = at(&format!("s{}", &k[..1]));
+        let (code, stdout, stderr) = league(&out, &week1, &["--shard", k]);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+    }
+    merge("merged1");
+    // Each shard updated on its own plays only its part of T5's games and T2's new ones.
+    let mut played = 0;
+    for k in ["1/2", "2/2"] {
+        let out = at(&format!("s{}", &k[..1]));
+        let before = lines_without(&out, &["T2"]);
+        let (code, stdout, stderr) = league(&out, &week2, &["--shard", k, "--update"]);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        assert!(stderr.contains("update: added T5; changed T2"), "{stderr}");
+        let runs = stdout
+            .split("this run played ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("{stdout}"));
+        played += runs;
+        // The shard's games of unchanged bots are kept byte for byte, but for their ids
+        // in today's schedule.
+        let unnumbered = |lines: Vec<String>| -> BTreeSet<String> {
+            lines
+                .iter()
+                .map(|l| l.split_once(",\"record\"").unwrap().1.to_string())
+                .collect()
+        };
+        assert_eq!(
+            unnumbered(lines_without(&out, &["T2", "T5"])),
+            unnumbered(before),
+            "shard {k}"
+        );
+    }
+    // T5's 8 games and T2's 6 against the others: nothing else, in the two shards.
+    assert_eq!(played, 14);
+    merge("merged2");
+    // The same weeks in one folder.
+    let one = at("one");
+    let (code, stdout, stderr) = league(&one, &week1, &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (code, stdout, stderr) = league(&one, &week2, &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let merged = at("merged2");
+    same_as_a_fresh_league(dir.path(), &merged, &week2, "merged");
+    assert_eq!(standings_of(&merged), standings_of(&one));
+    // Each game of the history with its bots, as what decides it (its moves' times differ
+    // from run to run).
+    let sorted = |path: PathBuf| {
+        let mut lines: Vec<String> = read(&path)
+            .lines()
+            .map(|l| {
+                let mut line: serde_json::Value = serde_json::from_str(l).unwrap();
+                let game: serde_json::Value =
+                    serde_json::from_str(line["game"].as_str().unwrap()).unwrap();
+                line["game"] = serde_json::json!([game["game"], game["record"]]);
+                line.to_string()
+            })
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(
+        sorted(merged.join("history.jsonl")),
+        sorted(one.join("history.jsonl")),
+        "the history: T2's earlier version's games"
+    );
+    // The versions as one folder has them, but for when each was seen and left; T2's
+    // first version with its standing in the whole league when it was replaced.
+    let versions = |dir: &Path| -> Vec<Vec<String>> {
+        crate::common::csv_rows(&dir.join("versions.csv"))
+            .into_iter()
+            .map(|mut r| {
+                r.remove("first_seen");
+                r.remove("left");
+                r.into_values().collect()
+            })
+            .collect()
+    };
+    assert_eq!(versions(&merged), versions(&one));
+    let t2: Vec<_> = crate::common::csv_rows(&merged.join("versions.csv"))
+        .into_iter()
+        .filter(|r| r["team"] == "T2")
+        .collect();
+    assert_eq!(t2[0]["status"], "changed");
+    assert_eq!(t2[0]["games"], "6", "{t2:?}");
+    assert!(!t2[0]["elo"].is_empty());
+    assert!(read(&merged.join("feedback/T2.md")).contains("## Your earlier version"));
 }

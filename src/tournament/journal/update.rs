@@ -187,17 +187,9 @@ struct HistoryLine {
 }
 
 /// Refuses an update of the journal at `path` written under `old` for `plan`, before
-/// anything is written: a journal whose seeds do not come by pairing, a shard's, or a
-/// plan whose games themselves would change.
-pub(super) fn check(path: &Path, old: &Plan, plan: &Plan, sharded: bool) -> Result<(), Error> {
-    if sharded {
-        return Err(Error::usage(format!(
-            "--update: {} holds a shard of a league, a part of its schedule, which another \
-             set of bots deals out anew: a shard's folder does not grow. Run the league in \
-             one folder to update it, or start afresh",
-            path.display()
-        )));
-    }
+/// anything is written: a journal whose seeds do not come by pairing, or a plan whose
+/// games themselves would change.
+pub(super) fn check(path: &Path, old: &Plan, plan: &Plan) -> Result<(), Error> {
     if old.format != "round_robin" || plan.format != "round_robin" {
         return Err(Error::usage(format!(
             "--update: {} holds a {}, and only a league (a round robin) grows",
@@ -259,13 +251,13 @@ fn key_of(summary: &GameSummary, record: &GameRecord) -> GameKey {
     )
 }
 
-/// Rewrites the journal at `path` (format `version`, written under `old`) for `plan`, in
+/// Rewrites the journal at `path` (format `version`, written under `old`, of `shard`) for `plan`, in
 /// the folder `dir` whose lock the caller holds: see the module's documentation. `check`
 /// has passed.
 pub(super) fn rewrite(
     dir: &Path,
     path: &Path,
-    (version, old): (u32, &Plan),
+    (version, old, shard): (u32, &Plan, Option<crate::tournament::shard::Shard>),
     plan: &Plan,
     schedule: &[Fixture],
     before_journal: &mut BeforeJournal<'_>,
@@ -392,7 +384,7 @@ pub(super) fn rewrite(
     let header = Header {
         arbiter_journal: version,
         plan: plan.clone(),
-        shard: None,
+        shard,
     };
     let mut text = serde_json::to_vec(&header).expect("a plan always serializes");
     text.push(b'\n');

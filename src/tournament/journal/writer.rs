@@ -61,7 +61,7 @@ impl Journal {
         }
     }
 
-    /// [`Journal::open_shard`] of the whole schedule for `league --update`: a journal
+    /// [`Journal::open_shard`] for `league --update` (`schedule`: the whole one): a journal
     /// written for other bots is first rewritten for `plan`'s (its games of unchanged
     /// bots kept, the others moved into the league's history; see `update`), then
     /// resumed. What the update did, when there was a journal to update.
@@ -69,9 +69,10 @@ impl Journal {
         dir: &Path,
         plan: &Plan,
         schedule: &[Fixture],
+        shard: Option<Shard>,
         before_journal: &mut BeforeJournal<'_>,
     ) -> Result<(Journal, Loaded, Option<Updated>), Error> {
-        Journal::open_with(dir, plan, None, false, Some((schedule, before_journal)))
+        Journal::open_with(dir, plan, shard, false, Some((schedule, before_journal)))
     }
 
     /// [`Journal::open`] for one shard of the plan's schedule (`None`: all of it). A
@@ -111,7 +112,7 @@ impl Journal {
                 updated = Some(super::update::rewrite(
                     dir,
                     &path,
-                    (version, &old),
+                    (version, &old, old_shard),
                     plan,
                     schedule,
                     before_journal,
@@ -408,7 +409,12 @@ fn resumable_updating(
     if version < OLDEST_RESUMABLE {
         return resumable(path, version, old, old_shard, plan, shard).map(|_| ());
     }
-    super::update::check(path, old, plan, old_shard.is_some() || shard.is_some())
+    super::update::check(path, old, plan)?;
+    if old_shard != shard {
+        // A shard's folder grows as that shard: said as a resume of another shard is.
+        return resumable(path, version, old, old_shard, old, shard).map(|_| ());
+    }
+    Ok(())
 }
 
 /// The file `plan` gives the bot of `bot`'s name, or `bot`'s own where `plan` has none of
