@@ -67,8 +67,10 @@ pub(crate) fn keep(out: &Path, plan: &Plan, entrants: &[Entrant]) -> Result<(), 
         std::fs::create_dir_all(&partial).map_err(made)?;
         let copy = partial.join(origin.file_name().unwrap_or_else(|| "bot".as_ref()));
         let results = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+        // The results are no part of a bot, but for a zip's files unpacked there.
         let skip = |path: &Path| {
-            path.starts_with(&results) || crate::jail::entrants::is_others(path, &file)
+            (path.starts_with(&results) && !origin.starts_with(&results))
+                || crate::jail::entrants::is_others(path, &file)
         };
         let copied =
             crate::untrusted::file::copy_private_tree(origin, &copy, MAX_KEPT_BYTES, &skip);

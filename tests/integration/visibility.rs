@@ -86,12 +86,16 @@ def _probe(label, path, kind):
     code
 }
 
-/// Everything the run left to be read: its output and every file under `results`.
+/// Everything the run left to be read: its output and every file under `results`, but the
+/// copies a league keeps of each team's version (`versions/`: its own files, which the
+/// teacher has, see `kept_copies_hold_their_own_team_only`).
 pub(crate) fn everything_written(results: &Path, output: &str) -> String {
     fn walk(dir: &Path, text: &mut String) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            if path.is_dir() && path.ends_with("versions") && dir.join("games.jsonl").is_file() {
+                kept_copies_hold_their_own_team_only(&path);
+            } else if path.is_dir() {
                 walk(&path, text);
             } else if let Ok(bytes) = std::fs::read(&path) {
                 text.push_str(&String::from_utf8_lossy(&bytes));
@@ -109,6 +113,39 @@ pub(crate) fn everything_written(results: &Path, output: &str) -> String {
         text.push_str(&String::from_utf8_lossy(&bytes));
     }
     text
+}
+
+/// Each copy a league kept of a team's version (`versions/TEAM/DIGEST/FOLDER/`) holds no
+/// other entrant's file: none named after another team of the copies, nor a class list.
+fn kept_copies_hold_their_own_team_only(versions: &Path) {
+    let teams: Vec<String> = std::fs::read_dir(versions)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            match entry.path().is_dir() {
+                true => files(&entry.path(), out),
+                false => out.push(entry.path()),
+            }
+        }
+    }
+    for team in &teams {
+        let mut kept = Vec::new();
+        files(&versions.join(team), &mut kept);
+        for file in kept {
+            let name = file.file_name().unwrap().to_string_lossy().to_lowercase();
+            let foreign = teams
+                .iter()
+                .any(|t| t != team && name.starts_with(&t.to_lowercase()));
+            assert!(
+                !foreign && !name.contains("roster") && !name.ends_with(".csv"),
+                "{team}'s kept version holds {}",
+                file.display()
+            );
+        }
+    }
 }
 
 /// Checks one run: every probe reported, the victims and results blocked, the spy's own
