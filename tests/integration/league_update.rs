@@ -418,6 +418,13 @@ fn an_update_stopped_by_ctrl_c_or_killed_part_way_is_finished_by_the_same_comman
         {
             std::thread::sleep(Duration::from_millis(20));
         }
+        // A second update of the folder meanwhile is refused by its lock, and changes nothing.
+        let (code, _, stderr) = league(&out, bots, &["--update"]);
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert!(
+            stderr.contains("another arbiter run is using"),
+            "{what}: {stderr}"
+        );
         rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
         let status = child.wait_with_output().unwrap().status;
         if signal == rustix::process::Signal::INT {
