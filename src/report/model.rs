@@ -486,7 +486,7 @@ pub(crate) struct Version {
     pub bot: String,
     /// 1 for the team's first version, and so on.
     pub number: usize,
-    /// Its files' digest (the first 12 hex digits); `built-in` for a built-in bot.
+    /// Its files' digest (the first 12 hex digits); a built-in's spec.
     pub digest: String,
     pub full_digest: Option<String>,
     /// When it was first played (`YYYY-MM-DD HH:MM` UTC); none: from the league's start.

@@ -8,7 +8,7 @@ use super::model::Version;
 use super::numbers::{elo, num};
 use super::section::{Section, Table, columns};
 use crate::error::Error;
-use crate::tournament::versions::{VersionLine, VersionStanding};
+use crate::tournament::versions::{VersionLine, VersionStanding, version_of};
 use std::path::Path;
 
 /// The file a league that grew lists its versions in.
@@ -61,7 +61,7 @@ pub(crate) fn of(dir: &Path, report: &Report) -> Result<Vec<Version>, Error> {
             .plan
             .bots
             .iter()
-            .find(|b| b.name == version.bot && b.digest == version.full_digest);
+            .find(|b| b.name == version.bot && version_of(b) == version.full_digest);
         match bot {
             Some(_) => {
                 version.status = "current".into();
@@ -85,10 +85,14 @@ fn new_version(event: &VersionLine, versions: &[Version]) -> Version {
     Version {
         bot: event.bot.clone(),
         number: versions.iter().filter(|v| v.bot == event.bot).count() + 1,
-        digest: event
-            .digest
-            .as_deref()
-            .map_or("built-in".into(), |d| d.chars().take(12).collect()),
+        // A digest is shown by its first 12 hex digits, a built-in by its spec.
+        digest: match event.digest.as_deref() {
+            None => "built-in".into(),
+            Some(d) if d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                d.chars().take(12).collect()
+            }
+            Some(spec) => spec.to_string(),
+        },
         full_digest: event.digest.clone(),
         first_seen: event.at,
         status: "current".into(),
@@ -321,7 +325,7 @@ fn comparison(
     let mut before: std::collections::BTreeMap<String, (f64, u32)> = Default::default();
     for (bots, game) in history {
         let Some(seat) =
-            (0..2).find(|&s| bots[s].name == team && bots[s].digest == previous.full_digest)
+            (0..2).find(|&s| bots[s].name == team && version_of(&bots[s]) == previous.full_digest)
         else {
             continue;
         };

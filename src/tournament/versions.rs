@@ -10,6 +10,12 @@ use crate::tournament::journal::{BotChanges, Plan};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// Which program a plan entry is, as its versions are told apart: its files' digest, or
+/// for a bot of no files (a built-in) its spec.
+pub fn version_of(bot: &crate::tournament::journal::PlanBot) -> Option<String> {
+    Some(bot.digest.clone().unwrap_or_else(|| bot.spec.clone()))
+}
+
 /// The versions of each team's bot a league has had, beside its journal: when each was
 /// first played and, for one no longer in the standings, when it left them and how it
 /// stood then.
@@ -123,7 +129,7 @@ pub(crate) fn record(
                 .map(VersionStanding::of);
             events.push(VersionLine {
                 bot: name.clone(),
-                digest: bot.digest.clone(),
+                digest: version_of(bot),
                 event: event.into(),
                 at: Some(at),
                 standing,
@@ -135,7 +141,7 @@ pub(crate) fn record(
         let Some(bot) = now(name) else { continue };
         events.push(VersionLine {
             bot: name.clone(),
-            digest: bot.digest.clone(),
+            digest: version_of(bot),
             event: "seen".into(),
             at: Some(at),
             standing: None,
@@ -174,11 +180,11 @@ fn from_the_start(plan: &Plan, known: &[VersionLine]) -> Vec<VersionLine> {
         .filter(|bot| {
             !known
                 .iter()
-                .any(|v| v.bot == bot.name && v.digest == bot.digest && v.event != "refused")
+                .any(|v| v.bot == bot.name && v.digest == version_of(bot) && v.event != "refused")
         })
         .map(|bot| VersionLine {
             bot: bot.name.clone(),
-            digest: bot.digest.clone(),
+            digest: version_of(bot),
             event: "seen".into(),
             at: None,
             standing: None,
@@ -257,7 +263,7 @@ pub(crate) fn merged(
             .map(|e| e.at)
             .min()
     };
-    let digest_now = |name: &str| plan.bots.iter().find(|b| b.name == name).map(|b| &b.digest);
+    let digest_now = |name: &str| plan.bots.iter().find(|b| b.name == name).map(version_of);
     // Every game with its two bots' versions.
     let mut played: Vec<([Version; 2], &GameSummary)> = games
         .iter()
@@ -265,10 +271,7 @@ pub(crate) fn merged(
             let a = digest_now(&g.players[0])?;
             let b = digest_now(&g.players[1])?;
             Some((
-                [
-                    (g.players[0].to_string(), a.clone()),
-                    (g.players[1].to_string(), b.clone()),
-                ],
+                [(g.players[0].to_string(), a), (g.players[1].to_string(), b)],
                 g,
             ))
         })
@@ -276,8 +279,8 @@ pub(crate) fn merged(
     played.extend(history.iter().map(|(bots, g)| {
         (
             [
-                (bots[0].name.clone(), bots[0].digest.clone()),
-                (bots[1].name.clone(), bots[1].digest.clone()),
+                (bots[0].name.clone(), version_of(&bots[0])),
+                (bots[1].name.clone(), version_of(&bots[1])),
             ],
             g,
         )

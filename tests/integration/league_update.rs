@@ -733,3 +733,34 @@ fn a_sharded_league_grows_shard_by_shard_and_merges_into_the_league_one_folder_w
     assert!(!t2[0]["elo"].is_empty());
     assert!(read(&merged.join("feedback/T2.md")).contains("## Your earlier version"));
 }
+
+#[test]
+fn a_built_in_bot_given_another_engine_is_a_new_version_of_its_team() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("league");
+    let bots = |b2: &str| -> Vec<String> {
+        [
+            "b1=builtin:greedy",
+            &format!("b2=builtin:{b2}"),
+            "b3=builtin:random",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (code, stdout, stderr) = league(&out, &bots("random"), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (code, stdout, stderr) = league(&out, &bots("greedy"), &["--update"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let b2: Vec<(String, String)> = crate::common::csv_rows(&out.join("versions.csv"))
+        .into_iter()
+        .filter(|r| r["team"] == "b2")
+        .map(|r| (r["digest"].clone(), r["status"].clone()))
+        .collect();
+    assert_eq!(
+        b2,
+        [
+            ("builtin:random".to_string(), "changed".to_string()),
+            ("builtin:greedy".to_string(), "current".to_string())
+        ]
+    );
+}
