@@ -253,10 +253,7 @@ pub(crate) fn section(versions: &[Version]) -> Option<Section> {
 /// was replaced). None for a team with one version.
 pub(crate) fn feedback(
     versions: &[Version],
-    history: &[(
-        [crate::tournament::journal::PlanBot; 2],
-        crate::record::GameSummary,
-    )],
+    history: &[crate::tournament::journal::HistoryGame],
     team: &str,
     report: &Report,
 ) -> Option<String> {
@@ -305,10 +302,7 @@ fn refusal(mine: &[&Version]) -> Option<String> {
 /// The comparison of a team's current version (of `mine`) with its previous one.
 fn comparison(
     mine: &[&Version],
-    history: &[(
-        [crate::tournament::journal::PlanBot; 2],
-        crate::record::GameSummary,
-    )],
+    history: &[crate::tournament::journal::HistoryGame],
     team: &str,
     report: &Report,
 ) -> Option<String> {

@@ -242,7 +242,7 @@ pub(crate) fn merged(
     shards: Vec<VersionLine>,
     plan: &Plan,
     games: &[GameSummary],
-    history: &[([crate::tournament::journal::PlanBot; 2], GameSummary)],
+    history: &[crate::tournament::journal::HistoryGame],
 ) -> Vec<VersionLine> {
     let mut events: Vec<VersionLine> = Vec::new();
     for event in shards {

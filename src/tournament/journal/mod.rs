@@ -44,7 +44,7 @@ pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_vis
 pub(crate) use reader::{ListingWriter, listed_line};
 pub use repair::Repair;
 pub(crate) use update::json_lines;
-pub use update::{BeforeJournal, BotChanges, HISTORY_FILE, Updated, history_of};
+pub use update::{BeforeJournal, BotChanges, HISTORY_FILE, HistoryGame, Updated, history_of};
 pub use writer::Journal;
 
 /// The journal's file name in a results folder.

@@ -175,6 +175,9 @@ pub struct Updated {
     pub returned: Vec<String>,
 }
 
+/// A game of the history: the plan entries of its two bots as they were, and the game.
+pub type HistoryGame = ([PlanBot; 2], GameSummary);
+
 /// One line of the history: a game no longer counted, with the plan entries of its two
 /// bots (in move order) as they were when it was played.
 #[derive(Serialize, Deserialize)]
@@ -454,7 +457,7 @@ fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// The games of the history of the league in `dir`, each with its two bots' plan entries
 /// as they were: for the versions of each team.
-pub fn history_of(dir: &Path) -> Result<Vec<([PlanBot; 2], GameSummary)>, Error> {
+pub fn history_of(dir: &Path) -> Result<Vec<HistoryGame>, Error> {
     let path = dir.join(HISTORY_FILE);
     read_history(&path)?
         .into_iter()
