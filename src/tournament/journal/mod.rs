@@ -29,6 +29,7 @@
 //! cannot tell whether those settings changed.
 
 mod format;
+mod known;
 mod lock;
 mod reader;
 mod repair;
@@ -40,6 +41,7 @@ mod writer;
 pub(crate) use format::plan_difference_between;
 pub use format::{LeftOut, Merged, Plan, encode_game, played};
 pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, keep, line};
+pub use known::KNOWN_FILE;
 pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
 pub(crate) use reader::{ListingWriter, listed_line};
 pub use repair::Repair;
