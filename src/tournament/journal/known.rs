@@ -15,9 +15,10 @@
 //! reads it but the readings it spares, and what they make is the same with or without
 //! it (tested).
 
-use super::reader::{Listed, listed_fields, listed_of};
+use super::listed::{Listed, listed_fields, listed_of};
 use crate::error::Error;
 use crate::record::GameSummary;
+use crate::replay::files::{hex, unhex};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::{Read, Seek, Write};
@@ -35,7 +36,7 @@ fn head() -> String {
 const END: &[u8] = b"end ";
 
 /// A game line's key: its digest without the id.
-pub(crate) type Key = [u8; 16];
+pub(crate) use crate::replay::files::Key;
 
 /// The game line `line` (without its newline) of a journal in format `version`: its id
 /// and key, or `None` when it does not begin as every line this arbiter writes does
@@ -107,6 +108,11 @@ impl Known {
             at += line.len();
         }
         Some(Known { text, entries })
+    }
+
+    /// Whether the summary of the line of `key` is known.
+    pub(crate) fn knows(&self, key: &Key) -> bool {
+        self.entries.contains_key(key)
     }
 
     /// The summary of game `id` whose line's key is `key`, when it is known.
@@ -198,19 +204,6 @@ impl Remembering {
             out.write_all(b"\n")
         })
     }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub(crate) fn unhex(text: &[u8]) -> Option<Key> {
-    let mut key = [0; 16];
-    for (i, pair) in text.chunks(2).enumerate() {
-        let digit = |b: u8| (b as char).to_digit(16);
-        *key.get_mut(i)? = (digit(pair[0])? * 16 + digit(*pair.get(1)?)?) as u8;
-    }
-    Some(key)
 }
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 
 use super::format::*;
 use super::known::{Key, Known, Remembering, key_of};
+use super::listed::{listed_line, listed_summary};
 use super::repair::Repair;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary, MachineCounts, own, shared};
+use crate::record::{GameRecord, GameSummary};
 use crate::tournament::shard::Shard;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write as _};
@@ -64,6 +65,39 @@ pub fn load_visiting(
         shard,
         version,
         games: read.games,
+        repair: read.tail.map(|(_, kind)| kind),
+    })
+}
+
+/// [`load`] with each game line made into a `T` by `decode` (of the journal's format and
+/// the line's text, on every core a few lines at a time) rather than decoded whole, and
+/// handed to `visit` in journal order (the first copy of each id, a torn last line left
+/// out), which gives the game's summary for [`Loaded::games`], if any: what reads a
+/// journal through a cache of what it holds.
+pub(crate) fn load_decoding<T: Send>(
+    path: &Path,
+    decode: &Decode<'_, T>,
+    visit: &mut dyn FnMut(u64, T) -> Result<Option<GameSummary>, Error>,
+) -> Result<Loaded, Error> {
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    let mut games = Vec::new();
+    let read = read_with(path, KNOWN_BATCH, decode, &mut |id, _, value| {
+        games.extend(visit(id, value)?);
+        Ok(())
+    })?;
+    let Some((version, plan, shard)) = read.header else {
+        return Err(torn_header(path));
+    };
+    Ok(Loaded {
+        plan,
+        shard,
+        version,
+        games,
         repair: read.tail.map(|(_, kind)| kind),
     })
 }
@@ -200,101 +234,6 @@ pub struct Listing {
     folder: std::path::PathBuf,
     /// Each game's id and the offset of its line, in schedule order.
     lines: Vec<(u64, u64)>,
-}
-
-/// The fields of a summary kept in a [`Listing`], in order (all but the replay digest,
-/// which only the count of distinct pairs reads, and which was counted): written with
-/// borrowed strings (`S` = `&str`), read back owned (`S` = `String`).
-pub(super) type Listed<S> = (
-    u64,
-    u64,
-    [S; 2],
-    [S; 2],
-    Option<usize>,
-    S,
-    u32,
-    [u32; 2],
-    [u32; 2],
-    [f64; 2],
-    [f64; 2],
-    u64,
-    S,
-    S,
-    MachineCounts,
-);
-
-/// A summary's fields as a [`Listing`] keeps them.
-pub(super) fn listed_fields(g: &GameSummary) -> Listed<&str> {
-    (
-        g.id,
-        g.pair,
-        [g.players[0].as_str(), g.players[1].as_str()],
-        [g.roles[0].as_str(), g.roles[1].as_str()],
-        g.winner,
-        g.reason.as_str(),
-        g.rounds,
-        g.illegal,
-        g.blocked,
-        g.max_ms,
-        g.mean_ms,
-        g.seed,
-        g.detail.as_str(),
-        g.opening.as_str(),
-        g.machine,
-    )
-}
-
-/// A game's line of a [`Listing`].
-pub(crate) fn listed_line(g: &GameSummary) -> String {
-    let mut line = serde_json::to_string(&listed_fields(g)).expect("a summary always serializes");
-    line.push('\n');
-    line
-}
-
-fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
-    serde_json::from_slice(text)
-        .map(listed_of)
-        .map_err(|e| e.to_string())
-}
-
-/// The summary of the fields a [`Listing`] keeps, its replay digest all zero.
-pub(super) fn listed_of(fields: Listed<String>) -> GameSummary {
-    let (
-        id,
-        pair,
-        players,
-        roles,
-        winner,
-        reason,
-        rounds,
-        illegal,
-        blocked,
-        max_ms,
-        mean_ms,
-        seed,
-        detail,
-        opening,
-        machine,
-    ) = fields;
-    GameSummary {
-        id,
-        players: players.map(|p| shared(&p)),
-        roles: roles.map(|r| shared(&r)),
-        winner,
-        reason: shared(&reason),
-        rounds,
-        illegal,
-        blocked,
-        max_ms,
-        mean_ms,
-        seed,
-        detail: own(detail),
-        pair,
-        opening: own(opening),
-        // Not kept: see `Listed`.
-        replay: [0; 12],
-        machine,
-    }
 }
 
 impl Listing {
@@ -449,11 +388,15 @@ fn read_at(
 }
 
 /// Makes a game line's value of the journal's format and the line's text.
-type Decode<'a, T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync + 'a;
+pub(crate) type Decode<'a, T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync + 'a;
 
 /// Game lines decoded at once when whole records are handed on: one per core, and a few
 /// records held (a long game's is hundreds of kilobytes).
 const RECORD_BATCH: usize = 4;
+
+/// Game lines made at once by [`load_decoding`]: most are looked up in a cache, a few
+/// decoded whole, which a few more than [`RECORD_BATCH`] keeps to a few megabytes.
+const KNOWN_BATCH: usize = 16;
 
 /// Game lines decoded at once when only their summaries are kept: enough to keep every
 /// core busy, a few hundred kilobytes of lines.

@@ -14,7 +14,7 @@
 use super::format::*;
 use super::reader::read_summaries_and_lines;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary};
+use crate::record::GameSummary;
 use crate::tournament::schedule::Fixture;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -313,7 +313,7 @@ pub(super) fn rewrite(
     // The journal's games: kept under their id of today's schedule, or into the history.
     let mut kept: BTreeMap<u64, String> = BTreeMap::new();
     // Each with its record, decoded once.
-    let mut moved: Vec<(HistoryLine, GameRecord)> = Vec::new();
+    let mut moved: Vec<(HistoryLine, GameSummary)> = Vec::new();
     let mut summaries: Vec<GameSummary> = Vec::new();
     // A line the cache knew and that does not decode (which no line this arbiter wrote
     // does): the journal as a whole is at fault, its line unknown.
@@ -346,14 +346,16 @@ pub(super) fn rewrite(
                 );
             }
             _ => {
-                let (_, record) = decode_game(version, &text).map_err(bad(&summary))?;
+                // Its line as it is, as `encode_game` would write it again.
+                let mut game = relined(version, &text, id).map_err(bad(&summary))?;
+                game.pop();
                 moved.push((
                     HistoryLine {
                         bots: [a.clone(), b.clone()],
                         journal: version,
-                        game: encode_game(version, id, &record),
+                        game,
                     },
-                    record,
+                    summary.clone(),
                 ))
             }
         }
@@ -372,23 +374,22 @@ pub(super) fn rewrite(
     let mut retired = 0;
     let earlier = history.drain(..).map(|entry| {
         let decoded = decode_game(entry.journal, entry.game.as_bytes()).ok();
-        (false, entry, decoded)
+        let summary = decoded.map(|(_, record)| GameSummary::of(0, &record));
+        (false, entry, summary)
     });
     let now = moved
         .drain(..)
-        .map(|(entry, record)| (true, entry, Some((0, record))));
-    for (now_moved, entry, decoded) in earlier.chain(now) {
-        let Some((_, record)) = decoded else {
+        .map(|(entry, summary)| (true, entry, Some(summary)));
+    for (now_moved, entry, summary) in earlier.chain(now) {
+        let Some(summary) = summary else {
             stays.push(entry);
             continue;
         };
-        let summary = GameSummary::of(0, &record);
-        debug_assert_eq!((summary.seed, summary.pair), (record.seed, record.start));
         let digest = |b: &PlanBot| b.digest.clone().unwrap_or_default();
         let identity = (
             format!("{}\0{}", entry.bots[0].name, digest(&entry.bots[0])),
             format!("{}\0{}", entry.bots[1].name, digest(&entry.bots[1])),
-            format!("{}\0{}", record.seed, record.start),
+            format!("{}\0{}", summary.seed, summary.pair),
         );
         if !seen.insert(identity) {
             continue;
@@ -397,6 +398,16 @@ pub(super) fn rewrite(
             Some(&new_id)
                 if current([&entry.bots[0], &entry.bots[1]]) && !kept.contains_key(&new_id) =>
             {
+                // Decoded again: a game taken back is rare, and its line may be of another
+                // format than the journal's.
+                let (_, record) =
+                    decode_game(entry.journal, entry.game.as_bytes()).map_err(|e| {
+                        Error::Input {
+                            path: history_path.clone(),
+                            line: 0,
+                            message: format!("not a game record: {e}"),
+                        }
+                    })?;
                 kept.insert(new_id, line(version, new_id, &record));
                 restored += 1;
                 for bot in &entry.bots {
