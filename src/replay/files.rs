@@ -63,7 +63,7 @@ pub(crate) fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
 /// index), or its record to replay, with its journal line's key when known.
 pub(crate) enum Item {
     Ready(Replayed),
-    Record(u64, crate::record::GameRecord, Option<Key>),
+    Record(u64, Box<crate::record::GameRecord>, Option<Key>),
 }
 
 /// A game's journal line's key (`tournament::journal::key_of`).

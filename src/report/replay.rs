@@ -58,7 +58,7 @@ pub(super) fn section_reading<R>(
         let mut browser = Browser::new(out, game.view_kinds(), None)?;
         browser.details = details;
         let read = replay_in_parallel(&game, plan, &mut browser, |visit| {
-            read(&mut |id, record| visit(Item::Record(id, record, None)))
+            read(&mut |id, record| visit(Item::Record(id, Box::new(record), None)))
         });
         // The blocks written so far are waited for, whatever the reading gave.
         let made = browser.finish(plan);

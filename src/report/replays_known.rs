@@ -71,7 +71,7 @@ pub(crate) fn load_and_section(
 /// text kept should its block be gone, and the journal's format), or decoded.
 enum Line {
     Known(Key, Vec<u8>, u32),
-    Record(GameRecord, Option<Key>),
+    Record(Box<GameRecord>, Option<Key>),
 }
 
 /// The game browser of the journal at `journal` (of `plan`), its replays written into
@@ -98,7 +98,7 @@ pub(crate) fn section_known(
         }
         let (id, record) = decode_game(version, text)?;
         let key = keyed.filter(|(keyed, _)| *keyed == id).map(|(_, key)| key);
-        Ok((id, Line::Record(record, key)))
+        Ok((id, Line::Record(Box::new(record), key)))
     };
     let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
     with_game!(settings, plan.seed, |game| {
@@ -123,7 +123,7 @@ pub(crate) fn section_known(
                                         message: format!("game {id}: not a game record: {e}"),
                                     })?;
                                 let summary = summaries.map(|_| GameSummary::of(id, &record));
-                                (Item::Record(id, record, Some(key)), summary)
+                                (Item::Record(id, Box::new(record), Some(key)), summary)
                             }
                         }
                     }
