@@ -23,6 +23,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 mod encode;
+pub(crate) mod files;
 pub(crate) use encode::encode_game;
 
 /// The verdict given to the plies of an opening in a replay: played by the referee before
@@ -309,6 +310,10 @@ pub struct Replayed {
     pub row: GameRow,
     /// The game's line of a replays file: JSON, without its newline.
     pub line: String,
+    /// The key of the game's journal line (`tournament::journal::key_of`), when whoever
+    /// made this had the line: the report's index of the replays it holds finds the
+    /// game by it.
+    pub key: Option<[u8; 16]>,
 }
 
 impl Replayed {
@@ -322,6 +327,7 @@ impl Replayed {
         Replayed {
             row: GameRow::of(roles, id, record),
             line: encode_game(game, record),
+            key: None,
         }
     }
 }

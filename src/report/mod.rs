@@ -21,6 +21,7 @@ mod own_text;
 pub(crate) mod plots;
 pub(crate) mod public;
 pub mod replay;
+mod replays_known;
 mod section;
 pub mod sheet;
 pub(crate) mod sprt_section;
@@ -162,7 +163,11 @@ pub fn write_counted(
         // Handed each game the run appended to a journal it started: the journal's games
         // when they are as many.
         Some(browser) if browser.games() == tally.games => browser.finish(plan)?,
-        _ => replay::section(plan, &dir.join(journal::JOURNAL_FILE), report_dir)?,
+        // Its blocks are deflated while the figures are drawn (`write_files` waits).
+        _ => {
+            let journal = dir.join(journal::JOURNAL_FILE);
+            replays_known::section_known(plan, &journal, report_dir, None)?.0
+        }
     };
     let index = write_files(&model, report_dir, &games, &latex::label_prefix(dir))?;
     Ok((terminal::results_text(&model), index))
@@ -304,7 +309,7 @@ pub fn write_report_for(
         latex::check_label_prefix(labels).map_err(Error::usage)?;
     }
     // One reading of the journal gives the tables' games and the replays.
-    let (loaded, games) = replay::load_and_section(&journal, out, public)?;
+    let (loaded, games) = replays_known::load_and_section(&journal, out, public)?;
     let mut report = model_of(&loaded, &loaded.plan.non_scoring(), None, &journal)?;
     report.roster = marks::kept_roster(dir)?;
     report.public = public;
@@ -364,13 +369,13 @@ pub(crate) fn model_of<'a>(
 
 /// Writes report.md, report.tex, plots/*.svg and index.html of `report` (the model of
 /// `journal`) into `out`, with the replays of every game beside the page (made as
-/// [`write_report`] makes them: [`replay::section`]). Returns index.html's path.
+/// [`write_report`] makes them: [`replays_known::section`]). Returns index.html's path.
 pub(crate) fn write_report_files(
     report: &Report,
     journal: &Path,
     out: &Path,
 ) -> Result<PathBuf, Error> {
-    let games = replay::section(report.plan, journal, out)?;
+    let games = replays_known::section(report.plan, journal, out)?;
     let labels = latex::label_prefix(journal.parent().unwrap_or(Path::new(".")));
     write_files(report, out, &games, &labels)
 }
@@ -414,6 +419,8 @@ fn write_files(
     if report.public {
         remove_other_tables(&tables_dir, &written)?;
     }
+    // The replays' blocks were deflated meanwhile, on other threads.
+    games.wait()?;
     let index = out.join("index.html");
     let (before, after) = html::render(report, &plots)?;
     write_atomic_with(&index, |out| {

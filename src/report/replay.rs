@@ -18,9 +18,12 @@ use crate::games::Game;
 use crate::games::registry::{GameSettings, with_game};
 use crate::games::view::CellKind;
 use crate::record::GameRecord;
+pub(crate) use crate::replay::files::Item;
+use crate::replay::files::{BlockDigest, Indexing, Key, OldBlocks};
+pub(crate) use crate::replay::files::{GAMES_PER_BLOCK, REPLAYS_DIR, block_file, block_script};
 use crate::replay::{GameRow, Strings, json_string};
 use crate::tournament::chores::Chores;
-use crate::tournament::journal::{Loaded, Plan, for_each_record, load_visiting, read_plan};
+use crate::tournament::journal::{Plan, for_each_record};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
@@ -42,65 +45,9 @@ pub fn for_each_replay(
     })
 }
 
-/// The folder, inside a report's folder, that holds the page's replays: one script per
-/// block of [`GAMES_PER_BLOCK`] games, `000000.js`, `000001.js`, ... in journal order.
-pub(crate) const REPLAYS_DIR: &str = "replays";
-
-/// The file of block `block` inside [`REPLAYS_DIR`].
-pub(crate) fn block_file(block: usize) -> String {
-    format!("{block:06}.js")
-}
-
-/// The game browser as one HTML fragment: `<section id="games">` with its own style and
-/// script (every rule and name scoped to it), the list of every game of `journal` and the
-/// replay panel. The replays themselves are written beside the page, into
-/// `out/`[`REPLAYS_DIR`], block by block as they are made, so that neither this process
-/// nor the page holds every game's replay: the page loads a block's file when one of its
-/// games is opened. The DOM it draws is described in docs/OUTPUTS.md (tests read the
-/// board back from it).
-pub(crate) fn section(plan: &Plan, journal: &Path, out: &Path) -> Result<GamesHtml, Error> {
-    Ok(section_reading(plan, out, true, |visit| for_each_record(journal, visit))?.0)
-}
-
-/// The journal loaded ([`crate::tournament::journal::load`]) and its game browser
-/// ([`section`], its replays written into `out`) from one reading of it. For a report for
-/// the class (`public`) the list gives no game's detail (a detail quotes a failing bot's
-/// error) and bots named after their students go by their public names
-/// ([`super::public`]), in the journal loaded as in the browser.
-pub(crate) fn load_and_section(
-    journal: &Path,
-    out: &Path,
-    public: bool,
-) -> Result<(Loaded, GamesHtml), Error> {
-    // A report for the class gives each game no detail (a team's error text).
-    let details = !public;
-    let Some(mut plan) = read_plan(journal) else {
-        // Whatever is wrong with the header, the whole reading says it.
-        let loaded = load_visiting(journal, &mut |_, _| Ok(()))?;
-        let games = section_reading(&loaded.plan, out, details, |visit| {
-            for_each_record(journal, visit)
-        })?
-        .0;
-        return Ok((loaded, games));
-    };
-    let names = match public {
-        true => super::public::pseudonyms(&plan),
-        false => Default::default(),
-    };
-    super::public::plan(&mut plan, &names);
-    let (games, mut loaded) = section_reading(&plan, out, details, |visit| {
-        load_visiting(journal, &mut |id, mut record| {
-            super::public::record(&mut record, &names);
-            visit(id, record)
-        })
-    })?;
-    super::public::loaded(&mut loaded, &names);
-    Ok((loaded, games))
-}
-
 /// [`section`] of the games `read` hands its visitor, and what `read` returns; the list
 /// gives each game's detail when `details`.
-fn section_reading<R>(
+pub(super) fn section_reading<R>(
     plan: &Plan,
     out: &Path,
     details: bool,
@@ -110,11 +57,14 @@ fn section_reading<R>(
     let (browser, read) = with_game!(settings, plan.seed, |game| {
         let mut browser = Browser::new(out, game.view_kinds(), None)?;
         browser.details = details;
-        let read = replay_in_parallel(&game, plan, &mut browser, read);
+        let read = replay_in_parallel(&game, plan, &mut browser, |visit| {
+            read(&mut |id, record| visit(Item::Record(id, Box::new(record), None)))
+        });
         // The blocks written so far are waited for, whatever the reading gave.
         let made = browser.finish(plan);
         read.and_then(|read| made.map(|html| (html, read)))
     })?;
+    browser.wait()?;
     Ok((browser, read))
 }
 
@@ -137,6 +87,13 @@ pub struct Browser {
     writing: Arc<Writing>,
     /// Whether the list gives each game's detail (a public report's does not).
     details: bool,
+    /// The keys of the block's games ([`Replayed::key`]).
+    keys: Vec<Option<Key>>,
+    /// The blocks written before, as the report's index describes them: a block of the
+    /// same games is left as it is ([`super::replays_known`]).
+    old_blocks: Arc<OldBlocks>,
+    /// The report's index made anew; none for a report for the class.
+    indexing: Option<Indexing>,
 }
 
 /// The blocks handed over and not yet written, and the first failure to write one.
@@ -149,6 +106,8 @@ struct Writing {
     spare: Mutex<Vec<Vec<u8>>>,
     /// Blocks handed over and not yet written, at most.
     waiting_at_most: usize,
+    /// The digest of each block written (or left as it was), by its number.
+    digests: Mutex<Vec<Option<BlockDigest>>>,
 }
 
 impl Writing {
@@ -159,12 +118,35 @@ impl Writing {
     }
 
     /// Writes block `n` of `ids` and `lines` into `folder`, keeping the first failure,
-    /// and keeps the emptied buffer of `lines` for a later block.
-    fn write(&self, folder: &Path, n: usize, ids: &[u64], mut lines: Vec<u8>) {
-        let script = block_script(n, ids, &lines);
-        if let Err(e) = super::write_atomic(&folder.join(block_file(n)), script.as_bytes()) {
-            self.state().1.get_or_insert(e);
+    /// and keeps the emptied buffer of `lines` for a later block. A block that holds the
+    /// same games as the one of digest `unchanged` there, and still is that one, is left
+    /// as it is: it would be written byte for byte the same.
+    fn write(
+        &self,
+        folder: &Path,
+        (n, ids, mut lines): (usize, &[u64], Vec<u8>),
+        unchanged: Option<BlockDigest>,
+    ) {
+        let digest = match unchanged.filter(|d| crate::replay::files::block_is(folder, n, d)) {
+            Some(digest) => digest,
+            None => {
+                let script = block_script(n, ids, &lines);
+                if let Err(e) = super::write_atomic(&folder.join(block_file(n)), script.as_bytes())
+                {
+                    self.state().1.get_or_insert(e);
+                }
+                crate::replay::files::digest_of(script.as_bytes())
+            }
+        };
+        let mut digests = self
+            .digests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if digests.len() <= n {
+            digests.resize(n + 1, None);
         }
+        digests[n] = Some(digest);
+        drop(digests);
         lines.clear();
         let mut spare = self
             .spare
@@ -215,6 +197,9 @@ impl Browser {
         })?;
         Ok(Browser {
             list: GameList::new(&folder)?,
+            indexing: Some(Indexing::new(out, &folder)?),
+            keys: Vec::new(),
+            old_blocks: Arc::default(),
             folder,
             kinds,
             ids: Vec::new(),
@@ -232,9 +217,19 @@ impl Browser {
         })
     }
 
+    /// Leaves as they are the blocks of `old` (what the report's index says the folder
+    /// holds) whose games come again, in the same order under the same ids.
+    pub(crate) fn leave_unchanged(&mut self, old: Arc<OldBlocks>) {
+        self.old_blocks = old;
+    }
+
     /// Adds the next game in journal order.
     pub fn push(&mut self, game: &Replayed) {
         self.list.push(&game.row, self.details);
+        if let Some(indexing) = &mut self.indexing {
+            indexing.add(game);
+        }
+        self.keys.push(game.key);
         self.ids.push(game.row.id);
         self.lines.extend_from_slice(game.line.as_bytes());
         self.lines.push(b'\n');
@@ -253,6 +248,18 @@ impl Browser {
             std::mem::replace(&mut self.ids, Vec::with_capacity(GAMES_PER_BLOCK)),
             std::mem::replace(&mut self.lines, next),
         );
+        let keys = std::mem::take(&mut self.keys);
+        // The same games, each with its key, under the same ids: the same script.
+        let unchanged = self.old_blocks.get(n).and_then(|(digest, games)| {
+            let same = games.len() == ids.len()
+                && games
+                    .iter()
+                    .zip(ids.iter().zip(&keys))
+                    .all(|((id, key), (new_id, new_key))| {
+                        id == new_id && key.is_some() && key == new_key
+                    });
+            same.then_some(*digest)
+        });
         self.blocks += 1;
         {
             let mut state = self.writing.state();
@@ -261,7 +268,7 @@ impl Browser {
                 drop(state);
                 let (writing, folder) = (self.writing.clone(), self.folder.clone());
                 let chore = move || {
-                    writing.write(&folder, n, &ids, lines);
+                    writing.write(&folder, (n, &ids, lines), unchanged);
                     writing.state().0 -= 1;
                     writing.written.notify_all();
                 };
@@ -272,7 +279,8 @@ impl Browser {
                 return;
             }
         }
-        self.writing.write(&self.folder, n, &ids, lines);
+        self.writing
+            .write(&self.folder, (n, &ids, lines), unchanged);
     }
 
     /// Waits until every block handed over is written (doing the chores still waiting,
@@ -297,15 +305,15 @@ impl Browser {
         self.blocks * GAMES_PER_BLOCK + self.ids.len()
     }
 
-    /// Writes the last block, waits for every block to be on the disk, removes what an
-    /// earlier report left in the folder and this one did not write, and returns the game
-    /// browser's HTML for the journal of `plan`.
+    /// Writes the last block and returns the game browser's HTML for the journal of
+    /// `plan`; the blocks still being written are waited for by [`GamesHtml::wait`]
+    /// (which the page's writing does first), so that they are deflated while the rest of
+    /// the report is made. Then what an earlier report left in the folder and this one
+    /// did not write is removed, and the report's index written.
     pub fn finish(mut self, plan: &Plan) -> Result<GamesHtml, Error> {
         if !self.ids.is_empty() {
             self.write_block();
         }
-        self.wait_for_blocks()?;
-        remove_stale_blocks(&self.folder, self.blocks)?;
         let mut head = json!({
             "game": plan.game,
             "games_per_block": GAMES_PER_BLOCK,
@@ -319,10 +327,32 @@ impl Browser {
         .to_string();
         // The list of games goes after the other keys, as the last one.
         head.pop().filter(|&c| c == '}').expect("a JSON object");
+        let rows = self.list.finish(&self.folder)?;
         Ok(GamesHtml {
             head,
-            rows: self.list.finish(&self.folder)?,
+            rows,
+            writing: Mutex::new(Some((
+                self,
+                crate::replay::files::head(&plan.game, &plan.rules, plan.seed, &plan.roles),
+            ))),
         })
+    }
+
+    /// Waits for every block to be on the disk, removes what an earlier report left in
+    /// the folder and this one did not write, and writes the report's index (whose first
+    /// line is `index_head`), or removes it from a report for the class.
+    fn settle(mut self, index_head: &str) -> Result<(), Error> {
+        self.wait_for_blocks()?;
+        remove_stale_blocks(&self.folder, self.blocks)?;
+        let out = self.folder.parent().unwrap_or(Path::new("."));
+        match self.indexing.take().filter(|_| self.details) {
+            Some(indexing) => {
+                let digests = self.writing.digests.lock();
+                let digests = digests.unwrap_or_else(std::sync::PoisonError::into_inner);
+                indexing.finish(index_head, GAMES_PER_BLOCK, &digests)
+            }
+            None => crate::replay::files::remove(out),
+        }
     }
 }
 
@@ -336,11 +366,29 @@ pub struct GamesHtml {
     head: String,
     /// The list of games, comma-separated, in a nameless file: a few dozen bytes a game.
     rows: std::fs::File,
+    /// The browser whose blocks may still be being written, and its index's head.
+    writing: Mutex<Option<(Browser, String)>>,
 }
 
 impl GamesHtml {
-    /// Writes the section to `out`.
+    /// Waits until every block of replays is on the disk (see [`Browser::finish`]), and
+    /// returns the first failure to write one, or the report's index.
+    pub fn wait(&self) -> Result<(), Error> {
+        let writing = self
+            .writing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        match writing {
+            Some((browser, index_head)) => browser.settle(&index_head),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the section to `out`, its blocks of replays waited for first.
     pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.wait()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         write!(
             out,
             "<section id=\"games\" class=\"arb-games\">\n<style>\n{css}</style>\n{body}\
@@ -436,16 +484,22 @@ fn tasks_in_flight() -> usize {
 /// rayon's threads while this thread reads, and hands them to `browser` in the order read.
 /// Reading waits while [`tasks_in_flight`] tasks are unfinished or out of order, so memory
 /// stays bounded. Returns what `read` returned.
-fn replay_in_parallel<G: Game, R>(
+pub(super) fn replay_in_parallel<G: Game, R>(
     game: &G,
     plan: &Plan,
     browser: &mut Browser,
-    read: impl FnOnce(&mut dyn FnMut(u64, GameRecord) -> Result<(), Error>) -> Result<R, Error>,
+    read: impl FnOnce(&mut dyn FnMut(Item) -> Result<(), Error>) -> Result<R, Error>,
 ) -> Result<R, Error> {
-    let replay_task = |games: Vec<(u64, GameRecord)>| -> Vec<Replayed> {
+    let replay_task = |games: Vec<Item>| -> Vec<Replayed> {
         games
             .into_iter()
-            .map(|(id, record)| Replayed::of(game, &plan.roles, id, &record))
+            .map(|item| match item {
+                Item::Ready(replayed) => replayed,
+                Item::Record(id, record, key) => Replayed {
+                    key,
+                    ..Replayed::of(game, &plan.roles, id, &record)
+                },
+            })
             .collect()
     };
     let in_flight = tasks_in_flight();
@@ -463,7 +517,7 @@ fn replay_in_parallel<G: Game, R>(
             }
         };
         let mut batch = Vec::with_capacity(GAMES_PER_TASK);
-        let send = |batch: Vec<(u64, GameRecord)>, sent: &mut usize| {
+        let send = |batch: Vec<Item>, sent: &mut usize| {
             let (tx, n) = (tx.clone(), *sent);
             let replay_task = &replay_task;
             // The receiver outlives every task: it is read until all have come.
@@ -472,8 +526,8 @@ fn replay_in_parallel<G: Game, R>(
             });
             *sent += 1;
         };
-        let read = read(&mut |id, record| {
-            batch.push((id, record));
+        let read = read(&mut |item| {
+            batch.push(item);
             if batch.len() == GAMES_PER_TASK {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(GAMES_PER_TASK));
                 send(full, &mut sent);
@@ -514,33 +568,6 @@ fn write_script_safe_bytes(out: &mut dyn std::io::Write, json: &[u8]) -> std::io
         out.write_all(part)?;
     }
     Ok(())
-}
-
-/// Games per block of replays (one file each): few enough that opening a game loads and
-/// inflates little, enough that deflate finds what games share (an Asalto league's
-/// replays shrink about fifteenfold).
-pub(crate) const GAMES_PER_BLOCK: usize = 64;
-
-/// The function a block's script calls, defined by the page: `(block, ids, data)`.
-pub(crate) const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
-
-/// The script of block `n` holding the games `ids` whose lines are `lines`: one call
-/// `arbiterReplayBlock(n, [ids], "DATA")`, DATA the lines deflated (zlib) and in base64,
-/// which the browser inflates with its own `DecompressionStream`. A script rather than
-/// data: a page opened from the disk may load scripts beside it but not fetch files.
-fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
-    use base64::Engine;
-    use std::io::Write;
-    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    // Writing into memory cannot fail.
-    deflate.write_all(lines).expect("in-memory deflate");
-    let bytes = deflate.finish().expect("in-memory deflate");
-    let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
-    format!(
-        "{BLOCK_CALLBACK}({n},[{}],\"{}\");\n",
-        ids.join(","),
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    )
 }
 
 /// The rows of the game list: `[id, first player, second player, winner seat (-1 for a

@@ -1,6 +1,9 @@
 //! Tests of the report's replays: written block by block, stale blocks removed.
 
 use super::*;
+use crate::replay::files::BLOCK_CALLBACK;
+use crate::report::replays_known::section;
+use crate::tournament::journal::read_plan;
 use serde_json::Value;
 
 /// The block files in `folder`, by their names alone.

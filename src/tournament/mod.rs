@@ -354,6 +354,7 @@ pub fn run<G: Builtins>(
         tournament.replays && tally.games == 0,
         &mut |fixture, game| {
             journal.append_line(&game.line)?;
+            journal.remember(&game.line, &game.summary)?;
             let summary = &game.summary;
             tally.add(summary);
             listing.add_line(summary.id, &game.listed)?;
@@ -399,6 +400,7 @@ pub fn run<G: Builtins>(
         chores.do_waiting();
     }
     journal.sync()?;
+    journal.write_known()?;
     on_event(LeagueEvent::Counted {
         plan: &plan,
         tally: &tally,

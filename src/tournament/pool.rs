@@ -376,11 +376,17 @@ impl Finished {
     ) -> Finished {
         journal::keep(version, &mut record);
         let summary = GameSummary::of(fixture.id, &record);
+        let line = journal::line(version, fixture.id, &record);
+        let replay = replays.then(|| Replayed {
+            // Found by it in the report's index of its replays.
+            key: journal::key_of(version, line.trim_end().as_bytes()).map(|(_, key)| key),
+            ..Replayed::of(game, &game.roles(), fixture.id, &record)
+        });
         Finished {
-            line: journal::line(version, fixture.id, &record),
+            line,
             listed: journal::listed_line(&summary),
             summary,
-            replay: replays.then(|| Replayed::of(game, &game.roles(), fixture.id, &record)),
+            replay,
         }
     }
 }

@@ -764,3 +764,114 @@ fn a_built_in_bot_given_another_engine_is_a_new_version_of_its_team() {
         ]
     );
 }
+
+/// Every file under `dir` but the run's lock, by its path inside it; a PDF by its lines
+/// sorted (svg2pdf writes a page's resources in an order of its own, run to run).
+fn folder_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let mut bytes = std::fs::read(&path).unwrap();
+            if path.extension().is_some_and(|e| e == "pdf") {
+                let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+                lines.sort_unstable();
+                bytes = lines.join(&b'\n');
+            }
+            files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+        }
+    }
+    files.remove(Path::new("games.lock"));
+    files
+}
+
+/// Every file of the league in `out` is what `arbiter table` writes from its journal,
+/// history and versions alone, in a copy of the same name without the caches.
+fn same_as_rebuilt_without_caches(out: &Path, what: &str) {
+    let copy = tempfile::tempdir().unwrap();
+    let rebuilt = copy.path().join(out.file_name().unwrap());
+    std::fs::create_dir(&rebuilt).unwrap();
+    for file in ["games.jsonl", "history.jsonl", "versions.jsonl"] {
+        if out.join(file).exists() {
+            std::fs::copy(out.join(file), rebuilt.join(file)).unwrap();
+        }
+    }
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&rebuilt));
+    assert_eq!(code, 0, "{what}: arbiter table: {stderr}");
+    let (ran, rebuilt) = (folder_files(out), folder_files(&rebuilt));
+    assert_eq!(
+        ran.keys().collect::<Vec<_>>(),
+        rebuilt.keys().collect::<Vec<_>>(),
+        "{what}: the same files"
+    );
+    for (path, bytes) in &ran {
+        assert!(
+            *bytes == rebuilt[path],
+            "{what}: {} differs from the one made without the caches",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_caches_of_summaries_and_replays_change_no_byte_of_an_update_or_a_rerun_and_a_damaged_one_is_made_again()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("grown");
+    // Nine bots, 72 games: two blocks of replays, the second one partial.
+    let bots = |c: &str| {
+        ["a", "b", "d", "e", "f", "g", "h", "i"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let kind = ["random", "greedy"][i % 2];
+                format!("{name}=builtin:{kind}")
+            })
+            .chain([format!("c=builtin:{c}")])
+            .collect::<Vec<_>>()
+    };
+    let (code, _, stderr) = league(&out, &bots("random"), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    for cache in [".games.known", "report/.replays.known"] {
+        assert!(out.join(cache).is_file(), "the run keeps {cache}");
+    }
+    same_as_rebuilt_without_caches(&out, "a league");
+    // An update replays only the changed bot's games, through both caches.
+    let (code, stdout, stderr) = league(&out, &bots("greedy"), &["--update"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    same_as_rebuilt_without_caches(&out, "the league updated");
+    // Run again with nothing to play: every block is left as it is.
+    let block = out.join("report/replays/000000.js");
+    let written = std::fs::metadata(&block).unwrap().modified().unwrap();
+    let (code, stdout, stderr) = league(&out, &bots("greedy"), &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("this run played 0\n"), "{stdout}");
+    assert_eq!(
+        std::fs::metadata(&block).unwrap().modified().unwrap(),
+        written,
+        "a block of the same games is not written again"
+    );
+    same_as_rebuilt_without_caches(&out, "the league run again");
+    // Damaged caches and a damaged block: ignored, made again, the same outputs.
+    let known = out.join(".games.known");
+    let text = std::fs::read(&known).unwrap();
+    std::fs::write(&known, &text[..text.len() / 2]).unwrap();
+    let index = out.join("report/.replays.known");
+    let text = std::fs::read_to_string(&index).unwrap();
+    std::fs::write(&index, text.replacen("\"a\"", "\"b\"", 1)).unwrap();
+    std::fs::write(&block, "arbiterReplayBlock(0,[],\"\");\n").unwrap();
+    let (code, stdout, stderr) = league(&out, &bots("greedy"), &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    same_as_rebuilt_without_caches(&out, "the league with its caches damaged");
+    // A cache whose digest still holds but whose block was changed since: the block's
+    // games are replayed again.
+    std::fs::write(&block, "arbiterReplayBlock(0,[],\"\");\n").unwrap();
+    let (code, stdout, stderr) = league(&out, &bots("greedy"), &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    same_as_rebuilt_without_caches(&out, "the league with a block changed");
+}

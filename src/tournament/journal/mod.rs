@@ -29,6 +29,8 @@
 //! cannot tell whether those settings changed.
 
 mod format;
+mod known;
+mod listed;
 mod lock;
 mod reader;
 mod repair;
@@ -39,9 +41,12 @@ mod writer;
 
 pub(crate) use format::plan_difference_between;
 pub use format::{LeftOut, Merged, Plan, encode_game, played};
-pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, keep, line};
+pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, decode_game, keep, line};
+pub use known::KNOWN_FILE;
+pub(crate) use known::{Key, Known, key_of};
+pub(crate) use listed::listed_line;
 pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
-pub(crate) use reader::{ListingWriter, listed_line};
+pub(crate) use reader::{ListingWriter, load_decoding};
 pub use repair::Repair;
 pub(crate) use update::json_lines;
 pub use update::{BeforeJournal, BotChanges, HISTORY_FILE, HistoryGame, Updated, history_of};

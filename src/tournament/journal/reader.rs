@@ -2,9 +2,11 @@
 //! found and reported, never repaired here.
 
 use super::format::*;
+use super::known::{Key, Known, Remembering, key_of};
+use super::listed::{listed_line, listed_summary};
 use super::repair::Repair;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary, MachineCounts, own, shared};
+use crate::record::{GameRecord, GameSummary};
 use crate::tournament::shard::Shard;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write as _};
@@ -67,6 +69,39 @@ pub fn load_visiting(
     })
 }
 
+/// [`load`] with each game line made into a `T` by `decode` (of the journal's format and
+/// the line's text, on every core a few lines at a time) rather than decoded whole, and
+/// handed to `visit` in journal order (the first copy of each id, a torn last line left
+/// out), which gives the game's summary for [`Loaded::games`], if any: what reads a
+/// journal through a cache of what it holds.
+pub(crate) fn load_decoding<T: Send>(
+    path: &Path,
+    decode: &Decode<'_, T>,
+    visit: &mut dyn FnMut(u64, T) -> Result<Option<GameSummary>, Error>,
+) -> Result<Loaded, Error> {
+    if let Err(source) = std::fs::metadata(path) {
+        return Err(Error::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    let mut games = Vec::new();
+    let read = read_with(path, KNOWN_BATCH, decode, &mut |id, _, value| {
+        games.extend(visit(id, value)?);
+        Ok(())
+    })?;
+    let Some((version, plan, shard)) = read.header else {
+        return Err(torn_header(path));
+    };
+    Ok(Loaded {
+        plan,
+        shard,
+        version,
+        games,
+        repair: read.tail.map(|(_, kind)| kind),
+    })
+}
+
 /// Reads a journal without changing it and hands every finished game to `visit`, in
 /// journal order, the first copy of each id only (a torn last line is left out). Returns
 /// the plan: the report and the merge of shards read whole records this way, one at a
@@ -102,10 +137,11 @@ pub fn load_counting(
         });
     }
     let mut listing = ListingWriter::new(path.parent().unwrap_or(Path::new(".")), 0)?;
-    let read = read_with(path, SUMMARY_BATCH, &summary_of, &mut |_, _, summary| {
-        count(&summary);
-        listing.add(&summary)
+    let (read, known) = read_summaries(path, &mut |summary| {
+        count(summary);
+        listing.add(summary)
     })?;
+    known.finish()?;
     let Some((version, plan, shard)) = read.header else {
         return Err(torn_header(path));
     };
@@ -198,90 +234,6 @@ pub struct Listing {
     folder: std::path::PathBuf,
     /// Each game's id and the offset of its line, in schedule order.
     lines: Vec<(u64, u64)>,
-}
-
-/// The fields of a summary kept in a [`Listing`], in order (all but the replay digest,
-/// which only the count of distinct pairs reads, and which was counted): written with
-/// borrowed strings (`S` = `&str`), read back owned (`S` = `String`).
-type Listed<S> = (
-    u64,
-    u64,
-    [S; 2],
-    [S; 2],
-    Option<usize>,
-    S,
-    u32,
-    [u32; 2],
-    [u32; 2],
-    [f64; 2],
-    [f64; 2],
-    u64,
-    S,
-    S,
-    MachineCounts,
-);
-
-/// A game's line of a [`Listing`].
-pub(crate) fn listed_line(g: &GameSummary) -> String {
-    let fields: Listed<&str> = (
-        g.id,
-        g.pair,
-        [g.players[0].as_str(), g.players[1].as_str()],
-        [g.roles[0].as_str(), g.roles[1].as_str()],
-        g.winner,
-        g.reason.as_str(),
-        g.rounds,
-        g.illegal,
-        g.blocked,
-        g.max_ms,
-        g.mean_ms,
-        g.seed,
-        g.detail.as_str(),
-        g.opening.as_str(),
-        g.machine,
-    );
-    let mut line = serde_json::to_string(&fields).expect("a summary always serializes");
-    line.push('\n');
-    line
-}
-
-fn listed_summary(text: &[u8]) -> Result<GameSummary, String> {
-    let (
-        id,
-        pair,
-        players,
-        roles,
-        winner,
-        reason,
-        rounds,
-        illegal,
-        blocked,
-        max_ms,
-        mean_ms,
-        seed,
-        detail,
-        opening,
-        machine,
-    ): Listed<String> = serde_json::from_slice(text).map_err(|e| e.to_string())?;
-    Ok(GameSummary {
-        id,
-        players: players.map(|p| shared(&p)),
-        roles: roles.map(|r| shared(&r)),
-        winner,
-        reason: shared(&reason),
-        rounds,
-        illegal,
-        blocked,
-        max_ms,
-        mean_ms,
-        seed,
-        detail: own(detail),
-        pair,
-        opening: own(opening),
-        // Not kept: see `Listed`.
-        replay: [0; 12],
-        machine,
-    })
 }
 
 impl Listing {
@@ -436,11 +388,15 @@ fn read_at(
 }
 
 /// Makes a game line's value of the journal's format and the line's text.
-type Decode<T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync;
+pub(crate) type Decode<'a, T> = dyn Fn(u32, &[u8]) -> Result<(u64, T), String> + Sync + 'a;
 
 /// Game lines decoded at once when whole records are handed on: one per core, and a few
 /// records held (a long game's is hundreds of kilobytes).
 const RECORD_BATCH: usize = 4;
+
+/// Game lines made at once by [`load_decoding`]: most are looked up in a cache, a few
+/// decoded whole, which a few more than [`RECORD_BATCH`] keeps to a few megabytes.
+const KNOWN_BATCH: usize = 16;
 
 /// Game lines decoded at once when only their summaries are kept: enough to keep every
 /// core busy, a few hundred kilobytes of lines.
@@ -451,6 +407,65 @@ fn summary_of(version: u32, text: &[u8]) -> Result<(u64, GameSummary), String> {
     decode_game(version, text).map(|(id, record)| (id, GameSummary::of(id, &record)))
 }
 
+/// A game line's summary and key ([`known`](super::known)): the one `known` holds for its
+/// key, else decoded from the line.
+fn summary_known(
+    known: &Known,
+    version: u32,
+    text: &[u8],
+) -> Result<(u64, (GameSummary, Option<Key>)), String> {
+    let keyed = key_of(version, text);
+    if let Some((id, key)) = keyed
+        && let Some(summary) = known.summary(id, &key)
+    {
+        return Ok((id, (summary, Some(key))));
+    }
+    let (id, summary) = summary_of(version, text)?;
+    // A line whose id is not the one it begins with is no line of this arbiter's.
+    let key = keyed.filter(|(keyed, _)| *keyed == id).map(|(_, key)| key);
+    Ok((id, (summary, key)))
+}
+
+/// [`read_summaries`] that hands `visit` each game's line too (without its newline), and
+/// keeps no cache: what an update reads to rewrite the journal.
+pub(super) fn read_summaries_and_lines(
+    path: &Path,
+    visit: &mut dyn FnMut(GameSummary, Vec<u8>) -> Result<(), Error>,
+) -> Result<Read, Error> {
+    let known = Known::of(path);
+    read_with(
+        path,
+        SUMMARY_BATCH,
+        &|version, text| {
+            summary_known(&known, version, text)
+                .map(|(id, (summary, _))| (id, (summary, text.to_vec())))
+        },
+        &mut |_, _, (summary, text)| visit(summary, text),
+    )
+}
+
+/// Reads a journal's lines as [`read`] does, handing `visit` only each game's summary:
+/// the ones the folder's cache knows are not decoded ([`known`](super::known)). Returns
+/// the cache made anew for what was read, for the caller to finish, or to go on with as
+/// it appends games.
+pub(super) fn read_summaries(
+    path: &Path,
+    visit: &mut dyn FnMut(&GameSummary) -> Result<(), Error>,
+) -> Result<(Read, Remembering), Error> {
+    let known = Known::of(path);
+    let mut remembering = Remembering::new(path)?;
+    let read = read_with(
+        path,
+        SUMMARY_BATCH,
+        &|version, text| summary_known(&known, version, text),
+        &mut |_, _, (summary, key)| {
+            remembering.add(key.as_ref(), &summary)?;
+            visit(&summary)
+        },
+    )?;
+    Ok((read, remembering))
+}
+
 /// Reads a journal's lines: the header and what is wrong with its last line, handing each
 /// game (the first copy of each id, in journal order) to `visit` with the offset of its
 /// line, as `decode` makes it of the journal's format and the line's text. Game lines are
@@ -459,7 +474,7 @@ fn summary_of(version: u32, text: &[u8]) -> Result<(u64, GameSummary), String> {
 fn read_with<T: Send>(
     path: &Path,
     batch: usize,
-    decode: &Decode<T>,
+    decode: &Decode<'_, T>,
     visit: &mut dyn FnMut(u64, u64, T) -> Result<(), Error>,
 ) -> Result<Read, Error> {
     use rayon::prelude::*;

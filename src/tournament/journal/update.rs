@@ -12,9 +12,9 @@
 //! finds already in the history.
 
 use super::format::*;
-use super::reader::read_visiting;
+use super::reader::read_summaries_and_lines;
 use crate::error::Error;
-use crate::record::{GameRecord, GameSummary};
+use crate::record::GameSummary;
 use crate::tournament::schedule::Fixture;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -245,13 +245,26 @@ pub type BeforeJournal<'a> =
 /// The key of a game in a schedule: its bots in move order, its seed and its start.
 type GameKey = (String, String, u64, u64);
 
-fn key_of(summary: &GameSummary, record: &GameRecord) -> GameKey {
+fn key_of(summary: &GameSummary) -> GameKey {
     (
         summary.players[0].to_string(),
         summary.players[1].to_string(),
-        record.seed,
-        record.start,
+        summary.seed,
+        summary.pair,
     )
+}
+
+/// The journal line `text` (of format `version`, without its newline) as game `id`'s,
+/// its newline included: what `line()` makes of its record. A line this arbiter wrote
+/// reads back as the record it was written from, so `line()` of it is the line itself
+/// but its id: only the id is written anew; any other line is decoded and written anew.
+fn relined(version: u32, text: &[u8], id: u64) -> Result<String, String> {
+    if let Some(rest) = super::known::after_id(text)
+        && let Ok(rest) = std::str::from_utf8(rest)
+    {
+        return Ok(format!("{{\"game\":{id}{rest}\n"));
+    }
+    decode_game(version, text).map(|(_, record)| line(version, id, &record))
 }
 
 /// Rewrites the journal at `path` (format `version`, written under `old`, of `shard`) for `plan`, in
@@ -295,11 +308,22 @@ pub(super) fn rewrite(
     // The journal's games: kept under their id of today's schedule, or into the history.
     let mut kept: BTreeMap<u64, String> = BTreeMap::new();
     // Each with its record, decoded once.
-    let mut moved: Vec<(HistoryLine, GameRecord)> = Vec::new();
+    let mut moved: Vec<(HistoryLine, GameSummary)> = Vec::new();
     let mut summaries: Vec<GameSummary> = Vec::new();
-    read_visiting(path, &mut |id, record| {
-        let summary = GameSummary::of(id, &record);
-        summaries.push(summary.clone());
+    // A line the cache knew and that does not decode (which no line this arbiter wrote
+    // does): the journal as a whole is at fault, its line unknown.
+    let bad = |summary: &GameSummary| {
+        let id = summary.id;
+        move |e: String| Error::Input {
+            path: path.to_path_buf(),
+            line: 0,
+            message: format!("game {id}: not a game record: {e}"),
+        }
+    };
+    // Summaries only, from the folder's cache where it knows them: a kept game's line is
+    // kept as it is (but its id), and only a moved game's is decoded.
+    read_summaries_and_lines(path, &mut |summary, text| {
+        let id = summary.id;
         let (Some(a), Some(b)) = (was(&summary.players[0]), was(&summary.players[1])) else {
             return Err(Error::usage(format!(
                 "{}: game {id} ({} vs {}) is of no bot of the journal's own plan; use another \
@@ -309,19 +333,28 @@ pub(super) fn rewrite(
                 summary.players[1]
             )));
         };
-        match ids.get(&key_of(&summary, &record)) {
+        match ids.get(&key_of(&summary)) {
             Some(&new_id) if current([a, b]) => {
-                kept.insert(new_id, line(version, new_id, &record));
+                kept.insert(
+                    new_id,
+                    relined(version, &text, new_id).map_err(bad(&summary))?,
+                );
             }
-            _ => moved.push((
-                HistoryLine {
-                    bots: [a.clone(), b.clone()],
-                    journal: version,
-                    game: encode_game(version, id, &record),
-                },
-                record,
-            )),
+            _ => {
+                // Its line as it is, as `encode_game` would write it again.
+                let mut game = relined(version, &text, id).map_err(bad(&summary))?;
+                game.pop();
+                moved.push((
+                    HistoryLine {
+                        bots: [a.clone(), b.clone()],
+                        journal: version,
+                        game,
+                    },
+                    summary.clone(),
+                ))
+            }
         }
+        summaries.push(summary);
         Ok(())
     })?;
     let kept_count = kept.len();
@@ -336,30 +369,40 @@ pub(super) fn rewrite(
     let mut retired = 0;
     let earlier = history.drain(..).map(|entry| {
         let decoded = decode_game(entry.journal, entry.game.as_bytes()).ok();
-        (false, entry, decoded)
+        let summary = decoded.map(|(_, record)| GameSummary::of(0, &record));
+        (false, entry, summary)
     });
     let now = moved
         .drain(..)
-        .map(|(entry, record)| (true, entry, Some((0, record))));
-    for (now_moved, entry, decoded) in earlier.chain(now) {
-        let Some((_, record)) = decoded else {
+        .map(|(entry, summary)| (true, entry, Some(summary)));
+    for (now_moved, entry, summary) in earlier.chain(now) {
+        let Some(summary) = summary else {
             stays.push(entry);
             continue;
         };
-        let summary = GameSummary::of(0, &record);
         let digest = |b: &PlanBot| b.digest.clone().unwrap_or_default();
         let identity = (
             format!("{}\0{}", entry.bots[0].name, digest(&entry.bots[0])),
             format!("{}\0{}", entry.bots[1].name, digest(&entry.bots[1])),
-            format!("{}\0{}", record.seed, record.start),
+            format!("{}\0{}", summary.seed, summary.pair),
         );
         if !seen.insert(identity) {
             continue;
         }
-        match ids.get(&key_of(&summary, &record)) {
+        match ids.get(&key_of(&summary)) {
             Some(&new_id)
                 if current([&entry.bots[0], &entry.bots[1]]) && !kept.contains_key(&new_id) =>
             {
+                // Decoded again: a game taken back is rare, and its line may be of another
+                // format than the journal's.
+                let (_, record) =
+                    decode_game(entry.journal, entry.game.as_bytes()).map_err(|e| {
+                        Error::Input {
+                            path: history_path.clone(),
+                            line: 0,
+                            message: format!("not a game record: {e}"),
+                        }
+                    })?;
                 kept.insert(new_id, line(version, new_id, &record));
                 restored += 1;
                 for bot in &entry.bots {

@@ -2,12 +2,13 @@
 //! plan (repairing a damaged last line), and appends each finished game as one line.
 
 use super::format::*;
+use super::known::Remembering;
 use super::lock::{FolderLock, lock_folder};
-use super::reader::{Loaded, read};
+use super::reader::{Loaded, read_summaries};
 use super::update::{BeforeJournal, Updated};
 use super::{JOURNAL_FILE, REPLACED_FILE};
 use crate::error::Error;
-use crate::record::GameRecord;
+use crate::record::{GameRecord, GameSummary};
 use crate::tournament::schedule::Fixture;
 use crate::tournament::shard::Shard;
 use std::fs::{File, OpenOptions};
@@ -24,6 +25,8 @@ pub struct Journal {
     broken: bool,
     /// The format of its lines: a resumed journal keeps its own.
     version: u32,
+    /// The folder's cache of summaries made anew ([`Journal::remember`]).
+    known: Option<Remembering>,
     _lock: FolderLock,
 }
 
@@ -123,17 +126,22 @@ impl Journal {
         if exists && force_new {
             std::fs::rename(&path, replaced_path(dir)).map_err(io)?;
         }
-        let read = if exists && !force_new {
-            Some(read(&path, &mut |_, _| Ok(()))?)
+        let mut games = Vec::new();
+        let (read, mut known) = if exists && !force_new {
+            let (read, known) = read_summaries(&path, &mut |summary| {
+                games.push(summary.clone());
+                Ok(())
+            })?;
+            (Some(read), Some(known))
         } else {
-            None
+            (None, None)
         };
         let mut repair = None;
         let mut version = FORMAT_VERSION;
         let games = match read {
             // A journal with no game (or only a torn header) holds no result: it is
             // started afresh under the new plan.
-            Some(read) if read.header.is_some() && !read.games.is_empty() => {
+            Some(read) if read.header.is_some() && !games.is_empty() => {
                 let (old_version, old, old_shard) = read.header.expect("checked");
                 version = old_version;
                 let raised = resumable(&path, version, &old, old_shard, plan, shard)?;
@@ -144,9 +152,10 @@ impl Journal {
                 if raised {
                     rewrite_header(&path, version, plan, shard).map_err(io)?;
                 }
-                read.games
+                games
             }
             _ => {
+                known = None;
                 let mut file = File::create(&path).map_err(io)?;
                 let header = Header {
                     arbiter_journal: FORMAT_VERSION,
@@ -162,12 +171,17 @@ impl Journal {
         };
         let file = OpenOptions::new().append(true).open(&path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
+        let known = match known {
+            Some(known) => known,
+            None => Remembering::new(&path)?,
+        };
         let journal = Journal {
             file,
             path,
             len,
             broken: false,
             version,
+            known: Some(known),
             _lock: lock,
         };
         let loaded = Loaded {
@@ -225,6 +239,26 @@ impl Journal {
                 }
                 Err(io(source))
             }
+        }
+    }
+
+    /// Keeps in the folder's cache the summary of a game whose line was just appended
+    /// (`line`, made by `line()`): a run that remembers every game it appends then writes
+    /// the cache whole ([`Journal::write_known`]), for the next reading to decode nothing.
+    pub fn remember(&mut self, line: &str, summary: &GameSummary) -> Result<(), Error> {
+        match &mut self.known {
+            Some(known) => known.add_line(self.version, line, summary),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the folder's cache of summaries: the games read when the journal was opened
+    /// and each one remembered since. Only a run that remembered every game it appended
+    /// writes it; once.
+    pub fn write_known(&mut self) -> Result<(), Error> {
+        match self.known.take() {
+            Some(known) => known.finish(),
+            None => Ok(()),
         }
     }
 
