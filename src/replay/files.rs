@@ -47,7 +47,9 @@ pub(crate) const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
 pub(crate) fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
     use base64::Engine;
     use std::io::Write;
-    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    // The fastest level: a league that grew deflates every block again, and a block is
+    // loaded once, when one of its games is opened.
+    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
     // Writing into memory cannot fail.
     deflate.write_all(lines).expect("in-memory deflate");
     let bytes = deflate.finish().expect("in-memory deflate");
