@@ -56,7 +56,13 @@ pub fn load_visiting(
             source,
         });
     }
-    let read = read(path, visit)?;
+    let mut read = read(path, visit)?;
+    let games = std::mem::take(&mut read.games);
+    loaded(path, read, games)
+}
+
+/// What a reading of the journal at `path` loaded, its games `games`.
+fn loaded(path: &Path, read: Read, games: Vec<GameSummary>) -> Result<Loaded, Error> {
     let Some((version, plan, shard)) = read.header else {
         return Err(torn_header(path));
     };
@@ -64,7 +70,7 @@ pub fn load_visiting(
         plan,
         shard,
         version,
-        games: read.games,
+        games,
         repair: read.tail.map(|(_, kind)| kind),
     })
 }
@@ -90,16 +96,7 @@ pub(crate) fn load_decoding<T: Send>(
         games.extend(visit(id, value)?);
         Ok(())
     })?;
-    let Some((version, plan, shard)) = read.header else {
-        return Err(torn_header(path));
-    };
-    Ok(Loaded {
-        plan,
-        shard,
-        version,
-        games,
-        repair: read.tail.map(|(_, kind)| kind),
-    })
+    loaded(path, read, games)
 }
 
 /// Reads a journal without changing it and hands every finished game to `visit`, in
