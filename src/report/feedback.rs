@@ -505,20 +505,9 @@ pub(super) fn write_feedback(
     Ok(())
 }
 
-/// A team's name as a file name: what could leave the folder or hide the file replaced.
+/// A team's name as a file name ([`crate::untrusted::text::file_name`]).
 pub(super) fn file_safe(name: &str) -> String {
-    let safe: String = name
-        .chars()
-        .map(|c| match c {
-            '/' | '\\' | '\0' => '_',
-            c if c.is_control() => '_',
-            c => c,
-        })
-        .collect();
-    match safe.trim_start_matches('.') {
-        "" => "_".to_string(),
-        rest => rest.to_string(),
-    }
+    crate::untrusted::text::file_name(name)
 }
 
 #[cfg(test)]

@@ -29,8 +29,10 @@ fn course_file(spec: &BotSpec) -> Option<&Path> {
 /// The folder that keeps the version of `bot` whose digest is `digest`.
 fn version_folder(out: &Path, bot: &str, digest: &str) -> PathBuf {
     out.join(KEPT_DIR)
-        .join(bot)
-        .join(&digest[..digest.len().min(16)])
+        .join(crate::untrusted::text::file_name(bot))
+        .join(crate::untrusted::text::file_name(
+            &digest[..digest.len().min(16)],
+        ))
 }
 
 /// Keeps a copy of each course bot of `plan` (its digest as the plan has it) that is not
@@ -190,4 +192,27 @@ pub(crate) fn play_on(
         tournament.entrants[at] = previous;
     }
     (left, said)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_version_stays_inside_the_leagues_versions_folder_whatever_its_bots_name() {
+        let out = Path::new("/results/league");
+        for name in ["..", ".", "../..", "a/../../b", ".hidden", "T\\1", "Team07"] {
+            let folder = version_folder(out, name, &"ab".repeat(32));
+            let inside = folder.strip_prefix(out.join(KEPT_DIR)).unwrap();
+            let parts: Vec<_> = inside.components().collect();
+            assert_eq!(parts.len(), 2, "{name}: {}", folder.display());
+            assert!(
+                parts
+                    .iter()
+                    .all(|p| matches!(p, std::path::Component::Normal(n) if !n.to_string_lossy().starts_with('.'))),
+                "{name}: {}",
+                folder.display()
+            );
+        }
+    }
 }

@@ -140,6 +140,23 @@ fn is_number(text: &str) -> bool {
     digits.starts_with(|c: char| c.is_ascii_digit() || c == '.') && text.parse::<f64>().is_ok()
 }
 
+/// A name (a team's) as a file or folder name: what could leave the folder (`/`, `..`)
+/// or hide the file (a leading dot) replaced.
+pub fn file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | '\0' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .collect();
+    match safe.trim_start_matches('.') {
+        "" => "_".to_string(),
+        rest => rest.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
