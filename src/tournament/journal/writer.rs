@@ -413,21 +413,26 @@ fn resumable(
             path.display(),
         )));
     }
-    if old_shard != shard {
-        let show = |s: Option<Shard>| match s {
-            Some(s) => format!("shard {s} of the schedule"),
-            None => "the whole schedule".to_string(),
-        };
-        return Err(Error::usage(format!(
-            "{} holds {}, and this run asks for {}: give each shard its own output \
-                 folder (or start afresh with --force-new; the old journal is kept as \
-                 {REPLACED_FILE})",
-            path.display(),
-            show(old_shard),
-            show(shard)
-        )));
-    }
+    same_shard(path, old_shard, shard)?;
     Ok(raised || described)
+}
+
+/// Refuses a journal of `old_shard` (`None`: the whole schedule) for a run of `shard`.
+fn same_shard(path: &Path, old_shard: Option<Shard>, shard: Option<Shard>) -> Result<(), Error> {
+    if old_shard == shard {
+        return Ok(());
+    }
+    let show = |s: Option<Shard>| match s {
+        Some(s) => format!("shard {s} of the schedule"),
+        None => "the whole schedule".to_string(),
+    };
+    Err(Error::usage(format!(
+        "{} holds {}, and this run asks for {}: give each shard its own output folder (or \
+         start afresh with --force-new; the old journal is kept as {REPLACED_FILE})",
+        path.display(),
+        show(old_shard),
+        show(shard)
+    )))
 }
 
 /// Whether the journal at `path` may be updated to `plan` (`league --update`): as
@@ -444,11 +449,8 @@ fn resumable_updating(
         return resumable(path, version, old, old_shard, plan, shard).map(|_| ());
     }
     super::update::check(path, old, plan)?;
-    if old_shard != shard {
-        // A shard's folder grows as that shard: said as a resume of another shard is.
-        return resumable(path, version, old, old_shard, old, shard).map(|_| ());
-    }
-    Ok(())
+    // A shard's folder grows as that shard.
+    same_shard(path, old_shard, shard)
 }
 
 /// The file `plan` gives the bot of `bot`'s name, or `bot`'s own where `plan` has none of
