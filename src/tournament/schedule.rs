@@ -294,18 +294,24 @@ mod tests {
     #[test]
     fn each_start_is_played_twice_with_the_roles_swapped() {
         for fixtures in [round_robin(5, 2, 9), gauntlet(4, 3, 9)] {
-            let mut by_start: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
-            for f in &fixtures {
-                by_start
-                    .entry(f.start)
-                    .or_default()
-                    .push((f.first, f.second));
-            }
-            assert_eq!(by_start.len() * 2, fixtures.len());
-            for games in by_start.values() {
-                assert_eq!(games.len(), 2);
-                assert_eq!(games[0], (games[1].1, games[1].0));
-            }
+            assert_role_swapped_pairs(&fixtures);
+        }
+    }
+
+    /// Each start is played by exactly two games, the second the first with its roles
+    /// swapped.
+    fn assert_role_swapped_pairs(fixtures: &[Fixture]) {
+        let mut by_start: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
+        for f in fixtures {
+            by_start
+                .entry(f.start)
+                .or_default()
+                .push((f.first, f.second));
+        }
+        assert_eq!(by_start.len() * 2, fixtures.len());
+        for games in by_start.values() {
+            assert_eq!(games.len(), 2);
+            assert_eq!(games[0], (games[1].1, games[1].0));
         }
     }
 
@@ -340,17 +346,7 @@ mod tests {
         assert!(small.is_subset(&large));
         // Still role-swapped pairs sharing a start, every seed its own.
         let fixtures = round_robin_of(&six, 3, 9, Seeds::ByPairing);
-        let mut by_start: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
-        for f in &fixtures {
-            by_start
-                .entry(f.start)
-                .or_default()
-                .push((f.first, f.second));
-        }
-        assert_eq!(by_start.len() * 2, fixtures.len());
-        for games in by_start.values() {
-            assert_eq!(games[0], (games[1].1, games[1].0));
-        }
+        assert_role_swapped_pairs(&fixtures);
         let seeds: std::collections::HashSet<u64> = fixtures.iter().map(|f| f.seed).collect();
         assert_eq!(seeds.len(), fixtures.len());
         // By id, the schedule is the one journals were written with before.

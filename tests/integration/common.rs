@@ -3,7 +3,7 @@
 use arbiter::games::Game;
 use arbiter::games::asalto::Asalto;
 use arbiter::record::GameRecord;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The `arbiter` binary under test.
@@ -434,5 +434,51 @@ pub fn copy_tree(from: &Path, to: &Path) {
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
         }
+    }
+}
+
+/// Every file under `dir`, by its path inside it; a PDF by its lines sorted (svg2pdf writes
+/// a page's resources from a hash map, in an order that varies between processes).
+pub fn folder_files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let mut bytes = std::fs::read(&path).unwrap();
+            if path.extension().is_some_and(|e| e == "pdf") {
+                let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+                lines.sort_unstable();
+                bytes = lines.join(&b'\n');
+            }
+            files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+        }
+    }
+    files
+}
+
+/// Two folders' files ([`folder_files`]) are the same files, byte for byte: `what` names
+/// the two.
+pub fn assert_same_files(
+    a: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
+    b: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
+    what: &str,
+) {
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "{what}: the same files"
+    );
+    for (path, bytes) in a {
+        assert!(
+            *bytes == b[path],
+            "{} differs between {what}:\n{}",
+            path.display(),
+            String::from_utf8_lossy(&bytes[..bytes.len().min(400)])
+        );
     }
 }

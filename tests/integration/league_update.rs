@@ -765,27 +765,9 @@ fn a_built_in_bot_given_another_engine_is_a_new_version_of_its_team() {
     );
 }
 
-/// Every file under `dir` but the run's lock, by its path inside it; a PDF by its lines
-/// sorted (svg2pdf writes a page's resources in an order of its own, run to run).
+/// Every file under `dir` but the run's lock ([`crate::common::folder_files`]).
 fn folder_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-                continue;
-            }
-            let mut bytes = std::fs::read(&path).unwrap();
-            if path.extension().is_some_and(|e| e == "pdf") {
-                let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-                lines.sort_unstable();
-                bytes = lines.join(&b'\n');
-            }
-            files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
-        }
-    }
+    let mut files = crate::common::folder_files(dir);
     files.remove(Path::new("games.lock"));
     files
 }
@@ -804,18 +786,11 @@ fn same_as_rebuilt_without_caches(out: &Path, what: &str) {
     let (code, _, stderr) = run(arbiter().arg("table").arg(&rebuilt));
     assert_eq!(code, 0, "{what}: arbiter table: {stderr}");
     let (ran, rebuilt) = (folder_files(out), folder_files(&rebuilt));
-    assert_eq!(
-        ran.keys().collect::<Vec<_>>(),
-        rebuilt.keys().collect::<Vec<_>>(),
-        "{what}: the same files"
+    crate::common::assert_same_files(
+        &ran,
+        &rebuilt,
+        &format!("{what} and the one made without the caches"),
     );
-    for (path, bytes) in &ran {
-        assert!(
-            *bytes == rebuilt[path],
-            "{what}: {} differs from the one made without the caches",
-            path.display()
-        );
-    }
 }
 
 #[test]
@@ -874,4 +849,48 @@ fn the_caches_of_summaries_and_replays_change_no_byte_of_an_update_or_a_rerun_an
     let (code, stdout, stderr) = league(&out, &bots("greedy"), &[]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     same_as_rebuilt_without_caches(&out, "the league with a block changed");
+}
+
+#[test]
+fn a_kept_version_holds_its_teams_own_files_and_nothing_else_of_the_class_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let class = dir.path().join("class");
+    copy_tree(&root.join("bots/submissions"), &class);
+    // Strays beside the single-file team: nobody's helper, the teacher's notes and list.
+    std::fs::write(class.join("utils.py"), "SECRET = 1\n").unwrap();
+    std::fs::write(class.join("notes.txt"), "marks\n").unwrap();
+    std::fs::copy(root.join("bots/roster.csv"), class.join("roster.csv")).unwrap();
+    let out = dir.path().join("league");
+    let (code, stdout, stderr) = run(arbiter()
+        .args(["league", "-q", "--round-limit", "10", "--out"])
+        .arg(&out)
+        .arg(&class)
+        .arg("builtin:greedy"));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // Each version's copy, as TEAM/FOLDER/FILE (its digest's folder left out).
+    let mut kept: Vec<String> = crate::common::folder_files(&out.join("versions"))
+        .into_keys()
+        .map(|p| {
+            let parts: Vec<String> = p
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(parts.len(), 4, "{}", p.display());
+            format!("{}/{}/{}", parts[0], parts[2], parts[3])
+        })
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            "Team11/class/Team11.py",
+            "Team12/team12/Team12.py",
+            "Team12/team12/utils.py",
+            "Team13/team13/Team13.py",
+            "Team13/team13/utils.py",
+            "Team14/Team14/Team14.py",
+            "Team14/Team14/moves.py",
+        ]
+    );
 }

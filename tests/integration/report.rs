@@ -462,32 +462,6 @@ bots = [
     }
 }
 
-/// Every file of the report folder `dir` (the plots, the page, the replays), by its path
-/// inside it.
-fn report_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let mut bytes = std::fs::read(&path).unwrap();
-                if path.extension().is_some_and(|e| e == "pdf") {
-                    // svg2pdf writes a page's resources from a hash map, in an order that
-                    // varies between processes: a PDF is compared by its lines, sorted.
-                    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-                    lines.sort_unstable();
-                    bytes = lines.join(&b'\n');
-                }
-                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
-            }
-        }
-    }
-    files
-}
-
 #[test]
 fn a_runs_own_report_replays_every_game_beside_its_page_as_arbiter_report_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -524,18 +498,11 @@ fn a_runs_own_report_replays_every_game_beside_its_page_as_arbiter_report_does()
         .arg("--out")
         .arg(&other));
     assert_eq!(code, 0, "{stderr}");
-    let (own, other) = (report_files(&own), report_files(&other));
-    assert_eq!(
-        own.keys().collect::<Vec<_>>(),
-        other.keys().collect::<Vec<_>>()
+    let (own, other) = (
+        crate::common::folder_files(&own),
+        crate::common::folder_files(&other),
     );
-    for (path, bytes) in &own {
-        assert!(
-            *bytes == other[path],
-            "{} differs between the run's report and arbiter report's",
-            path.display()
-        );
-    }
+    crate::common::assert_same_files(&own, &other, "the run's report and arbiter report's");
 }
 
 /// Every file of the tournament folder `dir` is the same as what `arbiter table` rebuilds
@@ -549,22 +516,13 @@ fn assert_run_outputs_are_the_journals(dir: &Path) {
     std::fs::copy(dir.join("games.jsonl"), rebuilt.join("games.jsonl")).unwrap();
     let (code, _, stderr) = run(arbiter().arg("table").arg(&rebuilt));
     assert_eq!(code, 0, "arbiter table: {stderr}");
-    let (mut ran, rebuilt) = (report_files(dir), report_files(&rebuilt));
+    let (mut ran, rebuilt) = (
+        crate::common::folder_files(dir),
+        crate::common::folder_files(&rebuilt),
+    );
     // The run's lock, which only a run takes.
     ran.remove(Path::new("games.lock"));
-    assert_eq!(
-        ran.keys().collect::<Vec<_>>(),
-        rebuilt.keys().collect::<Vec<_>>(),
-        "the same files"
-    );
-    for (path, bytes) in &ran {
-        assert!(
-            *bytes == rebuilt[path],
-            "{} differs between the run's folder and arbiter table's:\n{}",
-            path.display(),
-            String::from_utf8_lossy(&bytes[..bytes.len().min(400)])
-        );
-    }
+    crate::common::assert_same_files(&ran, &rebuilt, "the run's folder and arbiter table's");
 }
 
 /// The ids of the games the page lists, in order.
