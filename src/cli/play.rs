@@ -226,7 +226,13 @@ fn play_one<G: Builtins>(game: &G, args: &PlayArgs) -> Result<i32, Error> {
     }
     // A bot that could not be started makes the game no evidence: say so to scripts.
     if record.reason == crate::bots::FailureKind::Spawn.code() {
-        note!("a bot could not be started: the game was not played (exit 1)");
+        // Which bot, and why, in the words the record keeps.
+        let why = record
+            .detail
+            .as_deref()
+            .map(|d| format!(" ({})", crate::record::headline(d)))
+            .unwrap_or_default();
+        note!("a bot could not be started{why}: the game was not played (exit 1)");
         return Ok(crate::error::exit::FAILED);
     }
     // Nor is a game the machine's load left without a result (no bot's fault).

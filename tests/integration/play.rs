@@ -158,6 +158,8 @@ fn play_exits_1_when_a_bot_could_not_be_started() {
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     assert!(stdout.contains("spawn_failed"), "{stdout}");
     assert!(stderr.contains("could not be started"), "{stderr}");
+    // And says why, in the record's words.
+    assert!(stderr.contains("Permission denied"), "{stderr}");
 }
 
 #[test]
@@ -348,8 +350,8 @@ fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
         if spread {
             cmd.arg("--spread-bots");
         }
-        let (code, _, stderr) = run(&mut cmd);
-        assert_eq!(code, 0, "{stderr}");
+        let (code, stdout, stderr) = run(&mut cmd);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
         let rec: serde_json::Value = serde_json::from_str(&read(&record)).unwrap();
         let (turns, allowed) = reported_cpus(&rec);
         if spread {
