@@ -86,11 +86,17 @@ fn not_xml(c: char) -> bool {
 }
 
 /// The plot `plot` (its SVG text `svg`) as a PDF page of the SVG's size, its text as text
-/// in an embedded font.
-pub(crate) fn pdf(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
+/// in an embedded font, and as a PNG of [`PNG_SCALE`] pixels per SVG pixel: laid out once
+/// for both, which are drawn at once.
+pub(crate) fn pdf_and_png(plot: &str, svg: &str) -> Result<(Vec<u8>, Vec<u8>), Error> {
     let tree = tree(plot, svg)?;
+    let (pdf, png) = rayon::join(|| pdf_of(plot, &tree), || png_of(plot, &tree));
+    Ok((pdf?, png?))
+}
+
+fn pdf_of(plot: &str, tree: &usvg::Tree) -> Result<Vec<u8>, Error> {
     svg2pdf::to_pdf(
-        &tree,
+        tree,
         svg2pdf::ConversionOptions::default(),
         svg2pdf::PageOptions::default(),
     )
@@ -116,9 +122,7 @@ fn pdf_1_5(mut pdf: Vec<u8>) -> Vec<u8> {
     pdf
 }
 
-/// The plot `plot` (its SVG text `svg`) as a PNG, [`PNG_SCALE`] pixels per SVG pixel.
-pub(crate) fn png(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
-    let tree = tree(plot, svg)?;
+fn png_of(plot: &str, tree: &usvg::Tree) -> Result<Vec<u8>, Error> {
     let failed = |message: String| Error::Plot {
         plot: plot.to_string(),
         message,
@@ -131,13 +135,34 @@ pub(crate) fn png(plot: &str, svg: &str) -> Result<Vec<u8>, Error> {
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
         .ok_or_else(|| failed(format!("no PNG of {}x{} px", size.width(), size.height())))?;
     resvg::render(
-        &tree,
+        tree,
         resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .encode_png()
-        .map_err(|e| failed(format!("cannot encode its PNG: {e}")))
+    encode_png(pixmap).map_err(|e| failed(format!("cannot encode its PNG: {e}")))
+}
+
+/// `pixmap` as PNG. tiny-skia keeps its colours premultiplied by alpha and PNG's are
+/// straight: they are turned in place, where tiny-skia's own encoder copies the whole
+/// pixmap first (megabytes a figure).
+fn encode_png(mut pixmap: resvg::tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+    let (width, height) = (pixmap.width(), pixmap.height());
+    // tiny-skia's `demultiply`, to the rounding.
+    for pixel in pixmap.data_mut().chunks_exact_mut(4) {
+        let alpha = pixel[3];
+        if alpha != u8::MAX {
+            let a = f64::from(alpha) / 255.0;
+            for c in &mut pixel[..3] {
+                *c = (f64::from(*c) / a + 0.5) as u8;
+            }
+        }
+    }
+    let mut data = Vec::new();
+    let mut encoder = png::Encoder::new(&mut data, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(pixmap.data())?;
+    Ok(data)
 }
 
 #[cfg(test)]
@@ -151,8 +176,8 @@ mod tests {
         }
         let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"20\">\
                    <text x=\"2\" y=\"15\" font-family=\"sans-serif\">a\u{1b}[2Jb</text></svg>";
-        assert!(pdf("elo.svg", svg).unwrap().starts_with(b"%PDF-1.5\n"));
-        let png = png("elo.svg", svg).unwrap();
+        let (pdf, png) = pdf_and_png("elo.svg", svg).unwrap();
+        assert!(pdf.starts_with(b"%PDF-1.5\n"));
         assert!(png.starts_with(b"\x89PNG"));
     }
 }

@@ -144,9 +144,9 @@ pub enum LeagueEvent<'a> {
     },
     /// The SPRT after a pair it newly counted.
     PairCounted(&'a SprtStatus),
-    /// A league's or a gauntlet's results so far, counted: once at the start, at most
-    /// once every `RESULTS_EVERY` while games finish, and always at the end, when the
-    /// journal is synced. Its games are in the journal, not held.
+    /// A league's or a gauntlet's results so far, counted: once at the start and at most
+    /// once every `RESULTS_EVERY` while games finish (the run's end is the summary's).
+    /// Its games are in the journal, not held.
     Counted {
         /// The run's plan, as the journal holds it.
         plan: &'a Plan,
@@ -280,6 +280,7 @@ impl Tournament {
 /// Plays every game of `tournament` not yet in its journal. `rules` names the game
 /// settings that change the rules (they are part of the journal's identity). `stop`
 /// ends the run early: no new game starts, running games are cancelled and not journaled.
+/// The tables as the run ends are the caller's to write, from the summary.
 pub fn run<G: Builtins>(
     game: &G,
     rules: serde_json::Map<String, serde_json::Value>,
@@ -401,10 +402,8 @@ pub fn run<G: Builtins>(
     }
     journal.sync()?;
     journal.write_known()?;
-    on_event(LeagueEvent::Counted {
-        plan: &plan,
-        tally: &tally,
-    })?;
+    // No last `Counted`: the caller writes the tables of the whole run from the summary's
+    // tally and listing (`report::write_counted`), and would overwrite them at once.
     let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
     let mut table = league::table_of(&bots, &tally.counts, scoring, None);
     league::set_marks(&mut table.rows, &plan.non_scoring());
