@@ -133,6 +133,7 @@ fn child(jobs: usize, games: u32, bots: Bots) {
         refused: Vec::new(),
         replays: false,
         chores: None,
+        live: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let cpu = cpu_seconds();

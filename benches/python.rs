@@ -231,6 +231,7 @@ fn as_a_league(python: &str, fixtures: &[Fixture], seed: u64) -> Vec<Played> {
         refused: Vec::new(),
         replays: false,
         chores: None,
+        live: None,
     };
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     tournament::run(

@@ -47,3 +47,4 @@ pub mod report;
 pub mod stats;
 pub mod tournament;
 pub mod untrusted;
+pub mod watch;

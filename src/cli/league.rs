@@ -56,6 +56,8 @@ pub(crate) struct LeagueOptions {
     /// of centring the ratings on their mean: ratings of runs sharing the bot compare.
     #[arg(long, value_name = "NAME=ELO", value_parser = super::options::parse_anchor, allow_hyphen_values = true)]
     pub anchor: Option<Anchor>,
+    #[command(flatten)]
+    pub live: super::watch::WatchOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -344,6 +346,7 @@ fn start(
     tournament.merged = merged;
     let choice = options.openings.choice();
     let random_by_default = format != Format::RoundRobin;
+    let _page = super::watch::Beside::start(&options.live, &options.out)?;
     dispatch(
         &settings,
         tournament,
@@ -405,6 +408,7 @@ pub(super) fn dispatch(
         // by them between games.
         tournament.replays = true;
         tournament.chores = Some(Default::default());
+        tournament.live = Some(crate::tournament::live::Board::new(tournament.jobs));
         play(
             &game,
             settings.rules(),
@@ -559,6 +563,9 @@ fn play<G: Builtins>(
 ) -> Result<i32, Error> {
     let stop = graceful_stop();
     let mut progress = Progress::new(quiet, anchor);
+    progress.follow(t.live.clone());
+    // However the run ends, its live state says so, with nothing in play.
+    let _ended = t.live.as_deref().map(|board| board.ending(&t.out));
     let report_dir = t.out.join(report::REPORT_DIR);
     // The game browser, made from the games as the workers replay them when this run
     // plays the journal from its first game; a resumed journal's earlier games are

@@ -37,6 +37,7 @@ mod sprt;
 mod submissions;
 mod suite;
 mod tables;
+mod watch;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -107,6 +108,14 @@ Outside Gradescope: arbiter autograde --submission my-bot --results out/results.
         after_help = "Example: arbiter sprt --out results/s --candidate builtin:alphabeta --baseline builtin:greedy --elo0 0 --elo1 20"
     )]
     Sprt(sprt::SprtArgs),
+    /// Serve a live page of a tournament folder (league, gauntlet or SPRT, running or
+    /// finished): standings, games in play, replays, a page per team. Prints its URL
+    /// first; read-only; runs until Ctrl-C.
+    #[command(
+        display_order = 18,
+        after_help = "Example: arbiter watch results/course --listen 0.0.0.0:8080"
+    )]
+    Watch(watch::WatchArgs),
     /// Print K random openings of N plies, each reaching a different position still in
     /// play, one a line in the format `--openings` reads.
     #[command(
@@ -247,6 +256,7 @@ pub fn main() -> i32 {
         Command::ConsoleBot(args) => console::run(args),
         Command::Suite(args) => suite::run(args),
         Command::Solve(args) => solve::run(args),
+        Command::Watch(args) => watch::run(args),
         Command::Doctor => Ok(doctor::run()),
         Command::Confine { .. } => unreachable!("handled above"),
     };

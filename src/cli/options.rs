@@ -117,6 +117,7 @@ impl MatchOptions {
             // Set by a run whose report is made from what its game threads replay.
             replays: false,
             chores: None,
+            live: None,
         }
     }
 }

@@ -5,8 +5,11 @@ use crate::error::Error;
 use crate::report;
 use crate::tournament::LeagueEvent;
 use crate::tournament::journal::Repair;
+use crate::tournament::live::{Board, LiveState};
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A line per finished game (unless quiet), under a progress bar on a terminal, with plain
@@ -22,6 +25,57 @@ pub(super) struct Progress<'a> {
     /// When the last games finished, most recent last: the ETA follows the games of the
     /// moment (later games that run to the round limit take longer than early failures).
     recent: std::collections::VecDeque<Instant>,
+    /// The run's live state (its games in play and their clocks), when the run keeps one:
+    /// the ETA is then the board's, which counts the games in flight.
+    board: Option<Arc<Board>>,
+    /// The leader as the last finished game left it, for the bar's message.
+    lead: Arc<Mutex<String>>,
+    /// The thread that redraws the bar's message as time passes, and its stop.
+    ticker: Option<(std::thread::JoinHandle<()>, Arc<AtomicBool>)>,
+}
+
+/// How often the bar's message (the ETA, the games in play) is redrawn between games.
+const TICK: Duration = Duration::from_millis(500);
+
+/// The games in play, at most a few, in one line: `#12 T1-T2 ply 34, 12 s`.
+pub(super) fn in_play_text(state: &LiveState) -> String {
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = state
+        .games
+        .iter()
+        .take(SHOWN)
+        .map(|g| {
+            format!(
+                "#{} {}-{} ply {}, {:.0} s",
+                g.id, g.bots[0], g.bots[1], g.ply, g.game_s
+            )
+        })
+        .collect();
+    if state.games.len() > SHOWN {
+        parts.push(format!("{} more", state.games.len() - SHOWN));
+    }
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!("in play: {}", parts.join("; ")),
+    }
+}
+
+/// The ETA as the terminal writes it: `ETA 85 s`, or `ETA ?` before any game ended.
+fn eta_text(eta: Option<f64>) -> String {
+    eta.map_or_else(|| "ETA ?".to_string(), |s| format!("ETA {s:.0} s"))
+}
+
+/// The bar's message: the ETA, the leader and the games in play.
+fn bar_message(state: &LiveState, lead: &str) -> String {
+    let mut parts = vec![eta_text(state.eta_s)];
+    if !lead.is_empty() {
+        parts.push(lead.to_string());
+    }
+    let playing = in_play_text(state);
+    if !playing.is_empty() {
+        parts.push(playing);
+    }
+    crate::untrusted::text::terminal(&parts.join(", ")).into_owned()
 }
 
 /// Finished games the ETA's rate is taken over.
@@ -37,6 +91,22 @@ impl<'a> Progress<'a> {
             started: Instant::now(),
             first_done: 0,
             recent: std::collections::VecDeque::new(),
+            board: None,
+            lead: Arc::default(),
+            ticker: None,
+        }
+    }
+
+    /// Shows the games in play and the ETA of `board`, the run's live state.
+    pub(super) fn follow(&mut self, board: Option<Arc<Board>>) {
+        self.board = board;
+    }
+
+    /// The ETA: the board's when the run keeps one, else from the rate of finished games.
+    fn eta_now(&self, played: usize, left: usize) -> Option<f64> {
+        match &self.board {
+            Some(board) => board.snapshot().eta_s,
+            None => Some(self.eta(played, left)),
         }
     }
 
@@ -92,6 +162,9 @@ impl<'a> Progress<'a> {
                 if already_done > 0 {
                     note!("resuming: {already_done} of {total} games already played");
                 }
+                if let Some(board) = &self.board {
+                    board.counts(total, already_done);
+                }
                 self.first_done = already_done;
                 self.started = Instant::now();
                 if std::io::stdout().is_terminal() {
@@ -103,6 +176,9 @@ impl<'a> Progress<'a> {
                         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                     );
                     bar.set_position(already_done as u64);
+                    if let Some(board) = &self.board {
+                        self.ticker = Some(tick(bar.clone(), board.clone(), self.lead.clone()));
+                    }
                     self.bar = Some(bar);
                 } else {
                     say!("{already_done}/{total} games");
@@ -133,14 +209,26 @@ impl<'a> Progress<'a> {
                 if self.recent.len() > ETA_WINDOW {
                     self.recent.pop_front();
                 }
+                *self.lead.lock().unwrap_or_else(|e| e.into_inner()) = lead.clone();
+                let eta = self.eta_now(done - self.first_done, total - done);
+                let playing = self
+                    .board
+                    .as_ref()
+                    .map(|b| in_play_text(&b.snapshot()))
+                    .unwrap_or_default();
                 if let Some(bar) = &self.bar {
                     bar.set_position(done as u64);
-                    let eta = self.eta(done - self.first_done, total - done);
-                    let message = format!("ETA {eta:.0} s, {lead}");
+                    let message = match &self.board {
+                        Some(board) => bar_message(&board.snapshot(), &lead),
+                        None => format!("{}, {lead}", eta_text(eta)),
+                    };
                     bar.set_message(crate::untrusted::text::terminal(&message).into_owned());
                 } else if self.last_line.elapsed() >= Duration::from_secs(5) || done == total {
-                    let eta = self.eta(done - self.first_done, total - done);
-                    say!("{done}/{total} games, ETA {eta:.0} s, {lead}");
+                    let mut line = format!("{done}/{total} games, {}, {lead}", eta_text(eta));
+                    if !playing.is_empty() && done < total {
+                        line.push_str(&format!(", {playing}"));
+                    }
+                    say!("{}", crate::untrusted::text::terminal(&line));
                     self.last_line = Instant::now();
                 }
             }
@@ -149,10 +237,42 @@ impl<'a> Progress<'a> {
     }
 
     pub(super) fn finish(&mut self) {
+        if let Some((thread, stop)) = self.ticker.take() {
+            stop.store(true, Ordering::SeqCst);
+            let _ = thread.join();
+        }
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
     }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Redraws `bar`'s message from `board` every [`TICK`] until stopped: the ETA and the
+/// games' clocks move while no game ends.
+fn tick(
+    bar: indicatif::ProgressBar,
+    board: Arc<Board>,
+    lead: Arc<Mutex<String>>,
+) -> (std::thread::JoinHandle<()>, Arc<AtomicBool>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = stop.clone();
+    let thread = std::thread::spawn(move || {
+        while !stopped.load(Ordering::SeqCst) {
+            let lead = lead.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            bar.set_message(bar_message(&board.snapshot(), &lead));
+            let until = Instant::now() + TICK;
+            while Instant::now() < until && !stopped.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    });
+    (thread, stop)
 }
 
 /// Where the marks are, and whether they are final: a league stopped part-way or a shard

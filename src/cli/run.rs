@@ -238,6 +238,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Error> {
             // Set by `league::dispatch`, which makes the run's report.
             replays: false,
             chores: None,
+            live: None,
         };
         let mut boards = Vec::new();
         for board in t.boards.iter().flatten() {

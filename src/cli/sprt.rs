@@ -59,6 +59,8 @@ pub(crate) struct SprtArgs {
     /// Refused: a sequential test cannot be split into shards (taken only to say why).
     #[arg(long, value_name = "K/N", hide = true)]
     pub shard: Option<String>,
+    #[command(flatten)]
+    pub live: super::watch::WatchOptions,
 }
 
 pub(crate) fn run(args: SprtArgs) -> Result<i32, Error> {
@@ -121,6 +123,8 @@ pub(crate) fn run(args: SprtArgs) -> Result<i32, Error> {
     };
     let game_settings = args.matches.game.settings()?;
     let choice = args.openings.choice();
+    tournament.live = Some(crate::tournament::live::Board::new(tournament.jobs));
+    let _page = super::watch::Beside::start(&args.live, &tournament.out)?;
     with_game!(game_settings, tournament.seed, |game| {
         tournament.openings = choice.resolve(&game, true)?;
         test(
@@ -160,6 +164,8 @@ fn test<G: Builtins>(
     );
     let stop = graceful_stop();
     let out = &tournament.out;
+    // However the test ends, its live state says so.
+    let _ended = tournament.live.as_deref().map(|board| board.ending(out));
     let max_pairs = u64::from(tournament.pairs);
     let run = sprt::run(game, rules, tournament, settings, &stop, &mut |event| {
         match event {
@@ -174,9 +180,16 @@ fn test<G: Builtins>(
                 crate::report::write_tables_with(out, plan, games, sprt, None)?;
                 crate::report::write_sprt_csv(out, sprt.unwrap_or_default())?;
             }
-            LeagueEvent::Started { .. }
-            | LeagueEvent::GameFinished { .. }
-            | LeagueEvent::Counted { .. } => {}
+            LeagueEvent::Started {
+                total,
+                already_done,
+                ..
+            } => {
+                if let Some(board) = &tournament.live {
+                    board.counts(total, already_done);
+                }
+            }
+            LeagueEvent::GameFinished { .. } | LeagueEvent::Counted { .. } => {}
         }
         Ok(())
     })?;

@@ -158,6 +158,19 @@ fn feedback_row(team: &str, g: &GameSummary) -> Option<String> {
     ))
 }
 
+/// The games `team` lost by its own failure, each in its feedback's words (`game`, its
+/// role, its opponent, what happened with the error's first line, file names only): what
+/// a team's live page lists.
+pub(crate) fn failure_lines(
+    team: &str,
+    games: &[GameSummary],
+) -> Vec<(u64, String, String, String)> {
+    super::marks::failures_of(team, games)
+        .into_iter()
+        .map(|f| (f.game, f.role, f.opponent, file_names_only(&f.words)))
+        .collect()
+}
+
 /// A team's feedback after its table of games: its failures, each distinct error once
 /// with the games it cost, what each kind of failure means, and its illegal moves.
 fn feedback_tail(r: &TeamResult, report: &Report, texts: &OwnTexts) -> String {

@@ -32,6 +32,7 @@ pub(crate) mod versions;
 
 pub(crate) use csv::write_csv_tables;
 pub use csv::write_sprt_csv;
+pub(crate) use feedback::failure_lines;
 pub use terminal::{game_line, left_out_text};
 
 use crate::error::Error;

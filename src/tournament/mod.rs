@@ -12,6 +12,7 @@ pub(crate) mod compact;
 mod entrant;
 pub mod journal;
 pub(crate) mod kept;
+pub mod live;
 pub mod merge;
 pub mod openings;
 mod pool;
@@ -34,7 +35,7 @@ use journal::{Journal, Plan, PlanBot, PlanSprt};
 use openings::{DistinctPairs, Openings};
 pub(crate) use pool::play_pool;
 pub use pool::{DEFAULT_AHEAD, PRESTART_VAR};
-use schedule::Fixture;
+use schedule::{Fixture, PendingGame};
 use shard::Shard;
 use sprt::SprtStatus;
 use std::collections::HashSet;
@@ -109,6 +110,9 @@ pub struct Tournament {
     /// tournament (the report's blocks of replays); what is left when the last game ends
     /// is done before the run returns.
     pub chores: Option<std::sync::Arc<chores::Chores>>,
+    /// The run's live state (games in play, ETA), kept up to date by its pool and written
+    /// to `live::LIVE_FILE` beside the journal; none for a run that shows nothing.
+    pub live: Option<std::sync::Arc<live::Board>>,
 }
 
 /// How often a run hands out its results so far while games finish ([`LeagueEvent::Results`]):
@@ -419,38 +423,6 @@ pub fn run<G: Builtins>(
         tally,
         listing: listing.finish()?,
     })
-}
-
-/// A scheduled game in its fewest bytes.
-struct PendingGame {
-    id: u64,
-    start: u64,
-    seed: u64,
-    first: u32,
-    second: u32,
-}
-
-impl PendingGame {
-    fn of(fixture: &Fixture) -> PendingGame {
-        PendingGame {
-            id: fixture.id,
-            start: fixture.start,
-            seed: fixture.seed,
-            // A tournament has far fewer than 2^32 bots.
-            first: fixture.first as u32,
-            second: fixture.second as u32,
-        }
-    }
-
-    fn fixture(&self) -> Fixture {
-        Fixture {
-            id: self.id,
-            first: self.first as usize,
-            second: self.second as usize,
-            seed: self.seed,
-            start: self.start,
-        }
-    }
 }
 
 /// A tournament's journal opened for a run, with what it already holds.

@@ -1,6 +1,7 @@
 //! Playing a schedule's games on a dedicated pool of workers, the bots of each worker's
 //! next games started while it plays one.
 
+use super::live::{self, Board, Tracker};
 use super::schedule::Fixture;
 use super::{GameSummary, Replayed, Tournament, journal};
 use crate::bots::MACHINE_LOAD;
@@ -98,8 +99,17 @@ pub(crate) fn play_pool<G: Builtins>(
     // finished games in memory (a long league would otherwise hold most of its games).
     let (tx, rx) = mpsc::sync_channel::<Result<(Fixture, Finished), Error>>(jobs);
     let mut failure = None;
+    // The games in play, followed for the terminal and the live file when the run shows
+    // them.
+    let tracker = Tracker::<G>::new();
+    let over = AtomicBool::new(false);
+    let live = tournament.live.as_deref().map(|board| (&tracker, board));
     std::thread::scope(|scope| {
         let next = &next;
+        let keeper = live.map(|(tracker, board)| {
+            let over = &over;
+            scope.spawn(move || live::keep(game, tournament, tracker, board, over))
+        });
         scope.spawn(move || {
             pool.scope(|s| {
                 for _ in 0..jobs {
@@ -140,12 +150,13 @@ pub(crate) fn play_pool<G: Builtins>(
                                     });
                                 }
                                 let (fixture, seated) = current.seated(seat);
-                                let result =
-                                    seated.map(|s| play_seated(game, tournament, &fixture, s));
+                                let result = seated
+                                    .map(|s| play_seated(game, tournament, &fixture, s, live));
                                 let result = result.and_then(|record| {
                                     replay_machine_late(record, stop, REPLAY_PAUSE, || {
-                                        seat_fixture(game, tournament, &fixture, stop)
-                                            .map(|s| play_seated(game, tournament, &fixture, s))
+                                        seat_fixture(game, tournament, &fixture, stop).map(|s| {
+                                            play_seated(game, tournament, &fixture, s, live)
+                                        })
                                     })
                                 });
                                 // A game that ends after a stop may owe its end to the stop
@@ -183,6 +194,10 @@ pub(crate) fn play_pool<G: Builtins>(
                 stop.store(true, Ordering::SeqCst);
                 failure.get_or_insert(e);
             }
+        }
+        over.store(true, Ordering::SeqCst);
+        if let Some(keeper) = keeper {
+            let _ = keeper.join();
         }
     });
     failure.map_or(Ok(()), Err)
@@ -277,6 +292,7 @@ fn play_seated<G: Builtins>(
     tournament: &Tournament,
     fixture: &Fixture,
     seated: Seated<G>,
+    live: Option<(&Tracker<G>, &Board)>,
 ) -> GameRecord {
     let Seated {
         seats: [mut first, mut second],
@@ -287,14 +303,32 @@ fn play_seated<G: Builtins>(
         tournament.entrants[fixture.first].name.as_str(),
         tournament.entrants[fixture.second].name.as_str(),
     ];
-    play_started(
+    let Some((tracker, board)) = live else {
+        return play_started(
+            game,
+            [first.as_mut(), second.as_mut()],
+            names,
+            &config,
+            handshake,
+            &mut |_| {},
+        );
+    };
+    tracker.begin(fixture.id, names);
+    let record = play_started(
         game,
         [first.as_mut(), second.as_mut()],
         names,
         &config,
         handshake,
-        &mut |_| {},
-    )
+        &mut |event| tracker.event(game, fixture.id, &event),
+    );
+    if let Some(seconds) = tracker.end(fixture.id)
+        && record.reason != CANCELLED
+        && record.reason != MACHINE_LOAD
+    {
+        board.game_ended(fixture.id, seconds);
+    }
+    record
 }
 
 /// `record`, or, when the machine's load left it without a result (a bot kept from

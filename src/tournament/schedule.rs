@@ -226,6 +226,38 @@ fn circle_rounds(n: usize) -> Vec<Vec<(usize, usize)>> {
     rounds
 }
 
+/// A scheduled game in its fewest bytes.
+pub(crate) struct PendingGame {
+    id: u64,
+    start: u64,
+    seed: u64,
+    first: u32,
+    second: u32,
+}
+
+impl PendingGame {
+    pub(crate) fn of(fixture: &Fixture) -> PendingGame {
+        PendingGame {
+            id: fixture.id,
+            start: fixture.start,
+            seed: fixture.seed,
+            // A tournament has far fewer than 2^32 bots.
+            first: fixture.first as u32,
+            second: fixture.second as u32,
+        }
+    }
+
+    pub(crate) fn fixture(&self) -> Fixture {
+        Fixture {
+            id: self.id,
+            first: self.first as usize,
+            second: self.second as usize,
+            seed: self.seed,
+            start: self.start,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

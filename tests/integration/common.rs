@@ -438,7 +438,8 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Every file under `dir`, by its path inside it; a PDF by its lines sorted (svg2pdf writes
-/// a page's resources from a hash map, in an order that varies between processes).
+/// a page's resources from a hash map, in an order that varies between processes). The
+/// live state a run leaves (`live.json`, its clocks) is no output to compare: left out.
 pub fn folder_files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     let mut files = std::collections::BTreeMap::new();
     let mut folders = vec![dir.to_path_buf()];
@@ -447,6 +448,9 @@ pub fn folder_files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> 
             let path = entry.unwrap().path();
             if path.is_dir() {
                 folders.push(path);
+                continue;
+            }
+            if folder == dir && path.file_name().is_some_and(|n| n == "live.json") {
                 continue;
             }
             let mut bytes = std::fs::read(&path).unwrap();

@@ -238,6 +238,7 @@ fn a_stop_kills_and_reaps_the_bots_started_for_the_next_game() {
         refused: Vec::new(),
         replays: false,
         chores: None,
+        live: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let mut seen_ahead = Vec::new();

@@ -86,3 +86,24 @@ pub(super) fn lock_whole_file(file: &File) -> std::io::Result<()> {
         Err(std::io::Error::last_os_error())
     }
 }
+
+/// Whether a run holds `dir`'s lock (this process's or another's), found without taking
+/// it: a reader such as the live page tells a running run from one that was killed.
+pub(crate) fn held_by_a_run(dir: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if locked_here().contains(&key) {
+        return true;
+    }
+    // This process holds no lock on the file: closing this descriptor drops none.
+    let Ok(file) = File::open(dir.join(LOCK_FILE)) else {
+        return false;
+    };
+    // SAFETY: an all-zero `flock` is valid (every field is an integer).
+    let mut range: libc::flock = unsafe { std::mem::zeroed() };
+    range.l_type = libc::F_WRLCK as libc::c_short;
+    range.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: the descriptor is open for the call, and `range` outlives it.
+    let asked = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut range) };
+    asked == 0 && range.l_type != libc::F_UNLCK as libc::c_short
+}

@@ -45,6 +45,7 @@ pub(crate) use format::{PlanBot, PlanOpenings, PlanSprt, decode_game, keep, line
 pub use known::KNOWN_FILE;
 pub(crate) use known::{Key, Known, key_of};
 pub(crate) use listed::listed_line;
+pub(crate) use lock::held_by_a_run;
 pub use reader::{Listing, Loaded, for_each_record, load, load_counting, load_visiting, read_plan};
 pub(crate) use reader::{ListingWriter, load_decoding};
 pub use repair::Repair;

@@ -1,0 +1,389 @@
+//! What the page shows of a tournament folder, as JSON, built from what its run writes:
+//! the journal, and the live file while it runs. Never a bot's folder, a bot's spec (a
+//! path of the teacher's) or a bot's stderr: a game's detail appears only in the words a
+//! team's feedback uses for its own failures.
+//!
+//! The journal is read again only when it changed (its length or time), and what was
+//! made of it is kept: a hundred pages polling cost a file's metadata a poll.
+
+use crate::error::Error;
+use crate::games::registry::{GameSettings, with_game};
+use crate::record::GameSummary;
+use crate::report::model::Report;
+use crate::tournament::journal::{self, JOURNAL_FILE, Loaded};
+use crate::tournament::live::LIVE_FILE;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+/// Replays kept, at most: a game's replay is made when a page asks for it.
+const REPLAYS_KEPT: usize = 64;
+
+/// The longest reply a replay's move list shows, in characters: a bot can send anything.
+const REPLY_SHOWN: usize = 120;
+
+/// Points of a team's Elo over the run, at most.
+const ELO_POINTS: usize = 24;
+
+/// A tournament folder, as the page sees it.
+pub(crate) struct Folder {
+    dir: PathBuf,
+    cache: Mutex<Cache>,
+}
+
+#[derive(Default)]
+struct Cache {
+    /// The journal's length and time when `results` was made.
+    stamp: Option<(u64, Option<SystemTime>)>,
+    results: Option<Arc<Results>>,
+    teams: HashMap<String, Arc<String>>,
+    replays: Vec<(u64, Arc<String>)>,
+}
+
+/// What the journal holds, made into what the page shows.
+pub(crate) struct Results {
+    loaded: Loaded,
+    /// The standings, the SPRT and the counts, as JSON (the live part aside).
+    summary: Value,
+    /// Every finished game's row, newest first, as JSON text.
+    pub(crate) games: Arc<String>,
+}
+
+impl Folder {
+    pub(crate) fn new(dir: &Path) -> Folder {
+        Folder {
+            dir: dir.to_path_buf(),
+            cache: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The journal's results, read again when it changed.
+    pub(crate) fn results(&self) -> Result<Arc<Results>, Error> {
+        let journal = self.dir.join(JOURNAL_FILE);
+        let stamp = std::fs::metadata(&journal)
+            .map(|m| (m.len(), m.modified().ok()))
+            .map_err(|source| Error::Unreadable {
+                path: journal.clone(),
+                source,
+            })?;
+        let mut cache = self.lock();
+        if cache.stamp == Some(stamp)
+            && let Some(results) = &cache.results
+        {
+            return Ok(results.clone());
+        }
+        let results = Arc::new(results_of(&journal)?);
+        *cache = Cache {
+            stamp: Some(stamp),
+            results: Some(results.clone()),
+            ..Cache::default()
+        };
+        Ok(results)
+    }
+
+    /// The page's state: the journal's results with the run's live state.
+    pub(crate) fn state(&self) -> Result<String, Error> {
+        let results = self.results()?;
+        let mut state = results.summary.clone();
+        let live = live_state(&self.dir);
+        let done = results.loaded.games.len();
+        let object = state.as_object_mut().expect("the summary is an object");
+        let running = live.as_ref().is_some_and(|l| l["running"] == true) && run_holds(&self.dir);
+        object.insert("running".into(), json!(running));
+        object.insert("done".into(), json!(done));
+        object.insert(
+            "total".into(),
+            live.as_ref()
+                .and_then(|l| l["total"].as_u64())
+                .map_or(json!(done), |t| json!(t.max(done as u64))),
+        );
+        let (eta, games, kinds) = match (&live, running) {
+            (Some(live), true) => (
+                live["eta_s"].clone(),
+                in_play_now(live),
+                live["kinds"].clone(),
+            ),
+            (Some(live), false) => (Value::Null, json!([]), live["kinds"].clone()),
+            (None, _) => (Value::Null, json!([]), json!([])),
+        };
+        object.insert("eta_s".into(), eta);
+        object.insert("in_play".into(), games);
+        object.insert("kinds".into(), kinds);
+        Ok(state.to_string())
+    }
+
+    /// Team `name`'s page: its standing, its games, its failures in its feedback's words
+    /// and its Elo over the run; `None` for a name that is no bot of the tournament.
+    pub(crate) fn team(&self, name: &str) -> Result<Option<Arc<String>>, Error> {
+        let results = self.results()?;
+        if !results.loaded.plan.bots.iter().any(|b| b.name == name) {
+            return Ok(None);
+        }
+        if let Some(kept) = self.lock().teams.get(name) {
+            return Ok(Some(kept.clone()));
+        }
+        let text = Arc::new(team_of(&results.loaded, name).to_string());
+        self.lock().teams.insert(name.to_string(), text.clone());
+        Ok(Some(text))
+    }
+
+    /// Game `id`'s replay: every position drawn and every ply; `None` for no such game.
+    pub(crate) fn replay(&self, id: u64) -> Result<Option<Arc<String>>, Error> {
+        if let Some((_, kept)) = self.lock().replays.iter().find(|(i, _)| *i == id) {
+            return Ok(Some(kept.clone()));
+        }
+        let results = self.results()?;
+        if !results.loaded.games.iter().any(|g| g.id == id) {
+            return Ok(None);
+        }
+        let journal = self.dir.join(JOURNAL_FILE);
+        let mut record = None;
+        journal::for_each_record(&journal, |got, whole| {
+            if got == id && record.is_none() {
+                record = Some(whole);
+            }
+            Ok(())
+        })?;
+        let Some(record) = record else {
+            return Ok(None);
+        };
+        let plan = &results.loaded.plan;
+        let settings = GameSettings::from_rules(&plan.game, &plan.rules)?;
+        let text = with_game!(settings, plan.seed, |game| replay_json(&game, id, &record));
+        let text = Arc::new(text.to_string());
+        let mut cache = self.lock();
+        if cache.replays.len() >= REPLAYS_KEPT {
+            cache.replays.remove(0);
+        }
+        cache.replays.push((id, text.clone()));
+        Ok(Some(text))
+    }
+}
+
+/// The live file of `dir`, when there is one and it reads.
+fn live_state(dir: &Path) -> Option<Value> {
+    let text = std::fs::read(dir.join(LIVE_FILE)).ok()?;
+    let value: Value = serde_json::from_slice(&text).ok()?;
+    (value["live"] == crate::tournament::live::LIVE_FORMAT).then_some(value)
+}
+
+/// Whether a run holds `dir`: its lock is taken. A run killed with its live file saying
+/// it runs holds it no longer.
+fn run_holds(dir: &Path) -> bool {
+    crate::tournament::journal::held_by_a_run(dir)
+}
+
+/// The live file's games in play, their clocks moved on to now.
+fn in_play_now(live: &Value) -> Value {
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let since = now.saturating_sub(live["updated_ms"].as_u64().unwrap_or(now)) as f64 / 1000.0;
+    let mut games = live["games"].clone();
+    if let Some(list) = games.as_array_mut() {
+        for game in list {
+            for clock in ["game_s", "move_s"] {
+                if let Some(s) = game[clock].as_f64() {
+                    game[clock] = json!(s + since);
+                }
+            }
+        }
+    }
+    games
+}
+
+/// A game's row of the page's list.
+fn game_row(g: &GameSummary) -> Value {
+    json!({
+        "id": g.id,
+        "bots": [g.players[0].as_str(), g.players[1].as_str()],
+        "roles": [g.roles[0].as_str(), g.roles[1].as_str()],
+        "winner": g.winner,
+        "reason": g.reason.as_str(),
+        "rounds": g.rounds,
+    })
+}
+
+/// A standings row as the report has it.
+fn standing_row(s: &crate::stats::league::Standing) -> Value {
+    json!({
+        "rank": s.rank,
+        "bot": s.bot,
+        "games": s.games,
+        "wins": s.wins,
+        "losses": s.losses,
+        "ties": s.ties,
+        "points": s.points,
+        "rate": s.rate,
+        "mark": s.mark,
+        "elo": finite(s.elo),
+        "elo_low": finite(s.elo_low),
+        "elo_high": finite(s.elo_high),
+        "illegal": s.illegal_moves,
+        "timeouts": s.timeouts,
+        "errors": s.errors,
+    })
+}
+
+/// A number JSON can hold: an unbounded end of an interval is null.
+fn finite(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+fn model<'a>(loaded: &'a Loaded, journal: &Path) -> Result<Report<'a>, Error> {
+    crate::report::model_of(loaded, &loaded.plan.non_scoring(), None, journal)
+}
+
+/// The journal's results as the page shows them.
+fn results_of(journal: &Path) -> Result<Results, Error> {
+    let loaded = journal::load(journal)?;
+    let report = model(&loaded, journal)?;
+    let standings: Vec<Value> = report.table.rows.iter().map(standing_row).collect();
+    let sprt = report.sprt.as_ref().map(|s| {
+        let last = s.last();
+        json!({
+            "candidate": s.candidate,
+            "baseline": s.baseline,
+            "lower": last.map(|l| l.lower),
+            "upper": last.map(|l| l.upper),
+            "llr": s.history.iter().map(|h| [h.pairs as f64, h.llr]).collect::<Vec<_>>(),
+            "verdict": last.map(|l| format!("{:?}", l.verdict)),
+            "elo0": last.map(|l| l.elo0),
+            "elo1": last.map(|l| l.elo1),
+        })
+    });
+    let plan = &loaded.plan;
+    let summary = json!({
+        "game": plan.game,
+        "kind": if plan.sprt.is_some() { "sprt" } else { plan.format.as_str() },
+        "bots": plan.bots.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
+        "roles": plan.roles,
+        "standings": standings,
+        "machine": report.machine.line(),
+        "sprt": sprt,
+    });
+    let rows: Vec<Value> = loaded.games.iter().rev().map(game_row).collect();
+    drop(report);
+    Ok(Results {
+        summary,
+        games: Arc::new(Value::Array(rows).to_string()),
+        loaded,
+    })
+}
+
+/// Team `name`'s page, as JSON.
+fn team_of(loaded: &Loaded, name: &str) -> Value {
+    let games: Vec<&GameSummary> = loaded
+        .games
+        .iter()
+        .filter(|g| g.players.iter().any(|p| p.as_str() == name))
+        .collect();
+    let owned: Vec<GameSummary> = games.iter().map(|g| (*g).clone()).collect();
+    let failures: Vec<Value> = crate::report::failure_lines(name, &owned)
+        .into_iter()
+        .map(|(game, role, opponent, words)| {
+            json!({"game": game, "role": role, "opponent": opponent, "words": words})
+        })
+        .collect();
+    json!({
+        "team": name,
+        "games": games.iter().rev().map(|g| game_row(g)).collect::<Vec<_>>(),
+        "failures": failures,
+        "elo": elo_over_the_run(loaded, name),
+    })
+}
+
+/// Team `name`'s Elo (with its interval) after every so many games of the journal, in
+/// journal order: `[games, elo, low, high]`.
+fn elo_over_the_run(loaded: &Loaded, name: &str) -> Vec<Value> {
+    let plan = &loaded.plan;
+    let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let scoring = crate::stats::league::Scoring {
+        win: plan.points_win,
+        tie: plan.points_tie,
+    };
+    let n = loaded.games.len();
+    let step = n.div_ceil(ELO_POINTS).max(1);
+    let mut points = Vec::new();
+    let mut upto = step.min(n);
+    while upto > 0 {
+        let tally = crate::tournament::tally::Tally::of(&loaded.games[..upto]);
+        let table = crate::stats::league::table_of(&bots, &tally.counts, scoring, None);
+        if let Some(row) = table.rows.iter().find(|r| r.bot == name)
+            && row.games > 0
+        {
+            points.push(json!([
+                upto,
+                finite(row.elo),
+                finite(row.elo_low),
+                finite(row.elo_high)
+            ]));
+        }
+        if upto == n {
+            break;
+        }
+        upto = (upto + step).min(n);
+    }
+    points
+}
+
+/// A game's replay as the page steps through it: the kinds of cells, each position drawn
+/// (`views[0]` the start), each ply's side, reply and verdict.
+fn replay_json<G: crate::games::Game>(
+    game: &G,
+    id: u64,
+    record: &crate::record::GameRecord,
+) -> Value {
+    let names = |side: &str| record.players.get(side).cloned().unwrap_or_default();
+    let roles = game.roles();
+    let head = json!({
+        "id": id,
+        "bots": [names(roles[0]), names(roles[1])],
+        "roles": roles,
+        "winner": record.winner,
+        "reason": record.reason,
+        "kinds": game.view_kinds(),
+    });
+    let mut out = head;
+    match crate::replay::replay(game, record) {
+        Ok(replay) => {
+            let plies: Vec<Value> = replay
+                .plies
+                .iter()
+                .map(|ply| {
+                    let mut reply = ply.reply.to_string();
+                    if reply.chars().count() > REPLY_SHOWN {
+                        reply = reply.chars().take(REPLY_SHOWN).collect::<String>() + "...";
+                    }
+                    json!({"side": ply.side, "reply": reply, "verdict": ply.verdict})
+                })
+                .collect();
+            let views: Vec<Value> = replay
+                .views
+                .iter()
+                .map(|view| {
+                    json!({
+                        "rows": view.rows,
+                        "cols": view.cols,
+                        "cells": view.cells.iter().map(|c| [c.kind, c.label.as_ref()]).collect::<Vec<_>>(),
+                        "caption": view.caption,
+                    })
+                })
+                .collect();
+            out["plies"] = Value::Array(plies);
+            out["views"] = Value::Array(views);
+        }
+        Err(e) => {
+            out["plies"] = json!([]);
+            out["views"] = json!([]);
+            out["error"] = json!(e.to_string());
+        }
+    }
+    out
+}
