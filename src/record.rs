@@ -52,6 +52,12 @@ pub struct GameRecord {
     /// written before it was kept).
     #[serde(default, skip_serializing_if = "MachineLoad::is_empty")]
     pub machine: MachineLoad,
+    /// The game's wall time in milliseconds, kept to the microsecond: from its first turn
+    /// (both bots started and handshaken, the opening played) to its last turn's verdict,
+    /// so neither the bots' start-up nor their exit counts; 0 for a game that ended before
+    /// its first turn (a failed start). `None` in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
 }
 
 /// What the machine's load did to a game (`clocks::runqueue`): moves whose clock gave back
@@ -167,6 +173,9 @@ pub struct GameSummary {
     pub replay: [u8; 12],
     /// What the machine's load did to the game, counted.
     pub machine: MachineCounts,
+    /// The game's wall time in milliseconds ([`GameRecord::duration_ms`]); `None` for a
+    /// game journaled before it was kept.
+    pub duration_ms: Option<f64>,
 }
 
 /// What the machine's load did to one game ([`MachineLoad`]), counted.
@@ -285,6 +294,7 @@ impl GameSummary {
                 replays: record.machine.replayed.len() as u32,
                 waited: record.machine.waited.len() as u32,
             },
+            duration_ms: record.duration_ms,
         }
     }
 

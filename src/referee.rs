@@ -182,6 +182,9 @@ pub fn play_started<G: Game>(
     };
 
     let mut placement = None;
+    // The game's wall time, from its first turn to its end: none for a game that ended
+    // before it (a failed start, a bad opening).
+    let mut duration = Duration::ZERO;
     let (outcome, detail, announced) = match started {
         Err((outcome, detail, announced)) => (outcome, Some(detail), announced),
         Ok(announced) => {
@@ -227,6 +230,7 @@ pub fn play_started<G: Game>(
                     on_event,
                 )
             };
+            let began = std::time::Instant::now();
             let paired = config.two_cpus
                 && placement.is_some()
                 && seats.iter().all(|seat| !seat.in_process());
@@ -239,6 +243,7 @@ pub fn play_started<G: Game>(
                 Some(played) => played,
                 None => play(&mut |side, position| seats[side.index()].turn(game, position)),
             };
+            duration = began.elapsed();
             // Both go on, to hear how the game ended and to exit.
             freezers
                 .iter()
@@ -305,6 +310,8 @@ pub fn play_started<G: Game>(
             waited,
             replayed: Vec::new(),
         },
+        // To the microsecond, as the journal keeps it.
+        duration_ms: Some(duration.as_micros() as f64 / 1000.0),
     };
     on_event(Event::Finished { record: &record });
     record

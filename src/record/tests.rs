@@ -25,6 +25,7 @@ fn record(reason: &str, detail: Option<&str>, moves: Vec<MoveRecord>) -> GameRec
         final_board: Value::Null,
         logs: BTreeMap::new(),
         machine: MachineLoad::default(),
+        duration_ms: None,
     }
 }
 

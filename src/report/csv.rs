@@ -98,6 +98,7 @@ impl<'w> GamesCsv<'w> {
         header.push("opening".into());
         header.push("detail".into());
         header.extend(roles.iter().map(|r| format!("{r}_blocked")));
+        header.push("duration_s".into());
         let mut writer = csv::Writer::from_writer(out);
         write_row(&mut writer, &header).map_err(std::io::Error::other)?;
         Ok(GamesCsv { writer })
@@ -125,6 +126,12 @@ impl<'w> GamesCsv<'w> {
         row.push(g.opening.to_string());
         row.push(g.detail.to_string());
         row.extend(g.blocked.iter().map(|n| n.to_string()));
+        // Empty for a game journaled before its wall time was kept.
+        row.push(
+            g.duration_ms
+                .map(|ms| fixed(ms / 1000.0, 3, false))
+                .unwrap_or_default(),
+        );
         write_row(&mut self.writer, &row).map_err(std::io::Error::other)
     }
 

@@ -451,6 +451,7 @@ mod tests {
             opening: shared("[]"),
             replay: [id as u8; 12],
             machine: Default::default(),
+            duration_ms: None,
         }
     }
 

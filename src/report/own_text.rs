@@ -275,6 +275,7 @@ mod tests {
             final_board: Default::default(),
             logs: Default::default(),
             machine: Default::default(),
+            duration_ms: None,
         }
     }
 

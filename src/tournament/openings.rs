@@ -274,6 +274,7 @@ mod tests {
             opening: shared("[]"),
             replay: [replay; 12],
             machine: Default::default(),
+            duration_ms: None,
         }
     }
 

@@ -462,6 +462,7 @@ mod tests {
             final_board: serde_json::Value::Null,
             logs: BTreeMap::new(),
             machine: MachineLoad::default(),
+            duration_ms: Some(500.0),
         }
     }
 

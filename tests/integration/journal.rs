@@ -1,6 +1,7 @@
 //! The journal's formats: a new tournament writes compact format 4 lines that every
 //! reader reads back whole; a format 3 journal still gives its tables and is resumed in
-//! its own format.
+//! its own format; a journal written before games' wall times were kept gives them empty
+//! and is resumed, its new games with theirs.
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
@@ -171,4 +172,98 @@ fn a_damaged_format_4_line_is_refused_naming_the_file_and_line() {
         stderr.contains("games.jsonl:3") && stderr.contains("packed"),
         "the error names the file, the line and the field: {stderr}"
     );
+}
+
+/// A folder holding the format 4 fixture, a journal written before the games' wall time
+/// was kept (by arbiter a4444d9, the league of [`fixture_league`]), its last `drop` games
+/// left out.
+fn format4_folder(dir: &Path, drop: usize) -> PathBuf {
+    let out = dir.join("format4-before-durations");
+    std::fs::create_dir(&out).unwrap();
+    let text = read(&data().join("format4_gomoku.jsonl"));
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = &lines[..lines.len() - drop];
+    std::fs::write(out.join("games.jsonl"), format!("{}\n", kept.join("\n"))).unwrap();
+    out
+}
+
+/// games.csv's `duration_s` per game id.
+fn durations(out: &Path) -> std::collections::BTreeMap<u64, String> {
+    csv_rows(&out.join("games.csv"))
+        .into_iter()
+        .map(|row| (row["game"].parse().unwrap(), row["duration_s"].clone()))
+        .collect()
+}
+
+#[test]
+fn a_journal_written_before_durations_were_kept_gives_games_csv_with_duration_s_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = format4_folder(dir.path(), 0);
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    // The table that build wrote, with the new column at its end, empty.
+    assert_eq!(
+        read(&out.join("games.csv")),
+        read(&data().join("format4_gomoku_games.csv"))
+    );
+    let cells = durations(&out);
+    assert_eq!(cells.len(), 6);
+    assert!(cells.values().all(String::is_empty), "{cells:?}");
+    // A format 3 journal, older still, the same.
+    let old = format3_folder(dir.path(), 0);
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&old));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(durations(&old).values().all(String::is_empty));
+}
+
+#[test]
+fn a_journal_begun_before_durations_were_kept_resumes_its_new_games_with_one_and_its_old_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = format4_folder(dir.path(), 2);
+    let before = read(&out.join("games.jsonl"));
+    let (code, _, stderr) = run(&mut fixture_league(&out));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("resuming"), "{stderr}");
+    assert_eq!(header_version(&out), 4, "the format stays 4");
+    let after = read(&out.join("games.jsonl"));
+    assert!(
+        after.starts_with(&before),
+        "the old lines are kept as they were"
+    );
+    // The old games have no duration; the two played now have theirs.
+    for (id, record) in journal_records(&out) {
+        match id {
+            0..=3 => assert_eq!(record.duration_ms, None, "game {id}"),
+            _ => assert!(
+                record.duration_ms.is_some_and(|ms| ms >= 0.0),
+                "game {id}: {:?}",
+                record.duration_ms
+            ),
+        }
+    }
+    let cells = durations(&out);
+    assert_eq!(cells.len(), 6);
+    for (id, cell) in &cells {
+        if *id < 4 {
+            assert_eq!(cell, "", "game {id}: journaled before durations were kept");
+        } else {
+            let seconds: f64 = cell
+                .parse()
+                .unwrap_or_else(|e| panic!("game {id}: {cell:?}: {e}"));
+            assert!(
+                seconds >= 0.0 && cell.split('.').nth(1).map(str::len) == Some(3),
+                "game {id}: {cell:?}, seconds with 3 decimals"
+            );
+        }
+    }
+    // The tables rebuilt from the journal, through the cache of summaries the run left and
+    // without it, are the run's: the cache carries each game's duration or its absence.
+    let written = read(&out.join("games.csv"));
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read(&out.join("games.csv")), written, "through the cache");
+    std::fs::remove_file(out.join(".games.known")).unwrap();
+    let (code, _, stderr) = run(arbiter().arg("table").arg(&out));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read(&out.join("games.csv")), written, "without the cache");
 }

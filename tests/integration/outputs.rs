@@ -1,7 +1,10 @@
 //! What a teacher reads: a line per finished game, the `detail` of every failure in
-//! games.csv and on the terminal, per-bot failure counts in the standings, and `--quiet`.
+//! games.csv and on the terminal, each game's wall time in games.csv, per-bot failure
+//! counts in the standings, and `--quiet`.
 
-use crate::common::{arbiter, csv_rows, run};
+use crate::common::{
+    arbiter, arbiter_cmd, course_team, csv_rows, give_to_arbiter, journal_records, run, test_dir,
+};
 use std::path::Path;
 
 fn repo(path: &str) -> String {
@@ -43,10 +46,14 @@ fn failures_are_explained_in_games_csv_on_the_terminal_and_counted_per_bot() {
     for g in &games {
         let detail = &g["detail"];
         match g["reason"].as_str() {
-            "spawn_failed" => assert!(
-                detail.contains("arbiter-bot-program") && !detail.contains('\n'),
-                "{g:?}"
-            ),
+            "spawn_failed" => {
+                assert!(
+                    detail.contains("arbiter-bot-program") && !detail.contains('\n'),
+                    "{g:?}"
+                );
+                // It ended before its first turn: no time in play.
+                assert_eq!(g["duration_s"], "0.000", "{g:?}");
+            }
             "exception" => assert_eq!(
                 detail, "RuntimeError: deliberate failure on move 3 (raise_bot.py, line 12)",
                 "{g:?}"
@@ -318,5 +325,81 @@ fn exit_codes_match_the_documentation() {
         let (code, stdout, stderr) = run(arbiter().args(&args));
         assert_eq!(code, expected, "{args:?}\n{stdout}\n{stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+/// What the sleepy bot of [`games_csv_gives_each_games_wall_time_at_least_its_bots_sleeps`]
+/// sleeps before each of its moves, in seconds.
+const SLEEP_S: f64 = 0.25;
+
+#[test]
+fn games_csv_gives_each_games_wall_time_at_least_its_bots_sleeps() {
+    let dir = test_dir();
+    let sleepy = course_team(
+        dir.path(),
+        "Team61",
+        &format!(
+            "import time\nimport randbot\n\nclass Player(randbot.Player):\n    \
+             def play_rebel(self, board):\n        time.sleep({SLEEP_S})\n        \
+             return super().play_rebel(board)\n    \
+             def play_officer(self, board):\n        time.sleep({SLEEP_S})\n        \
+             return super().play_officer(board)\n"
+        ),
+    );
+    give_to_arbiter(dir.path());
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(&mut arbiter_cmd(
+        &[
+            "league",
+            "--pairs",
+            "1",
+            "--round-limit",
+            "4",
+            "--limit-ms",
+            "5000",
+            "-j",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+            sleepy.to_str().unwrap(),
+            "builtin:random",
+            "builtin:greedy",
+        ],
+        &[],
+    ));
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let records: std::collections::BTreeMap<u64, _> = journal_records(&out).into_iter().collect();
+    let games = csv_rows(&out.join("games.csv"));
+    assert_eq!(games.len(), 6);
+    for g in &games {
+        let record = &records[&g["game"].parse::<u64>().unwrap()];
+        let cell = &g["duration_s"];
+        let seconds: f64 = cell
+            .parse()
+            .unwrap_or_else(|e| panic!("duration_s {cell:?}: {e}: {g:?}"));
+        assert_eq!(
+            cell.split('.').nth(1).map(str::len),
+            Some(3),
+            "seconds to the millisecond: {g:?}"
+        );
+        // Every turn lies within the game (the cell is rounded to the millisecond).
+        let turns: f64 = record.moves.iter().map(|m| m.time_ms).sum::<f64>() / 1000.0;
+        assert!(
+            seconds >= turns - 0.002,
+            "{seconds} s < its turns' {turns} s: {g:?}"
+        );
+        match record.players.iter().find(|(_, bot)| *bot == "Team61") {
+            Some((role, _)) => {
+                let slept = record.moves.iter().filter(|m| &m.side == role).count();
+                assert!(slept >= 3, "the sleepy bot moved {slept} times: {g:?}");
+                assert!(
+                    seconds >= 0.95 * SLEEP_S * slept as f64,
+                    "{seconds} s for {slept} moves of {SLEEP_S} s each: {g:?}"
+                );
+            }
+            // Two built-ins in arbiter's own process: a few milliseconds, given a
+            // generous margin on a busy machine.
+            None => assert!(seconds < 1.0, "the built-ins' game took {seconds} s: {g:?}"),
+        }
     }
 }

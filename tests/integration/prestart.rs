@@ -81,12 +81,14 @@ fn assert_no_bot_of(pid: u32) {
     );
 }
 
-/// A record as it compares across runs: everything but the reply times and the name of
-/// a confined bot's private folder, made afresh for every bot (it shows in a traceback).
+/// A record as it compares across runs: everything but the reply times, the game's wall
+/// time and the name of a confined bot's private folder, made afresh for every bot (it
+/// shows in a traceback).
 fn timeless(mut record: GameRecord) -> GameRecord {
     for m in &mut record.moves {
         m.time_ms = 0.0;
     }
+    record.duration_ms = None;
     let unnamed = |text: &str| {
         let mut out = String::new();
         let mut rest = text;

@@ -43,13 +43,16 @@ fn merge(out: &Path, dirs: &[&Path], extra: &[&str]) -> (i32, String, String) {
     run(&mut cmd)
 }
 
-/// games.csv without the columns of measured move times, which no two runs share.
+/// games.csv without the columns of measured times (the moves' and the games' own),
+/// which no two runs share.
 fn games_without_times(dir: &Path) -> Vec<Vec<(String, String)>> {
     csv_rows(&dir.join("games.csv"))
         .into_iter()
         .map(|row| {
             row.into_iter()
-                .filter(|(k, _)| !k.ends_with("_max_ms") && !k.ends_with("_mean_ms"))
+                .filter(|(k, _)| {
+                    !k.ends_with("_max_ms") && !k.ends_with("_mean_ms") && k != "duration_s"
+                })
                 .collect()
         })
         .collect()

@@ -26,6 +26,7 @@ fn game(id: u64, first: &str, second: &str, winner: Option<usize>) -> GameSummar
             replay
         },
         machine: Default::default(),
+        duration_ms: None,
     }
 }
 

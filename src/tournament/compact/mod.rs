@@ -12,8 +12,9 @@
 //! a LEB128 varint and each text its byte length then its UTF-8 bytes:
 //!
 //! 1. the rest of the record as one JSON text: `{"detail", "start_board", "opening",
-//!    "final_board", "logs", "machine"}` (the detail left out when there is none, and
-//!    what the machine's load did to the game when it did nothing);
+//!    "final_board", "logs", "machine", "duration_ms"}` (the detail left out when there
+//!    is none, what the machine's load did to the game when it did nothing, and the
+//!    game's wall time in a record that has none: lines written before it was kept);
 //! 2. the line's strings: the count, then each text: every side, verdict and reason the
 //!    moves use, referred to below by index;
 //! 3. the line's replies: the count, then each distinct reply as compact JSON text;
@@ -24,10 +25,11 @@
 //!    whole microseconds.
 //!
 //! Columns of small repeated numbers are what zlib compresses best: a 1000-round game
-//! takes a few kilobytes. Every field reads back exactly as written except the time,
-//! which is kept to the microsecond: it is the wall time of a turn measured with
-//! `std::time::Instant`, and below a microsecond it is noise (the scheduler, the channel
-//! between the referee and the bot); the limits it is checked against are milliseconds.
+//! takes a few kilobytes. Every field reads back exactly as written except the times (a
+//! move's and the game's), which are kept to the microsecond: each is a wall time measured
+//! with `std::time::Instant`, and below a microsecond it is noise (the scheduler, the
+//! channel between the referee and the bot); the limits a move's time is checked against
+//! are milliseconds.
 
 use crate::games::registry::MAX_PLIES;
 use crate::record::{BotLogRecord, GameRecord, MachineLoad, MoveRecord};
@@ -71,6 +73,10 @@ struct Rest {
     /// Absent on a quiet machine and in lines written before it was kept.
     #[serde(default, skip_serializing_if = "MachineLoad::is_empty")]
     machine: MachineLoad,
+    /// The game's wall time: absent in lines written before it was kept (and an earlier
+    /// arbiter, reading a line that has it, passes over it as an unknown field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    duration_ms: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -97,11 +103,17 @@ pub(crate) fn time_us(time_ms: f64) -> u64 {
     }
 }
 
-/// Rounds the times of `record` as [`encode`] keeps them.
+/// A time in milliseconds as kept: to the microsecond ([`time_us`]).
+fn keep_ms(time_ms: f64) -> f64 {
+    time_us(time_ms) as f64 / 1000.0
+}
+
+/// Rounds the times of `record` (its moves' and its duration) as [`encode`] keeps them.
 pub(crate) fn keep_times(record: &mut GameRecord) {
     for mv in &mut record.moves {
-        mv.time_ms = time_us(mv.time_ms) as f64 / 1000.0;
+        mv.time_ms = keep_ms(mv.time_ms);
     }
+    record.duration_ms = record.duration_ms.map(keep_ms);
 }
 
 /// The line of game `id` (without its newline).
@@ -114,6 +126,7 @@ pub(crate) fn encode(id: u64, record: &GameRecord) -> String {
         final_board: record.final_board.clone(),
         logs: record.logs.clone(),
         machine: record.machine.clone(),
+        duration_ms: record.duration_ms.map(keep_ms),
     };
     put_text(
         &mut raw,
@@ -291,6 +304,7 @@ pub(crate) fn decode(line: &[u8]) -> Result<(u64, GameRecord), String> {
             final_board: rest.final_board,
             logs: rest.logs,
             machine: rest.machine,
+            duration_ms: rest.duration_ms,
         },
     ))
 }

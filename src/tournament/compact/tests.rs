@@ -100,6 +100,8 @@ fn odd_records(base: &GameRecord) -> Vec<GameRecord> {
     illegal.detail = Some("Traceback (most recent call last):\n  File \"/b/Bot.py\", line 3\nValueError: ünïcödé 😀\n".into());
     illegal.illegal.insert(roles[0].clone(), 7);
     illegal.winner = None;
+    // A record written before the game's wall time was kept.
+    illegal.duration_ms = None;
 
     let mut odd = base.clone();
     odd.moves = vec![
@@ -126,6 +128,8 @@ fn odd_records(base: &GameRecord) -> Vec<GameRecord> {
         mv(8, 0, json!(""), "failed", Some("crash")),
     ];
     odd.moves[8].time_ms = 3_600_000.0;
+    // Kept to the microsecond, as a move's time.
+    odd.duration_ms = Some(3_600_012.345_678_9);
     odd.logs.insert(
         roles[0].clone(),
         BotLogRecord {
@@ -286,6 +290,7 @@ proptest! {
         numbers in (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
         replayed in prop::collection::vec(".{0,30}", 0..3),
         waited_ms in prop::collection::vec(0.0f64..1e7, 0..3),
+        duration_us in proptest::option::of(0u64..10_000_000_000),
     ) {
         let (role, player) = names;
         let record = GameRecord {
@@ -314,6 +319,7 @@ proptest! {
                     .collect(),
                 replayed,
             },
+            duration_ms: duration_us.map(|us| us as f64 / 1000.0),
         };
         let line = encode(id, &record);
         prop_assert_eq!(decode(line.as_bytes()), Ok((id, record)));

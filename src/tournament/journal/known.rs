@@ -254,6 +254,7 @@ mod tests {
             opening: crate::record::shared("[]"),
             replay: [7; 12],
             machine: Default::default(),
+            duration_ms: Some(1234.567),
         };
         let line = r#"{"game":3,"record":{"x":1}}"#;
         let mut remembering = Remembering::new(&journal).unwrap();

@@ -23,6 +23,7 @@ pub(super) type Listed<S> = (
     S,
     S,
     MachineCounts,
+    Option<f64>,
 );
 
 /// A summary's fields as a `Listing` keeps them.
@@ -43,6 +44,7 @@ pub(super) fn listed_fields(g: &GameSummary) -> Listed<&str> {
         g.detail.as_str(),
         g.opening.as_str(),
         g.machine,
+        g.duration_ms,
     )
 }
 
@@ -77,6 +79,7 @@ pub(super) fn listed_of(fields: Listed<String>) -> GameSummary {
         detail,
         opening,
         machine,
+        duration_ms,
     ) = fields;
     GameSummary {
         id,
@@ -96,5 +99,6 @@ pub(super) fn listed_of(fields: Listed<String>) -> GameSummary {
         // Not kept: see `Listed`.
         replay: [0; 12],
         machine,
+        duration_ms,
     }
 }
