@@ -17,7 +17,8 @@ pub(crate) struct WatchArgs {
     pub listen: Listen,
 }
 
-/// Where the page is served.
+// Where the page is served (a plain comment: a flattened struct's doc would become the
+// command's own).
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct Listen {
     /// Serve the page on ADDR:PORT (default 127.0.0.1 and a free port: this machine only;
@@ -26,7 +27,7 @@ pub(crate) struct Listen {
     pub listen: String,
 }
 
-/// `--watch` of `league`, `gauntlet` and `sprt`.
+// `--watch` of `league`, `gauntlet` and `sprt`.
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct WatchOptions {
     /// Serve a live page of the run (standings, games in play, replays) while it plays;

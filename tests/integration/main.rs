@@ -48,6 +48,7 @@ mod submissions;
 mod suite;
 mod two_cpus;
 mod visibility;
+mod watch;
 mod wording;
 mod zoo;
 mod zoo_java;
