@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -537,7 +537,7 @@ fn nothing_the_page_serves_holds_a_bots_secret_or_a_bot_folders_path() {
     let address = league.address();
     let folder = bots.display().to_string();
     let mut served = Vec::new();
-    let mut crawl = |served: &mut Vec<(String, String)>| {
+    let crawl = |served: &mut Vec<(String, String)>| {
         let mut paths = vec!["/".to_string(), "/api/state".into(), "/api/games".into()];
         for team in ["Spy", "Plain", "greedy"] {
             paths.push(format!("/team/{team}"));
