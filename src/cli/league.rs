@@ -346,7 +346,7 @@ fn start(
     tournament.merged = merged;
     let choice = options.openings.choice();
     let random_by_default = format != Format::RoundRobin;
-    let _page = super::watch::Beside::start(&options.live, &options.out)?;
+    let _page = super::watch::Beside::start(&options.live, &options.out, false)?;
     dispatch(
         &settings,
         tournament,

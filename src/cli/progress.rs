@@ -390,6 +390,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_terminal_shows_the_games_in_play_with_their_ply_and_age_and_the_eta() {
+        let game = |id: u64, ply: u32, age: f64| crate::tournament::live::InPlay {
+            id,
+            bots: ["T1".into(), format!("T{}", id + 1)],
+            roles: ["rebel", "officer"],
+            ply,
+            to_move: Some(0),
+            game_s: age,
+            move_s: 0.1,
+            board: None,
+        };
+        let board = Board::new(2);
+        let mut state = board.snapshot();
+        assert_eq!(in_play_text(&state), "");
+        assert_eq!(
+            bar_message(&state, "leader: T1 (3 points)"),
+            "ETA ?, leader: T1 (3 points)"
+        );
+        state.games = (1..=5).map(|i| game(i, 10 * i as u32, i as f64)).collect();
+        state.eta_s = Some(41.6);
+        assert_eq!(
+            in_play_text(&state),
+            "in play: #1 T1-T2 ply 10, 1 s; #2 T1-T3 ply 20, 2 s; #3 T1-T4 ply 30, 3 s; 2 more"
+        );
+        assert!(bar_message(&state, "").starts_with("ETA 42 s, in play: #1 T1-T2"));
+    }
+
+    #[test]
     fn the_eta_follows_the_last_games_not_the_runs_average() {
         let now = Instant::now();
         let ago = |s: f64| now.checked_sub(Duration::from_secs_f64(s)).unwrap();

@@ -124,7 +124,7 @@ pub(crate) fn run(args: SprtArgs) -> Result<i32, Error> {
     let game_settings = args.matches.game.settings()?;
     let choice = args.openings.choice();
     tournament.live = Some(crate::tournament::live::Board::new(tournament.jobs));
-    let _page = super::watch::Beside::start(&args.live, &tournament.out)?;
+    let _page = super::watch::Beside::start(&args.live, &tournament.out, args.json)?;
     with_game!(game_settings, tournament.seed, |game| {
         tournament.openings = choice.resolve(&game, true)?;
         test(

@@ -61,12 +61,17 @@ pub(crate) struct Beside {
 }
 
 impl Beside {
-    pub(crate) fn start(options: &WatchOptions, dir: &Path) -> Result<Beside, Error> {
+    /// `json`: the command's standard output is one JSON line, so the URL goes to
+    /// standard error.
+    pub(crate) fn start(options: &WatchOptions, dir: &Path, json: bool) -> Result<Beside, Error> {
         if !options.watch {
             return Ok(Beside { server: None });
         }
         let server = crate::watch::Server::start(dir, &options.listen.listen)?;
-        say!("{}", server.url());
+        match json {
+            true => note!("{}", server.url()),
+            false => say!("{}", server.url()),
+        }
         Ok(Beside {
             server: Some(server),
         })

@@ -99,7 +99,7 @@
     $("progress").textContent = state.done + "/" + state.total + " games";
     $("eta").textContent = state.running && state.eta_s !== null ? "ETA " + num(state.eta_s) + " s" : "";
     $("machine").textContent = state.machine || "";
-    var what = state.kind === "sprt" ? "SPRT" : state.kind;
+    var what = { round_robin: "League", gauntlet: "Gauntlet", sprt: "SPRT" }[state.kind] || state.kind;
     $("title").textContent = (team ? team + ": " : "") + what + " of " + state.game;
   }
 
@@ -165,8 +165,9 @@
     if (!s) return;
     var last = s.llr.length ? s.llr[s.llr.length - 1][1] : 0;
     $("sprt-text").textContent = s.candidate + " vs " + s.baseline + ": LLR " + num(last, 2) +
-      " after " + s.llr.length + " pairs, bounds [" + num(s.lower, 2) + ", " + num(s.upper, 2) + "]" +
-      (s.verdict ? "; " + s.verdict : "");
+      " after " + s.llr.length + " pairs, bounds [" + num(s.lower, 2) + ", " + num(s.upper, 2) + "]; Elo " +
+      signed(s.elo) + " [" + signed(s.elo_low) + ", " + signed(s.elo_high) + "]" +
+      (s.verdict ? "; " + (s.verdict === "Inconclusive" ? "no verdict yet" : s.verdict) : "");
     chart($("sprt-chart"), [[0, 0]].concat(s.llr), [s.lower, s.upper].filter(function (b) { return b !== null; }), "LLR against pairs");
   }
 

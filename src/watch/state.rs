@@ -256,6 +256,9 @@ fn results_of(journal: &Path) -> Result<Results, Error> {
             "verdict": last.map(|l| format!("{:?}", l.verdict)),
             "elo0": last.map(|l| l.elo0),
             "elo1": last.map(|l| l.elo1),
+            "elo": last.map(|l| finite(l.elo.estimate)),
+            "elo_low": last.map(|l| finite(l.elo.low)),
+            "elo_high": last.map(|l| finite(l.elo.high)),
         })
     });
     let plan = &loaded.plan;

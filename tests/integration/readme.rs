@@ -55,6 +55,54 @@ fn set_flag(args: &mut Vec<String>, flag: &str, value: &str) {
     }
 }
 
+/// `arbiter watch ...` as the README gives it: its first line is the page's URL, and the
+/// page and its state answer; then it is stopped as a user stops it (Ctrl-C).
+fn watch_serves(binary: &str, args: &[String], dir: &Path) -> Result<(), String> {
+    use std::io::{BufRead, Read, Write};
+    let mut child = Command::new(binary)
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut first = String::new();
+    let read = std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first);
+    let outcome = (|| {
+        read.map_err(|e| e.to_string())?;
+        let address = first
+            .trim()
+            .strip_prefix("http://")
+            .and_then(|a| a.strip_suffix('/'))
+            .ok_or(format!("the first line is no URL: {first:?}"))?
+            .to_string();
+        for path in ["/", "/api/state"] {
+            let mut stream = std::net::TcpStream::connect(&address).map_err(|e| e.to_string())?;
+            write!(
+                stream,
+                "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            .map_err(|e| e.to_string())?;
+            let mut answer = String::new();
+            stream
+                .read_to_string(&mut answer)
+                .map_err(|e| e.to_string())?;
+            if !answer.starts_with("HTTP/1.1 200") {
+                return Err(format!("GET {path}: {answer}"));
+            }
+        }
+        Ok(())
+    })();
+    let pid = rustix::process::Pid::from_child(&child);
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+    let status = child.wait().map_err(|e| e.to_string())?;
+    outcome?;
+    match status.code() {
+        Some(130) => Ok(()),
+        other => Err(format!("Ctrl-C ended it with {other:?}")),
+    }
+}
+
 #[test]
 fn every_readme_command_runs_as_written() {
     let commands = readme_commands();
@@ -130,6 +178,14 @@ fn every_readme_command_runs_as_written() {
             args[2] = "4".into();
         }
         let started = std::time::Instant::now();
+        if sub == "watch" {
+            // A server runs until Ctrl-C: its URL first, then its page and state.
+            if let Err(e) = watch_serves(binary, &args, clone) {
+                failures.push(format!("{command}\n  ran: {args:?}\n  {e}"));
+            }
+            eprintln!("{:6.2} s  {command}", started.elapsed().as_secs_f64());
+            continue;
+        }
         let (code, stdout, stderr) = run(Command::new(binary).args(&args).current_dir(clone));
         eprintln!("{:6.2} s  {command}", started.elapsed().as_secs_f64());
         let fine = match sub.as_str() {
