@@ -254,6 +254,7 @@ fn chromium_shows_the_standings_a_game_in_play_and_each_ended_game_within_two_se
                 },
             );
             let took = took.max(appeared.elapsed());
+            eprintln!("game {id} on the page {took:?} after its journal line");
             assert!(
                 took <= Duration::from_secs(2),
                 "game {id} appeared on the page {took:?} after its journal line"
