@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 /// Replays kept, at most: a game's replay is made when a page asks for it.
 const REPLAYS_KEPT: usize = 64;
@@ -37,14 +37,45 @@ pub(crate) struct Folder {
 struct Cache {
     /// The journal's length and time when `results` was made.
     stamp: Option<(u64, Option<SystemTime>)>,
+    /// When `results` was made: made again at most every [`REMAKE_EVERY`].
+    made: Option<Instant>,
     results: Option<Arc<Results>>,
+    /// The journal as read so far: its games, and the end of its last whole line read.
+    read: Option<Reading>,
     teams: HashMap<String, Arc<String>>,
+    /// The standings at the points of the teams' Elo over the run, kept while the journal
+    /// only grows.
+    checkpoints: Checkpoints,
+    /// The last state answered: the results and the live file's time it was made of,
+    /// and when.
+    state: Option<(Arc<Results>, Option<SystemTime>, Instant, Arc<String>)>,
     replays: Vec<(u64, Arc<String>)>,
 }
 
+/// A state is answered again as it was for this long while neither the journal nor the
+/// live file changed: a page moves its clocks on by itself.
+const STATE_KEPT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// A journal read up to `offset`: a run only appends to it, so each look reads the lines
+/// added since, and a journal that was rewritten (shorter, or another header) is read
+/// again whole.
+struct Reading {
+    loaded: Loaded,
+    offset: u64,
+    header: Vec<u8>,
+    /// The file's inode: a journal rewritten is renamed into place, a new file.
+    inode: u64,
+    ids: std::collections::HashSet<u64>,
+}
+
+/// The results are made again at most this often however many pages ask: a hundred pages
+/// polling a league whose games end every few milliseconds cost one remaking a while.
+const REMAKE_EVERY: std::time::Duration = std::time::Duration::from_millis(400);
+
 /// What the journal holds, made into what the page shows.
 pub(crate) struct Results {
-    loaded: Loaded,
+    /// The journal's games and plan, as read when these results were made.
+    loaded: Arc<Loaded>,
     /// The standings, the SPRT and the counts, as JSON (the live part aside).
     summary: Value,
     /// Every finished game's row, newest first, as JSON text.
@@ -73,15 +104,27 @@ impl Folder {
                 source,
             })?;
         let mut cache = self.lock();
-        if cache.stamp == Some(stamp)
-            && let Some(results) = &cache.results
+        if let Some(results) = &cache.results
+            && (cache.stamp == Some(stamp)
+                || cache.made.is_some_and(|made| made.elapsed() < REMAKE_EVERY))
         {
             return Ok(results.clone());
         }
-        let results = Arc::new(results_of(&journal)?);
+        let before = cache.read.take();
+        let inode = before.as_ref().map(|r| r.inode);
+        let read = read_on(&journal, before)?;
+        let results = Arc::new(results_of(&read.loaded, &journal)?);
+        // The points of the Elo over the run stay while the journal only grew.
+        let checkpoints = match inode == Some(read.inode) {
+            true => std::mem::take(&mut cache.checkpoints),
+            false => Checkpoints::new(),
+        };
         *cache = Cache {
             stamp: Some(stamp),
+            made: Some(Instant::now()),
             results: Some(results.clone()),
+            read: Some(read),
+            checkpoints,
             ..Cache::default()
         };
         Ok(results)
@@ -89,7 +132,27 @@ impl Folder {
 
     /// The page's state: the journal's results with the run's live state.
     pub(crate) fn state(&self) -> Result<String, Error> {
+        if !self.dir.join(JOURNAL_FILE).exists() {
+            // A run starting (its bots being checked, its journal not yet begun): nothing
+            // to show but that it is coming.
+            return Ok(json!({
+                "game": "", "kind": "", "bots": [], "roles": [], "standings": [],
+                "machine": "", "sprt": null, "running": true, "done": 0, "total": 0,
+                "eta_s": null, "in_play": [], "kinds": [], "starting": true,
+            })
+            .to_string());
+        }
         let results = self.results()?;
+        let live_time = std::fs::metadata(self.dir.join(LIVE_FILE))
+            .and_then(|m| m.modified())
+            .ok();
+        if let Some((of, time, made, text)) = &self.lock().state
+            && Arc::ptr_eq(of, &results)
+            && *time == live_time
+            && made.elapsed() < STATE_KEPT
+        {
+            return Ok(text.as_str().to_string());
+        }
         let mut state = results.summary.clone();
         let live = live_state(&self.dir);
         let done = results.loaded.games.len();
@@ -115,7 +178,17 @@ impl Folder {
         object.insert("eta_s".into(), eta);
         object.insert("in_play".into(), games);
         object.insert("kinds".into(), kinds);
-        Ok(state.to_string())
+        let text = state.to_string();
+        self.lock().state = Some((results, live_time, Instant::now(), Arc::new(text.clone())));
+        Ok(text)
+    }
+
+    /// Every finished game's row, newest first; none before the run's journal begins.
+    pub(crate) fn games(&self) -> Result<Arc<String>, Error> {
+        if !self.dir.join(JOURNAL_FILE).exists() {
+            return Ok(Arc::new("[]".into()));
+        }
+        Ok(self.results()?.games.clone())
     }
 
     /// Team `name`'s page: its standing, its games, its failures in its feedback's words
@@ -128,8 +201,9 @@ impl Folder {
         if let Some(kept) = self.lock().teams.get(name) {
             return Ok(Some(kept.clone()));
         }
-        let text = Arc::new(team_of(&results.loaded, name).to_string());
-        self.lock().teams.insert(name.to_string(), text.clone());
+        let mut cache = self.lock();
+        let text = Arc::new(team_of(&results.loaded, name, &mut cache.checkpoints).to_string());
+        cache.teams.insert(name.to_string(), text.clone());
         Ok(Some(text))
     }
 
@@ -231,6 +305,17 @@ fn standing_row(s: &crate::stats::league::Standing) -> Value {
     })
 }
 
+fn bot_names(plan: &journal::Plan) -> Vec<String> {
+    plan.bots.iter().map(|b| b.name.clone()).collect()
+}
+
+fn scoring(plan: &journal::Plan) -> crate::stats::league::Scoring {
+    crate::stats::league::Scoring {
+        win: plan.points_win,
+        tie: plan.points_tie,
+    }
+}
+
 /// A number JSON can hold: an unbounded end of an interval is null.
 fn finite(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
@@ -240,12 +325,92 @@ fn model<'a>(loaded: &'a Loaded, journal: &Path) -> Result<Report<'a>, Error> {
     crate::report::model_of(loaded, &loaded.plan.non_scoring(), None, journal)
 }
 
+/// `journal` read on from `before`: only the lines added since, or whole when it was
+/// rewritten (a league updated or started afresh, a torn line repaired) or never read.
+/// Lines are decoded one by one on this thread: a few new lines a look.
+fn read_on(journal: &Path, before: Option<Reading>) -> Result<Reading, Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |source| Error::Io {
+        path: journal.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(journal).map_err(io)?;
+    let mut header = Vec::new();
+    std::io::BufRead::read_until(&mut std::io::BufReader::new(&file), b'\n', &mut header)
+        .map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let (len, inode) = (meta.len(), std::os::unix::fs::MetadataExt::ino(&meta));
+    let Some(mut reading) =
+        before.filter(|r| r.header == header && r.offset <= len && r.inode == inode)
+    else {
+        let loaded = journal::load(journal)?;
+        let ids = loaded.games.iter().map(|g| g.id).collect();
+        // The whole lines read: up to the last newline.
+        let bytes = std::fs::read(journal).map_err(io)?;
+        let offset = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64;
+        return Ok(Reading {
+            loaded,
+            offset,
+            header,
+            inode,
+            ids,
+        });
+    };
+    file.seek(SeekFrom::Start(reading.offset)).map_err(io)?;
+    let mut added = Vec::new();
+    file.read_to_end(&mut added).map_err(io)?;
+    let whole = added.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    for line in added[..whole]
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+    {
+        let (id, record) =
+            journal::decode_game(reading.loaded.version, line).map_err(|message| Error::Input {
+                path: journal.to_path_buf(),
+                line: 0,
+                message,
+            })?;
+        if reading.ids.insert(id) {
+            reading.loaded.games.push(GameSummary::of(id, &record));
+        }
+    }
+    reading.offset += whole as u64;
+    Ok(reading)
+}
+
 /// The journal's results as the page shows them.
-fn results_of(journal: &Path) -> Result<Results, Error> {
-    let loaded = journal::load(journal)?;
-    let report = model(&loaded, journal)?;
-    let standings: Vec<Value> = report.table.rows.iter().map(standing_row).collect();
-    let sprt = report.sprt.as_ref().map(|s| {
+fn results_of(read: &Loaded, journal: &Path) -> Result<Results, Error> {
+    let loaded = Arc::new(Loaded {
+        plan: read.plan.clone(),
+        shard: read.shard,
+        version: read.version,
+        games: read.games.clone(),
+        repair: None,
+    });
+    let plan = &loaded.plan;
+    // A league's or a gauntlet's standings from its games' tally alone (the report's
+    // other tables are not shown); an SPRT's from the report's model, which counts the
+    // pairs its test counted.
+    let report = match plan.sprt {
+        Some(_) => Some(model(&loaded, journal)?),
+        None => None,
+    };
+    let (rows, machine) = match &report {
+        Some(report) => (report.table.rows.clone(), report.machine.line()),
+        None => {
+            let tally = crate::tournament::tally::Tally::of(&loaded.games);
+            let mut table = crate::stats::league::table_of(
+                &bot_names(plan),
+                &tally.counts,
+                scoring(plan),
+                None,
+            );
+            crate::stats::league::set_marks(&mut table.rows, &plan.non_scoring());
+            (table.rows, tally.machine.line())
+        }
+    };
+    let standings: Vec<Value> = rows.iter().map(standing_row).collect();
+    let sprt = report.as_ref().and_then(|r| r.sprt.as_ref()).map(|s| {
         let last = s.last();
         json!({
             "candidate": s.candidate,
@@ -261,14 +426,13 @@ fn results_of(journal: &Path) -> Result<Results, Error> {
             "elo_high": last.map(|l| finite(l.elo.high)),
         })
     });
-    let plan = &loaded.plan;
     let summary = json!({
         "game": plan.game,
         "kind": if plan.sprt.is_some() { "sprt" } else { plan.format.as_str() },
         "bots": plan.bots.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
         "roles": plan.roles,
         "standings": standings,
-        "machine": report.machine.line(),
+        "machine": machine,
         "sprt": sprt,
     });
     let rows: Vec<Value> = loaded.games.iter().rev().map(game_row).collect();
@@ -281,7 +445,7 @@ fn results_of(journal: &Path) -> Result<Results, Error> {
 }
 
 /// Team `name`'s page, as JSON.
-fn team_of(loaded: &Loaded, name: &str) -> Value {
+fn team_of(loaded: &Loaded, name: &str, kept: &mut Checkpoints) -> Value {
     let games: Vec<&GameSummary> = loaded
         .games
         .iter()
@@ -298,27 +462,43 @@ fn team_of(loaded: &Loaded, name: &str) -> Value {
         "team": name,
         "games": games.iter().rev().map(|g| game_row(g)).collect::<Vec<_>>(),
         "failures": failures,
-        "elo": elo_over_the_run(loaded, name),
+        "elo": elo_over_the_run(loaded, name, kept),
     })
 }
 
-/// Team `name`'s Elo (with its interval) after every so many games of the journal, in
-/// journal order: `[games, elo, low, high]`.
-fn elo_over_the_run(loaded: &Loaded, name: &str) -> Vec<Value> {
+/// The standings after the first `upto` games of the journal, for the teams' Elo over
+/// the run: each made once (a prefix of a journal that only grows stays what it was).
+pub(crate) type Checkpoints =
+    std::collections::BTreeMap<usize, Vec<crate::stats::league::Standing>>;
+
+/// The journal's lengths the Elo over the run is drawn at: multiples of a power of two
+/// that leaves at most [`ELO_POINTS`] of them, and the journal's length itself. A journal
+/// that grows keeps its earlier points (the step only doubles), so each is fitted once.
+fn checkpoints_of(n: usize) -> Vec<usize> {
+    let mut step = 1;
+    while n / step > ELO_POINTS {
+        step *= 2;
+    }
+    let mut at: Vec<usize> = (1..=n / step).map(|k| k * step).collect();
+    if at.last() != Some(&n) && n > 0 {
+        at.push(n);
+    }
+    at
+}
+
+/// Team `name`'s Elo (with its interval) at each of [`checkpoints_of`] the journal's games:
+/// `[games, elo, low, high]`; the standings at each point are kept in `kept`.
+fn elo_over_the_run(loaded: &Loaded, name: &str, kept: &mut Checkpoints) -> Vec<Value> {
     let plan = &loaded.plan;
-    let bots: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let scoring = crate::stats::league::Scoring {
-        win: plan.points_win,
-        tie: plan.points_tie,
-    };
     let n = loaded.games.len();
-    let step = n.div_ceil(ELO_POINTS).max(1);
     let mut points = Vec::new();
-    let mut upto = step.min(n);
-    while upto > 0 {
-        let tally = crate::tournament::tally::Tally::of(&loaded.games[..upto]);
-        let table = crate::stats::league::table_of(&bots, &tally.counts, scoring, None);
-        if let Some(row) = table.rows.iter().find(|r| r.bot == name)
+    for upto in checkpoints_of(n) {
+        let rows = kept.entry(upto).or_insert_with(|| {
+            let tally = crate::tournament::tally::Tally::of(&loaded.games[..upto]);
+            crate::stats::league::table_of(&bot_names(plan), &tally.counts, scoring(plan), None)
+                .rows
+        });
+        if let Some(row) = rows.iter().find(|r| r.bot == name)
             && row.games > 0
         {
             points.push(json!([
@@ -328,11 +508,10 @@ fn elo_over_the_run(loaded: &Loaded, name: &str) -> Vec<Value> {
                 finite(row.elo_high)
             ]));
         }
-        if upto == n {
-            break;
-        }
-        upto = (upto + step).min(n);
     }
+    // Points of a smaller step, or a length the journal has grown past, are drawn no more.
+    let wanted = checkpoints_of(n);
+    kept.retain(|upto, _| wanted.contains(upto));
     points
 }
 
@@ -389,4 +568,26 @@ fn replay_json<G: crate::games::Game>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_elo_over_the_run_keeps_its_points_as_the_journal_grows() {
+        assert_eq!(checkpoints_of(0), Vec::<usize>::new());
+        assert_eq!(checkpoints_of(3), vec![1, 2, 3]);
+        let at_30 = checkpoints_of(30);
+        assert_eq!(at_30.len(), 15, "{at_30:?}");
+        assert_eq!(at_30[..3], [2, 4, 6]);
+        assert_eq!(at_30.last(), Some(&30));
+        // Grown to 870 games: at most 24 points and the last, each a multiple of the step,
+        // so the points of a smaller journal at that step are kept.
+        let at_870 = checkpoints_of(870);
+        assert!(at_870.len() <= ELO_POINTS + 1, "{at_870:?}");
+        assert_eq!(at_870[0], 64);
+        assert!(at_870.iter().all(|p| p % 64 == 0 || *p == 870));
+        assert!(checkpoints_of(900).starts_with(&at_870[..at_870.len() - 1]));
+    }
 }
