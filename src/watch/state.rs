@@ -46,11 +46,14 @@ struct Cache {
     /// The standings at the points of the teams' Elo over the run, kept while the journal
     /// only grows.
     checkpoints: Checkpoints,
-    /// The last state answered: the results and the live file's time it was made of,
-    /// and when.
-    state: Option<(Arc<Results>, Option<SystemTime>, Instant, Arc<String>)>,
+    /// The last state answered.
+    state: Option<Answered>,
     replays: Vec<(u64, Arc<String>)>,
 }
+
+/// A state answered: the results and the live file's time it was made of, when, and
+/// its text.
+struct Answered(Arc<Results>, Option<SystemTime>, Instant, Arc<String>);
 
 /// A state is answered again as it was for this long while neither the journal nor the
 /// live file changed: a page moves its clocks on by itself.
@@ -146,7 +149,7 @@ impl Folder {
         let live_time = std::fs::metadata(self.dir.join(LIVE_FILE))
             .and_then(|m| m.modified())
             .ok();
-        if let Some((of, time, made, text)) = &self.lock().state
+        if let Some(Answered(of, time, made, text)) = &self.lock().state
             && Arc::ptr_eq(of, &results)
             && *time == live_time
             && made.elapsed() < STATE_KEPT
@@ -179,7 +182,12 @@ impl Folder {
         object.insert("in_play".into(), games);
         object.insert("kinds".into(), kinds);
         let text = state.to_string();
-        self.lock().state = Some((results, live_time, Instant::now(), Arc::new(text.clone())));
+        self.lock().state = Some(Answered(
+            results,
+            live_time,
+            Instant::now(),
+            Arc::new(text.clone()),
+        ));
         Ok(text)
     }
 
