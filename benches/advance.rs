@@ -22,14 +22,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod support;
-use support::arbiter_binary;
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use support::{arbiter_binary, env_or};
 
 fn console(bin: &std::path::Path, words: &[&str]) -> CommandSpec {
     let mut c = CommandSpec::new(bin.to_string_lossy()).arg("console-bot");

@@ -36,14 +36,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::arbiter_binary;
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use support::{arbiter_binary, env_or};
 
 struct Stats {
     mean: Duration,

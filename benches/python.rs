@@ -68,35 +68,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{Paired, median, median_interval};
+use support::{Paired, cpu_seconds, env_or, load_average, median, median_interval};
 
 const SEED_VAR: &str = "ASALTO_BENCH_SEED";
 const FREEZE_VAR: &str = arbiter::clocks::freeze::DISABLE_VAR;
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// CPU seconds (user + system) of this process and of its reaped children.
-fn cpu_seconds() -> [f64; 2] {
-    let of = |who| {
-        // SAFETY: getrusage only writes the struct it is given.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(who, &mut usage) };
-        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        tv(usage.ru_utime) + tv(usage.ru_stime)
-    };
-    [of(libc::RUSAGE_SELF), of(libc::RUSAGE_CHILDREN)]
-}
-
-fn uptime() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
 
 /// One game: who plays the rebels, who the officers, and the seed.
 #[derive(Clone)]
@@ -785,7 +760,7 @@ fn main() {
             "no"
         }
     );
-    println!("  load (1, 5, 15 min) at the start: {}", uptime());
+    println!("  load (1, 5, 15 min) at the start: {}", load_average());
     let (mut arb, mut per, mut one) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let a = measure(|| through_arbiter(&python, &fixtures));
@@ -1016,7 +991,7 @@ fn main() {
         cb * 1000.0 / n,
         wl / wb
     );
-    println!("  load (1, 5, 15 min) at the end: {}", uptime());
+    println!("  load (1, 5, 15 min) at the end: {}", load_average());
     let _ = std::fs::remove_dir_all(dir.with_extension("records"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -49,7 +49,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{Paired, median};
+use support::{Paired, cpu_seconds, env_or, load_average, median};
 
 /// The bots: each a course example subclassed with its generator seeded by its name.
 const BOTS: [(&str, &str); 4] = [
@@ -58,31 +58,6 @@ const BOTS: [(&str, &str); 4] = [
     ("random_a", "random"),
     ("random_b", "random"),
 ];
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// CPU seconds (user + system) of this process and of its reaped children.
-fn cpu_seconds() -> [f64; 2] {
-    let of = |who| {
-        // SAFETY: getrusage only writes the struct it is given.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(who, &mut usage) };
-        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        tv(usage.ru_utime) + tv(usage.ru_stime)
-    };
-    [of(libc::RUSAGE_SELF), of(libc::RUSAGE_CHILDREN)]
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
 
 /// The bots' files, each in a folder of its own with the course modules it imports (a
 /// confined bot sees its own folder only).

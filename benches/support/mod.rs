@@ -98,3 +98,30 @@ impl Paired {
         }
     }
 }
+
+/// The environment variable `name` parsed, or `default` when it is unset or does not parse.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// CPU seconds (user + system) of this process and of its reaped children.
+pub fn cpu_seconds() -> [f64; 2] {
+    let of = |who| {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut usage) };
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        tv(usage.ru_utime) + tv(usage.ru_stime)
+    };
+    [of(libc::RUSAGE_SELF), of(libc::RUSAGE_CHILDREN)]
+}
+
+/// The machine's load averages (1, 5 and 15 minutes), as /proc/loadavg gives them.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
