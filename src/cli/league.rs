@@ -562,8 +562,12 @@ fn play<G: Builtins>(
     mut roster: Option<RosterCopy>,
 ) -> Result<i32, Error> {
     let stop = graceful_stop();
-    let mut progress = Progress::new(quiet, anchor);
-    progress.follow(t.live.clone());
+    // The run's live state: the one `dispatch` gave it, or one of its own.
+    let board = t
+        .live
+        .clone()
+        .unwrap_or_else(|| crate::tournament::live::Board::new(t.jobs));
+    let mut progress = Progress::new(quiet, anchor, board);
     // However the run ends, its live state says so, with nothing in play.
     let _ended = t.live.as_deref().map(|board| board.ending(&t.out));
     let report_dir = t.out.join(report::REPORT_DIR);

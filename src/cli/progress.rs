@@ -20,14 +20,9 @@ pub(super) struct Progress<'a> {
     anchor: Option<&'a crate::stats::elo::Anchor>,
     bar: Option<indicatif::ProgressBar>,
     last_line: Instant,
-    started: Instant,
-    first_done: usize,
-    /// When the last games finished, most recent last: the ETA follows the games of the
-    /// moment (later games that run to the round limit take longer than early failures).
-    recent: std::collections::VecDeque<Instant>,
-    /// The run's live state (its games in play and their clocks), when the run keeps one:
-    /// the ETA is then the board's, which counts the games in flight.
-    board: Option<Arc<Board>>,
+    /// The run's live state: its games in play, their clocks, and the ETA that counts
+    /// them.
+    board: Arc<Board>,
     /// The leader as the last finished game left it, for the bar's message.
     lead: Arc<Mutex<String>>,
     /// The thread that redraws the bar's message as time passes, and its stop.
@@ -78,53 +73,21 @@ fn bar_message(state: &LiveState, lead: &str) -> String {
     crate::untrusted::text::terminal(&parts.join(", ")).into_owned()
 }
 
-/// Finished games the ETA's rate is taken over.
-const ETA_WINDOW: usize = 20;
-
 impl<'a> Progress<'a> {
-    pub(super) fn new(quiet: bool, anchor: Option<&'a crate::stats::elo::Anchor>) -> Self {
+    pub(super) fn new(
+        quiet: bool,
+        anchor: Option<&'a crate::stats::elo::Anchor>,
+        board: Arc<Board>,
+    ) -> Self {
         Progress {
             quiet,
             anchor,
             bar: None,
             last_line: Instant::now(),
-            started: Instant::now(),
-            first_done: 0,
-            recent: std::collections::VecDeque::new(),
-            board: None,
+            board,
             lead: Arc::default(),
             ticker: None,
         }
-    }
-
-    /// Shows the games in play and the ETA of `board`, the run's live state.
-    pub(super) fn follow(&mut self, board: Option<Arc<Board>>) {
-        self.board = board;
-    }
-
-    /// The ETA: the board's when the run keeps one, else from the rate of finished games.
-    fn eta_now(&self, played: usize, left: usize) -> Option<f64> {
-        match &self.board {
-            Some(board) => board.snapshot().eta_s,
-            None => Some(self.eta(played, left)),
-        }
-    }
-
-    /// Seconds until the `left` games still to play are done: at the rate of the last
-    /// [`ETA_WINDOW`] games once there are enough, else of every game this run played.
-    fn eta(&self, played: usize, left: usize) -> f64 {
-        let rate = match (self.recent.front(), self.recent.back()) {
-            (Some(first), Some(last)) if self.recent.len() >= 4 => {
-                let span = last.duration_since(*first).as_secs_f64();
-                // Games ending at once (one per core) make no span: fall back.
-                (span > 0.0).then(|| (self.recent.len() - 1) as f64 / span)
-            }
-            _ => None,
-        };
-        let rate = rate.unwrap_or_else(|| {
-            played.max(1) as f64 / self.started.elapsed().as_secs_f64().max(1e-3)
-        });
-        left as f64 / rate
     }
 
     /// Shows `event` of the run writing into `out`, and keeps the run's tables there up
@@ -162,11 +125,7 @@ impl<'a> Progress<'a> {
                 if already_done > 0 {
                     note!("resuming: {already_done} of {total} games already played");
                 }
-                if let Some(board) = &self.board {
-                    board.counts(total, already_done);
-                }
-                self.first_done = already_done;
-                self.started = Instant::now();
+                self.board.counts(total, already_done);
                 if std::io::stdout().is_terminal() {
                     let bar = indicatif::ProgressBar::new(total as u64);
                     bar.set_style(
@@ -176,9 +135,7 @@ impl<'a> Progress<'a> {
                         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                     );
                     bar.set_position(already_done as u64);
-                    if let Some(board) = &self.board {
-                        self.ticker = Some(tick(bar.clone(), board.clone(), self.lead.clone()));
-                    }
+                    self.ticker = Some(tick(bar.clone(), self.board.clone(), self.lead.clone()));
                     self.bar = Some(bar);
                 } else {
                     say!("{already_done}/{total} games");
@@ -205,26 +162,15 @@ impl<'a> Progress<'a> {
                 let lead = leader
                     .map(|(bot, points)| format!("leader: {bot} ({points} points)"))
                     .unwrap_or_default();
-                self.recent.push_back(Instant::now());
-                if self.recent.len() > ETA_WINDOW {
-                    self.recent.pop_front();
-                }
                 *self.lead.lock().unwrap_or_else(|e| e.into_inner()) = lead.clone();
-                let eta = self.eta_now(done - self.first_done, total - done);
-                let playing = self
-                    .board
-                    .as_ref()
-                    .map(|b| in_play_text(&b.snapshot()))
-                    .unwrap_or_default();
+                let state = self.board.snapshot();
                 if let Some(bar) = &self.bar {
                     bar.set_position(done as u64);
-                    let message = match &self.board {
-                        Some(board) => bar_message(&board.snapshot(), &lead),
-                        None => format!("{}, {lead}", eta_text(eta)),
-                    };
-                    bar.set_message(crate::untrusted::text::terminal(&message).into_owned());
+                    bar.set_message(bar_message(&state, &lead));
                 } else if self.last_line.elapsed() >= Duration::from_secs(5) || done == total {
-                    let mut line = format!("{done}/{total} games, {}, {lead}", eta_text(eta));
+                    let playing = in_play_text(&state);
+                    let mut line =
+                        format!("{done}/{total} games, {}, {lead}", eta_text(state.eta_s));
                     if !playing.is_empty() && done < total {
                         line.push_str(&format!(", {playing}"));
                     }
@@ -415,21 +361,5 @@ mod tests {
             "in play: #1 T1-T2 ply 10, 1 s; #2 T1-T3 ply 20, 2 s; #3 T1-T4 ply 30, 3 s; 2 more"
         );
         assert!(bar_message(&state, "").starts_with("ETA 42 s, in play: #1 T1-T2"));
-    }
-
-    #[test]
-    fn the_eta_follows_the_last_games_not_the_runs_average() {
-        let now = Instant::now();
-        let ago = |s: f64| now.checked_sub(Duration::from_secs_f64(s)).unwrap();
-        let mut progress = Progress::new(true, None);
-        // 100 games in 30 s: early failures, fast; the last 20 came one a second.
-        progress.started = ago(30.0);
-        assert!(
-            (progress.eta(100, 50) - 15.0).abs() < 0.1,
-            "the run's rate at first"
-        );
-        progress.recent = (0..20).rev().map(|k| ago(k as f64)).collect();
-        let eta = progress.eta(100, 50);
-        assert!((eta - 50.0).abs() < 0.5, "{eta}: 50 games at one a second");
     }
 }

@@ -136,6 +136,9 @@ pub struct Board {
 #[derive(Debug)]
 struct Counted {
     state: LiveState,
+    /// The run has opened its journal ([`Board::counts`]): a run refused before (another
+    /// run holds the folder, a plan that differs) leaves the folder's live file alone.
+    opened: bool,
     /// Wall seconds of the games this run played, summed.
     seconds: f64,
 }
@@ -146,6 +149,7 @@ impl Board {
         Arc::new(Board {
             state: Mutex::new(Counted {
                 state: LiveState::empty(jobs),
+                opened: false,
                 seconds: 0.0,
             }),
         })
@@ -160,10 +164,12 @@ impl Board {
         let mut counted = self.lock();
         counted.state.total = total;
         counted.state.done = done;
+        counted.opened = true;
     }
 
-    /// Game `id`, which this run played, ended `seconds` after its first turn: one more
-    /// game of the schedule is done, and it is no longer in play.
+    /// Game `id`, which this run played, ended `seconds` after its first turn (its
+    /// record's duration): one more game of the schedule is done, and it is no longer in
+    /// play.
     pub fn game_ended(&self, id: u64, seconds: f64) {
         let mut counted = self.lock();
         counted.state.games.retain(|g| g.id != id);
@@ -240,8 +246,9 @@ pub struct Ending<'a> {
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
         self.board.end();
-        // A folder never made (a refused run) gets no live file.
-        if self.dir.join(super::journal::JOURNAL_FILE).exists() {
+        // Only a run that opened the journal: a refused one would overwrite the live file
+        // of the run that holds the folder.
+        if self.board.lock().opened {
             let _ = self.board.write(self.dir);
         }
     }
@@ -320,27 +327,38 @@ impl<G: Game> Tracker<G> {
         self.moved.store(true, Ordering::Relaxed);
     }
 
-    /// Game `id` is over (or was given up); returns its seconds since its first turn.
-    pub(crate) fn end(&self, id: u64) -> Option<f64> {
-        let ended = self.lock().remove(&id);
+    /// Game `id` is over (or was given up).
+    pub(crate) fn end(&self, id: u64) {
+        self.lock().remove(&id);
         self.moved.store(true, Ordering::Relaxed);
-        ended.map(|p| p.started.elapsed().as_secs_f64())
     }
 
-    /// The games in play, drawn.
+    /// The games in play, drawn: copied under the lock, drawn outside it, so that no
+    /// worker's turn waits on the drawing.
     fn drawn(&self, game: &G) -> Vec<InPlay> {
         let roles = game.roles();
-        self.lock()
+        let copied: Vec<(InPlay, Option<G::State>)> = self
+            .lock()
             .iter()
-            .map(|(&id, playing)| InPlay {
-                id,
-                bots: playing.bots.clone(),
-                roles,
-                ply: playing.ply,
-                to_move: playing.to_move.map(Side::index),
-                game_s: playing.started.elapsed().as_secs_f64(),
-                move_s: playing.move_started.elapsed().as_secs_f64(),
-                board: playing.state.as_ref().map(|s| game.view(s)),
+            .map(|(&id, playing)| {
+                let game = InPlay {
+                    id,
+                    bots: playing.bots.clone(),
+                    roles,
+                    ply: playing.ply,
+                    to_move: playing.to_move.map(Side::index),
+                    game_s: playing.started.elapsed().as_secs_f64(),
+                    move_s: playing.move_started.elapsed().as_secs_f64(),
+                    board: None,
+                };
+                (game, playing.state.clone())
+            })
+            .collect();
+        copied
+            .into_iter()
+            .map(|(mut in_play, state)| {
+                in_play.board = state.as_ref().map(|s| game.view(s));
+                in_play
             })
             .collect()
     }

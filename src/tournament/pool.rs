@@ -322,10 +322,9 @@ fn play_seated<G: Builtins>(
         handshake,
         &mut |event| tracker.event(game, fixture.id, &event),
     );
-    if let Some(seconds) = tracker.end(fixture.id)
-        && record.reason != CANCELLED
-        && record.reason != MACHINE_LOAD
-    {
+    tracker.end(fixture.id);
+    if record.reason != CANCELLED && record.reason != MACHINE_LOAD {
+        let seconds = record.duration_ms.unwrap_or_default() / 1000.0;
         board.game_ended(fixture.id, seconds);
     }
     record

@@ -160,7 +160,9 @@ impl Folder {
         let live = live_state(&self.dir);
         let done = results.loaded.games.len();
         let object = state.as_object_mut().expect("the summary is an object");
-        let running = live.as_ref().is_some_and(|l| l["running"] == true) && run_holds(&self.dir);
+        // A run killed with its live file saying it runs holds the folder's lock no more.
+        let running = live.as_ref().is_some_and(|l| l["running"] == true)
+            && journal::held_by_a_run(&self.dir);
         object.insert("running".into(), json!(running));
         object.insert("done".into(), json!(done));
         object.insert(
@@ -253,12 +255,6 @@ fn live_state(dir: &Path) -> Option<Value> {
     let text = std::fs::read(dir.join(LIVE_FILE)).ok()?;
     let value: Value = serde_json::from_slice(&text).ok()?;
     (value["live"] == crate::tournament::live::LIVE_FORMAT).then_some(value)
-}
-
-/// Whether a run holds `dir`: its lock is taken. A run killed with its live file saying
-/// it runs holds it no longer.
-fn run_holds(dir: &Path) -> bool {
-    crate::tournament::journal::held_by_a_run(dir)
 }
 
 /// The live file's games in play, their clocks moved on to now.

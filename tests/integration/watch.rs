@@ -610,3 +610,49 @@ fn nothing_the_page_serves_holds_a_bots_secret_or_a_bot_folders_path() {
     assert!(printed, "the spy's output reached its records");
     assert_eq!(league.wait(Duration::from_secs(20)), Some(0));
 }
+
+#[test]
+fn a_run_refused_on_a_folder_another_run_holds_leaves_that_runs_live_state_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    // Moves of 3 s: the running league rewrites its live file only when a game moves.
+    let slow = slow_bot(dir.path(), "Slow", 3.0);
+    let out = dir.path().join("league");
+    let args = [
+        "league",
+        "--quiet",
+        "--round-limit",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+        slow.to_str().unwrap(),
+        "builtin:greedy",
+    ];
+    let mut first = crate::common::arbiter()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let live = out.join("live.json");
+    let running = || {
+        std::fs::read_to_string(&live)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| v["running"] == true && v["games"][0]["board"].is_object())
+    };
+    until(
+        Duration::from_secs(30),
+        "the first run's game in play",
+        running,
+    );
+    let (code, stdout, stderr) = crate::common::run(crate::common::arbiter().args(args));
+    assert_eq!(code, 2, "the second run is refused: {stdout}{stderr}");
+    assert!(stderr.contains("another arbiter run"), "{stderr}");
+    assert!(
+        running(),
+        "the refused run rewrote the live state: {}",
+        std::fs::read_to_string(&live).unwrap()
+    );
+    let _ = first.kill();
+    let _ = first.wait();
+}
