@@ -347,11 +347,14 @@ fn read_on(journal: &Path, before: Option<Reading>) -> Result<Reading, Error> {
     let Some(mut reading) =
         before.filter(|r| r.header == header && r.offset <= len && r.inode == inode)
     else {
-        let loaded = journal::load(journal)?;
-        let ids = loaded.games.iter().map(|g| g.id).collect();
-        // The whole lines read: up to the last newline.
+        // Where the whole lines end, taken before the journal is loaded: a line appended
+        // meanwhile is in what is loaded and read again the next time, once by its id,
+        // where taken after it would be skipped for good.
         let bytes = std::fs::read(journal).map_err(io)?;
         let offset = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64;
+        drop(bytes);
+        let loaded = journal::load(journal)?;
+        let ids = loaded.games.iter().map(|g| g.id).collect();
         return Ok(Reading {
             loaded,
             offset,
