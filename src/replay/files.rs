@@ -1,9 +1,10 @@
 //! The files of replays a report's game browser writes beside its page: one script per
-//! block of games, each game's line of it deflated with the block's, and a private index
+//! block of games, each game's line deflated on its own ([`pack_line`]), and a private index
 //! of what the blocks hold ([`KNOWN_FILE`]), so that the report of a journal that changed
 //! a little (a league updated, run again, or rebuilt by `arbiter table`) replays only the
-//! games it has not replayed before, and leaves a block whose games are all as they were
-//! as it is, not deflated again.
+//! games it has not replayed before (a game it had is copied as it was packed, neither
+//! inflated nor deflated again), and leaves a block whose games are all as they were as
+//! it is.
 //!
 //! A game's line of a replays file depends only on the game's journal line (not its id:
 //! an update may move a game to another id) and on the game, its rules, the seed and the
@@ -20,7 +21,7 @@ use super::{GameRow, Replayed};
 use crate::error::Error;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The folder, inside a report's folder, that holds the page's replays: one script per
@@ -32,33 +33,47 @@ pub(crate) fn block_file(block: usize) -> String {
     format!("{block:06}.js")
 }
 
-/// Games per block of replays (one file each): few enough that opening a game loads and
-/// inflates little, enough that deflate finds what games share (an Asalto league's
-/// replays shrink about fifteenfold).
+/// Games per block of replays (one file each): few enough that opening a game loads
+/// little, enough that a league's folder holds few files.
 pub(crate) const GAMES_PER_BLOCK: usize = 64;
 
 /// The function a block's script calls, defined by the page: `(block, ids, data)`.
 pub(crate) const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
 
-/// The script of block `n` holding the games `ids` whose lines are `lines`: one call
-/// `arbiterReplayBlock(n, [ids], "DATA")`, DATA the lines deflated (zlib) and in base64,
-/// which the browser inflates with its own `DecompressionStream`. A script rather than
-/// data: a page opened from the disk may load scripts beside it but not fetch files.
-pub(crate) fn block_script(n: usize, ids: &[u64], lines: &[u8]) -> String {
+/// A game's line of a replays file as a block holds it: deflated (zlib, the fastest level)
+/// and in base64, on its own. Each game is packed apart, where the game is replayed (on
+/// the thread that played it, or on rayon's): a block is then only its games' packed
+/// lines put together, and a league that grew writes its blocks again without deflating
+/// (or inflating) a game it already had. A game deflated alone shrinks as much as in a
+/// block: its own positions are most of what it repeats.
+pub(crate) fn pack_line(line: &str) -> String {
     use base64::Engine;
     use std::io::Write;
-    // The fastest level: a league that grew deflates every block again, and a block is
-    // loaded once, when one of its games is opened.
-    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut deflate = flate2::write::ZlibEncoder::new(
+        Vec::with_capacity(line.len() / 4),
+        flate2::Compression::fast(),
+    );
     // Writing into memory cannot fail.
-    deflate.write_all(lines).expect("in-memory deflate");
+    deflate
+        .write_all(line.as_bytes())
+        .expect("in-memory deflate");
     let bytes = deflate.finish().expect("in-memory deflate");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The script of block `n` holding the games `ids` whose packed lines ([`pack_line`]) are
+/// `packed`, each as a JSON string, comma-separated: one call
+/// `arbiterReplayBlock(n, [ids], ["GAME", ...])`, which the page inflates a game at a time,
+/// with the browser's own `DecompressionStream`, when the game is opened. A script rather
+/// than data: a page opened from the disk may load scripts beside it but not fetch files.
+pub(crate) fn block_script(n: usize, ids: &[u64], packed: &[u8]) -> String {
     let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
-    format!(
-        "{BLOCK_CALLBACK}({n},[{}],\"{}\");\n",
-        ids.join(","),
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    )
+    let mut script = format!("{BLOCK_CALLBACK}({n},[{}],[", ids.join(","));
+    script.reserve(packed.len() + 4);
+    // Base64 and quotes: ASCII.
+    script.push_str(std::str::from_utf8(packed).unwrap_or_default());
+    script.push_str("]);\n");
+    script
 }
 
 /// A game of a journal for the game browser: replayed already (found in the report's
@@ -88,7 +103,7 @@ pub(crate) fn head(
     let settings =
         serde_json::to_string(&(game, rules, seed, roles)).expect("settings always serialize");
     format!(
-        "arbiter known replays 1 {} {}\n",
+        "arbiter known replays 2 {} {}\n",
         env!("ARBITER_BUILD"),
         hex(&Sha256::digest(settings.as_bytes())[..16])
     )
@@ -127,7 +142,7 @@ pub(crate) struct KnownReplays {
 /// The blocks of an index read back so far: the last few, and which were tried.
 #[derive(Default)]
 pub(crate) struct BlocksRead {
-    /// The lines of the blocks read back last, a few at most.
+    /// The packed lines of the blocks read back last, a few at most.
     read: VecDeque<(usize, Vec<String>)>,
     /// Blocks read back once (or found changed): never read again.
     tried: HashSet<usize>,
@@ -237,30 +252,31 @@ impl KnownReplays {
                 rounds,
                 detail,
             },
-            line: lines.get(place)?.clone(),
+            packed: lines.get(place)?.clone(),
             key: Some(*key),
         })
     }
 }
 
-/// The lines of block `n` in `folder`, when its script's digest is `digest`.
+/// The packed lines ([`pack_line`]) of block `n` in `folder`, when its script's digest is
+/// `digest`.
 fn read_block(folder: &Path, n: usize, digest: &BlockDigest) -> Option<Vec<String>> {
-    use base64::Engine;
     let script = std::fs::read(folder.join(block_file(n))).ok()?;
     if Sha256::digest(&script)[..] != digest[..] {
         return None;
     }
-    // `arbiterReplayBlock(n,[ids],"DATA");\n`: DATA has no quote.
-    let data = script.strip_suffix(b"\");\n")?;
-    let data = &data[data.iter().rposition(|&b| b == b'"')? + 1..];
-    let zlib = base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .ok()?;
-    let mut text = String::new();
-    flate2::read::ZlibDecoder::new(zlib.as_slice())
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text.lines().map(str::to_string).collect())
+    // `arbiterReplayBlock(n,[ids],["GAME",...]);\n`: base64 holds no quote nor comma.
+    let data = script.strip_suffix(b"]);\n")?;
+    let data = &data[data.windows(3).position(|w| w == b"],[")? + 3..];
+    if data.is_empty() {
+        return Some(Vec::new());
+    }
+    data.split(|&b| b == b',')
+        .map(|item| {
+            let item = item.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+            String::from_utf8(item.to_vec()).ok()
+        })
+        .collect()
 }
 
 /// Whether block `n` of `folder` is still the script of `digest`: then a block of the same
@@ -379,4 +395,48 @@ pub(crate) fn unhex(text: &[u8]) -> Option<Key> {
         *key.get_mut(i)? = (digit(pair[0])? * 16 + digit(*pair.get(1)?)?) as u8;
     }
     Some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// What a block holds of each game is read back as it was packed, and inflates to the
+    /// game's line: a league that grew copies it into its new block unchanged.
+    #[test]
+    fn a_blocks_packed_lines_are_read_back_as_written_and_inflate_to_each_games_line() {
+        use base64::Engine;
+        let lines = ["[7,[[\"a\",\"\"]],[]]", "[\"x\",\"y, \\\"z\\\"\"]", ""];
+        let packed: Vec<String> = lines.iter().map(|l| pack_line(l)).collect();
+        let joined: Vec<String> = packed.iter().map(|p| format!("\"{p}\"")).collect();
+        let script = block_script(3, &[10, 11, 12], joined.join(",").as_bytes());
+        assert!(
+            script.starts_with("arbiterReplayBlock(3,[10,11,12],[\""),
+            "{script}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(block_file(3)), &script).unwrap();
+        let read = read_block(dir.path(), 3, &digest_of(script.as_bytes())).expect("read back");
+        assert_eq!(read, packed);
+        for (packed, line) in read.iter().zip(lines) {
+            let zlib = base64::engine::general_purpose::STANDARD
+                .decode(packed)
+                .unwrap();
+            let mut text = String::new();
+            flate2::read::ZlibDecoder::new(zlib.as_slice())
+                .read_to_string(&mut text)
+                .unwrap();
+            assert_eq!(text, line);
+        }
+        // Another digest: not read.
+        assert_eq!(read_block(dir.path(), 3, &[0; 32]), None);
+        // A block of no games.
+        let empty = block_script(0, &[], b"");
+        std::fs::write(dir.path().join(block_file(0)), &empty).unwrap();
+        assert_eq!(
+            read_block(dir.path(), 0, &digest_of(empty.as_bytes())),
+            Some(Vec::new())
+        );
+    }
 }

@@ -303,13 +303,14 @@ impl GameRow {
 }
 
 /// One game as the page's game browser takes it: its row of the list and its line of a
-/// replays file (`encode_game`), made together from its record.
+/// replays file (`encode_game`) packed as a block holds it (`files::pack_line`), made
+/// together from its record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replayed {
     /// The game's row of the game list.
     pub row: GameRow,
-    /// The game's line of a replays file: JSON, without its newline.
-    pub line: String,
+    /// The game's line of a replays file (JSON) deflated and in base64 (`files::pack_line`).
+    pub packed: String,
     /// The key of the game's journal line (`tournament::journal::key_of`), when whoever
     /// made this had the line: the report's index of the replays it holds finds the
     /// game by it.
@@ -326,7 +327,7 @@ impl Replayed {
     ) -> Replayed {
         Replayed {
             row: GameRow::of(roles, id, record),
-            line: encode_game(game, record),
+            packed: files::pack_line(&encode_game(game, record)),
             key: None,
         }
     }

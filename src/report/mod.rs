@@ -164,7 +164,7 @@ pub fn write_counted(
         // Handed each game the run appended to a journal it started: the journal's games
         // when they are as many.
         Some(browser) if browser.games() == tally.games => browser.finish(plan)?,
-        // Its blocks are deflated while the figures are drawn (`write_files` waits).
+        // Its blocks are written while the figures are drawn (`write_files` waits).
         _ => {
             let journal = dir.join(journal::JOURNAL_FILE);
             replays_known::section_known(plan, &journal, report_dir, None)?.0
@@ -427,7 +427,7 @@ fn write_files(
     if report.public {
         remove_other_tables(&tables_dir, &written)?;
     }
-    // The replays' blocks were deflated meanwhile, on other threads.
+    // The replays' blocks were written meanwhile, on other threads.
     games.wait()?;
     let index = out.join("index.html");
     let (before, after) = html::render(report, &plots)?;

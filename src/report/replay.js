@@ -11,7 +11,7 @@
   var index = JSON.parse($("arb-games-index").textContent);
   var PAGE = 100;
   var PER_BLOCK = index.games_per_block;
-  var inflated = {}, arrived = {}, loaded = [];
+  var fetched = {}, arrived = {}, loaded = [];
   var roles = index.roles;
   var fills = {};
   index.kinds.forEach(function (k) { fills[k.name] = k; });
@@ -102,8 +102,8 @@
   // The replay: a game's line is parsed when it is opened, into every position of the game.
   var game = null, ply = 0, timer = null;
 
-  // Each block's script calls this with its number, its games' ids and its games' lines
-  // deflated and in base64.
+  // Each block's script calls this with its number, its games' ids and its games' lines,
+  // each deflated on its own and in base64.
   window.arbiterReplayBlock = function (k, ids, data) {
     arrived[k] = { ids: ids, data: data };
   };
@@ -138,20 +138,22 @@
     });
   }
 
-  // The games' lines of block `k`, loaded and inflated once: a promise.
+  // The games of block `k`, loaded once: a promise of their ids and packed lines.
   function block(k) {
-    if (inflated[k]) return inflated[k];
-    inflated[k] = loadBlock(k).then(function (got) {
-      var text = atob(got.data), bytes = new Uint8Array(text.length);
-      for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-      return new Response(stream).text().then(function (t) {
-        return { ids: got.ids, lines: t.split("\n") };
-      });
-    });
+    if (fetched[k]) return fetched[k];
+    fetched[k] = loadBlock(k);
     // A block that failed is tried again the next time one of its games is opened.
-    inflated[k].catch(function () { delete inflated[k]; });
-    return inflated[k];
+    fetched[k].catch(function () { delete fetched[k]; });
+    return fetched[k];
+  }
+
+  // A game's line, deflated and in base64, inflated: a promise of its text.
+  function inflate(packed) {
+    if (typeof packed !== "string") return Promise.reject(new Error("no replay of this game"));
+    var text = atob(packed), bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text();
   }
 
   function decode(text) {
@@ -326,8 +328,10 @@
           "lists game " + games[line].id + ": it was written with another report; reload " +
           "the page");
       }
+      return inflate(got.data[at]);
+    }).then(function (text) {
       // A game opened after this one wins.
-      if (ticket === opening) showGame(line, decode(got.lines[at]));
+      if (ticket === opening) showGame(line, decode(text));
     }).catch(function (e) {
       if (ticket !== opening) return;
       game = null;

@@ -4,9 +4,9 @@
 //!
 //! Pages of a hundred thousand games stay quick: the page holds only the list, a small
 //! table of numbers and strings; each game's plies are one compact string (its first view,
-//! then per ply only the cells that changed), deflated with the rest of its block of games
-//! into a script beside the page (`REPLAYS_DIR`) that the page loads only when one of
-//! the block's games is opened. A [`Browser`] takes the games in journal order and writes
+//! then per ply only the cells that changed), deflated on its own where it was replayed,
+//! and put with the rest of its block of games into a script beside the page
+//! (`REPLAYS_DIR`) that the page loads only when one of the block's games is opened. A [`Browser`] takes the games in journal order and writes
 //! each whole block on a thread of its own, so a report holds the replays of a few blocks
 //! at a time, however many games. A run hands it each game replayed on the worker that
 //! played it; a report of a journal replays its games in parallel (`section`).
@@ -70,7 +70,7 @@ pub(super) fn section_reading<R>(
 
 /// The game browser being made from games handed in journal order ([`Browser::push`]):
 /// the list grows by a row a game, and each whole block of `GAMES_PER_BLOCK` games is
-/// deflated and written into `REPLAYS_DIR` as a chore of a run's game threads, or as a
+/// written into `REPLAYS_DIR` as a chore of a run's game threads, or as a
 /// task on rayon's, while games still come; a few blocks at most wait to be
 /// written, a block past them being written at once by the thread that filled it.
 pub struct Browser {
@@ -169,8 +169,8 @@ impl Writing {
 }
 
 /// Blocks handed over and not yet written, at most, when a run's game threads write
-/// them: gathering goes on while one is deflated, and what is held stays two blocks (a
-/// block of long games is a megabyte before it is deflated). The game threads take a
+/// them: gathering goes on while one is written, and what is held stays two blocks. The
+/// game threads take a
 /// block between games, far sooner than the next block fills.
 const BLOCKS_WAITING: usize = 1;
 
@@ -231,8 +231,13 @@ impl Browser {
         }
         self.keys.push(game.key);
         self.ids.push(game.row.id);
-        self.lines.extend_from_slice(game.line.as_bytes());
-        self.lines.push(b'\n');
+        // The block's packed lines as JSON strings, comma-separated (`block_script`).
+        if !self.lines.is_empty() {
+            self.lines.push(b',');
+        }
+        self.lines.push(b'"');
+        self.lines.extend_from_slice(game.packed.as_bytes());
+        self.lines.push(b'"');
         if self.ids.len() == GAMES_PER_BLOCK {
             self.write_block();
         }
@@ -307,7 +312,7 @@ impl Browser {
 
     /// Writes the last block and returns the game browser's HTML for the journal of
     /// `plan`; the blocks still being written are waited for by [`GamesHtml::wait`]
-    /// (which the page's writing does first), so that they are deflated while the rest of
+    /// (which the page's writing does first), so that they are written while the rest of
     /// the report is made. Then what an earlier report left in the folder and this one
     /// did not write is removed, and the report's index written.
     pub fn finish(mut self, plan: &Plan) -> Result<GamesHtml, Error> {

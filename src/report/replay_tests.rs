@@ -75,7 +75,7 @@ fn replays_are_written_block_by_block_while_the_journal_is_read() {
     let ids: Vec<String> = (first..games).map(|i| i.to_string()).collect();
     assert!(
         last.starts_with(&format!(
-            "{BLOCK_CALLBACK}({},[{}],\"",
+            "{BLOCK_CALLBACK}({},[{}],[\"",
             games / GAMES_PER_BLOCK,
             ids.join(",")
         )),
