@@ -159,19 +159,26 @@ pub fn write_counted(
     );
     model.roster = marks::kept_roster(dir)?;
     model.versions = versions::of(dir, &model)?;
-    write_all_tables(dir, &model)?;
-    let games = match browser {
-        // Handed each game the run appended to a journal it started: the journal's games
-        // when they are as many.
-        Some(browser) if browser.games() == tally.games => browser.finish(plan)?,
-        // Its blocks are written while the figures are drawn (`write_files` waits).
-        _ => {
-            let journal = dir.join(journal::JOURNAL_FILE);
-            replays_known::section_known(plan, &journal, report_dir, None)?.0
-        }
-    };
-    let index = write_files(&model, report_dir, &games, &latex::label_prefix(dir))?;
-    Ok((terminal::results_text(&model), index))
+    // The tables (a file per team among them) are written beside the report, on a thread
+    // of their own: they are apart, and the report's figures alone keep both cores busy
+    // for only part of the time.
+    let (tables, index) = beside(
+        || write_all_tables(dir, &model),
+        || {
+            let games = || match browser {
+                // Handed each game the run appended to a journal it started: the
+                // journal's games when they are as many.
+                Some(browser) if browser.games() == tally.games => browser.finish(plan),
+                _ => {
+                    let journal = dir.join(journal::JOURNAL_FILE);
+                    Ok(replays_known::section_known(plan, &journal, report_dir, None)?.0)
+                }
+            };
+            write_files(&model, report_dir, games, &latex::label_prefix(dir))
+        },
+    );
+    tables?;
+    Ok((terminal::results_text(&model), index?))
 }
 
 /// The bots the marks leave out under `plan`: `non_scoring` when given (each must be one
@@ -318,7 +325,10 @@ pub fn write_report_for(
         report.versions = versions::of(dir, &report)?;
     }
     let labels = labels.map_or_else(|| latex::label_prefix(dir), str::to_string);
-    Ok((write_files(&report, out, &games, &labels)?, loaded.repair))
+    Ok((
+        write_files(&report, out, || Ok(games), &labels)?,
+        loaded.repair,
+    ))
 }
 
 /// The journal of the tournament folder `dir`, or an error that says what `dir` is not.
@@ -376,16 +386,17 @@ pub(crate) fn write_report_files(
     journal: &Path,
     out: &Path,
 ) -> Result<PathBuf, Error> {
-    let games = replays_known::section(report.plan, journal, out)?;
     let labels = latex::label_prefix(journal.parent().unwrap_or(Path::new(".")));
-    write_files(report, out, &games, &labels)
+    let games = || replays_known::section(report.plan, journal, out);
+    write_files(report, out, games, &labels)
 }
 
-/// [`write_report_files`] with the game browser already made, its replays written.
+/// [`write_report_files`] with the game browser made by `games`, beside the figures
+/// (the browser's blocks of replays may still be being written when it returns).
 fn write_files(
     report: &Report,
     out: &Path,
-    games: &replay::GamesHtml,
+    games: impl FnOnce() -> Result<replay::GamesHtml, Error> + Send,
     labels: &str,
 ) -> Result<PathBuf, Error> {
     let plots_dir = out.join("plots");
@@ -394,14 +405,25 @@ fn write_files(
         source,
     })?;
     let plots = plots::all(report)?;
-    // Each plot is drawn on a thread of its own: drawing them is most of a report's time.
-    let drawn: Vec<_> = {
-        use rayon::prelude::*;
-        plots
-            .par_iter()
-            .map(|plot| figures::pdf_and_png(plot.file, &plot.svg))
-            .collect()
-    };
+    // Each plot is drawn on a thread of its own (drawing them is most of a report's
+    // time), while the game browser is made, the text files written and the page
+    // rendered.
+    let (games, (drawn, page)) = beside(games, || {
+        rayon::join(
+            || {
+                use rayon::prelude::*;
+                plots
+                    .par_iter()
+                    .map(|plot| figures::pdf_and_png(plot.file, &plot.svg))
+                    .collect::<Vec<_>>()
+            },
+            || {
+                write_texts(report, out, labels)?;
+                html::render(report, &plots)
+            },
+        )
+    });
+    let (games, (before, after)) = (games?, page?);
     for (plot, drawn) in plots.iter().zip(drawn) {
         let (pdf, png) = drawn?;
         write_atomic(&plots_dir.join(plot.file), plot.svg.as_bytes())?;
@@ -409,6 +431,34 @@ fn write_files(
         write_atomic(&plots_dir.join(format!("{stem}.pdf")), &pdf)?;
         write_atomic(&plots_dir.join(format!("{stem}.png")), &png)?;
     }
+    // The replays' blocks were written meanwhile, on other threads.
+    games.wait()?;
+    let index = out.join("index.html");
+    write_atomic_with(&index, |out| {
+        out.write_all(before.as_bytes())?;
+        games.write(out)?;
+        out.write_all(after.as_bytes())
+    })?;
+    Ok(index)
+}
+
+/// `apart` run on a thread of its own while this one runs `here`: both results. Not on
+/// rayon's threads: the game browser's reading waits for the replays it hands rayon, which
+/// a worker of a pool of one thread waiting itself would never run.
+fn beside<A: Send, B>(apart: impl FnOnce() -> A + Send, here: impl FnOnce() -> B) -> (A, B) {
+    std::thread::scope(|scope| {
+        let apart = scope.spawn(apart);
+        let here = here();
+        match apart.join() {
+            Ok(apart) => (apart, here),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+/// Writes report.md, report.tex and its tables' files of `report` into `out`, the tables
+/// labelled `labels`.
+fn write_texts(report: &Report, out: &Path, labels: &str) -> Result<(), Error> {
     write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
     write_atomic(
         &out.join("report.tex"),
@@ -427,16 +477,7 @@ fn write_files(
     if report.public {
         remove_other_tables(&tables_dir, &written)?;
     }
-    // The replays' blocks were written meanwhile, on other threads.
-    games.wait()?;
-    let index = out.join("index.html");
-    let (before, after) = html::render(report, &plots)?;
-    write_atomic_with(&index, |out| {
-        out.write_all(before.as_bytes())?;
-        games.write(out)?;
-        out.write_all(after.as_bytes())
-    })?;
-    Ok(index)
+    Ok(())
 }
 
 /// Removes from a public report's `tables/` every `.tex` file it did not write: a folder
