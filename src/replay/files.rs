@@ -47,18 +47,7 @@ pub(crate) const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
 /// (or inflating) a game it already had. A game deflated alone shrinks as much as in a
 /// block: its own positions are most of what it repeats.
 pub(crate) fn pack_line(line: &str) -> String {
-    use base64::Engine;
-    use std::io::Write;
-    let mut deflate = flate2::write::ZlibEncoder::new(
-        Vec::with_capacity(line.len() / 4),
-        flate2::Compression::fast(),
-    );
-    // Writing into memory cannot fail.
-    deflate
-        .write_all(line.as_bytes())
-        .expect("in-memory deflate");
-    let bytes = deflate.finish().expect("in-memory deflate");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+    crate::untrusted::deflate::deflate_base64(line.as_bytes(), flate2::Compression::fast())
 }
 
 /// The script of block `n` holding the games `ids` whose packed lines ([`pack_line`]) are

@@ -16,7 +16,6 @@
 //! one older than 3.6), PROGRAM is the source, as before.
 
 use crate::bots::spec::find_program;
-use base64::Engine;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -73,15 +72,8 @@ pub(crate) fn program(adapter: &'static str, python: &str) -> String {
 /// Deflated fast: every `arbiter` process makes its loader once, before its first bot starts,
 /// and the best compression cost a short game 1.3-1.5 ms (measured).
 fn loader(adapter: &str, compiled: &Compiled) -> String {
-    use std::io::Write;
-    let mut deflated = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-    deflated
-        .write_all(adapter.as_bytes())
-        .expect("deflating into memory cannot fail");
-    let deflated = deflated
-        .finish()
-        .expect("deflating into memory cannot fail");
-    let source = base64::engine::general_purpose::STANDARD.encode(deflated);
+    let source =
+        crate::untrusted::deflate::deflate_base64(adapter.as_bytes(), flate2::Compression::fast());
     format!(
         "import marshal as _m,binascii as _b,importlib.util as _u\n\
          exec(_m.loads(_b.a2b_base64(\"{code}\")) if _u.MAGIC_NUMBER==bytes.fromhex(\"{magic}\") \

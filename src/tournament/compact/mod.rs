@@ -37,7 +37,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
+use std::io::Read;
 
 /// Inflated parts larger than this are refused: an honest line of the longest game
 /// ([`MAX_PLIES`] turns, a few bytes each, with its logs' bounded tails) needs a fraction of
@@ -159,13 +159,7 @@ pub(crate) fn encode(id: u64, record: &GameRecord) -> String {
         raw.extend_from_slice(column);
     }
 
-    let mut zlib = flate2::write::ZlibEncoder::new(
-        Vec::with_capacity(raw.len() / 4 + 16),
-        flate2::Compression::best(),
-    );
-    zlib.write_all(&raw).expect("writing to memory");
-    let packed =
-        base64::engine::general_purpose::STANDARD.encode(zlib.finish().expect("writing to memory"));
+    let packed = crate::untrusted::deflate::deflate_base64(&raw, flate2::Compression::best());
     let head = Head {
         game: record.game.clone(),
         roles: record.roles.clone(),

@@ -2,6 +2,7 @@
 //! refused with what is wrong.
 
 use super::*;
+use std::io::Write;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::record::Waited;
