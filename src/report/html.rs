@@ -35,11 +35,14 @@ const STYLE: &str = r#"
 /// index.html with `plots` inlined, in the two parts that go before and after the game
 /// browser of every game ([`super::replay::GamesHtml`]): a page of 100,000 games is
 /// written with its list of games streamed between them, never copied into one string.
-pub(crate) fn render(report: &Report, plots: &[Plot]) -> Result<(String, String), Error> {
+pub(crate) fn render(
+    report: &Report,
+    sections: &[tables::Section],
+    plots: &[Plot],
+) -> Result<(String, String), Error> {
     let title = tables::title(report);
-    let sections = tables::sections(report);
     let mut body = String::new();
-    for section in &sections {
+    for section in sections {
         body.push_str(&format!(
             "<section id=\"{}\">\n<h2>{}</h2>\n",
             section.id,

@@ -9,7 +9,7 @@
 
 use super::model::Report;
 use super::plots;
-use super::tables::{self, Align, Table};
+use super::tables::{self, Align, Section, Table};
 
 /// The folder of the tables' files, inside the report's.
 pub(crate) const TABLES_DIR: &str = "tables";
@@ -42,7 +42,7 @@ const WRAP_CHARS: usize = 28;
 
 /// The whole of report.tex: a document of the report's sections, each table `\input`
 /// from [`TABLES_DIR`], each plot its PDF.
-pub(crate) fn render(report: &Report, labels: &str) -> String {
+pub(crate) fn render(report: &Report, sections: &[Section], labels: &str) -> String {
     let title = escape(&tables::title(report));
     let mut out = format!(
         "% {title}\n\
@@ -59,7 +59,7 @@ pub(crate) fn render(report: &Report, labels: &str) -> String {
          \\begin{{document}}\n\
          \\maketitle\n"
     );
-    for section in tables::sections(report) {
+    for section in sections {
         out.push_str(&format!(
             "\n\\section{{{}}}\n",
             escape(&section.title).replace(['\n', '\r'], " ")
@@ -89,8 +89,8 @@ pub(crate) fn render(report: &Report, labels: &str) -> String {
 }
 
 /// Every table of the report as its file name in [`TABLES_DIR`] and its text.
-pub(crate) fn table_files(report: &Report, labels: &str) -> Vec<(String, String)> {
-    tables::sections(report)
+pub(crate) fn table_files(sections: &[Section], labels: &str) -> Vec<(String, String)> {
+    sections
         .iter()
         .flat_map(|section| &section.tables)
         .map(|table| (format!("{}.tex", table.id), table_tex(table, labels)))

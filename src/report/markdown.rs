@@ -6,10 +6,10 @@ use super::plots;
 use super::tables::{self, Align, Table};
 
 /// The whole of report.md.
-pub(crate) fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report, sections: &[tables::Section]) -> String {
     // Blocks (headings, paragraphs, tables, images) separated by one blank line.
     let mut blocks = vec![format!("# {}", escape(&tables::title(report)))];
-    for section in tables::sections(report) {
+    for section in sections {
         blocks.push(format!("## {}", escape(&section.title)));
         blocks.extend(section.text.iter().map(|line| escape(line)));
         blocks.extend(section.tables.iter().map(table_text));

@@ -418,8 +418,10 @@ fn write_files(
                     .collect::<Vec<_>>()
             },
             || {
-                write_texts(report, out, labels)?;
-                html::render(report, &plots)
+                // Made once for every text that lists them.
+                let sections = tables::sections(report);
+                write_texts(report, &sections, out, labels)?;
+                html::render(report, &sections, &plots)
             },
         )
     });
@@ -456,13 +458,21 @@ fn beside<A: Send, B>(apart: impl FnOnce() -> A + Send, here: impl FnOnce() -> B
     })
 }
 
-/// Writes report.md, report.tex and its tables' files of `report` into `out`, the tables
-/// labelled `labels`.
-fn write_texts(report: &Report, out: &Path, labels: &str) -> Result<(), Error> {
-    write_atomic(&out.join("report.md"), markdown::render(report).as_bytes())?;
+/// Writes report.md, report.tex and its tables' files of `report` (its `sections`) into
+/// `out`, the tables labelled `labels`.
+fn write_texts(
+    report: &Report,
+    sections: &[tables::Section],
+    out: &Path,
+    labels: &str,
+) -> Result<(), Error> {
+    write_atomic(
+        &out.join("report.md"),
+        markdown::render(report, sections).as_bytes(),
+    )?;
     write_atomic(
         &out.join("report.tex"),
-        latex::render(report, labels).as_bytes(),
+        latex::render(report, sections, labels).as_bytes(),
     )?;
     let tables_dir = out.join(latex::TABLES_DIR);
     std::fs::create_dir_all(&tables_dir).map_err(|source| Error::Io {
@@ -470,7 +480,7 @@ fn write_texts(report: &Report, out: &Path, labels: &str) -> Result<(), Error> {
         source,
     })?;
     let mut written = std::collections::HashSet::new();
-    for (file, text) in latex::table_files(report, labels) {
+    for (file, text) in latex::table_files(sections, labels) {
         write_atomic(&tables_dir.join(&file), text.as_bytes())?;
         written.insert(file);
     }

@@ -2,13 +2,13 @@
 //! refused with what is wrong.
 
 use super::*;
-use std::io::Write;
 use crate::bots::spec::BotSpec;
 use crate::engines::Builtins;
 use crate::record::Waited;
 use crate::referee::{MatchConfig, play_game};
 use proptest::prelude::*;
 use serde_json::json;
+use std::io::Write;
 use std::time::Duration;
 
 /// What a record reads back as: itself, its times to the microsecond.
