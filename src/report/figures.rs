@@ -144,25 +144,41 @@ fn png_of(plot: &str, tree: &usvg::Tree) -> Result<Vec<u8>, Error> {
 
 /// `pixmap` as PNG. tiny-skia keeps its colours premultiplied by alpha and PNG's are
 /// straight: they are turned in place, where tiny-skia's own encoder copies the whole
-/// pixmap first (megabytes a figure).
+/// pixmap first (megabytes a figure). A figure with no transparent pixel (every plot has a
+/// white ground) is written without its alpha: a quarter less to filter and deflate.
 fn encode_png(mut pixmap: resvg::tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     let (width, height) = (pixmap.width(), pixmap.height());
-    // tiny-skia's `demultiply`, to the rounding.
-    for pixel in pixmap.data_mut().chunks_exact_mut(4) {
-        let alpha = pixel[3];
-        if alpha != u8::MAX {
-            let a = f64::from(alpha) / 255.0;
-            for c in &mut pixel[..3] {
-                *c = (f64::from(*c) / a + 0.5) as u8;
+    let opaque = pixmap.pixels().iter().all(|p| p.alpha() == u8::MAX);
+    let data = pixmap.data_mut();
+    let color = if opaque {
+        // Each pixel's three colour bytes moved down over the alphas, in place.
+        for i in 0..data.len() / 4 {
+            data.copy_within(4 * i..4 * i + 3, 3 * i);
+        }
+        png::ColorType::Rgb
+    } else {
+        // tiny-skia's `demultiply`, to the rounding.
+        for pixel in data.chunks_exact_mut(4) {
+            let alpha = pixel[3];
+            if alpha != u8::MAX {
+                let a = f64::from(alpha) / 255.0;
+                for c in &mut pixel[..3] {
+                    *c = (f64::from(*c) / a + 0.5) as u8;
+                }
             }
         }
-    }
-    let mut data = Vec::new();
-    let mut encoder = png::Encoder::new(&mut data, width, height);
-    encoder.set_color(png::ColorType::Rgba);
+        png::ColorType::Rgba
+    };
+    let used = match color {
+        png::ColorType::Rgb => 3 * width as usize * height as usize,
+        _ => data.len(),
+    };
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(color);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header()?.write_image_data(pixmap.data())?;
-    Ok(data)
+    encoder.write_header()?.write_image_data(&data[..used])?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -179,5 +195,37 @@ mod tests {
         let (pdf, png) = pdf_and_png("elo.svg", svg).unwrap();
         assert!(pdf.starts_with(b"%PDF-1.5\n"));
         assert!(png.starts_with(b"\x89PNG"));
+    }
+
+    /// A figure on a white ground is written as RGB, one with transparent pixels as RGBA
+    /// with its colours straight; both read back as drawn.
+    #[test]
+    fn an_opaque_figure_is_written_without_alpha_and_a_transparent_one_with_it() {
+        use resvg::tiny_skia::{Color, Pixmap};
+        let decode = |bytes: &[u8]| {
+            let mut reader = png::Decoder::new(std::io::Cursor::new(bytes.to_vec()))
+                .read_info()
+                .unwrap();
+            let mut pixels = vec![0; reader.output_buffer_size()];
+            let info = reader.next_frame(&mut pixels).unwrap();
+            (info.color_type, pixels[..info.buffer_size()].to_vec())
+        };
+        let mut white = Pixmap::new(3, 2).unwrap();
+        white.fill(Color::from_rgba8(255, 255, 255, 255));
+        white.pixels_mut()[4] = resvg::tiny_skia::ColorU8::from_rgba(10, 20, 30, 255).premultiply();
+        let (color, pixels) = decode(&encode_png(white).unwrap());
+        assert_eq!(color, png::ColorType::Rgb);
+        let mut expected = [255u8; 18];
+        expected[12..15].copy_from_slice(&[10, 20, 30]);
+        assert_eq!(pixels, expected);
+        let mut clear = Pixmap::new(2, 1).unwrap();
+        clear.pixels_mut()[1] =
+            resvg::tiny_skia::ColorU8::from_rgba(200, 100, 0, 128).premultiply();
+        let (color, pixels) = decode(&encode_png(clear).unwrap());
+        assert_eq!(color, png::ColorType::Rgba);
+        assert_eq!(&pixels[..4], &[0, 0, 0, 0]);
+        assert_eq!(pixels[7], 128);
+        assert!((i32::from(pixels[4]) - 200).abs() <= 1, "{pixels:?}");
+        assert!((i32::from(pixels[5]) - 100).abs() <= 1, "{pixels:?}");
     }
 }
