@@ -44,8 +44,9 @@ pub(crate) const BLOCK_CALLBACK: &str = "arbiterReplayBlock";
 /// and in base64, on its own. Each game is packed apart, where the game is replayed (on
 /// the thread that played it, or on rayon's): a block is then only its games' packed
 /// lines put together, and a league that grew writes its blocks again without deflating
-/// (or inflating) a game it already had. A game deflated alone shrinks as much as in a
-/// block: its own positions are most of what it repeats.
+/// (or inflating) a game it already had. A game deflated alone shrinks about as much as in
+/// a block, its own positions being most of what it repeats: a league's replays take 0-10%
+/// more room than deflated block by block (measured on Asalto leagues of built-ins).
 pub(crate) fn pack_line(line: &str) -> String {
     crate::untrusted::deflate::deflate_base64(line.as_bytes(), flate2::Compression::fast())
 }
