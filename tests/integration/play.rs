@@ -335,12 +335,14 @@ fn arbiter_play_runs_each_bot_on_a_cpu_of_its_own_unless_spread() {
         return;
     };
     let (dir, bot) = cpu_reporter();
+    // Claims of this test's own: games of other tests hold none of its CPUs. Apart from
+    // the bots' folder, which each bot's jail copies while the other's start writes there.
+    let claims = tempfile::tempdir().unwrap();
     let all: Vec<String> = (0..cores).map(|c| c.to_string()).collect();
     for spread in [false, true] {
         let record = dir.path().join(format!("spread-{spread}.json"));
         let mut cmd = arbiter();
-        // Claims of this test's own: games of other tests hold none of its CPUs.
-        cmd.env("TMPDIR", dir.path())
+        cmd.env("TMPDIR", claims.path())
             .args(["play", "--round-limit", "20", "--record"])
             .arg(&record)
             .arg("--rebel")
@@ -394,8 +396,9 @@ fn a_league_game_keeps_its_bots_on_one_cpu() {
         &["--pairs", "1", "-j", "1", "--round-limit", "20"],
         &[&a, &b],
     );
-    // Claims of this test's own, as above.
-    let (code, stdout, stderr) = run(cmd.env("TMPDIR", dir.path()));
+    // Claims of this test's own, apart from the bots' folder, as above.
+    let claims = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(cmd.env("TMPDIR", claims.path()));
     assert_eq!(code, 0, "{stdout}{stderr}");
     let records = journal_records(&out);
     assert_eq!(records.len(), 2);
