@@ -44,7 +44,7 @@ fn slow_bot(dir: &Path, name: &str, sleep: f64) -> PathBuf {
 /// A command of arbiter's that serves the page, its stdout read for the URL (its first
 /// line) and then drained; killed when dropped.
 struct Serving {
-    child: Child,
+    child: KilledWhenDropped,
     url: String,
     /// Every line of stdout, as it comes.
     lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -73,7 +73,11 @@ impl Serving {
                 kept.lock().unwrap().push(line);
             }
         });
-        Serving { child, url, lines }
+        Serving {
+            child: KilledWhenDropped(child),
+            url,
+            lines,
+        }
     }
 
     fn address(&self) -> String {
@@ -87,19 +91,12 @@ impl Serving {
     fn wait(&mut self, limit: Duration) -> Option<i32> {
         let until = Instant::now() + limit;
         while Instant::now() < until {
-            if let Some(status) = self.child.try_wait().unwrap() {
+            if let Some(status) = self.child.0.try_wait().unwrap() {
                 return Some(status.code().unwrap_or(-1));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         None
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -416,7 +413,7 @@ fn chromium_draws_an_sprts_llr_against_its_bounds() {
         "{text}"
     );
     // Ctrl-C ends it.
-    let pid = rustix::process::Pid::from_child(&watch.child);
+    let pid = rustix::process::Pid::from_child(&watch.child.0);
     rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
     assert_eq!(watch.wait(Duration::from_secs(10)), Some(130));
 }
@@ -560,7 +557,8 @@ fn nothing_the_page_serves_holds_a_bots_secret_or_a_bot_folders_path() {
     };
     // While the league plays (games in play, their boards) and once it has ended.
     let started = Instant::now();
-    while league.child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(60)
+    while league.child.0.try_wait().unwrap().is_none()
+        && started.elapsed() < Duration::from_secs(60)
     {
         crawl(&mut served);
         let ended = league
@@ -627,12 +625,15 @@ fn a_run_refused_on_a_folder_another_run_holds_leaves_that_runs_live_state_alone
         slow.to_str().unwrap(),
         "builtin:greedy",
     ];
-    let mut first = crate::common::arbiter()
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    // Killed however the test ends: a failed assertion leaves no league running.
+    let _first = KilledWhenDropped(
+        crate::common::arbiter()
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let live = out.join("live.json");
     let running = || {
         std::fs::read_to_string(&live)
@@ -653,6 +654,14 @@ fn a_run_refused_on_a_folder_another_run_holds_leaves_that_runs_live_state_alone
         "the refused run rewrote the live state: {}",
         std::fs::read_to_string(&live).unwrap()
     );
-    let _ = first.kill();
-    let _ = first.wait();
+}
+
+/// A child process killed (and reaped) when dropped.
+struct KilledWhenDropped(Child);
+
+impl Drop for KilledWhenDropped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
